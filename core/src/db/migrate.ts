@@ -1,0 +1,64 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import type { Sql } from 'postgres';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations', import.meta.url));
+
+export interface MigrationFile {
+  version: string;
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+const MIGRATION_NAME = /^(\d{4})_([a-z0-9_]+)\.sql$/;
+
+export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationFile[]> {
+  const names = (await readdir(dir)).filter((name) => MIGRATION_NAME.test(name)).sort();
+  return Promise.all(
+    names.map(async (fileName) => {
+      const [, version, name] = MIGRATION_NAME.exec(fileName)!;
+      const sql = await readFile(path.join(dir, fileName), 'utf8');
+      return { version: version!, name: name!, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+    }),
+  );
+}
+
+/**
+ * Applies pending migrations in order, each in its own transaction, recorded in
+ * `schema_migrations`. An advisory lock serialises concurrent migrators (two core instances
+ * starting together); an applied file whose text changed is refused rather than re-run.
+ */
+export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const migrations = await readMigrations(dir);
+  await sql`
+    CREATE TABLE IF NOT EXISTS schema_migrations (
+      version    text PRIMARY KEY,
+      name       text NOT NULL,
+      checksum   text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`;
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    const didApply = await sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(hashtextextended('schema_migrations', 0))`;
+      const [existing] = await tx<{ checksum: string }[]>`
+        SELECT checksum FROM schema_migrations WHERE version = ${migration.version}`;
+      if (existing) {
+        if (existing.checksum !== migration.checksum) {
+          throw new Error(`Migration ${migration.version}_${migration.name} changed after it was applied`);
+        }
+        return false;
+      }
+      await tx.unsafe(migration.sql);
+      await tx`
+        INSERT INTO schema_migrations (version, name, checksum)
+        VALUES (${migration.version}, ${migration.name}, ${migration.checksum})`;
+      return true;
+    });
+    if (didApply) applied.push(`${migration.version}_${migration.name}`);
+  }
+  return applied;
+}

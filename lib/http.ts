@@ -1,0 +1,70 @@
+import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import type { ZodType } from 'zod';
+import { AppError, badRequest, errorResponseBody, isAppError, unprocessable } from './errors';
+
+/** Answers an AppError as JSON with its status and, when set, Retry-After. */
+export function respondWithError(c: Context, error: AppError): Response {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterSeconds !== null) headers['Retry-After'] = String(error.retryAfterSeconds);
+  return c.json(errorResponseBody(error), error.status as 400, headers);
+}
+
+/**
+ * The one place where anything thrown becomes HTTP. Unknown errors are logged and answered
+ * 500 without internals; `onUnexpected` lets the service log with its request logger.
+ */
+export function createErrorHandler(onUnexpected: (error: unknown, c: Context) => void): ErrorHandler {
+  return function errorHandler(error, c) {
+    if (isAppError(error)) return respondWithError(c, error);
+    if (error instanceof HTTPException) {
+      const status = error.status;
+      const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 401 ? 'UNAUTHORIZED' : 'HTTP_ERROR';
+      return respondWithError(c, new AppError(status, code, error.message || 'Request refused'));
+    }
+    onUnexpected(error, c);
+    return respondWithError(c, new AppError(500, 'INTERNAL', 'Unexpected server error'));
+  };
+}
+
+export const notFoundHandler: NotFoundHandler = (c) =>
+  respondWithError(c, new AppError(404, 'ROUTE_NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`));
+
+/** Refuses bodies over `maxBytes` with 413 before they are buffered. */
+export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: (c) =>
+      respondWithError(c, new AppError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes`)),
+  });
+}
+
+/**
+ * Reads and validates a JSON body: 415 for another media type, 400 for malformed JSON,
+ * 422 (with the failing paths) for well-formed JSON of the wrong shape.
+ */
+export async function readJsonBody<T>(c: Context, schema: ZodType<T>): Promise<T> {
+  const contentType = c.req.header('content-type') ?? '';
+  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType)) {
+    throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await c.req.text());
+  } catch {
+    throw badRequest('MALFORMED_JSON', 'The request body is not valid JSON');
+  }
+  return parseWith(schema, raw);
+}
+
+/** Validates any value (body, params, query) and turns a failure into a 422 naming the fields. */
+export function parseWith<T>(schema: ZodType<T>, raw: unknown): T {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const issues = result.error.issues.slice(0, 10).map((issue) => ({
+    path: issue.path.map(String).join('.') || '(root)',
+    message: issue.message,
+  }));
+  throw unprocessable('VALIDATION_FAILED', issues.map((i) => `${i.path}: ${i.message}`).join('; '), { issues });
+}
