@@ -1,4 +1,4 @@
-import postgres, { type Sql } from 'postgres';
+import postgres, { type Sql, type TransactionSql } from 'postgres';
 
 export interface ConnectOptions {
   /** Pool size; PGlite behind a socket is one session and needs exactly 1. */
@@ -20,8 +20,8 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Sql 
     connection: {
       application_name: options.applicationName ?? 'flash-sale-core',
       TimeZone: 'UTC',
-      lock_timeout: '2s',
-      statement_timeout: '15s',
+      lock_timeout: 2000, // ms
+      statement_timeout: 15_000, // ms
     },
     types: {
       // int8 (ids, count(*)) as numbers: they stay far below 2^53 and JSON has no bigint.
@@ -29,3 +29,6 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Sql 
     },
   });
 }
+
+/** What repository functions take: the pool or an open transaction. */
+export type Db = Sql | TransactionSql;

@@ -1,0 +1,53 @@
+import { Hono } from 'hono';
+import type { Sql } from 'postgres';
+import type { Logger } from 'pino';
+import type { VerifyAccessToken } from '../../lib/access-token';
+import { createErrorHandler, jsonBodyLimit, notFoundHandler } from '../../lib/http';
+import { adminCatalogRoutes, publicCatalogRoutes } from './catalog/catalog-routes';
+import { requestContext, type RequestContextVariables } from './http/request-context';
+import type { CoreMetrics } from './metrics';
+import { createHoldService } from './seats/hold-service';
+import { seatRoutes } from './seats/seat-routes';
+
+export interface CoreDeps {
+  sql: Sql;
+  logger: Logger;
+  metrics: CoreMetrics;
+  verifyAccessToken: VerifyAccessToken;
+  adminToken: string;
+  /** Largest accepted request body; holds are tiny, hall layouts are the biggest bodies. */
+  maxBodyBytes?: number;
+}
+
+/** The core seat service as a Hono app; runtime pieces (database, keys, logger) come in. */
+export function createCoreApp(deps: CoreDeps) {
+  const app = new Hono<{ Variables: RequestContextVariables }>();
+  const holds = createHoldService({ sql: deps.sql, metrics: deps.metrics });
+
+  app.use('*', requestContext({ logger: deps.logger, metrics: deps.metrics }));
+  app.use('*', jsonBodyLimit(deps.maxBodyBytes ?? 256 * 1024));
+  app.onError(createErrorHandler((error, c) => c.get('log').error({ err: error }, 'unhandled error')));
+  app.notFound(notFoundHandler);
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    try {
+      await deps.sql`SELECT 1`;
+      return c.json({ status: 'ready', database: 'ok' });
+    } catch {
+      c.header('Retry-After', '5');
+      return c.json({ status: 'not_ready', database: 'unreachable' }, 503);
+    }
+  });
+  app.get('/metrics', async (c) => {
+    c.header('Content-Type', deps.metrics.registry.contentType);
+    return c.body(await deps.metrics.registry.metrics());
+  });
+
+  app.route('/', publicCatalogRoutes({ sql: deps.sql }));
+  app.route('/', seatRoutes({ sql: deps.sql, holds, verifyAccessToken: deps.verifyAccessToken }));
+  app.route('/admin', adminCatalogRoutes({ sql: deps.sql, adminToken: deps.adminToken }));
+  return app;
+}
+
+export type CoreApp = ReturnType<typeof createCoreApp>;

@@ -1,0 +1,64 @@
+import { Hono } from 'hono';
+import type { Sql } from 'postgres';
+import { notFound } from '../../../lib/errors';
+import { readJsonBody } from '../../../lib/http';
+import { requireAdminToken } from '../http/auth';
+import { numericIdParam, showtimeIdParam } from '../http/params';
+import { hallSchema, newShowtimeSchema, showtimeChangesSchema, venueSchema } from './catalog-schemas';
+import { findShowtime, insertShowtime, listUpcomingShowtimes, updateShowtime } from './showtime-repo';
+import { adminShowtime, publicShowtime } from './showtime-view';
+import { insertHallWithSeats, insertVenue, listVenuesWithHalls } from './venue-repo';
+import { mapDatabaseError } from '../db/sql-errors';
+
+/** GET /showtimes: public, what is on sale or opening soon. */
+export function publicCatalogRoutes(deps: { sql: Sql }) {
+  const app = new Hono();
+  app.get('/showtimes', async (c) => c.json((await listUpcomingShowtimes(deps.sql, 100)).map(publicShowtime)));
+  return app;
+}
+
+/** What an operator needs to set a sale up; mounted under /admin behind the admin token. */
+export function adminCatalogRoutes(deps: { sql: Sql; adminToken: string }) {
+  const app = new Hono();
+  app.use('*', requireAdminToken(deps.adminToken));
+  const rethrow = (error: unknown): never => {
+    throw mapDatabaseError(error);
+  };
+
+  app.get('/venues', async (c) => c.json(await listVenuesWithHalls(deps.sql)));
+
+  app.post('/venues', async (c) => {
+    const body = await readJsonBody(c, venueSchema);
+    return c.json(await insertVenue(deps.sql, body).catch(rethrow), 201);
+  });
+
+  app.post('/venues/:venueId/halls', async (c) => {
+    const venueId = numericIdParam(c.req.param('venueId'), 'VENUE_NOT_FOUND', 'venue');
+    const body = await readJsonBody(c, hallSchema);
+    const seats = body.seats.map((seat) => ({ ...seat, label: seat.label ?? seat.code }));
+    return c.json(await insertHallWithSeats(deps.sql, { venueId, name: body.name, seats }).catch(rethrow), 201);
+  });
+
+  app.post('/showtimes', async (c) => {
+    const body = await readJsonBody(c, newShowtimeSchema);
+    const created = await insertShowtime(deps.sql, body).catch(rethrow);
+    return c.json(adminShowtime((await findShowtime(deps.sql, created.id))!), 201);
+  });
+
+  app.get('/showtimes/:showtimeId', async (c) => {
+    const showtime = await findShowtime(deps.sql, showtimeIdParam(c.req.param('showtimeId')));
+    if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    return c.json(adminShowtime(showtime));
+  });
+
+  app.patch('/showtimes/:showtimeId', async (c) => {
+    const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
+    const changes = await readJsonBody(c, showtimeChangesSchema);
+    if (!(await updateShowtime(deps.sql, showtimeId, changes).catch(rethrow))) {
+      throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    }
+    return c.json(adminShowtime((await findShowtime(deps.sql, showtimeId))!));
+  });
+
+  return app;
+}

@@ -1,0 +1,117 @@
+import type { Db } from '../db/connect';
+
+export type SaleState = 'opening_soon' | 'on_sale' | 'sold_out' | 'paused' | 'closed' | 'started';
+
+export interface ShowtimeRow {
+  id: number;
+  hall_id: number;
+  title: string;
+  starts_at: Date;
+  sale_opens_at: Date;
+  sale_state_setting: 'OPEN' | 'PAUSED' | 'CLOSED';
+  sale_state: SaleState;
+  price_cents: number;
+  currency: string;
+  max_seats_per_customer: number;
+  hold_ttl_ms: number;
+  seats_total: number;
+  seats_available: number;
+  seats_held: number;
+  seats_booked: number;
+}
+
+/**
+ * Showtime columns plus live seat counts and the derived sale state, all by the database
+ * clock. A lapsed hold counts as available, exactly as the hold UPDATE will treat it.
+ */
+const showtimeSelect = (sql: Db) => sql`
+  SELECT t.id, t.hall_id, t.title, t.starts_at, t.sale_opens_at,
+         t.sale_state AS sale_state_setting,
+         CASE WHEN t.sale_state = 'CLOSED' THEN 'closed'
+              WHEN t.starts_at <= now() THEN 'started'
+              WHEN t.sale_state = 'PAUSED' THEN 'paused'
+              WHEN t.sale_opens_at > now() THEN 'opening_soon'
+              WHEN c.available = 0 THEN 'sold_out'
+              ELSE 'on_sale' END AS sale_state,
+         t.price_cents, t.currency, t.max_seats_per_customer, t.hold_ttl_ms,
+         c.total AS seats_total, c.available AS seats_available,
+         c.held AS seats_held, c.booked AS seats_booked
+    FROM showtime t
+    CROSS JOIN LATERAL (
+      SELECT count(*)::int AS total,
+             count(*) FILTER (WHERE s.status = 'AVAILABLE'
+                               OR (s.status = 'HELD' AND s.hold_expires_at <= now()))::int AS available,
+             count(*) FILTER (WHERE s.status = 'HELD' AND s.hold_expires_at > now())::int AS held,
+             count(*) FILTER (WHERE s.status = 'BOOKED')::int AS booked
+        FROM show_seat s WHERE s.showtime_id = t.id
+    ) c`;
+
+export async function findShowtime(sql: Db, showtimeId: number): Promise<ShowtimeRow | null> {
+  const [row] = await sql<ShowtimeRow[]>`${showtimeSelect(sql)} WHERE t.id = ${showtimeId}`;
+  return row ?? null;
+}
+
+/** What a buyer can still act on: not closed, not started; soonest first. */
+export async function listUpcomingShowtimes(sql: Db, limit: number): Promise<ShowtimeRow[]> {
+  return sql<ShowtimeRow[]>`
+    ${showtimeSelect(sql)}
+     WHERE t.sale_state <> 'CLOSED' AND t.starts_at > now()
+     ORDER BY t.starts_at, t.id
+     LIMIT ${limit}`;
+}
+
+export interface NewShowtime {
+  hallId: number;
+  title: string;
+  startsAt: Date;
+  opensAt: Date;
+  saleState: 'OPEN' | 'PAUSED' | 'CLOSED';
+  priceCents: number;
+  currency: string;
+  maxSeatsPerCustomer: number;
+  holdTtlMs: number;
+}
+
+/** Creates the showtime and one AVAILABLE show_seat per hall seat, in one statement. */
+export async function insertShowtime(sql: Db, input: NewShowtime): Promise<{ id: number; seats: number }> {
+  const [row] = await sql<{ id: number; seats: number }[]>`
+    WITH created AS (
+      INSERT INTO showtime (hall_id, title, starts_at, sale_opens_at, sale_state, price_cents,
+                            currency, max_seats_per_customer, hold_ttl_ms)
+      VALUES (${input.hallId}, ${input.title}, ${input.startsAt}, ${input.opensAt}, ${input.saleState},
+              ${input.priceCents}, ${input.currency}, ${input.maxSeatsPerCustomer}, ${input.holdTtlMs})
+      RETURNING id, hall_id
+    ), seats AS (
+      INSERT INTO show_seat (showtime_id, seat_code)
+      SELECT c.id, h.seat_code FROM created c JOIN hall_seat h ON h.hall_id = c.hall_id
+      RETURNING 1
+    )
+    SELECT c.id, (SELECT count(*) FROM seats)::int AS seats FROM created c`;
+  return row!;
+}
+
+export interface ShowtimeChanges {
+  title?: string;
+  startsAt?: Date;
+  opensAt?: Date;
+  saleState?: 'OPEN' | 'PAUSED' | 'CLOSED';
+  priceCents?: number;
+  maxSeatsPerCustomer?: number;
+  holdTtlMs?: number;
+}
+
+/** Applies only the given fields; returns false when the showtime does not exist. */
+export async function updateShowtime(sql: Db, showtimeId: number, changes: ShowtimeChanges): Promise<boolean> {
+  const rows = await sql`
+    UPDATE showtime SET
+      title = coalesce(${changes.title ?? null}::text, title),
+      starts_at = coalesce(${changes.startsAt ?? null}::timestamptz, starts_at),
+      sale_opens_at = coalesce(${changes.opensAt ?? null}::timestamptz, sale_opens_at),
+      sale_state = coalesce(${changes.saleState ?? null}::text, sale_state),
+      price_cents = coalesce(${changes.priceCents ?? null}::int, price_cents),
+      max_seats_per_customer = coalesce(${changes.maxSeatsPerCustomer ?? null}::smallint, max_seats_per_customer),
+      hold_ttl_ms = coalesce(${changes.holdTtlMs ?? null}::int, hold_ttl_ms)
+    WHERE id = ${showtimeId}
+    RETURNING id`;
+  return rows.length === 1;
+}

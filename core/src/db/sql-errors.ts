@@ -1,0 +1,67 @@
+import { AppError, conflict, notFound, unavailable, unprocessable } from '../../../lib/errors';
+
+interface PostgresErrorLike {
+  code?: string;
+  detail?: string;
+  message?: string;
+  constraint_name?: string;
+}
+
+function isPostgresError(value: unknown): value is PostgresErrorLike {
+  return typeof value === 'object' && value !== null && 'code' in value && typeof value.code === 'string';
+}
+
+function parseDetail(error: PostgresErrorLike): Record<string, unknown> {
+  try {
+    return error.detail ? (JSON.parse(error.detail) as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The one switch from SQLSTATE to domain errors: the WR* codes raised by our own functions
+ * (see migrations/0002) and the server's codes that a caller can act on. Anything else is
+ * returned unchanged and becomes a 500, because it is a bug, not a refusal.
+ */
+export function mapDatabaseError(error: unknown): unknown {
+  if (!isPostgresError(error)) return error;
+  const detail = parseDetail(error);
+  switch (error.code) {
+    case 'WR404':
+      return notFound('SHOWTIME_NOT_FOUND', error.message ?? 'Showtime not found');
+    case 'WR410':
+      return conflict('SHOWTIME_STARTED', 'The showtime has already started; its seats are no longer sold');
+    case 'WR409':
+      return conflict('SALE_NOT_OPEN', 'This showtime is not on sale right now', detail);
+    case 'WR422':
+      return unprocessable('UNKNOWN_SEATS', 'Some seats do not exist in this showtime\'s hall', detail);
+    case 'WRL22':
+      return unprocessable('SEAT_LIMIT_EXCEEDED', `A customer may hold or own at most ${String(detail.limit)} seats of this showtime`, detail);
+    case 'WRC09':
+      return conflict('SEATS_UNAVAILABLE', 'Some seats are no longer available', detail);
+    case '23505':
+      return conflict('DUPLICATE', 'That already exists', { constraint: error.constraint_name ?? null });
+    case '23503':
+      return unprocessable('REFERENCE_NOT_FOUND', 'A referenced record does not exist', { constraint: error.constraint_name ?? null });
+    case '23514':
+      return unprocessable('CONSTRAINT_VIOLATED', 'The values break a rule of the schema', { constraint: error.constraint_name ?? null });
+    case '22P02':
+    case '22003':
+    case '22007':
+    case '22008':
+      return unprocessable('INVALID_VALUE', 'A value is out of range or malformed');
+    case '40P01': // deadlock detected
+    case '40001': // serialization failure
+    case '55P03': // lock_timeout
+    case '57014': // statement_timeout
+      return new AppError(503, 'BUSY', 'The seat service is busy; try again in a moment', { retryAfterSeconds: 1, cause: error });
+    default:
+      return error;
+  }
+}
+
+/** Errors worth one more attempt before the buyer is told the service is busy. */
+export function isTransientDatabaseError(error: unknown): boolean {
+  return isPostgresError(error) && ['40P01', '40001', '55P03'].includes(error.code ?? '');
+}

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import type { Sql } from 'postgres';
+import { z } from 'zod';
+import { conflict, forbidden, notFound, unprocessable } from '../../../lib/errors';
+import type { AccessClaims } from '../../../lib/access-token';
+import { isTransientDatabaseError, mapDatabaseError } from '../db/sql-errors';
+import type { CoreMetrics } from '../metrics';
+import { endHold, findHold, holdSeats, type HoldRow } from './seat-repo';
+
+/** No showtime allows more than this per request; the showtime's own limit is checked in SQL. */
+export const MAX_SEATS_PER_REQUEST = 50;
+export const SEAT_CODE = /^[A-Z0-9][A-Z0-9-]{0,7}$/;
+
+export const holdRequestSchema = z.object({
+  seats: z
+    .array(z.string().regex(SEAT_CODE, 'expected a seat code such as "F5"'))
+    .min(1, 'choose at least one seat')
+    .max(MAX_SEATS_PER_REQUEST, `at most ${MAX_SEATS_PER_REQUEST} seats per request`),
+});
+
+export interface HoldView {
+  holdId: string;
+  showtimeId: number;
+  status: 'ACTIVE' | 'EXPIRED' | 'CANCELLED' | 'CONFIRMED';
+  seats: string[];
+  expiresAt: string;
+  createdAt: string;
+  bookingId?: string;
+}
+
+const ATTEMPTS = 3;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Hold rules around the arbiter: input is normalised (sorted, duplicates refused) before any
+ * write, a deadlock or lock timeout is retried a bounded number of times with jitter, and only
+ * then is the buyer told the service is busy (503 with Retry-After).
+ */
+export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics }) {
+  const { sql, metrics } = deps;
+
+  async function createHold(input: { showtimeId: number; customerId: string; seats: string[] }) {
+    const sorted = [...input.seats].sort();
+    const duplicates = sorted.filter((code, index) => index > 0 && sorted[index - 1] === code);
+    if (duplicates.length > 0) {
+      throw unprocessable('DUPLICATE_SEATS', 'Each seat may be asked for once', { seats: [...new Set(duplicates)] });
+    }
+    const holdId = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const row = await holdSeats(sql, { showtimeId: input.showtimeId, customerId: input.customerId, seatCodes: sorted, holdId });
+        metrics.holdsCreated.inc();
+        metrics.holdSeatsCreated.inc(row.seat_codes.length);
+        return { holdId: row.hold_id, expiresAt: row.expires_at.toISOString(), seats: row.seat_codes };
+      } catch (error) {
+        if (isTransientDatabaseError(error) && attempt < ATTEMPTS) {
+          metrics.holdRetries.inc();
+          await sleep(5 + Math.random() * 20 * attempt);
+          continue;
+        }
+        const mapped = mapDatabaseError(error) as { code?: string };
+        if (mapped.code === 'SEATS_UNAVAILABLE') metrics.holdConflicts.inc();
+        else if (typeof mapped.code === 'string') metrics.holdRefusals.inc({ code: mapped.code });
+        throw mapped;
+      }
+    }
+  }
+
+  /** Loads a hold that the token's customer owns, for the showtime the token was issued for. */
+  async function loadOwnHold(holdId: string, access: AccessClaims): Promise<HoldRow> {
+    const hold = await findHold(sql, holdId);
+    if (!hold) throw notFound('HOLD_NOT_FOUND', 'No such hold');
+    if (hold.customer_id !== access.customerId || hold.showtime_id !== access.showtimeId) {
+      throw forbidden('NOT_YOUR_HOLD', 'This hold belongs to someone else');
+    }
+    return hold;
+  }
+
+  async function getHold(holdId: string, access: AccessClaims): Promise<HoldView> {
+    return toView(await loadOwnHold(holdId, access));
+  }
+
+  /** Idempotent: cancelling an ended hold is a no-op; a confirmed one cannot be cancelled. */
+  async function cancelHold(holdId: string, access: AccessClaims): Promise<void> {
+    const hold = await loadOwnHold(holdId, access);
+    if (hold.status === 'ACTIVE') {
+      const ended = await endHold(sql, { holdId, customerId: access.customerId, cause: 'cancelled by customer' });
+      if (ended) return;
+      const now = await findHold(sql, holdId);
+      if (now?.status !== 'CONFIRMED') return;
+    } else if (hold.status !== 'CONFIRMED') {
+      return;
+    }
+    throw conflict('HOLD_CONFIRMED', 'This hold has been paid for; ask for a refund instead');
+  }
+
+  return { createHold, getHold, cancelHold };
+}
+
+function toView(hold: HoldRow): HoldView {
+  const status = hold.status === 'ACTIVE' && !hold.live ? 'EXPIRED' : hold.status;
+  return {
+    holdId: hold.id,
+    showtimeId: hold.showtime_id,
+    status,
+    seats: hold.seat_codes,
+    expiresAt: hold.expires_at.toISOString(),
+    createdAt: hold.created_at.toISOString(),
+    ...(hold.booking_id ? { bookingId: hold.booking_id } : {}),
+  };
+}
+
+export type HoldService = ReturnType<typeof createHoldService>;

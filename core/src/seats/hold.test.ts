@@ -1,0 +1,19 @@
+import { afterAll, beforeAll } from 'vitest';
+import type { Sql } from 'postgres';
+import { testDatabaseUrl } from '../../../test/support/env';
+import { connectDatabase } from '../db/connect';
+import { createCoreHarness, type CoreHarness } from '../../test/core-harness';
+import { holdContract } from '../../test/hold-contract';
+
+let sql: Sql;
+let harness: CoreHarness;
+
+beforeAll(async () => {
+  sql = connectDatabase(testDatabaseUrl(), { max: 32, applicationName: 'test-hold' });
+  harness = await createCoreHarness(sql);
+});
+afterAll(async () => {
+  await sql.end();
+});
+
+holdContract('PostgreSQL', () => harness, { racers: 64, rounds: 200, reversedRounds: 200 });

@@ -1,0 +1,95 @@
+import type { Db } from '../db/connect';
+
+/** SQL only: one function per statement. Rules and error mapping live in hold-service.ts. */
+
+export interface HoldRow {
+  id: string;
+  showtime_id: number;
+  customer_id: string;
+  seat_codes: string[];
+  status: 'ACTIVE' | 'CANCELLED' | 'EXPIRED' | 'CONFIRMED';
+  live: boolean;
+  expires_at: Date;
+  created_at: Date;
+  booking_id: string | null;
+}
+
+export interface SeatRow {
+  seat_code: string;
+  row_label: string;
+  row_number: number;
+  column_number: number;
+  label: string;
+  seat_type: 'standard' | 'couple' | 'accessible';
+  status: 'AVAILABLE' | 'HELD' | 'BOOKED';
+}
+
+/** The arbiter: see migrations/0002 (guards, ordered row locks, one conditional UPDATE). */
+export async function holdSeats(
+  sql: Db,
+  args: { showtimeId: number; customerId: string; seatCodes: string[]; holdId: string },
+): Promise<{ hold_id: string; expires_at: Date; seat_codes: string[] }> {
+  const [row] = await sql<{ hold_id: string; expires_at: Date; seat_codes: string[] }[]>`
+    SELECT hold_id, expires_at, seat_codes
+      FROM hold_seats(${args.showtimeId}::bigint, ${args.customerId}::text,
+                      ${sql.array(args.seatCodes)}::text[], ${args.holdId}::uuid)`;
+  return row!;
+}
+
+/** Every seat of the showtime; a lapsed hold reads as AVAILABLE, before any sweeper ran. */
+export async function listShowSeats(sql: Db, showtimeId: number): Promise<SeatRow[]> {
+  return sql<SeatRow[]>`
+    SELECT h.seat_code, h.row_label, h.row_number, h.column_number, h.label, h.seat_type,
+           CASE WHEN s.status = 'HELD' AND s.hold_expires_at <= now() THEN 'AVAILABLE'
+                ELSE s.status END AS status
+      FROM show_seat s
+      JOIN showtime t ON t.id = s.showtime_id
+      JOIN hall_seat h ON h.hall_id = t.hall_id AND h.seat_code = s.seat_code
+     WHERE s.showtime_id = ${showtimeId}
+     ORDER BY h.row_number, h.column_number`;
+}
+
+/** A hold with `live` decided by the database clock; booking id once it was confirmed. */
+export async function findHold(sql: Db, holdId: string): Promise<HoldRow | null> {
+  const [row] = await sql<HoldRow[]>`
+    SELECT h.id, h.showtime_id, h.customer_id, h.seat_codes, h.status,
+           (h.status = 'ACTIVE' AND h.expires_at > now()) AS live,
+           h.expires_at, h.created_at,
+           (SELECT s.booking_id FROM show_seat s
+             WHERE s.showtime_id = h.showtime_id AND s.hold_id = h.id AND s.status = 'BOOKED'
+             LIMIT 1) AS booking_id
+      FROM seat_hold h
+     WHERE h.id = ${holdId}::uuid`;
+  return row ?? null;
+}
+
+/**
+ * Ends an ACTIVE hold of this customer and frees its seats in one statement. The seat_hold row
+ * is the hold's lock: a concurrent confirmation that got there first leaves 0 rows here.
+ * Seats are freed only where they still carry this hold id, so a seat someone else took after
+ * this hold lapsed is never touched.
+ */
+export async function endHold(
+  sql: Db,
+  args: { holdId: string; customerId: string; cause: string },
+): Promise<{ ended_as: 'CANCELLED' | 'EXPIRED'; seats_freed: number } | null> {
+  const [row] = await sql<{ ended_as: 'CANCELLED' | 'EXPIRED'; seats_freed: number }[]>`
+    WITH ended AS (
+      UPDATE seat_hold
+         SET status = CASE WHEN expires_at <= now() THEN 'EXPIRED' ELSE 'CANCELLED' END,
+             ended_at = now()
+       WHERE id = ${args.holdId}::uuid AND customer_id = ${args.customerId} AND status = 'ACTIVE'
+      RETURNING id, showtime_id, status
+    ), freed AS (
+      UPDATE show_seat s
+         SET status = 'AVAILABLE', hold_id = NULL, customer_id = NULL, hold_expires_at = NULL
+        FROM ended e
+       WHERE s.showtime_id = e.showtime_id AND s.hold_id = e.id AND s.status = 'HELD'
+      RETURNING s.seat_code
+    ), logged AS (
+      INSERT INTO state_transition (entity_type, entity_id, from_state, to_state, cause)
+      SELECT 'hold', e.id::text, 'ACTIVE', e.status, ${args.cause} FROM ended e
+    )
+    SELECT e.status AS ended_as, (SELECT count(*) FROM freed)::int AS seats_freed FROM ended e`;
+  return row ?? null;
+}

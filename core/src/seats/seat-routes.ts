@@ -1,0 +1,70 @@
+import { Hono } from 'hono';
+import type { Sql } from 'postgres';
+import { notFound } from '../../../lib/errors';
+import { readJsonBody } from '../../../lib/http';
+import type { VerifyAccessToken } from '../../../lib/access-token';
+import { assertTokenForShowtime, requireAccessToken, type AccessVariables } from '../http/auth';
+import { showtimeIdParam, uuidParam } from '../http/params';
+import { findShowtime } from '../catalog/showtime-repo';
+import { holdRequestSchema, type HoldService } from './hold-service';
+import { listShowSeats } from './seat-repo';
+
+/** Buyer routes on seats and holds; every one needs an access token for the showtime. */
+export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessToken: VerifyAccessToken }) {
+  const app = new Hono<{ Variables: AccessVariables }>();
+  // Per route, not app.use('*'): this app is mounted at '/' beside public and admin routes.
+  const auth = requireAccessToken(deps.verifyAccessToken);
+
+  app.get('/showtimes/:showtimeId/seats', auth, async (c) => {
+    const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
+    assertTokenForShowtime(c.get('access'), showtimeId);
+    const [showtime, seats] = await Promise.all([findShowtime(deps.sql, showtimeId), listShowSeats(deps.sql, showtimeId)]);
+    if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    const counts = { total: seats.length, available: 0, held: 0, booked: 0 };
+    for (const seat of seats) counts[seat.status === 'AVAILABLE' ? 'available' : seat.status === 'HELD' ? 'held' : 'booked']++;
+    return c.json({
+      showtimeId,
+      title: showtime.title,
+      startsAt: showtime.starts_at.toISOString(),
+      saleState: showtime.sale_state,
+      priceCents: showtime.price_cents,
+      currency: showtime.currency,
+      maxSeatsPerCustomer: showtime.max_seats_per_customer,
+      holdTtlMs: showtime.hold_ttl_ms,
+      counts,
+      seats: seats.map((seat) => ({
+        code: seat.seat_code,
+        row: seat.row_number,
+        rowLabel: seat.row_label,
+        column: seat.column_number,
+        label: seat.label,
+        type: seat.seat_type,
+        status: seat.status,
+      })),
+      generatedAt: new Date().toISOString(),
+    });
+  });
+
+  app.post('/showtimes/:showtimeId/holds', auth, async (c) => {
+    const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
+    const access = c.get('access');
+    assertTokenForShowtime(access, showtimeId);
+    const body = await readJsonBody(c, holdRequestSchema);
+    const hold = await deps.holds.createHold({ showtimeId, customerId: access.customerId, seats: body.seats });
+    c.header('Location', `/holds/${hold.holdId}`);
+    return c.json(hold, 201);
+  });
+
+  app.get('/holds/:holdId', auth, async (c) => {
+    const holdId = uuidParam(c.req.param('holdId'), 'HOLD_NOT_FOUND', 'hold');
+    return c.json(await deps.holds.getHold(holdId, c.get('access')));
+  });
+
+  app.delete('/holds/:holdId', auth, async (c) => {
+    const holdId = uuidParam(c.req.param('holdId'), 'HOLD_NOT_FOUND', 'hold');
+    await deps.holds.cancelHold(holdId, c.get('access'));
+    return c.body(null, 204);
+  });
+
+  return app;
+}

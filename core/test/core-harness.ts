@@ -1,0 +1,104 @@
+import pino from 'pino';
+import type { Sql } from 'postgres';
+import { createAccessTokenVerifier, signAccessToken } from '../../lib/access-token';
+import { generateSigningJwk, loadTokenKeys, type TokenKeyMaterial } from '../../lib/token-keys';
+import { createCoreApp } from '../src/app';
+import { insertShowtime, type NewShowtime } from '../src/catalog/showtime-repo';
+import { insertHallWithSeats, insertVenue } from '../src/catalog/venue-repo';
+import { rectangularLayout, type LayoutOptions } from '../src/demo/seat-layout';
+import { createCoreMetrics } from '../src/metrics';
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+let keysPromise: Promise<TokenKeyMaterial> | null = null;
+/** One key pair per test process: signing keys is slow, and tests only need them to agree. */
+export const testTokenKeys = () => (keysPromise ??= generateSigningJwk('test-1').then((jwk) => loadTokenKeys({ signingJwk: jwk })));
+
+let uniqueCounter = 0;
+export const unique = (label: string) => `${label}-${process.pid}-${Date.now().toString(36)}-${++uniqueCounter}`;
+
+/** The core app in process (`app.request()`), plus helpers to set a sale up and act as buyers. */
+export async function createCoreHarness(sql: Sql) {
+  const tokenKeys = await testTokenKeys();
+  const metrics = createCoreMetrics();
+  const app = createCoreApp({
+    sql,
+    logger: pino({ level: 'silent' }),
+    metrics,
+    verifyAccessToken: createAccessTokenVerifier(tokenKeys),
+    adminToken: TEST_ADMIN_TOKEN,
+  });
+
+  async function tokenFor(customerId: string, showtimeId: number, ttlMs = 600_000) {
+    return signAccessToken(tokenKeys, { customerId, showtimeId, sessionId: `s-${customerId}`, expiresAtMs: Date.now() + ttlMs });
+  }
+
+  async function createHall(layout: LayoutOptions = { rows: 10, columns: 15 }) {
+    const venue = await insertVenue(sql, { name: unique('venue'), city: 'Test' });
+    return insertHallWithSeats(sql, { venueId: venue.id, name: 'Hall', seats: rectangularLayout(layout) });
+  }
+
+  /** A showtime on sale now (opened an hour ago, starts tomorrow) unless told otherwise. */
+  async function createShowtime(options: Partial<NewShowtime> & { layout?: LayoutOptions } = {}) {
+    const hallId = options.hallId ?? (await createHall(options.layout)).id;
+    const now = Date.now();
+    const { id } = await insertShowtime(sql, {
+      hallId,
+      title: options.title ?? unique('show'),
+      startsAt: options.startsAt ?? new Date(now + 86_400_000),
+      opensAt: options.opensAt ?? new Date(now - 3_600_000),
+      saleState: options.saleState ?? 'OPEN',
+      priceCents: options.priceCents ?? 1000,
+      currency: options.currency ?? 'EUR',
+      maxSeatsPerCustomer: options.maxSeatsPerCustomer ?? 8,
+      holdTtlMs: options.holdTtlMs ?? 600_000,
+    });
+    return { showtimeId: id, hallId };
+  }
+
+  async function call(method: string, path: string, options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    const response = await app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await response.text();
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    return { status: response.status, json, text, headers: response.headers };
+  }
+
+  /** A buyer's hold attempt: a fresh token for the customer, then POST …/holds. */
+  async function hold(showtimeId: number, customerId: string, seats: string[]) {
+    return call('POST', `/showtimes/${showtimeId}/holds`, { token: await tokenFor(customerId, showtimeId), body: { seats } });
+  }
+
+  async function seatStatusCounts(showtimeId: number) {
+    const [row] = await sql<{ available: number; held: number; booked: number; total: number }[]>`
+      SELECT count(*) FILTER (WHERE status = 'AVAILABLE' OR (status = 'HELD' AND hold_expires_at <= now()))::int AS available,
+             count(*) FILTER (WHERE status = 'HELD' AND hold_expires_at > now())::int AS held,
+             count(*) FILTER (WHERE status = 'BOOKED')::int AS booked,
+             count(*)::int AS total
+        FROM show_seat WHERE showtime_id = ${showtimeId}`;
+    return row!;
+  }
+
+  return { app, sql, metrics, tokenKeys, tokenFor, createHall, createShowtime, call, hold, seatStatusCounts };
+}
+
+export type CoreHarness = Awaited<ReturnType<typeof createCoreHarness>>;
+
+/** Starts every task at the same instant: each waits on one gate that opens once all are queued. */
+export async function releasedTogether<T>(count: number, task: (index: number) => Promise<T>): Promise<T[]> {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const running = Array.from({ length: count }, (_, index) => gate.then(() => task(index)));
+  open();
+  return Promise.all(running);
+}
