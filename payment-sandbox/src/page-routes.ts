@@ -1,0 +1,61 @@
+import { Hono, type Context } from 'hono';
+import { isAppError } from '../../lib/errors';
+import { returnRedirectUrl, type Payment } from './model';
+import {
+  newNonce,
+  pageSecurityHeaders,
+  renderDecidedPage,
+  renderExpiredPage,
+  renderNotFoundPage,
+  renderPayPage,
+} from './pay-page';
+import type { PaymentService } from './payments';
+
+/**
+ * The hosted pay page the buyer's browser sees: no API key (the payment id in the link is
+ * the capability, as with a real gateway's checkout URL), HTML answers, 303 back to the shop.
+ */
+export function createPageRoutes(service: PaymentService): Hono {
+  const pages = new Hono();
+
+  const lookup = (id: string): Payment | null => {
+    try {
+      return service.get(id);
+    } catch (error) {
+      if (isAppError(error) && error.status === 404) return null;
+      throw error;
+    }
+  };
+
+  const page = (c: Context, status: 200 | 404 | 409 | 410, render: (nonce: string) => ReturnType<typeof renderPayPage>) => {
+    const nonce = newNonce();
+    return c.html(render(nonce), status, pageSecurityHeaders(nonce));
+  };
+
+  pages.get('/:id', (c) => {
+    const payment = lookup(c.req.param('id'));
+    if (!payment) return page(c, 404, renderNotFoundPage);
+    if (payment.status === 'expired') return page(c, 200, (n) => renderExpiredPage(payment, n));
+    if (payment.status !== 'pending') return page(c, 200, (n) => renderDecidedPage(payment, n));
+    return page(c, 200, (n) => renderPayPage(payment, n));
+  });
+
+  const decide = (action: 'approve' | 'decline') => (c: Context) => {
+    const payment = lookup(c.req.param('id') ?? '');
+    if (!payment) return page(c, 404, renderNotFoundPage);
+    if (payment.status === 'expired') return page(c, 410, (n) => renderExpiredPage(payment, n));
+    try {
+      if (action === 'approve') service.approve(payment.id);
+      else service.decline(payment.id);
+    } catch (error) {
+      // A second click after the other button (back button, two tabs): show what happened.
+      if (isAppError(error) && error.status === 409) return page(c, 409, (n) => renderDecidedPage(payment, n));
+      throw error;
+    }
+    return c.redirect(returnRedirectUrl(payment), 303);
+  };
+
+  pages.post('/:id/approve', decide('approve'));
+  pages.post('/:id/decline', decide('decline'));
+  return pages;
+}
