@@ -1,0 +1,39 @@
+--[[
+  Operator settings, applied live. Fields not given keep their value; defaults fill fields
+  never set. The commit-reveal seed is stored once and kept for the room's lifetime.
+  KEYS: room keys 1..9 (see includes/room.lua)
+  ARGV: 1 seed (hex), 2 sha256(seed) (hex), 3 requested state or '',
+        4 number of field/value pairs to set (n), 5.. n pairs to set, then default pairs
+  Returns: {1, state}; -7 cannot schedule a room that has already opened
+]]
+--- @include "room"
+
+local requested = ARGV[3]
+local setPairs = tonumber(ARGV[4])
+local openedAt = redis.call('HGET', statsKey, 'openedAtMs')
+if requested == 'scheduled' and openedAt then return {-7} end
+
+local firstDefault = 5 + setPairs * 2
+for i = 5, firstDefault - 1, 2 do redis.call('HSET', cfgKey, ARGV[i], ARGV[i + 1]) end
+for i = firstDefault, #ARGV, 2 do redis.call('HSETNX', cfgKey, ARGV[i], ARGV[i + 1]) end
+redis.call('HSETNX', cfgKey, 'seedHash', ARGV[2])
+redis.call('HSETNX', cfgKey, 'seed', ARGV[1])
+
+local s = loadSettings()
+if requested == 'open' then
+  if s.state == 'opening' then
+    -- The draw is pending and opens the room itself.
+  elseif s.state == 'scheduled' or not openedAt then
+    -- Opening now is "scheduled, due now": the pre-queue draw still happens.
+    redis.call('HSET', cfgKey, 'state', 'scheduled', 'opensAtMs', nowMs)
+    s.state, s.opensAtMs = 'scheduled', nowMs
+  else
+    redis.call('HSET', cfgKey, 'state', 'open')
+    s.state = 'open'
+  end
+elseif requested ~= '' then
+  redis.call('HSET', cfgKey, 'state', requested)
+  s.state = requested
+end
+freezeIfDue(s)
+return {1, s.state}

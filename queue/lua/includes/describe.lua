@@ -1,0 +1,44 @@
+-- Where one customer stands, as the flat reply shared by join and poll:
+--   {1, state, ticket, position, expiresAtMs, lineLength, preLength, admitsInWindow,
+--    rateWindowMs, nowMs, roomState, opensAtMs, admitPerMinute, abandonGraceMs}
+-- state: admitted | offered | waiting | prequeue | paused | closed | sold_out | expired | none
+local function describe(s, customer)
+  local lineLength = redis.call('ZCARD', lineKey)
+  local preLength = redis.call('ZCARD', preKey)
+  local admits = redis.call('ZCOUNT', admitsKey, nowMs - RATE_WINDOW_MS, '+inf')
+  local openedAt = tonumber(redis.call('HGET', statsKey, 'openedAtMs')) or nowMs
+  local windowMs = math.min(RATE_WINDOW_MS, nowMs - openedAt)
+  local ticket = tonumber(redis.call('HGET', whoKey, customer))
+  local state, position, expiresAt = 'none', 0, 0
+  local score = redis.call('ZSCORE', activeKey, customer)
+  if score then
+    state, expiresAt = 'admitted', tonumber(score)
+  else
+    score = redis.call('ZSCORE', offersKey, customer)
+    if score and tonumber(score) > nowMs then
+      state, expiresAt = 'offered', tonumber(score)
+    elseif score then
+      state = 'expired'
+    else
+      local rank = redis.call('ZRANK', lineKey, customer)
+      if rank then
+        state, position = 'waiting', rank + 1
+        -- While the draw is pending, pre-queue members are ahead of everyone in the line.
+        if s.state == 'opening' then position = position + preLength end
+      elseif redis.call('ZSCORE', preKey, customer) then
+        state = 'prequeue'
+      elseif ticket then
+        state = 'expired'
+      end
+    end
+  end
+  -- Waiters learn the room's state; an open offer survives a pause (pausing stops new
+  -- offers only) but not a close or a sell-out.
+  local roomStops = s.state == 'closed' or s.state == 'sold_out'
+  if ((state == 'waiting' or state == 'prequeue') and (roomStops or s.state == 'paused')) or
+     (state == 'offered' and roomStops) then
+    state = s.state
+  end
+  return {1, state, ticket or 0, position, expiresAt, lineLength, preLength, admits, windowMs,
+    nowMs, s.state, s.opensAtMs or 0, s.admitPerMinute, s.abandonGraceMs}
+end

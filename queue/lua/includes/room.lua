@@ -1,0 +1,100 @@
+-- Shared head of every room script: key names, the Redis clock, settings, opening and the
+-- admission step (expire, then offer to the head of the line).
+-- KEYS (in queue/src/keys.ts ROOM_KEY_NAMES order):
+--   1 cfg  2 pre  3 line  4 offers  5 active  6 who  7 beat  8 admits  9 stats
+local cfgKey, preKey, lineKey, offersKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local whoKey, beatKey, admitsKey, statsKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+
+-- Time comes from the server so that every caller (edge, ticker, many processes) agrees.
+local clock = redis.call('TIME')
+local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+
+local RATE_WINDOW_MS = 60000
+-- Bounds the work of one script call when many abandoned buyers sit at the head.
+local MAX_SKIPS_PER_TICK = 500
+
+local function loadSettings()
+  local v = redis.call('HMGET', cfgKey, 'state', 'capacity', 'admitPerMinute', 'admitBurst',
+    'sessionTtlMs', 'offerWindowMs', 'abandonGraceMs', 'opensAtMs', 'tickGapMs')
+  if not v[1] then return nil end
+  return {
+    state = v[1], capacity = tonumber(v[2]), admitPerMinute = tonumber(v[3]),
+    admitBurst = tonumber(v[4]), sessionTtlMs = tonumber(v[5]), offerWindowMs = tonumber(v[6]),
+    abandonGraceMs = tonumber(v[7]), opensAtMs = tonumber(v[8]), tickGapMs = tonumber(v[9]) or 0,
+  }
+end
+
+-- A scheduled room whose opening time has passed freezes its pre-queue: the tickets right
+-- after the current sequence are reserved for the draw, so whoever joins from now on queues
+-- behind every pre-queue member, whatever order the draw decides.
+local function freezeIfDue(s)
+  -- No opening time yet means the operator will open the room by hand.
+  if s.state ~= 'scheduled' or not s.opensAtMs or s.opensAtMs > nowMs then return end
+  local n = redis.call('ZCARD', preKey)
+  local base = redis.call('HINCRBY', statsKey, 'seq', n) - n
+  redis.call('HSET', statsKey, 'drawBase', base, 'openedAtMs', nowMs)
+  if n == 0 then
+    -- Nobody to shuffle: open at once and reveal the seed (nothing depended on it).
+    redis.call('HSET', cfgKey, 'state', 'open', 'seedRevealed', '1')
+    s.state = 'open'
+  else
+    redis.call('HSET', cfgKey, 'state', 'opening')
+    s.state = 'opening'
+  end
+end
+
+-- Expired offers and sessions give their slot back. Their customers keep their `who` entry,
+-- so a later poll says "expired" rather than "unknown".
+local function expire()
+  local sessions = redis.call('ZREMRANGEBYSCORE', activeKey, '-inf', nowMs)
+  local offers = redis.call('ZREMRANGEBYSCORE', offersKey, '-inf', nowMs)
+  if sessions > 0 then redis.call('HINCRBY', statsKey, 'sessionsExpired', sessions) end
+  if offers > 0 then redis.call('HINCRBY', statsKey, 'offersExpired', offers) end
+end
+
+-- Offers up to min(free slots, token bucket, what is left of the one-minute window) places.
+-- The bucket smooths admissions; the window log makes "at most R per minute" hold for any
+-- sliding minute even after the bucket has filled up while the room was full.
+local function offerToHead(s)
+  if s.state ~= 'open' then return 0, 0 end
+  local free = s.capacity - redis.call('ZCARD', activeKey) - redis.call('ZCARD', offersKey)
+  if free <= 0 then return 0, 0 end
+  local b = redis.call('HMGET', statsKey, 'bucketTokens', 'bucketAtMs')
+  local tokens = tonumber(b[1]) or s.admitBurst
+  local at = tonumber(b[2]) or nowMs
+  tokens = math.min(s.admitBurst, tokens + math.max(0, nowMs - at) * s.admitPerMinute / RATE_WINDOW_MS)
+  redis.call('ZREMRANGEBYSCORE', admitsKey, '-inf', nowMs - RATE_WINDOW_MS)
+  local windowLeft = s.admitPerMinute - redis.call('ZCARD', admitsKey)
+  local budget = math.min(free, math.floor(tokens), windowLeft)
+  local offered, skipped = 0, 0
+  local staleBefore = nowMs - s.abandonGraceMs
+  while offered < budget and skipped < MAX_SKIPS_PER_TICK do
+    local head = redis.call('ZPOPMIN', lineKey)
+    if #head == 0 then break end
+    local customer, ticket = head[1], head[2]
+    local beat = tonumber(redis.call('HGET', beatKey, customer))
+    if beat and beat < staleBefore then
+      -- Stopped polling: the turn passes on. `who` stays so the buyer learns it expired.
+      skipped = skipped + 1
+      redis.call('HDEL', beatKey, customer)
+    else
+      redis.call('ZADD', offersKey, nowMs + s.offerWindowMs, customer)
+      redis.call('ZADD', admitsKey, nowMs, ticket)
+      offered = offered + 1
+    end
+  end
+  redis.call('HSET', statsKey, 'bucketTokens', tokens - offered, 'bucketAtMs', nowMs)
+  if offered > 0 then redis.call('HINCRBY', statsKey, 'offered', offered) end
+  if skipped > 0 then redis.call('HINCRBY', statsKey, 'abandoned', skipped) end
+  return offered, skipped
+end
+
+-- One admission step. Idempotent in effect: the bucket and the window cap whatever many
+-- concurrent callers (pollers, ticker processes) ask for.
+local function advance(s)
+  freezeIfDue(s)
+  expire()
+  local offered, skipped = offerToHead(s)
+  redis.call('HSET', statsKey, 'lastTickMs', nowMs)
+  return offered, skipped
+end

@@ -1,0 +1,20 @@
+--[[
+  Leave the room from wherever the customer stands (page closed, gave up). A freed slot is
+  offered to the head of the line in the same call.
+  KEYS: room keys 1..9 (see includes/room.lua)
+  ARGV: 1 customerId
+  Returns: {1, removed (0|1), offered}; -1 unknown room
+]]
+--- @include "room"
+
+local customer = ARGV[1]
+local s = loadSettings()
+if not s then return {-1} end
+local freed = redis.call('ZREM', activeKey, customer) + redis.call('ZREM', offersKey, customer)
+local removed = freed + redis.call('ZREM', lineKey, customer) + redis.call('ZREM', preKey, customer)
+  + redis.call('HDEL', whoKey, customer)
+redis.call('HDEL', beatKey, customer)
+local offered = 0
+if removed > 0 then redis.call('HINCRBY', statsKey, 'left', 1) end
+if freed > 0 then offered = advance(s) end
+return {1, removed > 0 and 1 or 0, offered}

@@ -1,0 +1,19 @@
+--[[
+  Poll: heartbeat plus where the customer stands. Also drives an admission step when the
+  last one is older than tickGapMs, so a room advances even without the ticker process.
+  KEYS: room keys 1..9 (see includes/room.lua)
+  ARGV: 1 customerId
+  Returns: the describe() reply {1, state, ticket, position, ...}; -1 unknown room
+]]
+--- @include "room"
+--- @include "describe"
+
+local customer = ARGV[1]
+local s = loadSettings()
+if not s then return {-1} end
+if redis.call('HEXISTS', whoKey, customer) == 1 then
+  redis.call('HSET', beatKey, customer, nowMs)
+end
+local lastTick = tonumber(redis.call('HGET', statsKey, 'lastTickMs')) or 0
+if nowMs - lastTick >= s.tickGapMs then advance(s) end
+return describe(s, customer)

@@ -1,0 +1,119 @@
+/**
+ * Position, wait estimate and next poll time, as pure functions. The edge uses
+ * `estimateFromSnapshot` to answer far-back buyers without touching Redis; only buyers near
+ * the front (whose heartbeat matters) or in a state the snapshot cannot see need Redis.
+ */
+import type { RoomState, RoomSettings } from './settings';
+
+export const MIN_POLL_MS = 1_000;
+export const MAX_POLL_MS = 30_000;
+/** The near-front zone never shrinks below this many places. */
+export const NEAR_FRONT_MIN = 50;
+const JITTER = 0.2;
+/** Before the measured rate means anything, ETAs use the configured rate. */
+const MIN_MEASURE_MS = 5_000;
+
+export interface RateSample {
+  admitsInWindow: number;
+  rateWindowMs: number;
+  admitPerMinute: number;
+}
+
+/** Admissions per ms as measured over the last minute (or since opening). */
+export function admissionRatePerMs(sample: RateSample): number {
+  if (sample.rateWindowMs >= MIN_MEASURE_MS && sample.admitsInWindow > 0) {
+    return sample.admitsInWindow / sample.rateWindowMs;
+  }
+  return sample.admitPerMinute / 60_000;
+}
+
+/** Places that get admitted within two abandonment grace periods at the current rate. */
+export function nearFrontSize(ratePerMs: number, abandonGraceMs: number): number {
+  return Math.max(NEAR_FRONT_MIN, Math.ceil(ratePerMs * abandonGraceMs * 2));
+}
+
+const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
+
+/** ±20 % so that a crowd told the same number does not come back in one wave. */
+export function withJitter(ms: number, random: () => number = Math.random): number {
+  return Math.round(ms * (1 - JITTER + 2 * JITTER * random()));
+}
+
+/**
+ * For a buyer polling through Redis: a quarter of the ETA, never slower than half the
+ * abandonment grace, so the heartbeat stays fresh before the buyer reaches the head.
+ */
+export function pollAfterWaitingMs(etaMs: number, abandonGraceMs: number, random?: () => number): number {
+  const ceiling = Math.max(MIN_POLL_MS, Math.min(MAX_POLL_MS, abandonGraceMs / 2));
+  return withJitter(clamp(etaMs / 4, MIN_POLL_MS, ceiling), random);
+}
+
+export function pollAfterPrequeueMs(opensAtMs: number | null, nowMs: number, random?: () => number): number {
+  const untilOpen = opensAtMs === null ? MAX_POLL_MS : (opensAtMs - nowMs) / 2;
+  return withJitter(clamp(untilOpen, MIN_POLL_MS, MAX_POLL_MS), random);
+}
+
+/** The cheap, Redis-free view of a room the edge caches for a second or so. */
+export interface RoomSnapshot {
+  showtimeId: string;
+  takenAtMs: number;
+  state: RoomState;
+  opensAtMs: number | null;
+  /** Ticket at the head of the line (0 when the line is empty). */
+  headTicket: number;
+  tailTicket: number;
+  lineLength: number;
+  preLength: number;
+  offered: number;
+  active: number;
+  admitsInWindow: number;
+  rateWindowMs: number;
+  settings: RoomSettings;
+  seedHash: string | null;
+}
+
+export interface SnapshotEstimate {
+  /** True: ask Redis (poll) instead; the snapshot cannot answer this ticket well. */
+  needsRedis: boolean;
+  state: 'prequeue' | 'waiting' | 'paused' | 'closed' | 'sold_out';
+  position: number | null;
+  etaMs: number | null;
+  pollAfterMs: number | null;
+}
+
+/**
+ * Estimate for a buyer holding `ticket`. Position is interpolated between the head and
+ * tail tickets, exact when nobody has left the line in between.
+ */
+export function estimateFromSnapshot(
+  snapshot: RoomSnapshot,
+  ticket: number,
+  options: { nowMs?: number; random?: () => number } = {},
+): SnapshotEstimate {
+  const nowMs = options.nowMs ?? snapshot.takenAtMs;
+  const ask: SnapshotEstimate = { needsRedis: true, state: 'waiting', position: null, etaMs: null, pollAfterMs: null };
+  if (snapshot.state === 'scheduled') {
+    const pollAfterMs = pollAfterPrequeueMs(snapshot.opensAtMs, nowMs, options.random);
+    return { needsRedis: false, state: 'prequeue', position: null, etaMs: null, pollAfterMs };
+  }
+  if (snapshot.state === 'opening' || ticket <= 0 || ticket < snapshot.headTicket || snapshot.lineLength === 0) {
+    return ask;
+  }
+  const { headTicket: head, tailTicket: tail, lineLength } = snapshot;
+  const position =
+    ticket > tail
+      ? lineLength + (ticket - tail)
+      : 1 + Math.round(((ticket - head) * (lineLength - 1)) / Math.max(1, tail - head));
+  if (snapshot.state === 'closed' || snapshot.state === 'sold_out') {
+    return { needsRedis: false, state: snapshot.state, position: null, etaMs: null, pollAfterMs: null };
+  }
+  const rate = admissionRatePerMs({ ...snapshot, admitPerMinute: snapshot.settings.admitPerMinute });
+  const near = nearFrontSize(rate, snapshot.settings.abandonGraceMs);
+  if (snapshot.state === 'open' && position <= near) return ask;
+  const etaMs = Math.round(position / rate);
+  // Come back before entering the near-front zone, where the heartbeat must be fresh.
+  const untilNearMs = (position - near) / rate / 2;
+  const pollAfterMs = withJitter(clamp(untilNearMs, MIN_POLL_MS, MAX_POLL_MS), options.random);
+  const state = snapshot.state === 'paused' ? 'paused' : 'waiting';
+  return { needsRedis: false, state, position, etaMs: state === 'paused' ? null : etaMs, pollAfterMs };
+}

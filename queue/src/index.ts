@@ -1,0 +1,20 @@
+/**
+ * The waiting-room engine (issue 4). See queue/README.md for the contract.
+ */
+export { createRoomEngine, type RoomEngine, type RoomEngineOptions, type Claimed, type TickResult, type RoomStats } from './room-engine';
+export { createPurchaseBuckets, type BucketDecision } from './purchase-buckets';
+export { type Standing, type BuyerState } from './replies';
+export {
+  estimateFromSnapshot,
+  admissionRatePerMs,
+  nearFrontSize,
+  type RoomSnapshot,
+  type SnapshotEstimate,
+} from './estimate';
+export { drawOrder, verifyDraw, seedCommitment } from './fair-draw';
+export { DEFAULT_SETTINGS, ROOM_STATES, type RoomSettings, type RoomSettingsPatch, type RoomState } from './settings';
+export { RefusalCode, type Refusal, type Refused } from './codes';
+export { createKeyBuilder, type KeyBuilder } from './keys';
+export { type ScriptStore, runScript, isNoScriptError } from './store';
+export { createIoredisStore, type IoredisScriptClient } from './ioredis-store';
+export { createUpstashStore, type UpstashScriptClient } from './upstash-store';

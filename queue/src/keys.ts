@@ -1,0 +1,71 @@
+/**
+ * Every Redis key the waiting room uses is built here and nowhere else.
+ *
+ * Per-showtime keys share the hash tag `{show:<id>}` so one showtime lives in one Redis
+ * Cluster slot and a Lua script may touch all of them. The optional prefix goes in FRONT of
+ * the key (`t:run:ns:wr:{show:42}:line`) so tests and benchmarks get their own namespace
+ * without changing the tag.
+ */
+
+/**
+ * The keys of one room, in the order every room script receives them as KEYS[1..9].
+ * Changing this order means changing the header of every `*-9.lua` script.
+ */
+export const ROOM_KEY_NAMES = [
+  'cfg', // hash: operator settings, state, commit-reveal seed
+  'pre', // zset (all scores 0, so ordered by customer id): pre-queue before opening
+  'line', // zset customer -> ticket: waiting buyers in arrival order
+  'offers', // zset customer -> offer expiry ms: places offered, not yet claimed
+  'active', // zset customer -> session expiry ms: admitted buyers holding a slot
+  'who', // hash customer -> ticket: the customer's current place, for idempotent join
+  'beat', // hash customer -> last heartbeat ms
+  'admits', // zset ticket -> offer time ms: admissions of the last minute (rate window)
+  'stats', // hash: ticket sequence, admission bucket, counters, open/draw bookkeeping
+] as const;
+
+export type RoomKeyName = (typeof ROOM_KEY_NAMES)[number];
+
+const SHOWTIME_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const CUSTOMER_ID = /^[A-Za-z0-9_.:@-]{1,128}$/;
+
+/** Showtime ids end up inside key names: keep them to a safe alphabet (no braces). */
+export function isValidShowtimeId(showtimeId: string): boolean {
+  return SHOWTIME_ID.test(showtimeId);
+}
+
+export function isValidCustomerId(customerId: string): boolean {
+  return CUSTOMER_ID.test(customerId);
+}
+
+export interface RoomKeys {
+  /** KEYS for the room scripts, in ROOM_KEY_NAMES order. */
+  readonly room: string[];
+  /** The cfg hash alone (KEYS[1] of the bucket script, for per-showtime overrides). */
+  readonly cfg: string;
+  readonly customerBucket: (customerId: string) => string;
+  readonly showtimeBucket: string;
+}
+
+export interface KeyBuilder {
+  readonly prefix: string;
+  forShowtime(showtimeId: string): RoomKeys;
+  /** Set of showtime ids the ticker drives. Not hash-tagged: touched only by its own scripts. */
+  readonly registry: string;
+}
+
+export function createKeyBuilder(prefix = ''): KeyBuilder {
+  return {
+    prefix,
+    registry: `${prefix}wr:rooms`,
+    forShowtime(showtimeId) {
+      if (!isValidShowtimeId(showtimeId)) throw new RangeError(`invalid showtime id: ${showtimeId}`);
+      const base = `${prefix}wr:{show:${showtimeId}}:`;
+      return {
+        room: ROOM_KEY_NAMES.map((name) => `${base}${name}`),
+        cfg: `${base}cfg`,
+        customerBucket: (customerId) => `${base}tb:c:${customerId}`,
+        showtimeBucket: `${base}tb:show`,
+      };
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Script replies (flat arrays of integers and strings) turned into typed values. Numbers
+ * may arrive as numbers (RESP integers) or strings (bulk strings, Upstash), hence Number().
+ */
+import {
+  admissionRatePerMs,
+  MAX_POLL_MS,
+  MIN_POLL_MS,
+  pollAfterPrequeueMs,
+  pollAfterWaitingMs,
+  type RoomSnapshot,
+} from './estimate';
+import { settingsFromHash, type RoomState } from './settings';
+
+export type BuyerState =
+  | 'prequeue'
+  | 'waiting'
+  | 'offered'
+  | 'admitted'
+  | 'paused'
+  | 'closed'
+  | 'sold_out'
+  | 'expired'
+  | 'none';
+
+/** Where a buyer stands, as join and poll return it. */
+export interface Standing {
+  ok: true;
+  state: BuyerState;
+  /** Arrival ticket; null in the pre-queue (assigned by the draw) or when not in the room. */
+  ticket: number | null;
+  /** Exact place in line, 1 = next; null unless waiting or paused. */
+  position: number | null;
+  etaMs: number | null;
+  /** When to poll again (jittered); null when polling is pointless (closed, sold out, gone). */
+  pollAfterMs: number | null;
+  offerExpiresAtMs: number | null;
+  sessionExpiresAtMs: number | null;
+  lineLength: number;
+  roomState: RoomState;
+  opensAtMs: number | null;
+  nowMs: number;
+}
+
+const num = (value: unknown): number => Number(value);
+
+export function standingFromReply(reply: unknown[], random?: () => number): Standing {
+  const [, rawState, ticket, position, expiresAtMs, lineLength, , admitsInWindow, rateWindowMs, nowMs, roomState, opensAtMs, admitPerMinute, abandonGraceMs] =
+    reply;
+  const state = String(rawState) as BuyerState;
+  const now = num(nowMs);
+  const opensAt = num(opensAtMs) || null;
+  const rate = admissionRatePerMs({
+    admitsInWindow: num(admitsInWindow),
+    rateWindowMs: num(rateWindowMs),
+    admitPerMinute: num(admitPerMinute),
+  });
+  const waitingPosition = state === 'waiting' || state === 'paused' ? num(position) || null : null;
+  const etaMs = state === 'waiting' && waitingPosition !== null ? Math.round(waitingPosition / rate) : null;
+  let pollAfterMs: number | null = null;
+  if (state === 'waiting') pollAfterMs = pollAfterWaitingMs(etaMs ?? 0, num(abandonGraceMs), random);
+  else if (state === 'prequeue') pollAfterMs = pollAfterPrequeueMs(opensAt, now, random);
+  else if (state === 'offered') pollAfterMs = MIN_POLL_MS;
+  else if (state === 'paused') pollAfterMs = pollAfterWaitingMs(MAX_POLL_MS * 4, num(abandonGraceMs), random);
+  else if (state === 'admitted') pollAfterMs = Math.max(MIN_POLL_MS, Math.min(MAX_POLL_MS, num(expiresAtMs) - now));
+  return {
+    ok: true,
+    state,
+    ticket: num(ticket) || null,
+    position: waitingPosition,
+    etaMs,
+    pollAfterMs,
+    offerExpiresAtMs: state === 'offered' ? num(expiresAtMs) : null,
+    sessionExpiresAtMs: state === 'admitted' ? num(expiresAtMs) : null,
+    lineLength: num(lineLength),
+    roomState: String(roomState) as RoomState,
+    opensAtMs: opensAt,
+    nowMs: now,
+  };
+}
+
+function pairsToMap(flat: unknown): Map<string, string> {
+  const list = Array.isArray(flat) ? flat : [];
+  const map = new Map<string, string>();
+  for (let i = 0; i + 1 < list.length; i += 2) map.set(String(list[i]), String(list[i + 1]));
+  return map;
+}
+
+export interface RoomView {
+  snapshot: RoomSnapshot;
+  seed: string | null;
+  counters: Map<string, string>;
+}
+
+export function roomViewFromReply(showtimeId: string, reply: unknown[]): RoomView {
+  const [, nowMs, preLength, lineLength, offered, active, admitsInWindow, headTicket, tailTicket, cfg, stats] = reply;
+  const cfgFields = pairsToMap(cfg);
+  const counters = pairsToMap(stats);
+  const settings = settingsFromHash(cfgFields);
+  const now = num(nowMs);
+  const openedAt = counters.has('openedAtMs') ? num(counters.get('openedAtMs')) : now;
+  return {
+    snapshot: {
+      showtimeId,
+      takenAtMs: now,
+      state: settings.state,
+      opensAtMs: settings.opensAtMs,
+      headTicket: num(headTicket),
+      tailTicket: num(tailTicket),
+      lineLength: num(lineLength),
+      preLength: num(preLength),
+      offered: num(offered),
+      active: num(active),
+      admitsInWindow: num(admitsInWindow),
+      rateWindowMs: Math.min(60_000, now - openedAt),
+      settings,
+      seedHash: cfgFields.get('seedHash') ?? null,
+    },
+    seed: cfgFields.get('seed') ?? null,
+    counters,
+  };
+}

@@ -1,0 +1,97 @@
+/** Operator settings of one room, their defaults and how they are stored in the cfg hash. */
+import { z } from 'zod';
+
+export const ROOM_STATES = ['scheduled', 'open', 'paused', 'closed', 'sold_out'] as const;
+/** `opening` is internal: the opening time has passed and the pre-queue draw is pending. */
+export type RoomState = (typeof ROOM_STATES)[number] | 'opening';
+
+const positiveInt = z.number().int().positive();
+
+/** What an operator may change, all optional (a patch). */
+export const roomSettingsPatchSchema = z
+  .object({
+    state: z.enum(ROOM_STATES),
+    opensAtMs: z.number().int().nonnegative(),
+    capacity: positiveInt.max(1_000_000),
+    admitPerMinute: positiveInt.max(10_000_000),
+    /** Admissions the budget may bank while idle (token bucket capacity). */
+    admitBurst: positiveInt.max(10_000_000),
+    sessionTtlMs: positiveInt,
+    offerWindowMs: positiveInt,
+    abandonGraceMs: positiveInt,
+    /** Polls drive an admission step at most this often; the ticker always does. */
+    tickGapMs: z.number().int().nonnegative(),
+    customerBucketCapacity: positiveInt,
+    customerRefillPerMinute: positiveInt,
+    showtimeBucketCapacity: positiveInt,
+    showtimeRefillPerSecond: positiveInt,
+  })
+  .partial()
+  .strict();
+
+export type RoomSettingsPatch = z.infer<typeof roomSettingsPatchSchema>;
+
+export interface RoomSettings {
+  state: RoomState;
+  opensAtMs: number | null;
+  capacity: number;
+  admitPerMinute: number;
+  admitBurst: number;
+  sessionTtlMs: number;
+  offerWindowMs: number;
+  abandonGraceMs: number;
+  tickGapMs: number;
+  customerBucketCapacity: number;
+  customerRefillPerMinute: number;
+  showtimeBucketCapacity: number;
+  showtimeRefillPerSecond: number;
+}
+
+export const DEFAULT_SETTINGS: Omit<RoomSettings, 'opensAtMs'> = {
+  state: 'scheduled',
+  capacity: 200,
+  admitPerMinute: 600,
+  admitBurst: 50,
+  sessionTtlMs: 10 * 60_000,
+  offerWindowMs: 60_000,
+  abandonGraceMs: 45_000,
+  tickGapMs: 100,
+  customerBucketCapacity: 10,
+  customerRefillPerMinute: 10,
+  showtimeBucketCapacity: 500,
+  showtimeRefillPerSecond: 500,
+};
+
+/** Five seconds of the admission rate, at least one: small enough that bursts stay short. */
+export const burstFor = (admitPerMinute: number): number => Math.max(1, Math.ceil(admitPerMinute / 12));
+
+const NUMERIC_FIELDS = Object.keys(DEFAULT_SETTINGS).filter((field) => field !== 'state') as Exclude<
+  keyof RoomSettings,
+  'state' | 'opensAtMs'
+>[];
+
+/** Field/value pairs for the configure script: the patch (minus state) and the defaults. */
+export function settingsToPairs(patch: RoomSettingsPatch): { set: string[]; defaults: string[] } {
+  const effective: RoomSettingsPatch = { ...patch };
+  if (patch.admitPerMinute !== undefined && patch.admitBurst === undefined) {
+    effective.admitBurst = burstFor(patch.admitPerMinute);
+  }
+  const set: string[] = [];
+  for (const [field, value] of Object.entries(effective)) {
+    if (field !== 'state' && value !== undefined) set.push(field, String(value));
+  }
+  const defaults = NUMERIC_FIELDS.flatMap((field) => [field, String(DEFAULT_SETTINGS[field])]);
+  defaults.push('state', DEFAULT_SETTINGS.state);
+  return { set, defaults };
+}
+
+/** Reads settings back from the cfg hash (a flat field/value list). */
+export function settingsFromHash(fields: Map<string, string>): RoomSettings {
+  const number = (field: keyof RoomSettings) => Number(fields.get(field) ?? DEFAULT_SETTINGS[field as never]);
+  const opensAt = fields.get('opensAtMs');
+  return {
+    state: (fields.get('state') ?? DEFAULT_SETTINGS.state) as RoomState,
+    opensAtMs: opensAt === undefined ? null : Number(opensAt),
+    ...Object.fromEntries(NUMERIC_FIELDS.map((field) => [field, number(field)])),
+  } as RoomSettings;
+}
