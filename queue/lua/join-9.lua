@@ -30,4 +30,5 @@ if not holdsPlace then
   redis.call('HINCRBY', statsKey, 'joined', 1)
 end
 redis.call('HSET', beatKey, customer, nowMs)
+advanceIfDue(s)
 return describe(s, customer)

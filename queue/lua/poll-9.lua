@@ -14,6 +14,5 @@ if not s then return {-1} end
 if redis.call('HEXISTS', whoKey, customer) == 1 then
   redis.call('HSET', beatKey, customer, nowMs)
 end
-local lastTick = tonumber(redis.call('HGET', statsKey, 'lastTickMs')) or 0
-if nowMs - lastTick >= s.tickGapMs then advance(s) end
+advanceIfDue(s)
 return describe(s, customer)

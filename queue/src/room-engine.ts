@@ -37,6 +37,7 @@ export interface TickResult {
 }
 
 export interface RoomStats {
+  ok: true;
   state: RoomState;
   waiting: number;
   prequeue: number;
@@ -144,9 +145,11 @@ export function createRoomEngine(options: RoomEngineOptions) {
       return { ok: true, state: ticked.ok ? ticked.state : state };
     },
 
-    async getSettings(showtimeId: string): Promise<RoomSettings | Refused> {
+    async getSettings(showtimeId: string): Promise<{ ok: true; settings: RoomSettings } | Refused> {
+      const bad = checkIds(showtimeId);
+      if (bad) return bad;
       const view = await inspect(showtimeId);
-      return 'snapshot' in view ? view.snapshot.settings : view;
+      return 'snapshot' in view ? { ok: true, settings: view.snapshot.settings } : view;
     },
 
     /** The sale is over: waiters are told, no more offers; admitted buyers keep their session. */
@@ -193,11 +196,11 @@ export function createRoomEngine(options: RoomEngineOptions) {
     },
 
     /** One read for the edge's per-showtime cache (see `estimateFromSnapshot`). */
-    async snapshot(showtimeId: string): Promise<RoomSnapshot | Refused> {
+    async snapshot(showtimeId: string): Promise<{ ok: true; snapshot: RoomSnapshot } | Refused> {
       const bad = checkIds(showtimeId);
       if (bad) return bad;
       const view = await inspect(showtimeId);
-      return 'snapshot' in view ? view.snapshot : view;
+      return 'snapshot' in view ? { ok: true, snapshot: view.snapshot } : view;
     },
 
     async stats(showtimeId: string): Promise<RoomStats | Refused> {
@@ -210,6 +213,7 @@ export function createRoomEngine(options: RoomEngineOptions) {
       const rate = admissionRatePerMs({ ...s, admitPerMinute: s.settings.admitPerMinute });
       const lastPosition = s.lineLength + (s.state === 'opening' || s.state === 'scheduled' ? s.preLength : 0);
       return {
+        ok: true,
         state: s.state,
         waiting: s.lineLength + s.preLength,
         prequeue: s.preLength,

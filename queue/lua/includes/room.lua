@@ -98,3 +98,10 @@ local function advance(s)
   redis.call('HSET', statsKey, 'lastTickMs', nowMs)
   return offered, skipped
 end
+
+-- Joins and polls drive admission too, at most once per tickGapMs, so a room moves even
+-- without the ticker process, and a crowd of pollers does not repeat the same work.
+local function advanceIfDue(s)
+  local lastTick = tonumber(redis.call('HGET', statsKey, 'lastTickMs')) or 0
+  if nowMs - lastTick >= s.tickGapMs then advance(s) end
+end

@@ -1,0 +1,105 @@
+/**
+ * Private redis-server processes for tests that flush, restart or cluster Redis, so the
+ * shared instance on 6379 is never touched by them.
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+
+const run = promisify(execFile);
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPing(port: number): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await probe.connect();
+      await probe.ping();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      probe.disconnect();
+    }
+  }
+  throw new Error(`redis-server on ${port} did not answer`);
+}
+
+export interface PrivateRedis {
+  ports: number[];
+  stop(): Promise<void>;
+}
+
+async function startServers(count: number, extraArgs: (port: number, dir: string) => string[]): Promise<PrivateRedis & { dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'wr-redis-'));
+  const ports: number[] = [];
+  const children: ChildProcess[] = [];
+  for (let i = 0; i < count; i++) {
+    const port = await freePort();
+    const child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir, ...extraArgs(port, dir)],
+      { stdio: 'ignore' },
+    );
+    ports.push(port);
+    children.push(child);
+  }
+  await Promise.all(ports.map(waitForPing));
+  return {
+    dir,
+    ports,
+    async stop() {
+      await Promise.all(
+        children.map(
+          (child) =>
+            new Promise<void>((resolve) => {
+              if (child.exitCode !== null) return resolve();
+              child.once('exit', () => resolve());
+              child.kill('SIGTERM');
+            }),
+        ),
+      );
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function startPrivateRedis(): Promise<PrivateRedis> {
+  return startServers(1, () => []);
+}
+
+/** Three masters, no replicas, all 16384 slots assigned. */
+export async function startRedisCluster(): Promise<PrivateRedis> {
+  const servers = await startServers(3, (port, dir) => [
+    '--cluster-enabled', 'yes',
+    '--cluster-config-file', join(dir, `nodes-${port}.conf`),
+    '--cluster-node-timeout', '2000',
+  ]);
+  try {
+    await run('redis-cli', ['--cluster', 'create', ...servers.ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const { stdout } = await run('redis-cli', ['-p', String(servers.ports[0]), 'cluster', 'info']);
+      if (stdout.includes('cluster_state:ok')) return servers;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('cluster did not reach cluster_state:ok');
+  } catch (error) {
+    await servers.stop();
+    throw error;
+  }
+}
