@@ -80,6 +80,10 @@ export function createApiRoutes(deps: ApiRoutesDeps): Hono {
     faults.set(await readJsonBody(c, faultsSchema));
     return c.json(faults.get());
   });
+  api.delete('/faults', (c) => {
+    faults.set({});
+    return c.json(faults.get());
+  });
 
   api.get('/events', (c) => {
     const filter = parseWith(eventsQuery, c.req.query());
