@@ -1,0 +1,176 @@
+/**
+ * The TypeScript twin of lua/includes/room.lua and describe.lua for the in-process store.
+ * Kept line for line close to the Lua so a change in one is easy to carry to the other;
+ * the shared contract suite fails when they drift apart.
+ */
+import type { MiniRedis } from './mini-redis';
+
+const RATE_WINDOW_MS = 60_000;
+const MAX_SKIPS_PER_TICK = 500;
+
+export interface Settings {
+  state: string;
+  capacity: number;
+  admitPerMinute: number;
+  admitBurst: number;
+  sessionTtlMs: number;
+  offerWindowMs: number;
+  abandonGraceMs: number;
+  opensAtMs: number | undefined;
+  tickGapMs: number;
+}
+
+export class RoomContext {
+  readonly cfg: string;
+  readonly pre: string;
+  readonly line: string;
+  readonly offers: string;
+  readonly active: string;
+  readonly who: string;
+  readonly beat: string;
+  readonly admits: string;
+  readonly stats: string;
+  readonly nowMs: number;
+
+  constructor(
+    readonly db: MiniRedis,
+    keys: string[],
+  ) {
+    [this.cfg, this.pre, this.line, this.offers, this.active, this.who, this.beat, this.admits, this.stats] = keys as [
+      string, string, string, string, string, string, string, string, string,
+    ];
+    this.nowMs = db.now();
+  }
+
+  loadSettings(): Settings | null {
+    const { db, cfg } = this;
+    const state = db.hget(cfg, 'state');
+    if (state === undefined) return null;
+    const n = (field: string) => db.hnum(cfg, field);
+    return {
+      state,
+      capacity: n('capacity')!,
+      admitPerMinute: n('admitPerMinute')!,
+      admitBurst: n('admitBurst')!,
+      sessionTtlMs: n('sessionTtlMs')!,
+      offerWindowMs: n('offerWindowMs')!,
+      abandonGraceMs: n('abandonGraceMs')!,
+      opensAtMs: n('opensAtMs'),
+      tickGapMs: n('tickGapMs') ?? 0,
+    };
+  }
+
+  freezeIfDue(s: Settings): void {
+    if (s.state !== 'scheduled' || s.opensAtMs === undefined || s.opensAtMs > this.nowMs) return;
+    const { db } = this;
+    const n = db.zset(this.pre).size;
+    const base = db.hincrby(this.stats, 'seq', n) - n;
+    db.hset(this.stats, 'drawBase', base, 'openedAtMs', this.nowMs);
+    if (n === 0) {
+      db.hset(this.cfg, 'state', 'open', 'seedRevealed', '1');
+      s.state = 'open';
+    } else {
+      db.hset(this.cfg, 'state', 'opening');
+      s.state = 'opening';
+    }
+  }
+
+  expire(): void {
+    const { db } = this;
+    const sessions = db.zset(this.active).removeUpTo(this.nowMs);
+    const offers = db.zset(this.offers).removeUpTo(this.nowMs);
+    if (sessions > 0) db.hincrby(this.stats, 'sessionsExpired', sessions);
+    if (offers > 0) db.hincrby(this.stats, 'offersExpired', offers);
+  }
+
+  offerToHead(s: Settings): [number, number] {
+    if (s.state !== 'open') return [0, 0];
+    const { db, nowMs } = this;
+    const offers = db.zset(this.offers);
+    const free = s.capacity - db.zset(this.active).size - offers.size;
+    if (free <= 0) return [0, 0];
+    let tokens = db.hnum(this.stats, 'bucketTokens') ?? s.admitBurst;
+    const at = db.hnum(this.stats, 'bucketAtMs') ?? nowMs;
+    tokens = Math.min(s.admitBurst, tokens + (Math.max(0, nowMs - at) * s.admitPerMinute) / RATE_WINDOW_MS);
+    const admits = db.zset(this.admits);
+    admits.removeUpTo(nowMs - RATE_WINDOW_MS);
+    const windowLeft = s.admitPerMinute - admits.size;
+    const budget = Math.min(free, Math.floor(tokens), windowLeft);
+    let offered = 0;
+    let skipped = 0;
+    const staleBefore = nowMs - s.abandonGraceMs;
+    const line = db.zset(this.line);
+    while (offered < budget && skipped < MAX_SKIPS_PER_TICK) {
+      const head = line.popMin();
+      if (!head) break;
+      const beat = db.hnum(this.beat, head.member);
+      if (beat !== undefined && beat < staleBefore) {
+        skipped++;
+        db.hdel(this.beat, head.member);
+      } else {
+        offers.add(head.member, nowMs + s.offerWindowMs);
+        admits.add(String(head.score), nowMs);
+        offered++;
+      }
+    }
+    db.hset(this.stats, 'bucketTokens', tokens - offered, 'bucketAtMs', nowMs);
+    if (offered > 0) db.hincrby(this.stats, 'offered', offered);
+    if (skipped > 0) db.hincrby(this.stats, 'abandoned', skipped);
+    return [offered, skipped];
+  }
+
+  advance(s: Settings): [number, number] {
+    this.freezeIfDue(s);
+    this.expire();
+    const result = this.offerToHead(s);
+    this.db.hset(this.stats, 'lastTickMs', this.nowMs);
+    return result;
+  }
+
+  advanceIfDue(s: Settings): void {
+    const lastTick = this.db.hnum(this.stats, 'lastTickMs') ?? 0;
+    if (this.nowMs - lastTick >= s.tickGapMs) this.advance(s);
+  }
+
+  holdsPlace(customer: string): boolean {
+    const { db } = this;
+    return [this.active, this.offers, this.line, this.pre].some((key) => db.zset(key).score(customer) !== undefined);
+  }
+
+  describe(s: Settings, customer: string): (number | string)[] {
+    const { db, nowMs } = this;
+    const lineLength = db.zset(this.line).size;
+    const preLength = db.zset(this.pre).size;
+    const admits = db.zset(this.admits).countFrom(nowMs - RATE_WINDOW_MS);
+    const openedAt = db.hnum(this.stats, 'openedAtMs') ?? nowMs;
+    const windowMs = Math.min(RATE_WINDOW_MS, nowMs - openedAt);
+    const ticket = db.hnum(this.who, customer);
+    let state = 'none';
+    let position = 0;
+    let expiresAt = 0;
+    const session = db.zset(this.active).score(customer);
+    const offer = db.zset(this.offers).score(customer);
+    if (session !== undefined) {
+      [state, expiresAt] = ['admitted', session];
+    } else if (offer !== undefined && offer > nowMs) {
+      [state, expiresAt] = ['offered', offer];
+    } else if (offer !== undefined) {
+      state = 'expired';
+    } else {
+      const rank = db.zset(this.line).rank(customer);
+      if (rank !== undefined) {
+        state = 'waiting';
+        position = rank + 1 + (s.state === 'opening' ? preLength : 0);
+      } else if (db.zset(this.pre).score(customer) !== undefined) {
+        state = 'prequeue';
+      } else if (ticket !== undefined) {
+        state = 'expired';
+      }
+    }
+    const roomStops = s.state === 'closed' || s.state === 'sold_out';
+    if (((state === 'waiting' || state === 'prequeue') && (roomStops || s.state === 'paused')) || (state === 'offered' && roomStops)) {
+      state = s.state;
+    }
+    return [1, state, ticket ?? 0, position, expiresAt, lineLength, preLength, admits, windowMs, nowMs, s.state, s.opensAtMs ?? 0, s.admitPerMinute, s.abandonGraceMs];
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * TypeScript twins of queue/lua/*.lua for the in-process store, one function per script,
+ * same KEYS, ARGV and replies. JavaScript runs each to completion, which gives the same
+ * atomicity a Lua script has inside Redis.
+ */
+import type { ScriptName } from '../scripts.gen';
+import type { MiniRedis } from './mini-redis';
+import { RoomContext } from './room-context';
+
+type Reply = (number | string)[];
+type Handler = (db: MiniRedis, keys: string[], argv: string[]) => Reply;
+
+const withRoom =
+  (body: (room: RoomContext, s: NonNullable<ReturnType<RoomContext['loadSettings']>>, argv: string[]) => Reply): Handler =>
+  (db, keys, argv) => {
+    const room = new RoomContext(db, keys);
+    const s = room.loadSettings();
+    return s ? body(room, s, argv) : [-1];
+  };
+
+const join = withRoom((room, s, [customer]) => {
+  const { db } = room;
+  room.freezeIfDue(s);
+  if (s.state === 'closed') return [-2];
+  if (s.state === 'sold_out') return [-3];
+  if (!room.holdsPlace(customer!)) {
+    if (s.state === 'scheduled') {
+      db.zset(room.pre).add(customer!, 0);
+      db.hset(room.who, customer!, 0);
+    } else {
+      const ticket = db.hincrby(room.stats, 'seq', 1);
+      db.zset(room.line).add(customer!, ticket);
+      db.hset(room.who, customer!, ticket);
+    }
+    db.hincrby(room.stats, 'joined', 1);
+  }
+  db.hset(room.beat, customer!, room.nowMs);
+  room.advanceIfDue(s);
+  return room.describe(s, customer!);
+});
+
+const poll = withRoom((room, s, [customer]) => {
+  if (room.db.hget(room.who, customer!) !== undefined) room.db.hset(room.beat, customer!, room.nowMs);
+  room.advanceIfDue(s);
+  return room.describe(s, customer!);
+});
+
+const tick = withRoom((room, s) => {
+  const [offered, skipped] = room.advance(s);
+  return [1, offered, skipped, s.state];
+});
+
+const claim = withRoom((room, s, [customer]) => {
+  const { db, nowMs } = room;
+  const ticket = db.hnum(room.who, customer!) ?? 0;
+  const session = db.zset(room.active).score(customer!);
+  if (session !== undefined && session > nowMs) return [1, ticket, session, 1];
+  if (s.state === 'closed') return [-2];
+  if (s.state === 'sold_out') return [-3];
+  const offer = db.zset(room.offers).score(customer!);
+  if (offer === undefined) {
+    if (db.zset(room.line).score(customer!) !== undefined || db.zset(room.pre).score(customer!) !== undefined) return [-4];
+    return ticket > 0 ? [-6] : [-4];
+  }
+  db.zset(room.offers).remove(customer!);
+  if (offer <= nowMs) {
+    db.hincrby(room.stats, 'offersExpired', 1);
+    return [-5];
+  }
+  const expiresAt = nowMs + s.sessionTtlMs;
+  db.zset(room.active).add(customer!, expiresAt);
+  db.hincrby(room.stats, 'admitted', 1);
+  return [1, ticket, expiresAt, 0];
+});
+
+const release = withRoom((room, s, [customer]) => {
+  const { db } = room;
+  const freed = db.zset(room.active).remove(customer!) + db.zset(room.offers).remove(customer!);
+  let offered = 0;
+  if (freed > 0) {
+    db.hdel(room.who, customer!);
+    db.hdel(room.beat, customer!);
+    db.hincrby(room.stats, 'released', 1);
+    [offered] = room.advance(s);
+  }
+  return [1, freed, offered];
+});
+
+const leave = withRoom((room, s, [customer]) => {
+  const { db } = room;
+  const freed = db.zset(room.active).remove(customer!) + db.zset(room.offers).remove(customer!);
+  const removed = freed + db.zset(room.line).remove(customer!) + db.zset(room.pre).remove(customer!) + db.hdel(room.who, customer!);
+  db.hdel(room.beat, customer!);
+  let offered = 0;
+  if (removed > 0) db.hincrby(room.stats, 'left', 1);
+  if (freed > 0) [offered] = room.advance(s);
+  return [1, removed > 0 ? 1 : 0, offered];
+});
+
+const configure: Handler = (db, keys, argv) => {
+  const room = new RoomContext(db, keys);
+  const [seed, seedHash, requested, pairCount] = argv as [string, string, string, string];
+  const openedAt = db.hget(room.stats, 'openedAtMs');
+  if (requested === 'scheduled' && openedAt !== undefined) return [-7];
+  const firstDefault = 4 + Number(pairCount) * 2;
+  for (let i = 4; i < firstDefault; i += 2) db.hset(room.cfg, argv[i]!, argv[i + 1]!);
+  const cfg = db.hash(room.cfg);
+  for (let i = firstDefault; i + 1 < argv.length; i += 2) if (!cfg.has(argv[i]!)) cfg.set(argv[i]!, argv[i + 1]!);
+  if (!cfg.has('seedHash')) cfg.set('seedHash', seedHash);
+  if (!cfg.has('seed')) cfg.set('seed', seed);
+  const s = room.loadSettings()!;
+  if (requested === 'open') {
+    if (s.state === 'opening') {
+      // The draw is pending and opens the room itself.
+    } else if (s.state === 'scheduled' || openedAt === undefined) {
+      db.hset(room.cfg, 'state', 'scheduled', 'opensAtMs', room.nowMs);
+      s.state = 'scheduled';
+      s.opensAtMs = room.nowMs;
+    } else {
+      db.hset(room.cfg, 'state', 'open');
+      s.state = 'open';
+    }
+  } else if (requested !== '') {
+    db.hset(room.cfg, 'state', requested);
+    s.state = requested;
+  }
+  room.freezeIfDue(s);
+  return [1, s.state];
+};
+
+const inspect: Handler = (db, keys) => {
+  const room = new RoomContext(db, keys);
+  const cfg = db.hgetall(room.cfg);
+  if (cfg.length === 0) return [-1];
+  const revealed = db.hget(room.cfg, 'seedRevealed') === '1';
+  const visible: string[] = [];
+  for (let i = 0; i < cfg.length; i += 2) if (cfg[i] !== 'seed' || revealed) visible.push(cfg[i]!, cfg[i + 1]!);
+  const line = db.zset(room.line);
+  const reply: unknown[] = [
+    1, room.nowMs, db.zset(room.pre).size, line.size, db.zset(room.offers).size, db.zset(room.active).size,
+    db.zset(room.admits).countFrom(room.nowMs - 60_000), line.first()?.score ?? 0, line.last()?.score ?? 0,
+    visible, db.hgetall(room.stats),
+  ];
+  return reply as Reply;
+};
+
+const prequeue = withRoom((room, s) => {
+  room.freezeIfDue(s);
+  const reply: Reply = [1, s.state, room.db.hget(room.cfg, 'seed') ?? ''];
+  if (s.state === 'opening') reply.push(...room.db.zset(room.pre).members());
+  return reply;
+});
+
+const draw = withRoom((room, s, order) => {
+  const { db, nowMs } = room;
+  if (s.state !== 'opening') return [-9];
+  const pre = db.zset(room.pre);
+  if (pre.size !== order.length || order.some((c) => pre.score(c) === undefined)) return [-8];
+  const base = db.hnum(room.stats, 'drawBase') ?? 0;
+  order.forEach((customer, i) => {
+    db.zset(room.line).add(customer, base + i + 1);
+    db.hset(room.who, customer, base + i + 1);
+    db.hset(room.beat, customer, nowMs);
+  });
+  db.del(room.pre);
+  db.hset(room.cfg, 'state', 'open', 'seedRevealed', '1');
+  db.hset(room.stats, 'drawn', order.length);
+  return [1, order.length];
+});
+
+const take: Handler = (db, [cfgKey, customerKey, showKey], argv) => {
+  const nowMs = db.now();
+  const cost = Number(argv[0]);
+  const setting = (field: string, fallback: string | undefined) => db.hnum(cfgKey!, field) ?? Number(fallback);
+  const customerCap = setting('customerBucketCapacity', argv[1]);
+  const customerRate = setting('customerRefillPerMinute', argv[2]) / 60_000;
+  const showCap = setting('showtimeBucketCapacity', argv[3]);
+  const showRate = setting('showtimeRefillPerSecond', argv[4]) / 1_000;
+  if (cost > customerCap || cost > showCap) return [-10];
+  const level = (key: string, cap: number, rate: number) => {
+    const tokens = db.hnum(key, 'tokens') ?? cap;
+    const at = db.hnum(key, 'atMs') ?? nowMs;
+    return Math.min(cap, tokens + Math.max(0, nowMs - at) * rate);
+  };
+  const store = (key: string, tokens: number, cap: number, rate: number) => {
+    db.hset(key, 'tokens', tokens, 'atMs', nowMs);
+    db.pexpire(key, Math.ceil((cap - tokens) / rate) + 1000);
+  };
+  const customerTokens = level(customerKey!, customerCap, customerRate);
+  const showTokens = level(showKey!, showCap, showRate);
+  if (customerTokens >= cost && showTokens >= cost) {
+    store(customerKey!, customerTokens - cost, customerCap, customerRate);
+    store(showKey!, showTokens - cost, showCap, showRate);
+    return [1, 0, Math.floor(customerTokens - cost), Math.floor(showTokens - cost)];
+  }
+  let wait = 0;
+  if (customerTokens < cost) wait = Math.max(wait, Math.ceil((cost - customerTokens) / customerRate));
+  if (showTokens < cost) wait = Math.max(wait, Math.ceil((cost - showTokens) / showRate));
+  return [0, wait, Math.floor(customerTokens), Math.floor(showTokens)];
+};
+
+const registry: Handler = (db, [key], [op, id]) => {
+  const set = db.set(key!);
+  if (op === 'add') return [1, set.has(id!) ? 0 : (set.add(id!), 1)];
+  if (op === 'remove') return [1, set.delete(id!) ? 1 : 0];
+  return [1, ...[...set].sort()];
+};
+
+export const memoryScripts: Record<ScriptName, Handler> = {
+  claim, configure, draw, inspect, join, leave, poll, prequeue, registry, release, take, tick,
+};
