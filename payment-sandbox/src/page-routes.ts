@@ -27,7 +27,7 @@ export function createPageRoutes(service: PaymentService): Hono {
     }
   };
 
-  const page = (c: Context, status: 200 | 404 | 409 | 410, render: (nonce: string) => ReturnType<typeof renderPayPage>) => {
+  const page = (c: Context, status: 200 | 404 | 409 | 410, render: (nonce: string) => ReturnType<typeof renderNotFoundPage>) => {
     const nonce = newNonce();
     return c.html(render(nonce), status, pageSecurityHeaders(nonce));
   };
@@ -37,7 +37,7 @@ export function createPageRoutes(service: PaymentService): Hono {
     if (!payment) return page(c, 404, renderNotFoundPage);
     if (payment.status === 'expired') return page(c, 200, (n) => renderExpiredPage(payment, n));
     if (payment.status !== 'pending') return page(c, 200, (n) => renderDecidedPage(payment, n));
-    return page(c, 200, (n) => renderPayPage(payment, n));
+    return page(c, 200, (n) => renderPayPage(payment, service.now(), n));
   });
 
   const decide = (action: 'approve' | 'decline') => (c: Context) => {

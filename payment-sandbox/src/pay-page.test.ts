@@ -23,7 +23,7 @@ describe('hosted pay page', () => {
     expect(body).not.toContain('hold_<script>');
     expect(body).toContain(`<form method="post" action="/pay/${p.id}/approve">`);
     expect(body).toContain(`<form method="post" action="/pay/${p.id}/decline">`);
-    expect(body).toMatch(/<time id="countdown" datetime="[^"]+">/);
+    expect(body).toMatch(/<time id="countdown" datetime="[^"]+" data-remaining-ms="480000">8:00<\/time>/);
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)![1]!;
     expect(body).toContain(`<script nonce="${nonce}">`);
     // Nothing is loaded from anywhere: no src or href attributes at all on a pending page.

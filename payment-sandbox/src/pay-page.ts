@@ -66,7 +66,8 @@ const countdownScript = (nonce: string) => html`<script nonce="${nonce}">
 (function () {
   var el = document.getElementById('countdown');
   if (!el) return;
-  var deadline = Date.parse(el.getAttribute('datetime'));
+  // Counted from the server's remaining time, so a wrong phone clock cannot skew it.
+  var deadline = Date.now() + Number(el.getAttribute('data-remaining-ms'));
   function tick() {
     var left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
     el.textContent = Math.floor(left / 60) + ':' + String(left % 60).padStart(2, '0');
@@ -82,9 +83,16 @@ const countdownScript = (nonce: string) => html`<script nonce="${nonce}">
 })();
 </script>`;
 
-export function renderPayPage(payment: Payment, nonce: string): Html {
+export function formatRemaining(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
+export function renderPayPage(payment: Payment, nowMs: number, nonce: string): Html {
   const amount = formatAmount(payment.amount, payment.currency);
   const expiresAt = new Date(payment.expiresAtMs).toISOString();
+  const remainingMs = Math.max(0, payment.expiresAtMs - nowMs);
+  const expiresLabel = `${expiresAt.slice(0, 10)} ${expiresAt.slice(11, 19)} UTC`;
   const body = html`<div class="card">
   <span class="badge">Test mode · no real money moves</span>
   <h1>Pay ${amount}</h1>
@@ -92,7 +100,8 @@ export function renderPayPage(payment: Payment, nonce: string): Html {
     <dt>Amount</dt><dd class="amount-line">${amount}</dd>
     <dt>Reference</dt><dd>${payment.reference}</dd>
     <dt>Payment</dt><dd>${payment.id}</dd>
-    <dt>Expires</dt><dd>${expiresAt} (in <time id="countdown" datetime="${expiresAt}">…</time>)</dd>
+    <dt>Time left</dt><dd><time id="countdown" datetime="${expiresAt}" data-remaining-ms="${remainingMs}">${formatRemaining(remainingMs)}</time>
+      <small>(until ${expiresLabel})</small></dd>
   </dl>
   <p id="status" role="status" aria-live="polite"></p>
   <div class="actions">

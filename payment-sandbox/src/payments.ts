@@ -139,6 +139,11 @@ export class PaymentService {
     return { status: 201, body: refundView(payment.refund), replayed: false };
   }
 
+  /** The sandbox's clock (the pay page counts down from it). */
+  now(): number {
+    return this.deps.clock.now();
+  }
+
   setFaults(id: string, faults: Faults): Payment {
     const payment = this.get(id);
     payment.faults = faults;
