@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { createKeyBuilder, ROOM_KEY_NAMES } from './keys';
+
+describe('keys', () => {
+  it('puts the namespace prefix in front and shares one hash tag per showtime', () => {
+    const keys = createKeyBuilder('t:abc:ff00aa:').forShowtime('42');
+    expect(keys.room[ROOM_KEY_NAMES.indexOf('line')]).toBe('t:abc:ff00aa:wr:{show:42}:line');
+    expect(keys.cfg).toBe('t:abc:ff00aa:wr:{show:42}:cfg');
+    expect(keys.customerBucket('c1')).toBe('t:abc:ff00aa:wr:{show:42}:tb:c:c1');
+    for (const key of [...keys.room, keys.showtimeBucket]) expect(key).toContain('{show:42}');
+  });
+
+  it('refuses showtime ids that would break the hash tag', () => {
+    expect(() => createKeyBuilder().forShowtime('4}2')).toThrow(RangeError);
+  });
+});
