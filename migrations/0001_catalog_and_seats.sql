@@ -73,9 +73,12 @@ CREATE INDEX show_seat_expiry_idx ON show_seat (hold_expires_at) WHERE status = 
 
 -- The hold as a record: who asked for which seats, and how it ended. The seats themselves are
 -- decided in show_seat; this row is what GET /holds/:id reads and what later steps lock.
+-- No foreign key to showtime on purpose: every insert would take FOR KEY SHARE on the one hot
+-- showtime row, and thousands of concurrent holds would pile up MultiXacts on it. Only
+-- hold_seats() inserts here, after reading the showtime.
 CREATE TABLE seat_hold (
   id          uuid PRIMARY KEY,
-  showtime_id bigint NOT NULL REFERENCES showtime (id) ON DELETE CASCADE,
+  showtime_id bigint NOT NULL,
   customer_id varchar(64) NOT NULL,
   seat_codes  varchar(8)[] NOT NULL CHECK (cardinality(seat_codes) BETWEEN 1 AND 50),
   status      text NOT NULL DEFAULT 'ACTIVE'

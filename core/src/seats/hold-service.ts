@@ -82,16 +82,14 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics }) {
 
   /** Idempotent: cancelling an ended hold is a no-op; a confirmed one cannot be cancelled. */
   async function cancelHold(holdId: string, access: AccessClaims): Promise<void> {
+    // Happy path first: one statement ends the buyer's own live hold. Only when it ends
+    // nothing do we read the hold to say why (unknown, someone else's, already ended, paid).
+    const ended = await endHold(sql, { holdId, customerId: access.customerId, showtimeId: access.showtimeId, cause: 'cancelled by customer' });
+    if (ended) return;
     const hold = await loadOwnHold(holdId, access);
-    if (hold.status === 'ACTIVE') {
-      const ended = await endHold(sql, { holdId, customerId: access.customerId, cause: 'cancelled by customer' });
-      if (ended) return;
-      const now = await findHold(sql, holdId);
-      if (now?.status !== 'CONFIRMED') return;
-    } else if (hold.status !== 'CONFIRMED') {
-      return;
+    if (hold.status === 'CONFIRMED') {
+      throw conflict('HOLD_CONFIRMED', 'This hold has been paid for; ask for a refund instead');
     }
-    throw conflict('HOLD_CONFIRMED', 'This hold has been paid for; ask for a refund instead');
   }
 
   return { createHold, getHold, cancelHold };

@@ -71,14 +71,15 @@ export async function findHold(sql: Db, holdId: string): Promise<HoldRow | null>
  */
 export async function endHold(
   sql: Db,
-  args: { holdId: string; customerId: string; cause: string },
+  args: { holdId: string; customerId: string; showtimeId: number; cause: string },
 ): Promise<{ ended_as: 'CANCELLED' | 'EXPIRED'; seats_freed: number } | null> {
   const [row] = await sql<{ ended_as: 'CANCELLED' | 'EXPIRED'; seats_freed: number }[]>`
     WITH ended AS (
       UPDATE seat_hold
          SET status = CASE WHEN expires_at <= now() THEN 'EXPIRED' ELSE 'CANCELLED' END,
              ended_at = now()
-       WHERE id = ${args.holdId}::uuid AND customer_id = ${args.customerId} AND status = 'ACTIVE'
+       WHERE id = ${args.holdId}::uuid AND customer_id = ${args.customerId}
+         AND showtime_id = ${args.showtimeId} AND status = 'ACTIVE'
       RETURNING id, showtime_id, status
     ), freed AS (
       UPDATE show_seat s

@@ -1,0 +1,53 @@
+/**
+ * Load generator for bench/holds.ts, run as a child process so it does not share an event loop
+ * with the server it measures. Each client loops: hold one random seat, cancel it. Prints JSON.
+ */
+import http from 'node:http';
+
+const { url, showtimeId, tokens, seats, seconds } = JSON.parse(process.argv[2]!) as {
+  url: string;
+  showtimeId: number;
+  tokens: string[];
+  seats: string[];
+  seconds: number;
+};
+const agent = new http.Agent({ keepAlive: true, maxSockets: tokens.length });
+const target = new URL(url);
+
+function request(method: string, path: string, token: string, body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: target.hostname, port: target.port, method, path, agent, headers: {
+        authorization: `Bearer ${token}`,
+        ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+      } },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (data += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const deadline = Date.now() + seconds * 1000;
+const statuses: Record<string, number> = {};
+let holds = 0;
+await Promise.all(
+  tokens.map(async (token) => {
+    while (Date.now() < deadline) {
+      const seat = seats[Math.floor(Math.random() * seats.length)]!;
+      const held = await request('POST', `/showtimes/${showtimeId}/holds`, token, JSON.stringify({ seats: [seat] }));
+      statuses[held.status] = (statuses[held.status] ?? 0) + 1;
+      if (held.status !== 201) continue;
+      holds++;
+      const { holdId } = JSON.parse(held.body) as { holdId: string };
+      await request('DELETE', `/holds/${holdId}`, token);
+    }
+  }),
+);
+console.log(JSON.stringify({ holds, statuses, seconds }));
+agent.destroy();
