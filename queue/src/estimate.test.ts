@@ -36,6 +36,15 @@ describe('estimateFromSnapshot', () => {
     expect(estimateFromSnapshot(snapshot({ state: 'opening' }), 5_000).needsRedis).toBe(true);
   });
 
+  it('answers near-front tickets from the snapshot while their heartbeat is fresh', () => {
+    const s = snapshot();
+    const fresh = estimateFromSnapshot(s, 120, { nowMs: s.takenAtMs, lastHeartbeatMs: s.takenAtMs - 1_000 });
+    expect(fresh).toMatchObject({ needsRedis: false, position: 20 });
+    expect(fresh.pollAfterMs).toBeLessThanOrEqual(s.settings.abandonGraceMs / 2 * 1.2);
+    const due = estimateFromSnapshot(s, 120, { nowMs: s.takenAtMs, lastHeartbeatMs: s.takenAtMs - s.settings.abandonGraceMs / 3 });
+    expect(due.needsRedis).toBe(true);
+  });
+
   it('polls again before reaching the near-front zone', () => {
     const s = snapshot();
     const near = nearFrontSize(600 / 60_000, s.settings.abandonGraceMs);

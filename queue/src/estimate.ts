@@ -81,15 +81,26 @@ export interface SnapshotEstimate {
   pollAfterMs: number | null;
 }
 
+/** Near the front a heartbeat must reach Redis at least this often (a third of the grace). */
+export const heartbeatEveryMs = (abandonGraceMs: number): number => Math.floor(abandonGraceMs / 3);
+
+export interface EstimateOptions {
+  nowMs?: number;
+  random?: () => number;
+  /**
+   * When this buyer's poll last reached Redis (the edge can carry it in the queue token or
+   * a cookie). Unknown means "long ago": near the front the poll then goes to Redis.
+   */
+  lastHeartbeatMs?: number;
+}
+
 /**
  * Estimate for a buyer holding `ticket`. Position is interpolated between the head and
- * tail tickets, exact when nobody has left the line in between.
+ * tail tickets, exact when nobody has left the line in between. Redis is needed only for
+ * tickets the head has passed (offered, skipped), during the opening draw, and near the
+ * front when the buyer's heartbeat is due.
  */
-export function estimateFromSnapshot(
-  snapshot: RoomSnapshot,
-  ticket: number,
-  options: { nowMs?: number; random?: () => number } = {},
-): SnapshotEstimate {
+export function estimateFromSnapshot(snapshot: RoomSnapshot, ticket: number, options: EstimateOptions = {}): SnapshotEstimate {
   const nowMs = options.nowMs ?? snapshot.takenAtMs;
   const ask: SnapshotEstimate = { needsRedis: true, state: 'waiting', position: null, etaMs: null, pollAfterMs: null };
   if (snapshot.state === 'scheduled') {
@@ -108,12 +119,18 @@ export function estimateFromSnapshot(
     return { needsRedis: false, state: snapshot.state, position: null, etaMs: null, pollAfterMs: null };
   }
   const rate = admissionRatePerMs({ ...snapshot, admitPerMinute: snapshot.settings.admitPerMinute });
-  const near = nearFrontSize(rate, snapshot.settings.abandonGraceMs);
-  if (snapshot.state === 'open' && position <= near) return ask;
+  const graceMs = snapshot.settings.abandonGraceMs;
+  const near = nearFrontSize(rate, graceMs);
   const etaMs = Math.round(position / rate);
+  const state = snapshot.state === 'paused' ? 'paused' : 'waiting';
+  if (position <= near) {
+    const lastBeat = options.lastHeartbeatMs ?? Number.NEGATIVE_INFINITY;
+    if (snapshot.state === 'open' && nowMs - lastBeat >= heartbeatEveryMs(graceMs)) return ask;
+    const pollAfterMs = pollAfterWaitingMs(etaMs, graceMs, options.random);
+    return { needsRedis: false, state, position, etaMs: state === 'paused' ? null : etaMs, pollAfterMs };
+  }
   // Come back before entering the near-front zone, where the heartbeat must be fresh.
   const untilNearMs = (position - near) / rate / 2;
   const pollAfterMs = withJitter(clamp(untilNearMs, MIN_POLL_MS, MAX_POLL_MS), options.random);
-  const state = snapshot.state === 'paused' ? 'paused' : 'waiting';
   return { needsRedis: false, state, position, etaMs: state === 'paused' ? null : etaMs, pollAfterMs };
 }

@@ -8,6 +8,8 @@ export {
   estimateFromSnapshot,
   admissionRatePerMs,
   nearFrontSize,
+  heartbeatEveryMs,
+  type EstimateOptions,
   type RoomSnapshot,
   type SnapshotEstimate,
 } from './estimate';
