@@ -19,7 +19,7 @@ import { createRoomEngine } from '../queue/src/room-engine';
 import { createKeyBuilder } from '../queue/src/keys';
 import { scripts } from '../queue/src/scripts.gen';
 import type { ScriptStore } from '../queue/src/store';
-import { simulateEdgePolling } from './queue-edge-sim';
+import { simulateEdgePolling } from './_queue-edge-sim';
 
 const run = promisify(execFile);
 const WAITING = 10_000;
