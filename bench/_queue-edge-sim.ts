@@ -1,8 +1,8 @@
 /**
-* (Underscore prefix: bench/run.ts does not list this helper as a benchmark.)
  * A small discrete-time model of the edge answering polls from a per-showtime snapshot:
  * every buyer polls when `pollAfterMs` says; a poll goes to Redis only when
  * `estimateFromSnapshot` says `needsRedis`. The head advances at the configured rate.
+ * (Underscore prefix: bench/run.ts does not list this helper as a benchmark.)
  */
 import { estimateFromSnapshot, pollAfterWaitingMs, type RoomSnapshot } from '../queue/src/estimate';
 
