@@ -4,7 +4,8 @@
   KEYS: room keys 1..9 (see includes/room.lua)
   ARGV: 1 seed (hex), 2 sha256(seed) (hex), 3 requested state or '',
         4 number of field/value pairs to set (n), 5.. n pairs to set, then default pairs
-  Returns: {1, state}; -7 cannot schedule a room that has already opened
+  Returns: {1, state}; -7 cannot schedule a room that has already opened.
+           state 'opening' means the draw is pending (and a requested pause not yet applied)
 ]]
 --- @include "room"
 
@@ -31,7 +32,9 @@ if requested == 'open' then
     redis.call('HSET', cfgKey, 'state', 'open')
     s.state = 'open'
   end
-elseif requested ~= '' then
+elseif requested ~= '' and (s.state ~= 'opening' or requested == 'closed' or requested == 'sold_out') then
+  -- While the draw is pending only closing applies; the engine re-applies a pause after
+  -- the draw, so pre-queue members are never stranded outside the line.
   redis.call('HSET', cfgKey, 'state', requested)
   s.state = requested
 end

@@ -140,7 +140,11 @@ export function createRoomEngine(options: RoomEngineOptions) {
       const state = String(reply[1]) as RoomState;
       const driven = state !== 'closed' && state !== 'sold_out';
       await runScript(store, scripts.registry, [keys.registry], [driven ? 'add' : 'remove', showtimeId]);
-      if (state === 'opening') await runDraw(showtimeId);
+      if (state === 'opening') {
+        await runDraw(showtimeId);
+        const deferred = parsed.data.state;
+        if (deferred === 'paused') await call(scripts.configure, showtimeId, [seed, '', deferred, 0]);
+      }
       const ticked = await tick(showtimeId);
       return { ok: true, state: ticked.ok ? ticked.state : state };
     },

@@ -174,6 +174,18 @@ describe.each(factories)('room contract on $name', (factory) => {
     expect(ok(await room.claim(show, 'b')).sessionId).toMatch(new RegExp(`^${show}\\.`));
   });
 
+  it('gives a new place to a customer re-joining after the offer ran out', async () => {
+    const room = engine();
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity: 1, offerWindowMs: 150 }));
+    const first = ok(await room.join(show, 'a'));
+    expect(first.state).toBe('offered');
+    await sleep(200);
+    const again = ok(await room.join(show, 'a'));
+    expect(again.ticket).toBeGreaterThan(first.ticket!);
+    expect(again.state).toBe('offered');
+  });
+
   it('admits once when 32 claims for one customer race, over several rounds', async () => {
     const room = engine();
     const show = nextShowtimeId();

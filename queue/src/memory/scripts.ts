@@ -21,6 +21,7 @@ const withRoom =
 const join = withRoom((room, s, [customer]) => {
   const { db } = room;
   room.freezeIfDue(s);
+  room.expire();
   if (s.state === 'closed') return [-2];
   if (s.state === 'sold_out') return [-3];
   if (!room.holdsPlace(customer!)) {
@@ -120,7 +121,7 @@ const configure: Handler = (db, keys, argv) => {
       db.hset(room.cfg, 'state', 'open');
       s.state = 'open';
     }
-  } else if (requested !== '') {
+  } else if (requested !== '' && (s.state !== 'opening' || requested === 'closed' || requested === 'sold_out')) {
     db.hset(room.cfg, 'state', requested);
     s.state = requested;
   }
