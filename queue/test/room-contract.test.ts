@@ -280,6 +280,39 @@ describe.each(factories)('room contract on $name', (factory) => {
     expect(decisions.map(ok).filter((d) => d.allowed)).toHaveLength(10);
   });
 
+  it('never charges one bucket when the other refused, under concurrent load', async () => {
+    const prefix = testRedisNamespace('bucket');
+    const room = createRoomEngine({ store: handle.store, keyPrefix: prefix });
+    const buckets = createPurchaseBuckets({ store: handle.store, keyPrefix: prefix });
+    const show = nextShowtimeId();
+    ok(
+      await room.configure(show, {
+        customerBucketCapacity: 3,
+        customerRefillPerMinute: 1,
+        showtimeBucketCapacity: 20,
+        showtimeRefillPerSecond: 1,
+      }),
+    );
+    const customers = Array.from({ length: 10 }, (_, i) => `k${i}`);
+    const allowedBy = new Map(customers.map((c) => [c, 0]));
+    for (let round = 0; round < 5; round++) {
+      // Every customer's request released together, five rounds: 50 requests for 20 tokens.
+      const decisions = await Promise.all(customers.map(async (c) => [c, ok(await buckets.takePurchaseTokens(show, c))] as const));
+      for (const [c, d] of decisions) if (d.allowed) allowedBy.set(c, allowedBy.get(c)! + 1);
+    }
+    const total = [...allowedBy.values()].reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThanOrEqual(20);
+    expect(total).toBeLessThanOrEqual(22); // 20 plus at most a token or two of refill
+    // The showtime bucket is (nearly) empty: a take of 3 is refused and reports each
+    // customer's own bucket, which must hold exactly what its allowed takes left.
+    for (const c of customers) {
+      expect(allowedBy.get(c)).toBeLessThanOrEqual(3);
+      const probe = ok(await buckets.takePurchaseTokens(show, c, 3));
+      expect(probe.allowed).toBe(false);
+      expect(probe.remainingCustomer).toBe(3 - allowedBy.get(c)!);
+    }
+  });
+
   it('waits exactly as long as retryAfterMs says', async () => {
     const prefix = testRedisNamespace('bucket');
     const room = createRoomEngine({ store: handle.store, keyPrefix: prefix });
