@@ -20,3 +20,5 @@ export { createKeyBuilder, type KeyBuilder } from './keys';
 export { type ScriptStore, runScript, isNoScriptError } from './store';
 export { createIoredisStore, type IoredisScriptClient } from './ioredis-store';
 export { createUpstashStore, type UpstashScriptClient } from './upstash-store';
+export { createMemoryStore } from './memory-store';
+export { createRoomTicker, type RoomTickerOptions, type TickRound } from './room-ticker';

@@ -65,4 +65,15 @@ describe('script cache loss', () => {
     await runScript(counting, scripts.registry, ['wr:rooms'], ['list']);
     expect(evals - before).toBe(1);
   });
+
+  it('answers after a Redis restart: lost rooms are refused, not errors, and come back when configured', async () => {
+    const room = createRoomEngine({ store: createIoredisStore(client) });
+    ok(await room.configure('restart', { ...fastRoom }));
+    ok(await room.join('restart', 'a'));
+    await server.restart();
+    // ioredis reconnects and replays; the room's data did not survive (Redis is only a gate).
+    expect(await room.join('restart', 'a')).toMatchObject({ ok: false, code: 'unknown_room' });
+    ok(await room.configure('restart', { ...fastRoom }));
+    expect(ok(await room.join('restart', 'a')).state).toBe('offered');
+  });
 });

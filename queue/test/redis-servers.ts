@@ -43,6 +43,8 @@ async function waitForPing(port: number): Promise<void> {
 
 export interface PrivateRedis {
   ports: number[];
+  /** Stops and starts the same ports again: data and script cache are gone (nothing saved). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,31 +52,34 @@ async function startServers(count: number, extraArgs: (port: number, dir: string
   const dir = mkdtempSync(join(tmpdir(), 'wr-redis-'));
   const ports: number[] = [];
   const children: ChildProcess[] = [];
-  for (let i = 0; i < count; i++) {
-    const port = await freePort();
-    const child = spawn(
+  const spawnOn = (port: number) =>
+    spawn(
       'redis-server',
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir, ...extraArgs(port, dir)],
       { stdio: 'ignore' },
     );
+  const stopChild = (child: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  for (let i = 0; i < count; i++) {
+    const port = await freePort();
     ports.push(port);
-    children.push(child);
+    children.push(spawnOn(port));
   }
   await Promise.all(ports.map(waitForPing));
   return {
     dir,
     ports,
+    async restart() {
+      await Promise.all(children.map(stopChild));
+      children.splice(0, children.length, ...ports.map(spawnOn));
+      await Promise.all(ports.map(waitForPing));
+    },
     async stop() {
-      await Promise.all(
-        children.map(
-          (child) =>
-            new Promise<void>((resolve) => {
-              if (child.exitCode !== null) return resolve();
-              child.once('exit', () => resolve());
-              child.kill('SIGTERM');
-            }),
-        ),
-      );
+      await Promise.all(children.map(stopChild));
       rmSync(dir, { recursive: true, force: true });
     },
   };
