@@ -8,6 +8,11 @@ import { requestContext, type RequestContextVariables } from './http/request-con
 import type { CoreMetrics } from './metrics';
 import { createHoldService } from './seats/hold-service';
 import { seatRoutes } from './seats/seat-routes';
+import { adminBookingRoutes, bookingRoutes } from './bookings/booking-routes';
+import { checkoutRoutes } from './checkout/checkout-routes';
+import { createCheckoutService } from './checkout/checkout-service';
+import type { PaymentGateway } from './payments/gateway-client';
+import { paymentCallbackRoutes } from './payments/callback-routes';
 
 export interface CoreDeps {
   sql: Sql;
@@ -15,6 +20,11 @@ export interface CoreDeps {
   metrics: CoreMetrics;
   verifyAccessToken: VerifyAccessToken;
   adminToken: string;
+  gateway: PaymentGateway;
+  /** HMAC secrets accepted on payment webhooks (several during a rotation). */
+  webhookSecrets: string[];
+  /** Base URL of the buyer-facing site (the edge): where the pay page sends buyers back. */
+  publicBaseUrl: string;
   /** Largest accepted request body; holds are tiny, hall layouts are the biggest bodies. */
   maxBodyBytes?: number;
 }
@@ -23,6 +33,7 @@ export interface CoreDeps {
 export function createCoreApp(deps: CoreDeps) {
   const app = new Hono<{ Variables: RequestContextVariables }>();
   const holds = createHoldService({ sql: deps.sql, metrics: deps.metrics });
+  const checkout = createCheckoutService({ sql: deps.sql, holds, gateway: deps.gateway, config: { publicBaseUrl: deps.publicBaseUrl } });
 
   app.use('*', requestContext({ logger: deps.logger, metrics: deps.metrics }));
   app.use('*', jsonBodyLimit(deps.maxBodyBytes ?? 256 * 1024));
@@ -46,7 +57,11 @@ export function createCoreApp(deps: CoreDeps) {
 
   app.route('/', publicCatalogRoutes({ sql: deps.sql }));
   app.route('/', seatRoutes({ sql: deps.sql, holds, verifyAccessToken: deps.verifyAccessToken }));
+  app.route('/', checkoutRoutes({ sql: deps.sql, checkout, verifyAccessToken: deps.verifyAccessToken }));
+  app.route('/', bookingRoutes({ sql: deps.sql, verifyAccessToken: deps.verifyAccessToken }));
+  app.route('/', paymentCallbackRoutes({ sql: deps.sql, webhookSecrets: deps.webhookSecrets }));
   app.route('/admin', adminCatalogRoutes({ sql: deps.sql, adminToken: deps.adminToken }));
+  app.route('/admin', adminBookingRoutes({ sql: deps.sql, adminToken: deps.adminToken }));
   return app;
 }
 

@@ -10,10 +10,19 @@ const coreEnvSchema = z.object({
   ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional(),
   TOKEN_PUBLIC_JWKS: z.string().optional(),
   TOKEN_SIGNING_KEY: z.string().optional(),
+  REDIS_URL: z.string().optional(),
+  PAYMENT_URL: z.string().url().default('http://127.0.0.1:8082'),
+  PAYMENT_API_KEY: z.string().min(1).default('sk_test_sandbox'),
+  PAYMENT_WEBHOOK_SECRET: z.string().min(1).optional(),
+  PUBLIC_URL: z.string().url().default('http://127.0.0.1:8080'),
+  JOBS_ENABLED: z.enum(['true', 'false']).default('true'),
+  RECONCILE_AFTER_MS: z.coerce.number().int().min(100).default(60_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export const DEV_ADMIN_TOKEN = 'dev-admin-token-change-me';
+/** The payment sandbox's development secret (payment-sandbox/src/config.ts). */
+export const DEV_WEBHOOK_SECRET = 'whsec_dev_only';
 
 export type CoreConfig = ReturnType<typeof parseCoreConfig>;
 
@@ -25,6 +34,7 @@ export function parseCoreConfig(env: Record<string, string | undefined>) {
   const value = parsed.data;
   const production = value.NODE_ENV === 'production';
   if (production && !value.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN is required in production');
+  if (production && !value.PAYMENT_WEBHOOK_SECRET) throw new Error('PAYMENT_WEBHOOK_SECRET is required in production');
   if (production && !value.TOKEN_PUBLIC_JWKS && !value.TOKEN_SIGNING_KEY) {
     throw new Error('TOKEN_PUBLIC_JWKS (the edge\'s public keys) is required in production');
   }
@@ -37,6 +47,14 @@ export function parseCoreConfig(env: Record<string, string | undefined>) {
     adminToken: value.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
     tokenPublicJwks: value.TOKEN_PUBLIC_JWKS ?? null,
     tokenSigningKey: value.TOKEN_SIGNING_KEY ?? null,
+    redisUrl: value.REDIS_URL ?? null,
+    paymentUrl: value.PAYMENT_URL,
+    paymentApiKey: value.PAYMENT_API_KEY,
+    // Comma-separated during a rotation: any listed secret verifies.
+    webhookSecrets: (value.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET).split(',').map((s) => s.trim()).filter(Boolean),
+    publicUrl: value.PUBLIC_URL,
+    jobsEnabled: value.JOBS_ENABLED === 'true',
+    reconcileAfterMs: value.RECONCILE_AFTER_MS,
     logLevel: value.LOG_LEVEL,
   };
 }

@@ -8,7 +8,10 @@ import { resolveTokenKeys } from '../../lib/token-config';
 import type { TokenKeyMaterial } from '../../lib/token-keys';
 import { createCoreApp } from './app';
 import type { CoreConfig } from './config';
+import type { BookingEventSink } from './events/event-sink';
+import { startBackgroundJobs, type JobSettings } from './jobs/job-runner';
 import { createCoreMetrics } from './metrics';
+import { createGatewayClient, type PaymentGateway } from './payments/gateway-client';
 
 export interface RunningCore {
   url: string;
@@ -16,34 +19,58 @@ export interface RunningCore {
   close(): Promise<void>;
 }
 
+export interface CoreRuntimeDeps {
+  sql: Sql;
+  tokenKeys?: TokenKeyMaterial;
+  gateway?: PaymentGateway;
+  /** Where the outbox relay publishes; without one the background jobs do not run. */
+  eventSink?: BookingEventSink;
+  jobSettings?: Partial<JobSettings>;
+  defaultMetrics?: boolean;
+}
+
 /**
- * Serves the core on Node. The caller owns the database handle (a server's pool or the
- * embedded PGlite), so the same entry serves `npm start`, the tests and the benchmark.
+ * Serves the core on Node, and runs its background jobs when it has an event sink and jobs are
+ * enabled. The caller owns the database handle (a server's pool or the embedded PGlite), so the
+ * same entry serves `npm start`, the tests and the benchmark.
  */
-export async function startCore(
-  config: CoreConfig,
-  deps: { sql: Sql; tokenKeys?: TokenKeyMaterial; defaultMetrics?: boolean },
-): Promise<RunningCore> {
+export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Promise<RunningCore> {
   const logger = pino({ name: 'core', level: config.logLevel });
   const metrics = createCoreMetrics();
   if (deps.defaultMetrics) collectDefaultMetrics({ register: metrics.registry, prefix: 'core_' });
   const tokenKeys = deps.tokenKeys ?? (await resolveTokenKeys(config));
+  const gateway = deps.gateway ?? createGatewayClient({ baseUrl: config.paymentUrl, apiKey: config.paymentApiKey });
   const app = createCoreApp({
     sql: deps.sql,
     logger,
     metrics,
     verifyAccessToken: createAccessTokenVerifier(tokenKeys),
     adminToken: config.adminToken,
+    gateway,
+    webhookSecrets: config.webhookSecrets,
+    publicBaseUrl: config.publicUrl,
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
   });
+  const jobs = config.jobsEnabled && deps.eventSink
+    ? startBackgroundJobs({
+        sql: deps.sql, gateway, sink: deps.eventSink, logger,
+        settings: { reconcileAfterMs: config.reconcileAfterMs, ...(deps.jobSettings ?? {}) },
+      })
+    : null;
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
-  logger.info({ port }, 'core listening');
+  logger.info({ port, jobs: Boolean(jobs) }, 'core listening');
   return {
     url: `http://${host}:${port}`,
     port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    async close() {
+      await jobs?.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        if ('closeAllConnections' in server) (server as { closeAllConnections(): void }).closeAllConnections();
+      });
+    },
   };
 }

@@ -7,8 +7,18 @@ import { insertShowtime, type NewShowtime } from '../src/catalog/showtime-repo';
 import { insertHallWithSeats, insertVenue } from '../src/catalog/venue-repo';
 import { rectangularLayout, type LayoutOptions } from '../src/demo/seat-layout';
 import { createCoreMetrics } from '../src/metrics';
+import { gatewayUnavailable, type PaymentGateway } from '../src/payments/gateway-client';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const TEST_WEBHOOK_SECRET = 'whsec_test_secret';
+export const TEST_PUBLIC_URL = 'http://buyers.test';
+
+/** For tests that never reach a gateway: every call answers "unavailable". */
+const noGateway: PaymentGateway = {
+  createPayment: async () => { throw gatewayUnavailable(); },
+  getPayment: async () => { throw gatewayUnavailable(); },
+  refund: async () => { throw gatewayUnavailable(); },
+};
 
 let keysPromise: Promise<TokenKeyMaterial> | null = null;
 /** One key pair per test process: signing keys is slow, and tests only need them to agree. */
@@ -18,7 +28,7 @@ let uniqueCounter = 0;
 export const unique = (label: string) => `${label}-${process.pid}-${Date.now().toString(36)}-${++uniqueCounter}`;
 
 /** The core app in process (`app.request()`), plus helpers to set a sale up and act as buyers. */
-export async function createCoreHarness(sql: Sql) {
+export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGateway; webhookSecrets?: string[] } = {}) {
   const tokenKeys = await testTokenKeys();
   const metrics = createCoreMetrics();
   const app = createCoreApp({
@@ -27,6 +37,9 @@ export async function createCoreHarness(sql: Sql) {
     metrics,
     verifyAccessToken: createAccessTokenVerifier(tokenKeys),
     adminToken: TEST_ADMIN_TOKEN,
+    gateway: options.gateway ?? noGateway,
+    webhookSecrets: options.webhookSecrets ?? [TEST_WEBHOOK_SECRET],
+    publicBaseUrl: TEST_PUBLIC_URL,
   });
 
   async function tokenFor(customerId: string, showtimeId: number, ttlMs = 600_000) {

@@ -92,7 +92,7 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics }) {
     }
   }
 
-  return { createHold, getHold, cancelHold };
+  return { createHold, getHold, cancelHold, loadOwnHold };
 }
 
 function toView(hold: HoldRow): HoldView {

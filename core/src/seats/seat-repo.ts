@@ -9,6 +9,8 @@ export interface HoldRow {
   seat_codes: string[];
   status: 'ACTIVE' | 'CANCELLED' | 'EXPIRED' | 'CONFIRMED';
   live: boolean;
+  /** Milliseconds until expiry by the database clock (negative once lapsed). */
+  remaining_ms: number;
   expires_at: Date;
   created_at: Date;
   booking_id: string | null;
@@ -54,6 +56,7 @@ export async function findHold(sql: Db, holdId: string): Promise<HoldRow | null>
   const [row] = await sql<HoldRow[]>`
     SELECT h.id, h.showtime_id, h.customer_id, h.seat_codes, h.status,
            (h.status = 'ACTIVE' AND h.expires_at > now()) AS live,
+           (extract(epoch FROM (h.expires_at - now())) * 1000)::float8 AS remaining_ms,
            h.expires_at, h.created_at,
            (SELECT s.booking_id FROM show_seat s
              WHERE s.showtime_id = h.showtime_id AND s.hold_id = h.id AND s.status = 'BOOKED'
@@ -67,7 +70,7 @@ export async function findHold(sql: Db, holdId: string): Promise<HoldRow | null>
  * Ends an ACTIVE hold of this customer and frees its seats in one statement. The seat_hold row
  * is the hold's lock: a concurrent confirmation that got there first leaves 0 rows here.
  * Seats are freed only where they still carry this hold id, so a seat someone else took after
- * this hold lapsed is never touched.
+ * this hold lapsed is never touched. The trigger logs the transition; the outbox announces it.
  */
 export async function endHold(
   sql: Db,
@@ -77,19 +80,22 @@ export async function endHold(
     WITH ended AS (
       UPDATE seat_hold
          SET status = CASE WHEN expires_at <= now() THEN 'EXPIRED' ELSE 'CANCELLED' END,
-             ended_at = now()
+             status_cause = ${args.cause}, ended_at = now()
        WHERE id = ${args.holdId}::uuid AND customer_id = ${args.customerId}
          AND showtime_id = ${args.showtimeId} AND status = 'ACTIVE'
-      RETURNING id, showtime_id, status
+      RETURNING id, showtime_id, customer_id, status
     ), freed AS (
       UPDATE show_seat s
          SET status = 'AVAILABLE', hold_id = NULL, customer_id = NULL, hold_expires_at = NULL
         FROM ended e
        WHERE s.showtime_id = e.showtime_id AND s.hold_id = e.id AND s.status = 'HELD'
       RETURNING s.seat_code
-    ), logged AS (
-      INSERT INTO state_transition (entity_type, entity_id, from_state, to_state, cause)
-      SELECT 'hold', e.id::text, 'ACTIVE', e.status, ${args.cause} FROM ended e
+    ), announced AS (
+      INSERT INTO outbox (type, showtime_id, payload)
+      SELECT 'HoldReleased', e.showtime_id,
+             jsonb_build_object('holdId', e.id, 'customerId', e.customer_id, 'reason', lower(e.status),
+                                'seats', (SELECT coalesce(jsonb_agg(seat_code ORDER BY seat_code), '[]') FROM freed))
+        FROM ended e
     )
     SELECT e.status AS ended_as, (SELECT count(*) FROM freed)::int AS seats_freed FROM ended e`;
   return row ?? null;

@@ -1,0 +1,51 @@
+import { Hono } from 'hono';
+import type { Sql } from 'postgres';
+import { z } from 'zod';
+import { badRequest } from '../../../lib/errors';
+import { parseWith } from '../../../lib/http';
+import type { VerifyAccessToken } from '../../../lib/access-token';
+import { requireAccessToken, type AccessVariables } from '../http/auth';
+import { uuidParam } from '../http/params';
+import type { CheckoutService } from './checkout-service';
+import { requestFingerprint, runIdempotently } from './idempotency';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const checkoutSchema = z.object({ returnUrl: z.string().max(2000).optional() }).strict();
+
+/** POST /holds/:holdId/checkout, with a required Idempotency-Key scoped to the customer. */
+export function checkoutRoutes(deps: { sql: Sql; checkout: CheckoutService; verifyAccessToken: VerifyAccessToken }) {
+  const app = new Hono<{ Variables: AccessVariables }>();
+
+  app.post('/holds/:holdId/checkout', requireAccessToken(deps.verifyAccessToken), async (c) => {
+    const holdId = uuidParam(c.req.param('holdId'), 'HOLD_NOT_FOUND', 'hold');
+    const key = c.req.header('idempotency-key');
+    if (!key) throw badRequest('IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key header (a unique string per checkout attempt)');
+    if (!IDEMPOTENCY_KEY.test(key)) throw badRequest('IDEMPOTENCY_KEY_INVALID', 'Idempotency-Key must be 1-255 visible ASCII characters');
+
+    // The body is optional; when present it must be JSON (it is part of what the key protects).
+    const text = await c.req.text();
+    let raw: unknown = {};
+    if (text.trim() !== '') {
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        throw badRequest('MALFORMED_JSON', 'The request body is not valid JSON');
+      }
+    }
+    const access = c.get('access');
+    const result = await runIdempotently(
+      deps.sql,
+      { customerId: access.customerId, key, fingerprint: requestFingerprint('POST', c.req.path, raw) },
+      async () => {
+        const body = parseWith(checkoutSchema, raw);
+        const session = await deps.checkout.checkout({ holdId, access, idempotencyKey: key, ...(body.returnUrl ? { returnUrl: body.returnUrl } : {}) });
+        return { status: 201, body: JSON.stringify(session) };
+      },
+    );
+    if (result.replayed) c.header('Idempotent-Replayed', 'true');
+    c.header('Content-Type', 'application/json');
+    return c.body(result.body, result.status as 201);
+  });
+
+  return app;
+}

@@ -1,0 +1,113 @@
+import type { Logger } from 'pino';
+import type { Sql } from 'postgres';
+import type { BookingEventSink } from '../events/event-sink';
+import type { PaymentGateway } from '../payments/gateway-client';
+import { compensate } from './compensation';
+import { relayOutbox } from './outbox-relay';
+import { reconcilePendingPayments } from './reconciler';
+import { runRefundCommands } from './refund-worker';
+import { announceSoldOutShowtimes, purgeExpiredIdempotencyKeys, purgePublishedOutbox, sweepExpiredHolds } from './sweeper';
+
+export interface JobSettings {
+  sweepEveryMs: number;
+  relayEveryMs: number;
+  reconcileEveryMs: number;
+  /** A payment pending longer than this is asked about at the gateway. */
+  reconcileAfterMs: number;
+  refundEveryMs: number;
+  compensateEveryMs: number;
+  compensationGraceMs: number;
+}
+
+export const DEFAULT_JOB_SETTINGS: JobSettings = {
+  sweepEveryMs: 1_000,
+  relayEveryMs: 200,
+  reconcileEveryMs: 5_000,
+  reconcileAfterMs: 60_000,
+  refundEveryMs: 2_000,
+  compensateEveryMs: 30_000,
+  compensationGraceMs: 60_000,
+};
+
+export interface JobDeps {
+  sql: Sql;
+  gateway: PaymentGateway;
+  sink: BookingEventSink;
+  logger: Logger;
+  settings?: Partial<JobSettings>;
+}
+
+/** Every background job as a named function, so tests can run one pass of each directly. */
+export function backgroundJobs(deps: JobDeps) {
+  const s = { ...DEFAULT_JOB_SETTINGS, ...(deps.settings ?? {}) };
+  return {
+    settings: s,
+    jobs: {
+      sweeper: async () => {
+        const expired = await sweepExpiredHolds(deps.sql);
+        await announceSoldOutShowtimes(deps.sql);
+        await purgeExpiredIdempotencyKeys(deps.sql);
+        await purgePublishedOutbox(deps.sql);
+        return expired;
+      },
+      relay: async () => {
+        let total = 0;
+        for (let published = -1; published !== 0; total += published) published = await relayOutbox(deps.sql, deps.sink);
+        return total;
+      },
+      reconciler: async () =>
+        (await reconcilePendingPayments(deps.sql, deps.gateway, { pendingAfterMs: s.reconcileAfterMs, recheckAfterMs: Math.max(s.reconcileEveryMs, 1000) })).settled,
+      refunds: async () => (await runRefundCommands(deps.sql, deps.gateway)).refunded,
+      compensation: async () => (await compensate(deps.sql, { graceMs: s.compensationGraceMs })).repaired,
+    },
+    intervals: {
+      sweeper: s.sweepEveryMs,
+      relay: s.relayEveryMs,
+      reconciler: s.reconcileEveryMs,
+      refunds: s.refundEveryMs,
+      compensation: s.compensateEveryMs,
+    },
+  };
+}
+
+/**
+ * Runs each job on its own timer (a pass never overlaps itself). A failing pass is logged and
+ * retried at the next tick: a database or Redis outage pauses the jobs, it does not kill them.
+ */
+export function startBackgroundJobs(deps: JobDeps) {
+  const { jobs, intervals } = backgroundJobs(deps);
+  const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
+  const running = new Set<Promise<unknown>>();
+
+  for (const [name, job] of Object.entries(jobs) as [keyof typeof jobs, () => Promise<number>][]) {
+    const loop = () => {
+      if (stopped) return;
+      const pass = job()
+        .then((count) => {
+          if (count > 0) deps.logger.debug({ job: name, count }, 'job pass');
+        })
+        .catch((error: unknown) => deps.logger.warn({ job: name, err: error }, 'job pass failed'))
+        .finally(() => {
+          running.delete(pass);
+          if (!stopped) {
+            const timer = setTimeout(() => {
+              timers.delete(timer);
+              loop();
+            }, intervals[name]);
+            timers.add(timer);
+          }
+        });
+      running.add(pass);
+    };
+    loop();
+  }
+
+  return {
+    async stop() {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      await Promise.allSettled([...running]);
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import type { Sql } from 'postgres';
+
+/**
+ * Sweeper: lapsed holds back to AVAILABLE, with HoldReleased/SeatsReleased events. This is the
+ * seat map's tidiness and the room's early release, never correctness: the hold UPDATE already
+ * treats a lapsed hold as free. SKIP LOCKED lets several instances sweep at once without
+ * waiting on each other or on a hold being confirmed right now.
+ */
+export async function sweepExpiredHolds(sql: Sql, batchSize = 500): Promise<number> {
+  const [row] = await sql<{ expired: number }[]>`
+    WITH lapsed AS (
+      SELECT id FROM seat_hold
+       WHERE status = 'ACTIVE' AND expires_at <= now()
+       ORDER BY expires_at
+       LIMIT ${batchSize}
+         FOR UPDATE SKIP LOCKED
+    ), ended AS (
+      UPDATE seat_hold h SET status = 'EXPIRED', status_cause = 'hold time ran out', ended_at = now()
+        FROM lapsed l WHERE h.id = l.id
+      RETURNING h.id, h.showtime_id, h.customer_id
+    ), freed AS (
+      -- Only seats still carrying this hold: one retaken by another buyer is left alone.
+      UPDATE show_seat s SET status = 'AVAILABLE', hold_id = NULL, customer_id = NULL, hold_expires_at = NULL
+        FROM ended e
+       WHERE s.showtime_id = e.showtime_id AND s.hold_id = e.id AND s.status = 'HELD'
+      RETURNING s.hold_id, s.seat_code
+    ), announced AS (
+      INSERT INTO outbox (type, showtime_id, payload)
+      SELECT 'HoldReleased', e.showtime_id,
+             jsonb_build_object('holdId', e.id, 'customerId', e.customer_id, 'reason', 'expired',
+                                'seats', coalesce((SELECT jsonb_agg(f.seat_code ORDER BY f.seat_code) FROM freed f WHERE f.hold_id = e.id), '[]'))
+        FROM ended e
+    )
+    SELECT count(*)::int AS expired FROM ended`;
+  return row!.expired;
+}
+
+/** Idempotency records are kept 24 hours, then removed. */
+export async function purgeExpiredIdempotencyKeys(sql: Sql, batchSize = 1000): Promise<number> {
+  const rows = await sql`
+    DELETE FROM idempotency_key WHERE ctid IN (
+      SELECT ctid FROM idempotency_key WHERE expires_at <= now() LIMIT ${batchSize})
+    RETURNING 1`;
+  return rows.length;
+}
+
+/**
+ * Announces ShowtimeSoldOut for showtimes whose last seat got booked by bookings that committed
+ * together (each saw the other's seat still HELD, so neither announced it).
+ */
+export async function announceSoldOutShowtimes(sql: Sql): Promise<number> {
+  const rows = await sql`
+    WITH sold_out AS (
+      UPDATE showtime t SET sold_out_at = now()
+       WHERE t.sold_out_at IS NULL AND t.starts_at > now()
+         AND EXISTS (SELECT 1 FROM show_seat s WHERE s.showtime_id = t.id)
+         AND NOT EXISTS (SELECT 1 FROM show_seat s WHERE s.showtime_id = t.id AND s.status <> 'BOOKED')
+      RETURNING t.id
+    )
+    INSERT INTO outbox (type, showtime_id, payload) SELECT 'ShowtimeSoldOut', id, '{}'::jsonb FROM sold_out
+    RETURNING 1`;
+  return rows.length;
+}
+
+/** Published outbox rows are kept a day for inspection, then removed. */
+export async function purgePublishedOutbox(sql: Sql, retention = '1 day', batchSize = 5000): Promise<number> {
+  const rows = await sql`
+    DELETE FROM outbox WHERE id IN (
+      SELECT id FROM outbox WHERE published_at < now() - ${retention}::interval ORDER BY id LIMIT ${batchSize})
+    RETURNING 1`;
+  return rows.length;
+}
