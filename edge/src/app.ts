@@ -1,0 +1,122 @@
+/**
+ * The edge as one Hono app. Everything that differs between Node and Workers (Redis client,
+ * flood limiter, client address, logger, fetch) arrives in `deps`; nothing here imports a
+ * runtime. Routes are tested in process with `app.request()` and inside workerd.
+ */
+import { Hono, type Context } from 'hono';
+import type { VerifyAccessToken } from '../../lib/access-token';
+import { createErrorHandler, jsonBodyLimit, notFoundHandler } from '../../lib/http';
+import type { TokenKeyMaterial } from '../../lib/token-keys';
+import type { BucketDecision, Refused, RoomEngine } from '../../queue/src/index';
+import type { CoreClient } from './core-client';
+import { type EdgeEnv } from './http-context';
+import type { FloodLimiter } from './limits/flood-limiter';
+import { createPurchaseLimiter } from './limits/purchase-limiter';
+import type { EdgeMetrics } from './metrics';
+import { accessGate } from './middleware/access-gate';
+import { purchaseBuckets } from './middleware/purchase-buckets';
+import { requestId } from './middleware/request-id';
+import { requestMetrics } from './middleware/request-metrics';
+import { createRoomCatalog } from './rooms/room-catalog';
+import { createRoomGateway, type RoomGateway } from './rooms/room-gateway';
+import { adminRoutes } from './routes/admin-routes';
+import { authRoutes } from './routes/auth-routes';
+import { opsRoutes } from './routes/ops-routes';
+import { purchaseRoutes } from './routes/purchase-routes';
+import { queueRoutes } from './routes/queue-routes';
+import type { EdgeStore } from './state/edge-store';
+import type { CustomerTokens } from './tokens/customer-token';
+import type { QueueTokens } from './tokens/queue-token';
+
+export interface EdgeLogger {
+  error(object: object, message?: string): void;
+  warn(object: object, message?: string): void;
+}
+
+export interface EdgeDeps {
+  engine: RoomEngine;
+  takePurchaseTokens: (showtimeId: string, customerId: string) => Promise<BucketDecision | Refused>;
+  edgeStore: EdgeStore;
+  core: CoreClient;
+  tokenKeys: TokenKeyMaterial;
+  customerTokens: CustomerTokens;
+  queueTokens: QueueTokens;
+  verifyAccessToken: VerifyAccessToken;
+  floodLimiter: FloodLimiter;
+  metrics: EdgeMetrics;
+  adminToken: string;
+  clientAddress: (c: Context) => string | null;
+  logger: EdgeLogger;
+  snapshotTtlMs: number;
+  seatMapTtlMs: number;
+  maxBodyBytes: number;
+  statsIntervalMs?: number;
+  now?: () => number;
+  random?: () => number;
+}
+
+export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway } {
+  const app = new Hono<EdgeEnv>();
+  const catalog = createRoomCatalog({ core: deps.core, engine: deps.engine });
+  const rooms = createRoomGateway({
+    engine: deps.engine,
+    catalog,
+    tokenKeys: deps.tokenKeys,
+    metrics: deps.metrics,
+    snapshotTtlMs: deps.snapshotTtlMs,
+    ...(deps.now ? { now: deps.now } : {}),
+    ...(deps.random ? { random: deps.random } : {}),
+  });
+  const limiter = createPurchaseLimiter({
+    take: deps.takePurchaseTokens,
+    onFallback: (error) => {
+      deps.metrics.limiterFallbacks.inc();
+      deps.metrics.redisErrors.inc({ operation: 'purchase_bucket' });
+      deps.logger.warn({ err: error }, 'purchase bucket: Redis failed, local fallback limiter decided');
+    },
+  });
+
+  app.use('*', requestId());
+  app.use('*', requestMetrics({ metrics: deps.metrics }));
+  app.use('*', jsonBodyLimit(deps.maxBodyBytes));
+  app.onError(createErrorHandler((error, c) => deps.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error')));
+  app.notFound(notFoundHandler);
+
+  app.route('/', opsRoutes({ edgeStore: deps.edgeStore, core: deps.core, metrics: deps.metrics }));
+  app.route('/', authRoutes({ customerTokens: deps.customerTokens, tokenKeys: deps.tokenKeys }));
+  app.route(
+    '/api/admin',
+    adminRoutes({
+      engine: deps.engine,
+      rooms,
+      edgeStore: deps.edgeStore,
+      adminToken: deps.adminToken,
+      ...(deps.statsIntervalMs ? { statsIntervalMs: deps.statsIntervalMs } : {}),
+    }),
+  );
+  app.route(
+    '/api',
+    queueRoutes({
+      rooms,
+      customerTokens: deps.customerTokens,
+      queueTokens: deps.queueTokens,
+      floodLimiter: deps.floodLimiter,
+      clientAddress: deps.clientAddress,
+      metrics: deps.metrics,
+    }),
+  );
+  app.route(
+    '/api',
+    purchaseRoutes({
+      core: deps.core,
+      accessGate: accessGate({ verifyAccessToken: deps.verifyAccessToken, customerTokens: deps.customerTokens }),
+      purchaseBuckets: purchaseBuckets({ limiter, metrics: deps.metrics }),
+      clientAddress: deps.clientAddress,
+      metrics: deps.metrics,
+      seatMapTtlMs: deps.seatMapTtlMs,
+    }),
+  );
+  return Object.assign(app, { rooms });
+}
+
+export type EdgeApp = ReturnType<typeof createApp>;

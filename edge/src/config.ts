@@ -1,0 +1,94 @@
+/**
+ * Plain env record in, typed config out. Node passes process.env, Workers passes its bindings;
+ * nothing else in the edge reads the environment.
+ */
+import { z } from 'zod';
+
+export const DEV_ADMIN_TOKEN = 'dev-admin-token-change-me';
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value && value.trim() !== '' ? value : undefined));
+
+const edgeEnvSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  EDGE_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  EDGE_HOST: z.string().default('0.0.0.0'),
+  CORE_URL: z.string().url().default('http://127.0.0.1:8081'),
+  REDIS_URL: optionalText,
+  REDIS_KEY_PREFIX: z.string().default(''),
+  UPSTASH_REDIS_REST_URL: optionalText,
+  UPSTASH_REDIS_REST_TOKEN: optionalText,
+  ADMIN_TOKEN: optionalText.pipe(z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional()),
+  TOKEN_SIGNING_KEY: optionalText,
+  TOKEN_PUBLIC_JWKS: optionalText,
+  /** Production identity provider: customer JWTs are verified against this JWKS. */
+  CUSTOMER_JWKS_URL: optionalText,
+  CUSTOMER_ISSUER: optionalText,
+  CUSTOMER_AUDIENCE: optionalText,
+  CUSTOMER_ALGORITHMS: z.string().default('RS256,ES256'),
+  DEMO_LOGIN: z.enum(['0', '1']).optional(),
+  TOKEN_CLOCK_TOLERANCE_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
+  QUEUE_TOKEN_TTL_MS: z.coerce.number().int().min(60_000).default(6 * 3_600_000),
+  SNAPSHOT_TTL_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
+  SEAT_MAP_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  FLOOD_POINTS: z.coerce.number().int().min(1).default(20),
+  FLOOD_WINDOW_MS: z.coerce.number().int().min(100).default(1_000),
+  CORE_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  MAX_BODY_BYTES: z.coerce.number().int().min(1_024).default(64 * 1024),
+  /** Take the client address from X-Forwarded-For (only behind a proxy you run). */
+  TRUST_PROXY: z.enum(['0', '1']).default('0'),
+  EVENTS_POLL_MS: z.coerce.number().int().min(10).default(200),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type EdgeConfig = ReturnType<typeof parseEdgeConfig>;
+
+export function parseEdgeConfig(env: Record<string, string | undefined>) {
+  const parsed = edgeEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`Invalid edge configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  const value = parsed.data;
+  const production = value.NODE_ENV === 'production';
+  if (production && !value.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN is required in production');
+  if (production && !value.TOKEN_SIGNING_KEY) throw new Error('TOKEN_SIGNING_KEY is required in production');
+  const demoLogin = value.DEMO_LOGIN ? value.DEMO_LOGIN === '1' : !production;
+  if (production && !demoLogin && !value.CUSTOMER_JWKS_URL) {
+    throw new Error('CUSTOMER_JWKS_URL (with CUSTOMER_ISSUER and CUSTOMER_AUDIENCE) is required in production');
+  }
+  return {
+    production,
+    port: value.EDGE_PORT,
+    host: value.EDGE_HOST,
+    coreUrl: value.CORE_URL.replace(/\/+$/, ''),
+    redisUrl: value.REDIS_URL ?? null,
+    keyPrefix: value.REDIS_KEY_PREFIX,
+    upstash: value.UPSTASH_REDIS_REST_URL && value.UPSTASH_REDIS_REST_TOKEN
+      ? { url: value.UPSTASH_REDIS_REST_URL, token: value.UPSTASH_REDIS_REST_TOKEN }
+      : null,
+    adminToken: value.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
+    tokenSigningKey: value.TOKEN_SIGNING_KEY ?? null,
+    tokenPublicJwks: value.TOKEN_PUBLIC_JWKS ?? null,
+    customerIdp: value.CUSTOMER_JWKS_URL
+      ? {
+          jwksUrl: value.CUSTOMER_JWKS_URL,
+          issuer: value.CUSTOMER_ISSUER ?? null,
+          audience: value.CUSTOMER_AUDIENCE ?? null,
+          algorithms: value.CUSTOMER_ALGORITHMS.split(',').map((a) => a.trim()).filter(Boolean),
+        }
+      : null,
+    demoLogin,
+    clockToleranceMs: value.TOKEN_CLOCK_TOLERANCE_MS,
+    queueTokenTtlMs: value.QUEUE_TOKEN_TTL_MS,
+    snapshotTtlMs: value.SNAPSHOT_TTL_MS,
+    seatMapTtlMs: value.SEAT_MAP_TTL_MS,
+    flood: { points: value.FLOOD_POINTS, windowMs: value.FLOOD_WINDOW_MS },
+    coreTimeoutMs: value.CORE_TIMEOUT_MS,
+    maxBodyBytes: value.MAX_BODY_BYTES,
+    trustProxy: value.TRUST_PROXY === '1',
+    eventsPollMs: value.EVENTS_POLL_MS,
+    logLevel: value.LOG_LEVEL,
+  };
+}

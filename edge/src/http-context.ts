@@ -1,0 +1,32 @@
+/** Request-scoped values the edge's middleware sets and its handlers read. */
+import type { Context } from 'hono';
+import type { AccessClaims } from '../../lib/access-token';
+
+export interface EdgeVariables {
+  requestId: string;
+  access: AccessClaims;
+}
+
+export type EdgeEnv = { Variables: EdgeVariables };
+export type EdgeContext = Context<EdgeEnv>;
+
+const BEARER = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,4096})\s*$/i;
+
+export function bearerToken(c: Context): string | null {
+  const header = c.req.header('authorization');
+  if (!header) return null;
+  const match = BEARER.exec(header);
+  return match ? match[1]! : null;
+}
+
+/** Showtime ids are the core's numeric ids; anything else is not a route we serve. */
+export const SHOWTIME_ID = /^\d{1,15}$/;
+
+/** Cookie names: browsers get the same tokens the API clients send as headers. */
+export const cookieNames = {
+  customer: 'wr_customer',
+  queue: (showtimeId: string) => `wr_q_${showtimeId}`,
+  access: (showtimeId: string) => `wr_a_${showtimeId}`,
+};
+
+export const isHttps = (c: Context) => new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';

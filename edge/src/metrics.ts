@@ -1,0 +1,78 @@
+/**
+ * Prometheus text exposition without prom-client: the app also runs in workerd, where
+ * prom-client's Node dependencies are not available. Counters and gauges with labels are
+ * all the edge needs; a hot path pays one Map lookup per increment.
+ */
+type Labels = Record<string, string>;
+
+interface Family {
+  name: string;
+  help: string;
+  type: 'counter' | 'gauge';
+  values: Map<string, { labels: Labels; value: number }>;
+}
+
+const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+
+function labelKey(labels: Labels): string {
+  return Object.keys(labels)
+    .sort()
+    .map((key) => `${key}="${escapeLabel(labels[key]!)}"`)
+    .join(',');
+}
+
+export function createMetricsRegistry() {
+  const families: Family[] = [];
+
+  function family(name: string, help: string, type: Family['type']) {
+    const entry: Family = { name, help, type, values: new Map() };
+    families.push(entry);
+    const update = (labels: Labels, apply: (current: number) => number) => {
+      const key = labelKey(labels);
+      const slot = entry.values.get(key);
+      if (slot) slot.value = apply(slot.value);
+      else entry.values.set(key, { labels, value: apply(0) });
+    };
+    return {
+      inc: (labels: Labels = {}, by = 1) => update(labels, (current) => current + by),
+      set: (labels: Labels, value: number) => update(labels, () => value),
+      get: (labels: Labels = {}) => entry.values.get(labelKey(labels))?.value ?? 0,
+    };
+  }
+
+  return {
+    counter: (name: string, help: string) => family(name, help, 'counter'),
+    gauge: (name: string, help: string) => family(name, help, 'gauge'),
+    contentType: 'text/plain; version=0.0.4; charset=utf-8',
+    render(): string {
+      const lines: string[] = [];
+      for (const f of families) {
+        lines.push(`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} ${f.type}`);
+        for (const [key, { value }] of f.values) lines.push(`${f.name}${key ? `{${key}}` : ''} ${value}`);
+      }
+      return `${lines.join('\n')}\n`;
+    },
+  };
+}
+
+/** The edge's metrics: admissions, queue traffic, limiter decisions and dependency health. */
+export function createEdgeMetrics() {
+  const registry = createMetricsRegistry();
+  return {
+    registry,
+    httpRequests: registry.counter('edge_http_requests_total', 'Requests by route pattern, method and status'),
+    queueJoins: registry.counter('edge_queue_joins_total', 'Join requests answered, by resulting state'),
+    queuePolls: registry.counter('edge_queue_polls_total', 'Polls answered, by source (snapshot or redis)'),
+    queueLeaves: registry.counter('edge_queue_leaves_total', 'Leave requests answered'),
+    admissions: registry.counter('edge_admissions_total', 'Access tokens issued after a claimed admission'),
+    limiterRejections: registry.counter('edge_limiter_rejections_total', 'Requests refused with 429, by limiter'),
+    limiterFallbacks: registry.counter('edge_limiter_fallback_total', 'Bucket decisions taken by the local fallback limiter (Redis down)'),
+    redisErrors: registry.counter('edge_redis_errors_total', 'Store calls that failed, by operation'),
+    coreErrors: registry.counter('edge_core_errors_total', 'Core calls that failed (network or timeout)'),
+    seatMapReads: registry.counter('edge_seat_map_reads_total', 'Seat-map reads by source (core, cache, stale)'),
+    bookingEvents: registry.counter('edge_booking_events_total', 'Booking events applied to rooms, by type'),
+    snapshotRefreshes: registry.counter('edge_room_snapshot_refreshes_total', 'Room snapshots read from Redis'),
+  };
+}
+
+export type EdgeMetrics = ReturnType<typeof createEdgeMetrics>;

@@ -1,0 +1,26 @@
+import type { MiddlewareHandler } from 'hono';
+import { AppError } from '../../../lib/errors';
+import type { EdgeEnv } from '../http-context';
+import type { createPurchaseLimiter } from '../limits/purchase-limiter';
+import type { EdgeMetrics } from '../metrics';
+
+/**
+ * Holds and checkout pass through the dual token bucket (per customer, per showtime) after
+ * the access gate; 429 with Retry-After otherwise. The showtime comes from the verified
+ * token, so routes without one in the path (checkout) are limited the same way.
+ */
+export function purchaseBuckets(options: {
+  limiter: ReturnType<typeof createPurchaseLimiter>;
+  metrics: EdgeMetrics;
+}): MiddlewareHandler<EdgeEnv> {
+  return async function purchaseBucketsMiddleware(c, next) {
+    const access = c.get('access');
+    const decision = await options.limiter.take(String(access.showtimeId), access.customerId);
+    if (!decision.allowed) {
+      options.metrics.limiterRejections.inc({ limiter: decision.source === 'redis' ? 'purchase_bucket' : 'purchase_fallback' });
+      const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+      throw new AppError(429, 'RATE_LIMITED', 'Too many purchase requests; try again shortly', { retryAfterSeconds });
+    }
+    await next();
+  };
+}

@@ -1,0 +1,19 @@
+import type { MiddlewareHandler } from 'hono';
+import type { EdgeEnv } from '../http-context';
+
+const INCOMING_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * One id per request: the caller's X-Request-Id when it looks sane (a load balancer's),
+ * else a fresh one. It is passed to the core and echoed back, so one id follows a buyer.
+ */
+export function requestId(options: { generate?: () => string } = {}): MiddlewareHandler<EdgeEnv> {
+  const generate = options.generate ?? (() => crypto.randomUUID());
+  return async function requestIdMiddleware(c, next) {
+    const incoming = c.req.header('x-request-id');
+    const id = incoming && INCOMING_ID.test(incoming) ? incoming : generate();
+    c.set('requestId', id);
+    await next();
+    c.header('X-Request-Id', id);
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * The edge on Node: @hono/node-server on EDGE_PORT, ioredis for the queue (Redis or the
+ * in-process store when REDIS_URL is absent), rate-limiter-flexible for flood limits, and
+ * the booking-events consumer loop. `startEdge` serves tests, `npm start` and the benchmark.
+ */
+import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context } from 'hono';
+import { Redis } from 'ioredis';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { resolveTokenKeys } from '../../lib/token-config';
+import type { TokenKeyMaterial } from '../../lib/token-keys';
+import { createIoredisStore, type ScriptStore } from '../../queue/src/index';
+import { createMemoryStore } from '../../queue/src/memory-store';
+import { createApp, type EdgeApp } from './app';
+import type { EdgeConfig } from './config';
+import { createMemoryFloodLimiter, type FloodLimiter } from './limits/flood-limiter';
+import { createNodeFloodLimiter } from './limits/node-flood-limiter';
+import { createEdgeMetrics } from './metrics';
+import { createBookingEventsConsumer, type BookingEventsConsumer } from './rooms/booking-events-consumer';
+import { buildEdgeDeps } from './services';
+import { createRedisEdgeStore, type EdgeStore } from './state/edge-store';
+import { createMemoryEdgeStore } from './state/memory-edge-store';
+
+export interface RunningEdge {
+  url: string;
+  port: number;
+  app: EdgeApp;
+  consumer: BookingEventsConsumer;
+  redis: Redis | null;
+  close(): Promise<void>;
+}
+
+export interface StartEdgeDeps {
+  tokenKeys?: TokenKeyMaterial;
+  /** Embedded mode: share one in-process store with the queue ticker. */
+  scriptStore?: ScriptStore;
+  edgeStore?: EdgeStore;
+  floodLimiter?: FloodLimiter;
+  /** Do not run the booking-events loop (tests drive `consumer.pumpOnce()` themselves). */
+  consumeEvents?: boolean;
+}
+
+/** Fails fast while Redis is away (no offline queue), so buyers get 503 instead of a hang. */
+export function connectEdgeRedis(url: string): Redis {
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 1_000,
+    commandTimeout: 1_000,
+    retryStrategy: (attempt) => Math.min(1_000, attempt * 100),
+  });
+  redis.on('error', () => {}); // reported per failed command; reconnects by itself
+  return redis;
+}
+
+async function waitReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    redis.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+export function clientAddressFor(trustProxy: boolean) {
+  return (c: Context): string | null => {
+    if (trustProxy) {
+      const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+      if (forwarded) return forwarded;
+    }
+    try {
+      return getConnInfo(c).remote.address ?? null;
+    } catch {
+      return null; // app.request() in tests has no socket
+    }
+  };
+}
+
+export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): Promise<RunningEdge> {
+  const logger = pino({ name: 'edge', level: config.logLevel });
+  const metrics = createEdgeMetrics();
+  const tokenKeys = deps.tokenKeys ?? (await resolveTokenKeys(config));
+  const redis = config.redisUrl && !deps.scriptStore ? connectEdgeRedis(config.redisUrl) : null;
+  if (redis) await waitReady(redis, 2_000);
+  const command = redis ? (args: string[]) => redis.call(args[0]!, ...args.slice(1)) : null;
+  const scriptStore = deps.scriptStore ?? (redis ? createIoredisStore(redis) : createMemoryStore());
+  const edgeStore = deps.edgeStore ?? (command ? createRedisEdgeStore(command, config.keyPrefix) : createMemoryEdgeStore());
+  const floodLimiter =
+    deps.floodLimiter ??
+    (redis
+      ? createNodeFloodLimiter({ redis, keyPrefix: config.keyPrefix, points: config.flood.points, windowMs: config.flood.windowMs })
+      : createMemoryFloodLimiter({ points: config.flood.points, windowMs: config.flood.windowMs, blockMs: config.flood.windowMs }));
+
+  const app = createApp(
+    buildEdgeDeps(config, {
+      scriptStore,
+      edgeStore,
+      floodLimiter,
+      tokenKeys,
+      metrics,
+      clientAddress: clientAddressFor(config.trustProxy),
+      logger,
+    }),
+  );
+  const consumer = createBookingEventsConsumer({
+    edgeStore,
+    engine: app.rooms.engine,
+    metrics,
+    onRoomChanged: (showtimeId) => app.rooms.invalidate(showtimeId),
+    logger,
+  });
+  if (deps.consumeEvents !== false) consumer.start(config.eventsPollMs);
+
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+  logger.info({ port, redis: redis ? 'redis' : 'in-process' }, 'edge listening');
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    app,
+    consumer,
+    redis,
+    async close() {
+      await consumer.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      redis?.disconnect();
+    },
+  };
+}

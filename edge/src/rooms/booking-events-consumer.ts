@@ -1,0 +1,117 @@
+/**
+ * Closes the loop with the core: reads the `booking-events` stream (XREAD from the last
+ * seen id, the cursor kept in Redis per consumer so a restarted edge resumes) and gives
+ * admission slots back when a booking completes or a hold is cancelled or expires, and
+ * closes the room when the showtime sells out. Idempotent by eventId: the relay delivers at
+ * least once, and a duplicate release could otherwise free a later, new admission.
+ */
+import { decodeBookingEvent, type BookingEvent } from '../../../lib/booking-events';
+import type { RoomEngine } from '../../../queue/src/index';
+import type { EdgeMetrics } from '../metrics';
+import type { EdgeStore } from '../state/edge-store';
+
+export interface ConsumerLogger {
+  error(object: object, message?: string): void;
+}
+
+export interface BookingEventsConsumerOptions {
+  edgeStore: EdgeStore;
+  engine: RoomEngine;
+  metrics: EdgeMetrics;
+  /** Consumers with the same name share a cursor (one logical reader per deployment). */
+  consumerName?: string;
+  batchSize?: number;
+  dedupeTtlMs?: number;
+  onRoomChanged?: (showtimeId: string) => void;
+  logger?: ConsumerLogger;
+}
+
+const RELEASING_REASONS = new Set(['cancelled', 'expired', 'confirmed']);
+
+export function createBookingEventsConsumer(options: BookingEventsConsumerOptions) {
+  const consumer = options.consumerName ?? 'edge';
+  const batchSize = options.batchSize ?? 200;
+  const dedupeTtlMs = options.dedupeTtlMs ?? 7 * 86_400_000;
+  let cursor: string | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let running = false;
+  let pumping: Promise<number> | null = null;
+
+  async function apply(event: BookingEvent): Promise<void> {
+    const showtimeId = String(event.showtimeId);
+    const customerId = event.payload.customerId;
+    if (event.type === 'ShowtimeSoldOut') {
+      await options.engine.markSoldOut(showtimeId);
+      options.onRoomChanged?.(showtimeId);
+    } else if (
+      typeof customerId === 'string' &&
+      (event.type === 'BookingConfirmed' || (event.type === 'HoldReleased' && RELEASING_REASONS.has(String(event.payload.reason))))
+    ) {
+      await options.engine.release(showtimeId, customerId);
+    } else {
+      return;
+    }
+    options.metrics.bookingEvents.inc({ type: event.type });
+  }
+
+  /** Reads and applies one batch; returns how many entries were read. */
+  async function pumpBatch(): Promise<number> {
+    cursor ??= (await options.edgeStore.getCursor(consumer)) ?? '0';
+    const entries = await options.edgeStore.readEvents(cursor, batchSize);
+    for (const entry of entries) {
+      const event = decodeBookingEvent(entry.fields);
+      if (event && (await options.edgeStore.markSeen(event.eventId, dedupeTtlMs))) {
+        try {
+          await apply(event);
+        } catch (error) {
+          // Stop here without moving the cursor: the next round retries this entry.
+          await options.edgeStore.forgetSeen(event.eventId).catch(() => {});
+          throw error;
+        }
+      }
+      cursor = entry.id;
+      await options.edgeStore.setCursor(consumer, entry.id);
+    }
+    return entries.length;
+  }
+
+  /** Drains everything available now (Workers call this from waitUntil or a cron trigger). */
+  function pumpOnce(): Promise<number> {
+    pumping ??= (async () => {
+      let total = 0;
+      for (let read = batchSize; read === batchSize; total += read) read = await pumpBatch();
+      return total;
+    })().finally(() => (pumping = null));
+    return pumping;
+  }
+
+  function schedule(intervalMs: number) {
+    if (!running) return;
+    timer = setTimeout(async () => {
+      try {
+        await pumpOnce();
+      } catch (error) {
+        // Redis down: keep the loop alive; recovery needs no restart.
+        cursor = null;
+        options.logger?.error({ err: error }, 'booking events: read failed');
+      }
+      schedule(intervalMs);
+    }, intervalMs);
+  }
+
+  return {
+    pumpOnce,
+    start(intervalMs = 200) {
+      if (running) return;
+      running = true;
+      schedule(intervalMs);
+    },
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      if (pumping) await pumping.catch(() => {});
+    },
+  };
+}
+
+export type BookingEventsConsumer = ReturnType<typeof createBookingEventsConsumer>;

@@ -1,0 +1,182 @@
+/**
+ * The waiting room as the edge sees it: join, poll and leave on the queue engine, with the
+ * per-showtime snapshot that answers far-back buyers without Redis, the claim that turns an
+ * offer into an access token, and the failure policy (store down → 503, admissions pause).
+ */
+import { signAccessToken } from '../../../lib/access-token';
+import { AppError, unavailable } from '../../../lib/errors';
+import type { TokenKeyMaterial } from '../../../lib/token-keys';
+import { estimateFromSnapshot, type Refused, type RoomEngine, type RoomSnapshot, type Standing } from '../../../queue/src/index';
+import type { EdgeMetrics } from '../metrics';
+import { createSingleFlightCache } from '../state/single-flight-cache';
+import type { RoomCatalog } from './room-catalog';
+
+export const QUEUE_RETRY_AFTER_SECONDS = 5;
+
+/** What join and poll answer (the contract's shape, plus the tokens when they change). */
+export interface QueueAnswer {
+  state: string;
+  position?: number;
+  etaSeconds?: number;
+  pollAfterMs: number | null;
+  ticket: number;
+  accessToken?: string;
+  sessionExpiresAt?: string;
+  source: 'redis' | 'snapshot';
+}
+
+export interface RoomGatewayOptions {
+  engine: RoomEngine;
+  catalog: RoomCatalog;
+  tokenKeys: TokenKeyMaterial;
+  metrics: EdgeMetrics;
+  snapshotTtlMs: number;
+  now?: () => number;
+  random?: () => number;
+}
+
+const refusalStatus: Record<string, [number, string]> = {
+  unknown_room: [404, 'ROOM_NOT_FOUND'],
+  offer_expired: [410, 'TURN_EXPIRED'],
+  turn_expired: [410, 'TURN_EXPIRED'],
+  invalid_input: [422, 'VALIDATION_FAILED'],
+};
+
+function refusalError(refusal: Refused): AppError {
+  const [status, code] = refusalStatus[refusal.code] ?? [409, refusal.code.toUpperCase()];
+  return new AppError(status, code, refusal.message);
+}
+
+export function createRoomGateway(options: RoomGatewayOptions) {
+  const { engine, metrics } = options;
+  const now = options.now ?? Date.now;
+  const snapshots = createSingleFlightCache<RoomSnapshot | null>({ ttlMs: options.snapshotTtlMs, maxEntries: 10_000, now });
+  /** When each buyer's poll last reached Redis, so the near-front heartbeat stays fresh. */
+  const lastBeatMs = new Map<string, number>();
+
+  /** Every store call goes through here: a failure is "Redis down", answered 503. */
+  async function store<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      metrics.redisErrors.inc({ operation });
+      throw unavailable('QUEUE_UNAVAILABLE', 'The waiting room is briefly unavailable; admissions are paused. Try again shortly', QUEUE_RETRY_AFTER_SECONDS);
+    }
+  }
+
+  function rememberBeat(showtimeId: string, customerId: string) {
+    if (lastBeatMs.size >= 200_000) lastBeatMs.clear();
+    lastBeatMs.set(`${showtimeId}\n${customerId}`, now());
+  }
+
+  async function admit(showtimeId: string, customerId: string, ticket: number): Promise<QueueAnswer> {
+    const claimed = await store('claim', () => engine.claim(showtimeId, customerId));
+    if (!claimed.ok) {
+      if (claimed.code === 'not_offered') return { state: 'waiting', pollAfterMs: 1_000, ticket, source: 'redis' };
+      throw refusalError(claimed);
+    }
+    const accessToken = await signAccessToken(options.tokenKeys, {
+      customerId,
+      showtimeId: Number(showtimeId),
+      sessionId: claimed.sessionId,
+      expiresAtMs: claimed.sessionExpiresAtMs,
+    });
+    if (!claimed.alreadyAdmitted) metrics.admissions.inc();
+    return {
+      state: 'admitted',
+      pollAfterMs: null,
+      ticket,
+      accessToken,
+      sessionExpiresAt: new Date(claimed.sessionExpiresAtMs).toISOString(),
+      source: 'redis',
+    };
+  }
+
+  async function answerFromStanding(showtimeId: string, customerId: string, standing: Standing): Promise<QueueAnswer> {
+    const ticket = standing.ticket ?? 0;
+    if (standing.state === 'offered' || standing.state === 'admitted') return admit(showtimeId, customerId, ticket);
+    if (standing.state === 'expired' || standing.state === 'none') {
+      throw new AppError(410, 'TURN_EXPIRED', 'Your place in line has lapsed; join the line again');
+    }
+    const answer: QueueAnswer = { state: standing.state, pollAfterMs: standing.pollAfterMs, ticket, source: 'redis' };
+    if (standing.position !== null) answer.position = standing.position;
+    if (standing.etaMs !== null) answer.etaSeconds = Math.ceil(standing.etaMs / 1000);
+    return answer;
+  }
+
+  async function snapshotOf(showtimeId: string): Promise<RoomSnapshot | null> {
+    const { value } = await snapshots.get(showtimeId, async () => {
+      metrics.snapshotRefreshes.inc();
+      const result = await engine.snapshot(showtimeId);
+      return result.ok ? result.snapshot : null;
+    });
+    return value;
+  }
+
+  return {
+    engine,
+
+    async join(showtimeId: string, customerId: string): Promise<QueueAnswer> {
+      let result = await store('join', () => engine.join(showtimeId, customerId));
+      if (!result.ok && result.code === 'unknown_room') {
+        await store('create_room', () => options.catalog.ensureRoom(showtimeId));
+        result = await store('join', () => engine.join(showtimeId, customerId));
+      }
+      if (!result.ok) {
+        // Waiters on a closed or sold-out showtime are told so, as an answer, not an error.
+        if (result.code === 'sold_out' || result.code === 'room_closed') {
+          const state = result.code === 'sold_out' ? 'sold_out' : 'closed';
+          metrics.queueJoins.inc({ state });
+          return { state, pollAfterMs: null, ticket: 0, source: 'redis' };
+        }
+        throw refusalError(result);
+      }
+      rememberBeat(showtimeId, customerId);
+      const answer = await answerFromStanding(showtimeId, customerId, result);
+      metrics.queueJoins.inc({ state: answer.state });
+      return answer;
+    },
+
+    /** Far-back tickets are answered from the snapshot; the rest (and heartbeats) from Redis. */
+    async poll(showtimeId: string, customerId: string, ticket: number): Promise<QueueAnswer> {
+      const snapshot = await store('snapshot', () => snapshotOf(showtimeId));
+      if (snapshot) {
+        const estimateOptions = { nowMs: now(), lastHeartbeatMs: lastBeatMs.get(`${showtimeId}\n${customerId}`), random: options.random };
+        const estimate = estimateFromSnapshot(snapshot, ticket, estimateOptions);
+        if (!estimate.needsRedis && (ticket > 0 || estimate.state === 'prequeue')) {
+          metrics.queuePolls.inc({ source: 'snapshot' });
+          const answer: QueueAnswer = { state: estimate.state, pollAfterMs: estimate.pollAfterMs, ticket, source: 'snapshot' };
+          if (estimate.position !== null) answer.position = estimate.position;
+          if (estimate.etaMs !== null) answer.etaSeconds = Math.ceil(estimate.etaMs / 1000);
+          return answer;
+        }
+      }
+      const result = await store('poll', () => engine.poll(showtimeId, customerId));
+      if (!result.ok) {
+        if (result.code === 'unknown_room') throw new AppError(410, 'TURN_EXPIRED', 'This waiting room no longer exists; join again');
+        throw refusalError(result);
+      }
+      rememberBeat(showtimeId, customerId);
+      metrics.queuePolls.inc({ source: 'redis' });
+      return answerFromStanding(showtimeId, customerId, result);
+    },
+
+    async leave(showtimeId: string, customerId: string): Promise<boolean> {
+      const result = await store('leave', () => engine.leave(showtimeId, customerId));
+      metrics.queueLeaves.inc();
+      if (!result.ok) {
+        if (result.code === 'unknown_room') return false;
+        throw refusalError(result);
+      }
+      return result.removed;
+    },
+
+    /** Drops the cached snapshot (settings changed, sold out) so the next poll sees it. */
+    invalidate(showtimeId: string) {
+      snapshots.invalidate(showtimeId);
+    },
+  };
+}
+
+export type RoomGateway = ReturnType<typeof createRoomGateway>;

@@ -1,0 +1,103 @@
+/**
+ * The core's JSON under /api. Seat maps, holds, checkout and bookings need an access token
+ * (holds and checkout also pass the token buckets); the showtime list and the payment
+ * callback do not. Seat maps are cached about a second with single-flight, and served
+ * stale while the core is down.
+ */
+import { Hono, type Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { AppError, notFound } from '../../../lib/errors';
+import type { CoreClient } from '../core-client';
+import { bearerToken, cookieNames, SHOWTIME_ID, type EdgeEnv } from '../http-context';
+import type { EdgeMetrics } from '../metrics';
+import type { MiddlewareHandler } from 'hono';
+import { createSingleFlightCache } from '../state/single-flight-cache';
+
+export interface PurchaseRouteDeps {
+  core: CoreClient;
+  accessGate: MiddlewareHandler<EdgeEnv>;
+  purchaseBuckets: MiddlewareHandler<EdgeEnv>;
+  clientAddress: (c: Context) => string | null;
+  metrics: EdgeMetrics;
+  seatMapTtlMs: number;
+  /** How long a seat map may be served after the core stopped answering. */
+  seatMapStaleForMs?: number;
+}
+
+interface CachedSeatMap {
+  status: number;
+  body: string;
+  contentType: string;
+}
+
+const HOLD_ID = /^[A-Za-z0-9_-]{1,100}$/;
+const BOOKING_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+function checkedParam(c: Context, name: string, pattern: RegExp, code: string): string {
+  const value = c.req.param(name) ?? '';
+  if (!pattern.test(value)) throw notFound(code, `Unknown ${name}`);
+  return value;
+}
+
+export function purchaseRoutes(deps: PurchaseRouteDeps) {
+  const app = new Hono<EdgeEnv>();
+  const seatMaps = createSingleFlightCache<CachedSeatMap>({ ttlMs: deps.seatMapTtlMs, staleForMs: deps.seatMapStaleForMs ?? 300_000 });
+
+  /** Forwards to the same path on the core, with the verified access token when there is one. */
+  async function forward(c: Context<EdgeEnv>, corePath: string, withAccess: boolean): Promise<Response> {
+    const showtimeId = c.req.param('id');
+    const accessToken = withAccess ? (bearerToken(c) ?? (showtimeId ? getCookie(c, cookieNames.access(showtimeId)) : null)) : null;
+    const body = c.req.method === 'GET' || c.req.method === 'HEAD' ? null : await c.req.arrayBuffer();
+    const query = new URL(c.req.url).search;
+    return deps.core.forward({
+      method: c.req.method,
+      path: `${corePath}${query}`,
+      headers: c.req.raw.headers,
+      body,
+      requestId: c.get('requestId'),
+      clientAddress: deps.clientAddress(c),
+      ...(withAccess ? { authorization: accessToken ? `Bearer ${accessToken}` : null } : {}),
+    });
+  }
+
+  app.get('/showtimes', (c) => forward(c, '/showtimes', false));
+
+  app.get('/showtimes/:id/seats', deps.accessGate, async (c) => {
+    const showtimeId = checkedParam(c, 'id', SHOWTIME_ID, 'SHOWTIME_NOT_FOUND');
+    // One cached map serves every admitted buyer of the showtime: the core's answer does not
+    // depend on who asks, and the gate has already checked this buyer's token.
+    const cached = await seatMaps.get(showtimeId, async () => {
+      const response = await forward(c, `/showtimes/${showtimeId}/seats`, true);
+      if (response.status >= 500) {
+        await response.body?.cancel();
+        throw new AppError(503, 'CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', { retryAfterSeconds: 2 });
+      }
+      return { status: response.status, body: await response.text(), contentType: response.headers.get('content-type') ?? 'application/json' };
+    });
+    deps.metrics.seatMapReads.inc({ source: cached.source === 'loaded' ? 'core' : cached.source === 'cached' ? 'cache' : 'stale' });
+    c.header('Content-Type', cached.value.contentType);
+    c.header('Cache-Control', 'no-store');
+    if (cached.source === 'stale') c.header('Warning', '110 - "Response is stale: the seat service is not answering"');
+    c.header('X-Seat-Map-Age-Ms', String(Math.max(0, Date.now() - cached.loadedAtMs)));
+    return c.body(cached.value.body, cached.value.status as 200);
+  });
+
+  app.post('/showtimes/:id/holds', deps.accessGate, deps.purchaseBuckets, (c) => {
+    const showtimeId = checkedParam(c, 'id', SHOWTIME_ID, 'SHOWTIME_NOT_FOUND');
+    return forward(c, `/showtimes/${showtimeId}/holds`, true);
+  });
+
+  app.get('/holds/:holdId', deps.accessGate, (c) => forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true));
+  app.delete('/holds/:holdId', deps.accessGate, (c) => forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true));
+  app.post('/holds/:holdId/checkout', deps.accessGate, deps.purchaseBuckets, (c) =>
+    forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}/checkout`, true),
+  );
+  app.get('/bookings/:bookingId', deps.accessGate, (c) =>
+    forward(c, `/bookings/${checkedParam(c, 'bookingId', BOOKING_ID, 'BOOKING_NOT_FOUND')}`, true),
+  );
+
+  // The gateway's webhook: raw body byte for byte with its X-Signature; the core verifies it.
+  app.post('/payments/callback', (c) => forward(c, '/payments/callback', false));
+
+  return app;
+}

@@ -1,0 +1,112 @@
+/**
+ * The few Redis keys the edge keeps besides the queue's own: the operator audit log (per
+ * room, next to the room's keys under its `{show:<id>}` hash tag), the booking-event cursor
+ * and the event dedupe marks. One narrow port, three implementations: ioredis (Node),
+ * Upstash REST (Workers) and in-process (embedded `npm start`).
+ */
+import { bookingEventsStreamKey } from '../../../lib/booking-events';
+
+export interface AuditEntry {
+  /** Who: the operator name sent in X-Operator, or "admin-token". */
+  actor: string;
+  action: string;
+  showtimeId: string;
+  before: unknown;
+  after: unknown;
+  atMs: number;
+}
+
+export interface StreamEntry {
+  id: string;
+  fields: string[];
+}
+
+export interface EdgeStore {
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** Newest first. */
+  listAudit(showtimeId: string, limit: number): Promise<AuditEntry[]>;
+  /** Entries of the booking-events stream after `afterId` ("0" = from the start). */
+  readEvents(afterId: string, count: number): Promise<StreamEntry[]>;
+  getCursor(consumer: string): Promise<string | null>;
+  setCursor(consumer: string, id: string): Promise<void>;
+  /** True the first time an event id is marked; false for a redelivery. */
+  markSeen(eventId: string, ttlMs: number): Promise<boolean>;
+  /** Undoes markSeen when applying the event failed, so a later read applies it. */
+  forgetSeen(eventId: string): Promise<void>;
+  ping(): Promise<void>;
+}
+
+/** One Redis command in, its raw reply out (ioredis `call`, or one Upstash REST request). */
+export type RedisCommand = (args: string[]) => Promise<unknown>;
+
+export const AUDIT_LOG_LENGTH = 1_000;
+
+export function edgeKeys(prefix: string) {
+  return {
+    audit: (showtimeId: string) => `${prefix}wr:{show:${showtimeId}}:audit`,
+    cursor: (consumer: string) => `${prefix}wr:edge:cursor:${consumer}`,
+    seen: (eventId: string) => `${prefix}wr:edge:seen:${eventId}`,
+    stream: bookingEventsStreamKey(prefix),
+  };
+}
+
+function parseStreamReply(reply: unknown): StreamEntry[] {
+  // XREAD: [[stream, [[id, [field, value, …]], …]]] or null when nothing is new.
+  if (!Array.isArray(reply) || reply.length === 0) return [];
+  const entries = (reply[0] as unknown[])[1];
+  if (!Array.isArray(entries)) return [];
+  return entries.map((entry) => {
+    const [id, fields] = entry as [unknown, unknown];
+    return { id: String(id), fields: Array.isArray(fields) ? fields.map(String) : [] };
+  });
+}
+
+export function createRedisEdgeStore(command: RedisCommand, prefix = ''): EdgeStore {
+  const keys = edgeKeys(prefix);
+  return {
+    async appendAudit(entry) {
+      const key = keys.audit(entry.showtimeId);
+      await command(['LPUSH', key, JSON.stringify(entry)]);
+      await command(['LTRIM', key, '0', String(AUDIT_LOG_LENGTH - 1)]);
+    },
+    async listAudit(showtimeId, limit) {
+      const reply = await command(['LRANGE', keys.audit(showtimeId), '0', String(limit - 1)]);
+      return (Array.isArray(reply) ? reply : []).map((raw) => JSON.parse(String(raw)) as AuditEntry);
+    },
+    async readEvents(afterId, count) {
+      return parseStreamReply(await command(['XREAD', 'COUNT', String(count), 'STREAMS', keys.stream, afterId]));
+    },
+    async getCursor(consumer) {
+      const reply = await command(['GET', keys.cursor(consumer)]);
+      return reply === null || reply === undefined ? null : String(reply);
+    },
+    async setCursor(consumer, id) {
+      await command(['SET', keys.cursor(consumer), id]);
+    },
+    async markSeen(eventId, ttlMs) {
+      const reply = await command(['SET', keys.seen(eventId), '1', 'NX', 'PX', String(ttlMs)]);
+      return reply === 'OK';
+    },
+    async forgetSeen(eventId) {
+      await command(['DEL', keys.seen(eventId)]);
+    },
+    async ping() {
+      await command(['PING']);
+    },
+  };
+}
+
+/** Upstash's REST protocol: POST the command as a JSON array, read `{result}` or `{error}`. */
+export function upstashRestCommand(url: string, token: string, fetchImpl: typeof fetch = fetch): RedisCommand {
+  const endpoint = url.replace(/\/+$/, '');
+  return async (args) => {
+    const response = await fetchImpl(endpoint, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(args),
+    });
+    const body = (await response.json()) as { result?: unknown; error?: string };
+    if (body.error !== undefined) throw new Error(body.error);
+    return body.result ?? null;
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Queue tokens: proof of a place in one room's line. Binds customer (`sub`), showtime
+ * (`aud` = showtime:<id>) and ticket (`tkt`, 0 while in the pre-queue). Verified locally,
+ * without Redis, and cached until expiry.
+ */
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { TOKEN_ISSUER, showtimeAudience } from '../../../lib/access-token';
+import { unauthorized } from '../../../lib/errors';
+import { TOKEN_ALGORITHM, type TokenKeyMaterial } from '../../../lib/token-keys';
+import { createClaimsCache } from './claims-cache';
+
+export const QUEUE_TOKEN_TYPE = 'wr-queue+jwt';
+
+export interface QueueClaims {
+  customerId: string;
+  showtimeId: string;
+  ticket: number;
+  expiresAtMs: number;
+}
+
+export interface QueueTokenOptions {
+  ttlMs: number;
+  clockToleranceMs: number;
+  now?: () => number;
+}
+
+const AUDIENCE = /^showtime:(\d{1,15})$/;
+
+export function createQueueTokens(keys: TokenKeyMaterial, options: QueueTokenOptions) {
+  const now = options.now ?? Date.now;
+  const cache = createClaimsCache<QueueClaims>({ now, toleranceMs: options.clockToleranceMs });
+
+  async function sign(claims: { customerId: string; showtimeId: string; ticket: number }): Promise<string> {
+    if (!keys.signing) throw new Error('The edge needs a signing key');
+    const expiresAtMs = now() + options.ttlMs;
+    return new SignJWT({ tkt: claims.ticket })
+      .setProtectedHeader({ alg: TOKEN_ALGORITHM, kid: keys.signing.kid, typ: QUEUE_TOKEN_TYPE })
+      .setIssuer(TOKEN_ISSUER)
+      .setSubject(claims.customerId)
+      .setAudience(showtimeAudience(claims.showtimeId))
+      .setIssuedAt(Math.floor(now() / 1000))
+      .setExpirationTime(Math.floor(expiresAtMs / 1000))
+      .sign(keys.signing.privateKey);
+  }
+
+  async function verify(token: string): Promise<QueueClaims> {
+    const cached = cache.get(token);
+    if (cached) return cached;
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, keys.resolveKey, {
+        algorithms: [TOKEN_ALGORITHM],
+        typ: QUEUE_TOKEN_TYPE,
+        issuer: TOKEN_ISSUER,
+        clockTolerance: Math.round(options.clockToleranceMs / 1000),
+        currentDate: new Date(now()),
+        requiredClaims: ['sub', 'aud', 'exp'],
+      }));
+    } catch (error) {
+      const expired = error instanceof joseErrors.JWTExpired;
+      throw unauthorized(expired ? 'TOKEN_EXPIRED' : 'INVALID_TOKEN', expired ? 'The queue token has expired' : 'The queue token is not valid');
+    }
+    const audience = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
+    const match = AUDIENCE.exec(audience ?? '');
+    const ticket = payload.tkt;
+    if (!match || typeof payload.sub !== 'string' || typeof ticket !== 'number' || !Number.isSafeInteger(ticket) || ticket < 0) {
+      throw unauthorized('INVALID_TOKEN', 'The queue token is not valid');
+    }
+    const claims: QueueClaims = { customerId: payload.sub, showtimeId: match[1]!, ticket, expiresAtMs: payload.exp! * 1000 };
+    cache.set(token, claims, claims.expiresAtMs);
+    return claims;
+  }
+
+  return { sign, verify };
+}
+
+export type QueueTokens = ReturnType<typeof createQueueTokens>;

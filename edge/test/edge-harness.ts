@@ -1,0 +1,144 @@
+/**
+ * The edge app in process (`app.request()`), wired to the run's real Redis (its own key
+ * namespace) or the in-process store, and to a core: the real core app in process against
+ * the run's database (requests go through `fetch` → `coreApp.request`), or a stub.
+ */
+import { Redis } from 'ioredis';
+import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
+import { generateSigningJwk, loadTokenKeys, type TokenKeyMaterial } from '../../lib/token-keys';
+import { createIoredisStore, type RoomSettingsPatch } from '../../queue/src/index';
+import { createMemoryStore } from '../../queue/src/memory-store';
+import { createApp, type EdgeApp } from '../src/app';
+import { parseEdgeConfig } from '../src/config';
+import { createMemoryFloodLimiter, type FloodLimiter } from '../src/limits/flood-limiter';
+import { createEdgeMetrics } from '../src/metrics';
+import { createBookingEventsConsumer } from '../src/rooms/booking-events-consumer';
+import { buildEdgeDeps } from '../src/services';
+import { createRedisEdgeStore, type EdgeStore } from '../src/state/edge-store';
+import { createMemoryEdgeStore } from '../src/state/memory-edge-store';
+import { createStubCore, type StubCore } from './stub-core';
+
+let keysPromise: Promise<TokenKeyMaterial> | null = null;
+/** One key pair per test process, shared by the edge and the stub core (as in production). */
+export const testTokenKeys = () => (keysPromise ??= generateSigningJwk('edge-test-1').then((jwk) => loadTokenKeys({ signingJwk: jwk })));
+
+export const EDGE_ADMIN_TOKEN = 'edge-test-admin-token-0123456789';
+const CORE_BASE = 'http://core.test';
+
+export interface EdgeHarnessOptions {
+  store?: 'redis' | 'memory';
+  /** Replaces the stub core's fetch (a failing core, a counting wrapper). */
+  coreFetch?: (stub: StubCore) => typeof fetch;
+  floodLimiter?: FloodLimiter;
+  env?: Record<string, string>;
+}
+
+export interface ApiResult {
+  status: number;
+  json: any;
+  text: string;
+  headers: Headers;
+}
+
+export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
+  const keyPrefix = testRedisNamespace('edge');
+  const config = parseEdgeConfig({
+    CORE_URL: CORE_BASE,
+    ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+    REDIS_KEY_PREFIX: keyPrefix,
+    SNAPSHOT_TTL_MS: '1000',
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const tokenKeys = await testTokenKeys();
+  const redis = options.store === 'memory' ? null : new Redis(testRedisUrl());
+  const core = createStubCore(tokenKeys);
+  const coreFetch: typeof fetch = options.coreFetch ? options.coreFetch(core) : core.fetch;
+  const edgeStore: EdgeStore = redis
+    ? createRedisEdgeStore((args) => redis.call(args[0]!, ...args.slice(1)), keyPrefix)
+    : createMemoryEdgeStore();
+  const metrics = createEdgeMetrics();
+  const deps = buildEdgeDeps(config, {
+    scriptStore: redis ? createIoredisStore(redis) : createMemoryStore(),
+    edgeStore,
+    floodLimiter: options.floodLimiter ?? createMemoryFloodLimiter({ points: 1_000_000, windowMs: 1_000 }),
+    tokenKeys,
+    metrics,
+    clientAddress: (c) => c.req.header('x-test-client') ?? '127.0.0.1',
+    logger: { error: (o) => console.error('edge error', o), warn: () => {} },
+    fetch: coreFetch,
+  });
+  const app: EdgeApp = createApp({ ...deps, statsIntervalMs: 50 });
+  const consumer = createBookingEventsConsumer({
+    edgeStore,
+    engine: deps.engine,
+    metrics,
+    consumerName: 'test',
+    onRoomChanged: (id) => app.rooms.invalidate(id),
+  });
+
+  async function call(method: string, path: string, init: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<ApiResult> {
+    const headers: Record<string, string> = { ...(init.headers ?? {}) };
+    if (init.token) headers.authorization = `Bearer ${init.token}`;
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await response.text();
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    return { status: response.status, json, text, headers: response.headers };
+  }
+
+  async function login(customerId?: string): Promise<{ token: string; customerId: string }> {
+    const result = await call('POST', '/api/auth/demo', { body: customerId ? { customerId } : {} });
+    if (result.status !== 200) throw new Error(`demo login failed: ${result.status} ${result.text}`);
+    return result.json;
+  }
+
+  async function configureRoom(showtimeId: number | string, patch: RoomSettingsPatch) {
+    const result = await deps.engine.configure(String(showtimeId), patch);
+    if (!result.ok) throw new Error(`configure failed: ${result.code}`);
+  }
+
+  return {
+    app,
+    deps,
+    config,
+    core,
+    redis,
+    keyPrefix,
+    edgeStore,
+    metrics,
+    consumer,
+    call,
+    login,
+    configureRoom,
+    join: (showtimeId: number | string, token: string) => call('POST', `/api/showtimes/${showtimeId}/queue`, { token }),
+    poll: (showtimeId: number | string, queueToken: string, headers: Record<string, string> = {}) =>
+      call('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': queueToken, ...headers } }),
+    async close() {
+      redis?.disconnect();
+    },
+  };
+}
+
+export type EdgeHarness = Awaited<ReturnType<typeof createEdgeHarness>>;
+
+/** Room settings that move in milliseconds, for tests. */
+export const fastRoom: RoomSettingsPatch = {
+  state: 'open',
+  capacity: 2,
+  admitPerMinute: 60_000,
+  admitBurst: 1_000,
+  sessionTtlMs: 60_000,
+  offerWindowMs: 30_000,
+  abandonGraceMs: 30_000,
+  tickGapMs: 0,
+};

@@ -1,0 +1,105 @@
+/**
+ * A stand-in for the core with the same contract (paths, access-token checks, error shape),
+ * so the edge's route tests do not depend on the database. It records what reached it:
+ * the fault and flow tests assert on forwarded headers, raw bodies and call counts.
+ */
+import { Hono } from 'hono';
+import { createAccessTokenVerifier, type AccessClaims } from '../../lib/access-token';
+import { AppError, forbidden, notFound, unauthorized } from '../../lib/errors';
+import { createErrorHandler, notFoundHandler } from '../../lib/http';
+import type { TokenKeyMaterial } from '../../lib/token-keys';
+
+export interface StubShowtime {
+  id: number;
+  saleState: string;
+  opensAt: string;
+}
+
+export interface ForwardedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export function createStubCore(tokenKeys: TokenKeyMaterial) {
+  const verify = createAccessTokenVerifier(tokenKeys);
+  const showtimes = new Map<number, StubShowtime>();
+  const holds = new Map<string, { showtimeId: number; customerId: string; seats: string[] }>();
+  const received: ForwardedRequest[] = [];
+  let seatMapReads = 0;
+  let nextShowtime = 1_000 + Math.floor(Math.random() * 1_000_000);
+  let nextHold = 1;
+
+  const app = new Hono<{ Variables: { access: AccessClaims } }>();
+  app.onError(createErrorHandler(() => {}));
+  app.notFound(notFoundHandler);
+  app.use('*', async (c, next) => {
+    const headers: Record<string, string> = {};
+    c.req.raw.headers.forEach((value, name) => (headers[name] = value));
+    received.push({ method: c.req.method, path: new URL(c.req.url).pathname, headers, body: await c.req.raw.clone().text() });
+    await next();
+  });
+  const requireAccess = async (c: any, next: () => Promise<void>) => {
+    const match = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '');
+    if (!match) throw unauthorized('MISSING_TOKEN', 'no token');
+    c.set('access', await verify(match[1]!));
+    await next();
+  };
+  const showtimeFor = (c: any) => {
+    const showtime = showtimes.get(Number(c.req.param('id')));
+    if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'Unknown showtime');
+    if (c.get('access').showtimeId !== showtime.id) throw forbidden('WRONG_SHOWTIME', 'wrong showtime');
+    return showtime;
+  };
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/showtimes', (c) => c.json([...showtimes.values()]));
+  app.get('/showtimes/:id/seats', requireAccess, (c) => {
+    const showtime = showtimeFor(c);
+    seatMapReads++;
+    return c.json({ showtimeId: showtime.id, seats: [{ code: 'A1', status: 'AVAILABLE' }], read: seatMapReads });
+  });
+  app.post('/showtimes/:id/holds', requireAccess, async (c) => {
+    const showtime = showtimeFor(c);
+    const body = (await c.req.json()) as { seats?: string[] };
+    const holdId = `hold-${nextHold++}`;
+    holds.set(holdId, { showtimeId: showtime.id, customerId: c.get('access').customerId, seats: body.seats ?? [] });
+    return c.json({ holdId, seats: body.seats ?? [], expiresAt: new Date(Date.now() + 600_000).toISOString() }, 201);
+  });
+  const ownHold = (c: any) => {
+    const hold = holds.get(c.req.param('holdId'));
+    if (!hold) throw notFound('HOLD_NOT_FOUND', 'Unknown hold');
+    if (hold.customerId !== c.get('access').customerId) throw forbidden('NOT_YOUR_HOLD', 'not yours');
+    return hold;
+  };
+  app.get('/holds/:holdId', requireAccess, (c) => c.json({ holdId: c.req.param('holdId'), ...ownHold(c) }));
+  app.delete('/holds/:holdId', requireAccess, (c) => {
+    ownHold(c);
+    holds.delete(c.req.param('holdId'));
+    return c.body(null, 204);
+  });
+  app.post('/holds/:holdId/checkout', requireAccess, (c) => {
+    ownHold(c);
+    if (!c.req.header('idempotency-key')) throw new AppError(400, 'IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key');
+    return c.json({ paymentId: 'pay_1', checkoutUrl: 'http://pay.test/p/1', expiresAt: new Date().toISOString() }, 201);
+  });
+  app.get('/bookings/:bookingId', requireAccess, (c) => c.json({ bookingId: c.req.param('bookingId') }));
+  app.post('/payments/callback', async (c) => c.json({ received: await c.req.text(), signature: c.req.header('x-signature') ?? null }));
+
+  return {
+    app,
+    received,
+    get seatMapReads() {
+      return seatMapReads;
+    },
+    addShowtime(saleState = 'on_sale', opensAt = new Date(Date.now() - 60_000)): number {
+      const id = nextShowtime++;
+      showtimes.set(id, { id, saleState, opensAt: opensAt.toISOString() });
+      return id;
+    },
+    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => app.request(String(input).replace(/^https?:\/\/[^/]+/, ''), init)) as typeof fetch,
+  };
+}
+
+export type StubCore = ReturnType<typeof createStubCore>;
