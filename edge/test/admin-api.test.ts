@@ -1,0 +1,71 @@
+/** Operator API: settings read and changed live, stats as server-sent events, the audit log. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEdgeHarness, EDGE_ADMIN_TOKEN, fastRoom, type EdgeHarness } from './edge-harness';
+
+let edge: EdgeHarness;
+beforeAll(async () => {
+  edge = await createEdgeHarness();
+});
+afterAll(() => edge?.close());
+
+const admin = { token: EDGE_ADMIN_TOKEN };
+
+describe('operator API', () => {
+  it('refuses requests without the admin token', async () => {
+    expect((await edge.call('GET', '/api/admin/showtimes/1/room')).status).toBe(401);
+    expect((await edge.call('GET', '/api/admin/showtimes/1/room', { token: 'wrong-token-wrong-token' })).status).toBe(401);
+    const buyer = await edge.login('admin-not');
+    expect((await edge.call('PUT', '/api/admin/showtimes/1/room', { token: buyer.token, body: { capacity: 5 } })).status).toBe(401);
+  });
+
+  it('reads, changes live and audits room settings (who, what, before, after, when)', async () => {
+    const showtimeId = edge.core.addShowtime();
+    expect((await edge.call('GET', `/api/admin/showtimes/${showtimeId}/room`, admin)).status).toBe(404);
+    await edge.configureRoom(showtimeId, { ...fastRoom, capacity: 3 });
+    const read = await edge.call('GET', `/api/admin/showtimes/${showtimeId}/room`, admin);
+    expect(read.json).toMatchObject({ settings: { capacity: 3, state: 'open', sessionTtlSeconds: 60 }, stats: { active: 0, waiting: 0 } });
+
+    const opensAt = new Date(Date.now() + 3_600_000).toISOString();
+    const changed = await edge.call('PUT', `/api/admin/showtimes/${showtimeId}/room`, {
+      ...admin,
+      headers: { 'x-operator': 'alice@ops' },
+      body: { capacity: 7, admitPerMinute: 120, sessionTtlSeconds: 300, opensAt },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.json.settings).toMatchObject({ capacity: 7, admitPerMinute: 120, sessionTtlSeconds: 300, opensAt });
+    await edge.call('PUT', `/api/admin/showtimes/${showtimeId}/room`, { ...admin, body: { state: 'paused' } });
+
+    const audit = await edge.call('GET', `/api/admin/showtimes/${showtimeId}/room/audit`, admin);
+    expect(audit.json.entries).toHaveLength(2);
+    const [latest, first] = audit.json.entries;
+    expect(first).toMatchObject({ actor: 'alice@ops', action: 'room.update', before: { capacity: 3 }, after: { capacity: 7, sessionTtlSeconds: 300 } });
+    expect(latest).toMatchObject({ actor: 'admin-token', before: { state: 'open' }, after: { state: 'paused' } });
+    expect(latest.atMs).toBeGreaterThanOrEqual(first.atMs);
+    expect((await edge.call('GET', `/api/admin/showtimes/${showtimeId}/room`, admin)).json.audit).toHaveLength(2);
+  });
+
+  it('refuses bad settings with 4xx and changes nothing', async () => {
+    const showtimeId = edge.core.addShowtime();
+    await edge.configureRoom(showtimeId, { ...fastRoom, capacity: 3 });
+    for (const body of [{ capacity: -1 }, { capacity: 'many' }, { state: 'exploded' }, {}, { unknown: 1 }, { opensAt: 'tomorrow' }]) {
+      const result = await edge.call('PUT', `/api/admin/showtimes/${showtimeId}/room`, { ...admin, body });
+      expect(result.status).toBe(422);
+    }
+    expect((await edge.call('PUT', `/api/admin/showtimes/${showtimeId}/room`, { ...admin, body: '{"capacity":' })).status).toBe(400);
+    expect((await edge.call('GET', `/api/admin/showtimes/${showtimeId}/room`, admin)).json.settings.capacity).toBe(3);
+    expect((await edge.call('GET', `/api/admin/showtimes/${showtimeId}/room/audit`, admin)).json.entries).toHaveLength(0);
+  });
+
+  it('streams live stats as server-sent events', async () => {
+    const showtimeId = edge.core.addShowtime();
+    await edge.configureRoom(showtimeId, { ...fastRoom, capacity: 3 });
+    const response = await edge.app.request(`/api/admin/showtimes/${showtimeId}/room/events`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` } });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const reader = response.body!.getReader();
+    let text = '';
+    while ((text.match(/event: stats/g) ?? []).length < 2) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    const data = JSON.parse(/data: (.+)\n/.exec(text)![1]!);
+    expect(data).toMatchObject({ showtimeId: String(showtimeId), stats: { active: 0 }, settings: { capacity: 3 } });
+  });
+});
