@@ -1,0 +1,146 @@
+/**
+ * The failure policy, per route, against a private Redis (killed and restarted on its port)
+ * and a private core (stopped and started), with the edge on a real port via startEdge:
+ *
+ *   Redis down → admitted buyers keep buying (stateless access tokens, local fallback
+ *                limiter); join and poll answer 503 with Retry-After; admissions pause.
+ *   core down  → purchase routes answer 503 with Retry-After; the queue keeps working;
+ *                seat maps come from the cache.
+ *   Recovery without restarting the edge.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseEdgeConfig } from '../src/config';
+import { startEdge, type RunningEdge } from '../src/node';
+import { fastRoom, testTokenKeys } from './edge-harness';
+import { serveRestartable, startRestartableRedis, type RestartableHttp, type RestartableRedis } from './private-servers';
+import { createStubCore, type StubCore } from './stub-core';
+
+let redis: RestartableRedis;
+let coreServer: RestartableHttp;
+let core: StubCore;
+let edge: RunningEdge;
+
+beforeAll(async () => {
+  const keys = await testTokenKeys();
+  core = createStubCore(keys);
+  coreServer = await serveRestartable((request) => core.app.fetch(request));
+  redis = await startRestartableRedis();
+  edge = await startEdge(
+    parseEdgeConfig({
+      EDGE_PORT: '0',
+      EDGE_HOST: '127.0.0.1',
+      REDIS_URL: redis.url,
+      CORE_URL: coreServer.url,
+      SNAPSHOT_TTL_MS: '100',
+      SEAT_MAP_TTL_MS: '100',
+      CORE_TIMEOUT_MS: '2000',
+      FLOOD_POINTS: '100000',
+      LOG_LEVEL: 'silent',
+    }),
+    { tokenKeys: keys, consumeEvents: false },
+  );
+});
+afterAll(async () => {
+  await edge?.close();
+  await redis?.stop();
+  await coreServer?.stop();
+});
+
+async function api(method: string, path: string, init: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${edge.url}${path}`, { method, headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
+  const text = await response.text();
+  return { status: response.status, json: text ? JSON.parse(text) : null, headers: response.headers };
+}
+
+const login = async (customerId: string) => (await api('POST', '/api/auth/demo', { body: { customerId } })).json.token as string;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (accept(value) || Date.now() > deadline) return value;
+    await sleep(100);
+  }
+}
+
+describe('failure policy', () => {
+  it('Redis down: admitted buyers keep buying, joins and polls get 503 with Retry-After, then it recovers', async () => {
+    const showtimeId = core.addShowtime();
+    const ok = await edge.app.rooms.engine.configure(String(showtimeId), { ...fastRoom, capacity: 1 });
+    expect(ok.ok).toBe(true);
+    const admitted = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('fault-a') });
+    expect(admitted.json.state).toBe('admitted');
+    const access = admitted.json.accessToken as string;
+    const waiting = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('fault-b') });
+    expect(waiting.json.state).toBe('waiting');
+    const lateToken = await login('fault-c');
+
+    await redis.stop();
+    await sleep(200); // past the snapshot TTL
+
+    const seats = await api('GET', `/api/showtimes/${showtimeId}/seats`, { token: access });
+    expect(seats.status).toBe(200);
+    const hold = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } });
+    expect(hold.status).toBe(201);
+    expect(edge.app.rooms.engine).toBeTruthy();
+
+    const join = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: lateToken });
+    expect(join.status).toBe(503);
+    expect(Number(join.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(join.json.error.code).toBe('QUEUE_UNAVAILABLE');
+    const poll = await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': waiting.json.queueToken } });
+    expect(poll.status).toBe(503);
+    expect(poll.headers.get('retry-after')).toBeTruthy();
+    expect((await api('GET', '/readyz')).json).toMatchObject({ status: 'degraded', redis: 'down', core: 'ok' });
+    const metrics = await (await fetch(`${edge.url}/metrics`)).text();
+    expect(metrics).toMatch(/edge_limiter_fallback_total [1-9]/);
+
+    // A fresh Redis (data gone: Redis is a gate, not the truth). No edge restart.
+    await redis.start();
+    const rejoined = await eventually(
+      () => api('POST', `/api/showtimes/${showtimeId}/queue`, { token: lateToken }),
+      (result) => result.status === 200,
+    );
+    expect(rejoined.status).toBe(200);
+    expect(['admitted', 'waiting']).toContain(rejoined.json.state);
+    const holdAfter = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A2'] } });
+    expect(holdAfter.status).toBe(201);
+  });
+
+  it('core down: purchases get 503 with Retry-After, the queue keeps working, seat maps come from the cache', async () => {
+    const showtimeId = core.addShowtime();
+    await edge.app.rooms.engine.configure(String(showtimeId), { ...fastRoom, capacity: 5 });
+    const admitted = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('core-a') });
+    const access = admitted.json.accessToken as string;
+    const warm = await api('GET', `/api/showtimes/${showtimeId}/seats`, { token: access });
+    expect(warm.status).toBe(200);
+
+    await coreServer.stop();
+    await sleep(150); // past the seat-map TTL: the cache must fall back to the stale copy
+
+    const hold = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } });
+    expect(hold.status).toBe(503);
+    expect(hold.json.error.code).toBe('CORE_UNAVAILABLE');
+    expect(Number(hold.headers.get('retry-after'))).toBeGreaterThan(0);
+    const seats = await api('GET', `/api/showtimes/${showtimeId}/seats`, { token: access });
+    expect(seats.status).toBe(200);
+    expect(seats.json).toEqual(warm.json);
+    expect(seats.headers.get('warning')).toContain('stale');
+    const join = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('core-b') });
+    expect(join.status).toBe(200);
+    const poll = await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': join.json.queueToken } });
+    expect(poll.status).toBe(200);
+    expect((await api('GET', '/readyz')).json).toMatchObject({ status: 'degraded', redis: 'ok', core: 'down' });
+
+    await coreServer.start();
+    const recovered = await eventually(
+      () => api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A3'] } }),
+      (result) => result.status === 201,
+    );
+    expect(recovered.status).toBe(201);
+  });
+});
