@@ -19,9 +19,9 @@ export interface PaymentRow {
 
 export async function insertPayment(sql: Db, p: Omit<PaymentRow, 'status' | 'created_at'>) {
   await sql`
-    INSERT INTO payment (id, hold_id, showtime_id, customer_id, amount_cents, currency, checkout_url, expires_at, next_check_at)
+    INSERT INTO payment (id, hold_id, showtime_id, customer_id, amount_cents, currency, checkout_url, expires_at)
     VALUES (${p.id}, ${p.hold_id}::uuid, ${p.showtime_id}, ${p.customer_id}, ${p.amount_cents}, ${p.currency},
-            ${p.checkout_url}, ${p.expires_at}, ${p.expires_at})
+            ${p.checkout_url}, ${p.expires_at})
     ON CONFLICT (id) DO NOTHING`;
 }
 
