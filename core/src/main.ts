@@ -3,6 +3,8 @@ import { parseCoreConfig } from './config';
 import { connectDatabase } from './db/connect';
 import { migrate } from './db/migrate';
 import { startCore } from './node';
+import { Redis } from 'ioredis';
+import { redisStreamSink } from './events/event-sink';
 
 const config = parseCoreConfig(process.env);
 if (!config.databaseUrl) {
@@ -11,10 +13,15 @@ if (!config.databaseUrl) {
 }
 const sql = connectDatabase(config.databaseUrl, { max: config.databasePoolSize });
 await migrate(sql);
-const core = await startCore(config, { sql, defaultMetrics: true });
+// The outbox relay publishes to the `booking-events` stream; without Redis, events wait in the
+// outbox table until a relay with Redis runs.
+const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }) : null;
+if (!redis) console.warn('REDIS_URL not set: booking events stay in the outbox until a relay can publish them');
+const core = await startCore(config, { sql, defaultMetrics: true, eventSink: redis ? redisStreamSink(redis) : null });
 const shutdown = async () => {
   await core.close();
   await sql.end({ timeout: 5 });
+  redis?.disconnect();
   process.exit(0);
 };
 process.once('SIGINT', () => void shutdown());

@@ -23,8 +23,8 @@ export interface CoreRuntimeDeps {
   sql: Sql;
   tokenKeys?: TokenKeyMaterial;
   gateway?: PaymentGateway;
-  /** Where the outbox relay publishes; without one the background jobs do not run. */
-  eventSink?: BookingEventSink;
+  /** Where the outbox relay publishes (a Redis Stream, or in process when embedded). */
+  eventSink?: BookingEventSink | null;
   jobSettings?: Partial<JobSettings>;
   defaultMetrics?: boolean;
 }
@@ -53,9 +53,9 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
   });
-  const jobs = config.jobsEnabled && deps.eventSink
+  const jobs = config.jobsEnabled
     ? startBackgroundJobs({
-        sql: deps.sql, gateway, sink: deps.eventSink, logger,
+        sql: deps.sql, gateway, sink: deps.eventSink ?? null, logger,
         settings: { reconcileAfterMs: config.reconcileAfterMs, ...(deps.jobSettings ?? {}) },
       })
     : null;
