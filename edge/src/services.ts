@@ -4,7 +4,6 @@
  * worker.ts and the tests, so all three build the same app.
  */
 import type { Context } from 'hono';
-import { createAccessTokenVerifier } from '../../lib/access-token';
 import type { TokenKeyMaterial } from '../../lib/token-keys';
 import { createPurchaseBuckets, createRoomEngine, type ScriptStore } from '../../queue/src/index';
 import type { EdgeDeps, EdgeLogger } from './app';
@@ -15,6 +14,7 @@ import { createEdgeMetrics, type EdgeMetrics } from './metrics';
 import type { EdgeStore } from './state/edge-store';
 import { createCustomerTokens } from './tokens/customer-token';
 import { createQueueTokens } from './tokens/queue-token';
+import { createEdgeAccessVerifier } from './tokens/access-token-check';
 import type { JWTVerifyGetKey } from 'jose';
 
 export interface EdgeRuntime {
@@ -71,7 +71,7 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
       ...(runtime.idpKeys ? { idpKeys: runtime.idpKeys } : {}),
     }),
     queueTokens: createQueueTokens(runtime.tokenKeys, { ttlMs: config.queueTokenTtlMs, clockToleranceMs: config.clockToleranceMs, now }),
-    verifyAccessToken: createAccessTokenVerifier(runtime.tokenKeys, { clockToleranceSeconds: Math.round(config.clockToleranceMs / 1000), now }),
+    verifyAccessToken: createEdgeAccessVerifier(runtime.tokenKeys, { clockToleranceSeconds: Math.round(config.clockToleranceMs / 1000), now }),
     floodLimiter: runtime.floodLimiter,
     metrics,
     adminToken: config.adminToken,

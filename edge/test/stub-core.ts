@@ -62,7 +62,13 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   });
   app.post('/showtimes/:id/holds', requireAccess, async (c) => {
     const showtime = showtimeFor(c);
-    const body = (await c.req.json()) as { seats?: string[] };
+    let body: { seats?: string[] };
+    try {
+      body = (await c.req.json()) as { seats?: string[] };
+    } catch {
+      throw new AppError(400, 'MALFORMED_JSON', 'The request body is not valid JSON');
+    }
+    if (!body || typeof body !== 'object' || !Array.isArray(body.seats)) throw new AppError(422, 'VALIDATION_FAILED', 'seats');
     const holdId = `hold-${nextHold++}`;
     holds.set(holdId, { showtimeId: showtime.id, customerId: c.get('access').customerId, seats: body.seats ?? [] });
     return c.json({ holdId, seats: body.seats ?? [], expiresAt: new Date(Date.now() + 600_000).toISOString() }, 201);

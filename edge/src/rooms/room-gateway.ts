@@ -109,7 +109,19 @@ export function createRoomGateway(options: RoomGatewayOptions) {
     const { value } = await snapshots.get(showtimeId, async () => {
       metrics.snapshotRefreshes.inc();
       const result = await engine.snapshot(showtimeId);
-      return result.ok ? result.snapshot : null;
+      if (!result.ok) return null;
+      const s = result.snapshot;
+      // Polls answered from the snapshot never reach the scripts that drive admission, and a
+      // Worker has no ticker: when a slot is free and people wait, drive one (idempotent,
+      // rate-capped) step here, at most once per snapshot lifetime per process.
+      if (s.state === 'open' && s.lineLength > 0 && s.active + s.offered < s.settings.capacity) {
+        const ticked = await engine.tick(showtimeId);
+        if (ticked.ok && ticked.offered > 0) {
+          const again = await engine.snapshot(showtimeId);
+          if (again.ok) return again.snapshot;
+        }
+      }
+      return s;
     });
     return value;
   }

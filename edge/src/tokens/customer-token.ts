@@ -60,7 +60,7 @@ export function createCustomerTokens(options: CustomerTokenOptions) {
       throw invalid();
     }
     if (header.typ === CUSTOMER_TOKEN_TYPE) {
-      if (!options.demoLogin) throw invalid();
+      if (!options.demoLogin || header.alg !== TOKEN_ALGORITHM) throw invalid();
       return jwtVerify(token, options.keys.resolveKey, {
         algorithms: [TOKEN_ALGORITHM],
         typ: CUSTOMER_TOKEN_TYPE,
@@ -73,6 +73,7 @@ export function createCustomerTokens(options: CustomerTokenOptions) {
     }
     // Our own token types are never customer identity, whatever the provider's settings.
     if (!idpKeys || !options.idp || (typeof header.typ === 'string' && header.typ.startsWith('wr-'))) throw invalid();
+    if (typeof header.alg !== 'string' || !options.idp.algorithms.includes(header.alg)) throw invalid();
     return jwtVerify(token, idpKeys, {
       algorithms: options.idp.algorithms,
       ...(options.idp.issuer ? { issuer: options.idp.issuer } : {}),

@@ -3,7 +3,7 @@
  * (`aud` = showtime:<id>) and ticket (`tkt`, 0 while in the pre-queue). Verified locally,
  * without Redis, and cached until expiry.
  */
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
 import { TOKEN_ISSUER, showtimeAudience } from '../../../lib/access-token';
 import { unauthorized } from '../../../lib/errors';
 import { TOKEN_ALGORITHM, type TokenKeyMaterial } from '../../../lib/token-keys';
@@ -46,6 +46,16 @@ export function createQueueTokens(keys: TokenKeyMaterial, options: QueueTokenOpt
   async function verify(token: string): Promise<QueueClaims> {
     const cached = cache.get(token);
     if (cached) return cached;
+    let header;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      header = null;
+    }
+    // Header pre-check: junk and other token types never reach a signature check.
+    if (!header || header.alg !== TOKEN_ALGORITHM || header.typ !== QUEUE_TOKEN_TYPE) {
+      throw unauthorized('INVALID_TOKEN', 'The queue token is not valid');
+    }
     let payload;
     try {
       ({ payload } = await jwtVerify(token, keys.resolveKey, {

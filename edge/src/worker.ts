@@ -1,0 +1,100 @@
+/**
+ * The edge on Cloudflare Workers: the same app, with @upstash/redis (REST) for the queue,
+ * secrets as bindings, an in-isolate flood limiter and CF-Connecting-IP as the client
+ * address. Booking events are drained from a cron trigger and, at most once a second per
+ * isolate, after a request (waitUntil), since a Worker has no background loop.
+ */
+import { Redis } from '@upstash/redis/cloudflare';
+import { loadTokenKeys, parseJwkJson } from '../../lib/token-keys';
+import { createUpstashStore } from '../../queue/src/upstash-store';
+import { createApp, type EdgeApp } from './app';
+import { parseEdgeConfig } from './config';
+import { createMemoryFloodLimiter } from './limits/flood-limiter';
+import { createEdgeMetrics } from './metrics';
+import { createBookingEventsConsumer, type BookingEventsConsumer } from './rooms/booking-events-consumer';
+import { buildEdgeDeps } from './services';
+import { createRedisEdgeStore, upstashRestCommand } from './state/edge-store';
+
+export type WorkerEnv = Record<string, string | undefined>;
+
+interface Instance {
+  app: EdgeApp;
+  consumer: BookingEventsConsumer;
+  lastPumpMs: number;
+}
+
+interface ExecutionContextLike {
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+const PUMP_EVERY_MS = 1_000;
+let instance: Promise<Instance> | null = null;
+
+async function build(env: WorkerEnv): Promise<Instance> {
+  const config = parseEdgeConfig({ NODE_ENV: 'production', ...env });
+  if (!config.upstash) throw new Error('UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN are required on Workers');
+  if (!config.tokenSigningKey) throw new Error('TOKEN_SIGNING_KEY is required on Workers');
+  // Keys are imported once per isolate, never per request.
+  const [signingJwk] = parseJwkJson(config.tokenSigningKey);
+  const tokenKeys = await loadTokenKeys({
+    signingJwk: signingJwk ?? null,
+    publicJwks: config.tokenPublicJwks ? parseJwkJson(config.tokenPublicJwks) : [],
+  });
+  const redis = new Redis({
+    url: config.upstash.url,
+    token: config.upstash.token,
+    automaticDeserialization: false, // customer ids such as "1e3" must stay strings
+    enableTelemetry: false,
+  });
+  const edgeStore = createRedisEdgeStore(upstashRestCommand(config.upstash.url, config.upstash.token), config.keyPrefix);
+  const metrics = createEdgeMetrics();
+  const deps = buildEdgeDeps(config, {
+    scriptStore: createUpstashStore(redis),
+    edgeStore,
+    floodLimiter: createMemoryFloodLimiter({ points: config.flood.points, windowMs: config.flood.windowMs, blockMs: config.flood.windowMs }),
+    tokenKeys,
+    metrics,
+    clientAddress: (c) => c.req.header('cf-connecting-ip') ?? null,
+    logger: {
+      error: (object, message) => console.error(message ?? 'error', object),
+      warn: (object, message) => console.warn(message ?? 'warning', object),
+    },
+  });
+  const app = createApp(deps);
+  const consumer = createBookingEventsConsumer({
+    edgeStore,
+    engine: deps.engine,
+    metrics,
+    onRoomChanged: (showtimeId) => app.rooms.invalidate(showtimeId),
+  });
+  return { app, consumer, lastPumpMs: 0 };
+}
+
+function instanceFor(env: WorkerEnv): Promise<Instance> {
+  instance ??= build(env).catch((error: unknown) => {
+    instance = null; // a bad deploy fails loudly per request and is retried, not cached
+    throw error;
+  });
+  return instance;
+}
+
+function pumpSoon(current: Instance, ctx: ExecutionContextLike) {
+  const now = Date.now();
+  if (now - current.lastPumpMs < PUMP_EVERY_MS) return;
+  current.lastPumpMs = now;
+  ctx.waitUntil(current.consumer.pumpOnce().catch((error: unknown) => console.error('booking events: pump failed', error)));
+}
+
+export default {
+  async fetch(request: Request, env: WorkerEnv, ctx: ExecutionContextLike): Promise<Response> {
+    const current = await instanceFor(env);
+    const response = await current.app.fetch(request, env, ctx as never);
+    pumpSoon(current, ctx);
+    return response;
+  },
+
+  async scheduled(_event: unknown, env: WorkerEnv, ctx: ExecutionContextLike): Promise<void> {
+    const current = await instanceFor(env);
+    ctx.waitUntil(current.consumer.pumpOnce());
+  },
+};

@@ -1,0 +1,85 @@
+/**
+ * The same routes, inside workerd: the Workers entry (edge/src/worker.ts) with
+ * @upstash/redis against the real Redis (through the REST shim), tokens signed and verified
+ * with WebCrypto, the operator API and metrics.
+ */
+// @ts-expect-error -- provided by @cloudflare/vitest-pool-workers inside workerd only
+import { SELF } from 'cloudflare:test';
+import { describe, expect, inject, it } from 'vitest';
+
+const ADMIN = 'Bearer workers-test-admin-token-0123';
+const [showtimeId, otherShowtimeId] = inject('workerShowtimes');
+
+async function call(method: string, path: string, init: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.token) headers.authorization = init.token.startsWith('Bearer ') ? init.token : `Bearer ${init.token}`;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const response: Response = await SELF.fetch(`https://edge.test${path}`, {
+    method,
+    headers,
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+  const text = await response.text();
+  let json: any = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  return { status: response.status, json, text, headers: response.headers };
+}
+
+const login = async (customerId: string) => (await call('POST', '/api/auth/demo', { body: { customerId } })).json.token as string;
+
+describe('edge in workerd', () => {
+  it('serves health, the JWKS and Prometheus metrics', async () => {
+    expect((await call('GET', '/healthz')).status).toBe(200);
+    const jwks = await call('GET', '/.well-known/jwks.json');
+    expect(jwks.json.keys[0]).toMatchObject({ kid: 'workers-test-1', alg: 'ES256' });
+    expect((await call('GET', '/metrics')).text).toContain('# TYPE edge_admissions_total counter');
+  });
+
+  it('configures a room live through the operator API, with an audit entry', async () => {
+    const put = await call('PUT', `/api/admin/showtimes/${showtimeId}/room`, {
+      token: ADMIN,
+      headers: { 'x-operator': 'workerd' },
+      body: { state: 'open', capacity: 1, admitPerMinute: 60000 },
+    });
+    expect(put.status).toBe(200);
+    expect(put.json.settings).toMatchObject({ capacity: 1, state: 'open' });
+    const audit = await call('GET', `/api/admin/showtimes/${showtimeId}/room/audit`, { token: ADMIN });
+    expect(audit.json.entries[0]).toMatchObject({ actor: 'workerd', after: { capacity: 1 } });
+    expect((await call('GET', `/api/admin/showtimes/${showtimeId}/room`)).status).toBe(401);
+  });
+
+  it('admits the first buyer, keeps the second waiting, and forwards purchases with the access token', async () => {
+    const first = await call('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('wk-a') });
+    expect(first.status).toBe(200);
+    let answer = first.json;
+    for (let attempt = 0; answer.state !== 'admitted' && attempt < 20; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      answer = (await call('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': first.json.queueToken } })).json;
+    }
+    expect(answer.state).toBe('admitted');
+    const second = await call('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('wk-b') });
+    expect(second.json).toMatchObject({ state: 'waiting', position: 1 });
+    const poll = await call('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': second.json.queueToken } });
+    expect(poll.json).toMatchObject({ state: 'waiting' });
+
+    const access = answer.accessToken as string;
+    expect((await call('GET', `/api/showtimes/${showtimeId}/seats`, { token: access })).status).toBe(200);
+    const hold = await call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } });
+    expect(hold.status).toBe(201);
+    expect((await call('GET', `/api/holds/${hold.json.holdId}`, { token: access })).status).toBe(200);
+  });
+
+  it('refuses abused tokens', async () => {
+    const customer = await login('wk-abuse');
+    expect((await call('GET', `/api/showtimes/${showtimeId}/seats`, { token: customer })).status).toBe(401);
+    const joined = await call('POST', `/api/showtimes/${showtimeId}/queue`, { token: customer });
+    expect((await call('GET', `/api/showtimes/${showtimeId}/seats`, { token: joined.json.queueToken })).status).toBe(401);
+    expect((await call('GET', `/api/showtimes/${otherShowtimeId}/queue`, { headers: { 'x-queue-token': joined.json.queueToken } })).status).toBe(403);
+    const none = `${btoa(JSON.stringify({ alg: 'none', typ: 'wr-access+jwt' }))}.${btoa(JSON.stringify({ sub: 'x', aud: `showtime:${showtimeId}` }))}.`;
+    expect((await call('GET', `/api/showtimes/${showtimeId}/seats`, { token: none.replace(/=/g, '') })).status).toBe(401);
+  });
+});
