@@ -1,9 +1,20 @@
 /**
  * `npm start`: the whole stack in one process. Without DATABASE_URL the database is embedded
  * PGlite (in memory); with it, that server is used. Migrations run and the demo is seeded
- * idempotently either way. Ports: core 8081, payment sandbox 8082 (CORE_PORT, PAYMENT_PORT).
+ * idempotently either way. Without REDIS_URL the waiting room runs on the in-process store
+ * (shared by the edge and the queue ticker) and booking events go from the core to the edge
+ * in process; with it, Redis carries both. Ports: edge 8080, core 8081, payment sandbox 8082
+ * (EDGE_PORT, CORE_PORT, PAYMENT_PORT).
  */
+import { Redis } from 'ioredis';
 import pino from 'pino';
+import { encodeBookingEvent } from '../lib/booking-events';
+import { resolveTokenKeys } from '../lib/token-config';
+import { inProcessSink, redisStreamSink } from '../core/src/events/event-sink';
+import { parseEdgeConfig } from '../edge/src/config';
+import { connectEdgeRedis, startEdge } from '../edge/src/node';
+import { createMemoryEdgeStore } from '../edge/src/state/memory-edge-store';
+import { createIoredisStore, createMemoryStore, createRoomEngine, createRoomTicker } from '../queue/src/index';
 import { parseCoreConfig } from '../core/src/config';
 import { connectDatabase } from '../core/src/db/connect';
 import { startEmbeddedDatabase } from '../core/src/db/embedded';
@@ -24,7 +35,21 @@ if (database.embedded) log.warn('DATABASE_URL not set: using embedded PGlite in 
 await migrate(database.sql);
 const demo = await seedDemo(database.sql);
 
-const core = await startCore(coreConfig, { sql: database.sql, defaultMetrics: true });
+const tokenKeys = await resolveTokenKeys(coreConfig);
+const redisUrl = process.env.REDIS_URL || null;
+if (!redisUrl) log.warn('REDIS_URL not set: the waiting room uses the in-process store (one process only, nothing kept)');
+
+// Booking events: the core's outbox relay XADDs to Redis, or hands them over in process.
+const embeddedEvents = redisUrl ? null : { sink: inProcessSink(), store: createMemoryEdgeStore() };
+embeddedEvents?.sink.subscribe((events) => {
+  for (const event of events) embeddedEvents.store.publishEvent(encodeBookingEvent(event));
+});
+const eventsRedis = redisUrl ? new Redis(redisUrl) : null;
+const eventSink = eventsRedis
+  ? redisStreamSink(eventsRedis, { keyPrefix: process.env.REDIS_KEY_PREFIX ?? '' })
+  : embeddedEvents!.sink;
+
+const core = await startCore(coreConfig, { sql: database.sql, defaultMetrics: true, tokenKeys, eventSink });
 const sandboxEnv = configFromEnv({ CORE_URL: core.url, ...process.env });
 const sandbox = await startPaymentSandbox({
   port: sandboxEnv.port,
@@ -33,13 +58,31 @@ const sandbox = await startPaymentSandbox({
   logger: pino({ name: 'payment-sandbox', level: process.env.LOG_LEVEL ?? 'info' }),
 });
 
+// The edge and the queue ticker share one room store: Redis, or the in-process store.
+const edgeConfig = parseEdgeConfig({ ...process.env, CORE_URL: core.url });
+const tickerRedis = redisUrl ? connectEdgeRedis(redisUrl) : null;
+const roomStore = tickerRedis ? createIoredisStore(tickerRedis) : createMemoryStore();
+const edge = await startEdge(edgeConfig, {
+  tokenKeys,
+  ...(redisUrl ? {} : { scriptStore: roomStore, edgeStore: embeddedEvents!.store }),
+});
+const ticker = createRoomTicker({
+  engine: createRoomEngine({ store: roomStore, keyPrefix: edgeConfig.keyPrefix }),
+  intervalMs: Number(process.env.QUEUE_TICK_MS ?? 200),
+  logger: pino({ name: 'queue-ticker', level: process.env.LOG_LEVEL ?? 'info' }),
+});
+ticker.start();
+
 console.log(`
   Flash-sale stack is up
+  edge             ${edge.url}      (buyers and operators: /api/…, /healthz, /metrics)
   core             ${core.url}      (GET /showtimes, /healthz, /metrics)
   payment sandbox  ${sandbox.url}
   database         ${database.embedded ? 'embedded PGlite (in memory)' : 'DATABASE_URL'}
+  waiting room     ${redisUrl ? 'REDIS_URL' : 'in-process store'} (queue ticker every ${process.env.QUEUE_TICK_MS ?? 200} ms)
   demo showtimes   ${demo.showtimeIds.join(', ')}
   admin token      ${coreConfig.adminToken}
+  try it           curl -s -X POST ${edge.url}/api/auth/demo -H 'content-type: application/json' -d '{}'
 `);
 
 let stopping = false;
@@ -47,7 +90,10 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log.info({ signal }, 'shutting down');
-  await Promise.allSettled([core.close(), sandbox.close()]);
+  await ticker.stop();
+  await Promise.allSettled([edge.close(), core.close(), sandbox.close()]);
+  tickerRedis?.disconnect();
+  eventsRedis?.disconnect();
   await database.close();
   if (!database.embedded) await database.sql.end({ timeout: 2 });
   process.exit(0);
