@@ -78,7 +78,10 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway 
 
   app.use('*', requestId());
   app.use('*', requestMetrics({ metrics: deps.metrics }));
-  app.use('*', jsonBodyLimit(deps.maxBodyBytes));
+  // Only where a body can arrive: the check reads the raw Request, which on Node makes the
+  // adapter build a full Request object, a cost every poll would otherwise pay.
+  const bodyLimit = jsonBodyLimit(deps.maxBodyBytes);
+  app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : bodyLimit(c, next)));
   app.onError(createErrorHandler((error, c) => deps.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error')));
   app.notFound(notFoundHandler);
 

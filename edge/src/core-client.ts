@@ -87,11 +87,9 @@ export function createCoreClient(options: CoreClientOptions) {
         headers,
         ...(request.body && request.body.byteLength > 0 ? { body: request.body } : {}),
       });
-      return new Response(response.body, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: stripHopByHop(response.headers, RESPONSE_DROP),
-      });
+      const answered = stripHopByHop(response.headers, RESPONSE_DROP);
+      answered.set('x-request-id', request.requestId);
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers: answered });
     },
 
     /** GET a JSON document; non-2xx answers come back as `{status, body: null}`. */

@@ -1,10 +1,14 @@
 /**
- * Node's flood limiter: rate-limiter-flexible on Redis, so all edge processes share one
- * count per client address. Keys already over the limit are blocked in memory (no Redis
- * call while they hammer), and an in-memory insurance limiter answers when Redis is down.
+ * Node's flood limiters, built on rate-limiter-flexible:
+ * - join (and leave): RateLimiterRedis, so every edge process shares one count per client
+ *   address; keys already over the limit are blocked in memory (no Redis call while they
+ *   hammer), and an in-memory insurance limiter answers when Redis is down.
+ * - poll: RateLimiterMemory, per process. Polls are the 50,000-a-second route and must not
+ *   cost a Redis command each (the target is at most 0.2 per poll); an address that floods
+ *   polls is refused by whichever process it reaches, which is what matters for a cheap route.
  */
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { FloodLimiter } from './flood-limiter';
 
 export interface NodeFloodLimiterOptions {
@@ -14,19 +18,7 @@ export interface NodeFloodLimiterOptions {
   windowMs: number;
 }
 
-export function createNodeFloodLimiter(options: NodeFloodLimiterOptions): FloodLimiter {
-  // rate-limiter-flexible counts in seconds; our windows are whole seconds or longer.
-  const durationSeconds = Math.max(1, Math.round(options.windowMs / 1000));
-  const limiter = new RateLimiterRedis({
-    storeClient: options.redis,
-    useRedisPackage: false,
-    keyPrefix: `${options.keyPrefix}wr:edge:flood`,
-    points: options.points,
-    duration: durationSeconds,
-    inMemoryBlockOnConsumed: options.points + 1,
-    inMemoryBlockDuration: durationSeconds,
-    insuranceLimiter: new RateLimiterMemory({ points: options.points, duration: durationSeconds }),
-  });
+function decide(limiter: RateLimiterAbstract): FloodLimiter {
   return {
     async consume(key) {
       try {
@@ -39,5 +31,26 @@ export function createNodeFloodLimiter(options: NodeFloodLimiterOptions): FloodL
         return { allowed: true, retryAfterMs: 0 };
       }
     },
+  };
+}
+
+export function createNodeFloodLimiter(options: NodeFloodLimiterOptions): FloodLimiter {
+  // rate-limiter-flexible counts in seconds; our windows are whole seconds or longer.
+  const durationSeconds = Math.max(1, Math.round(options.windowMs / 1000));
+  const shared = decide(
+    new RateLimiterRedis({
+      storeClient: options.redis,
+      useRedisPackage: false,
+      keyPrefix: `${options.keyPrefix}wr:edge:flood`,
+      points: options.points,
+      duration: durationSeconds,
+      inMemoryBlockOnConsumed: options.points + 1,
+      inMemoryBlockDuration: durationSeconds,
+      insuranceLimiter: new RateLimiterMemory({ points: options.points, duration: durationSeconds }),
+    }),
+  );
+  const local = decide(new RateLimiterMemory({ points: options.points, duration: durationSeconds, blockDuration: durationSeconds }));
+  return {
+    consume: (key) => (key.startsWith('poll:') ? local.consume(key) : shared.consume(key)),
   };
 }

@@ -13,7 +13,10 @@ export function requestId(options: { generate?: () => string } = {}): Middleware
     const incoming = c.req.header('x-request-id');
     const id = incoming && INCOMING_ID.test(incoming) ? incoming : generate();
     c.set('requestId', id);
-    await next();
+    // Set before the handler builds its response: changing headers afterwards makes Hono
+    // rebuild the Response, which on Node costs a full Request/Response round of objects.
     c.header('X-Request-Id', id);
+    // Responses passed through from the core carry it too (core-client sets it).
+    await next();
   };
 }
