@@ -31,13 +31,22 @@ export function createErrorHandler(onUnexpected: (error: unknown, c: Context) =>
 export const notFoundHandler: NotFoundHandler = (c) =>
   respondWithError(c, new AppError(404, 'ROUTE_NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`));
 
-/** Refuses bodies over `maxBytes` with 413 before they are buffered. */
+const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
+/**
+ * Refuses bodies over `maxBytes` with 413 before they are buffered. Requests that carry no body
+ * skip it entirely: looking at the body stream makes @hono/node-server build a full Request
+ * object, which costs more than the rest of a cheap GET.
+ */
 export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
-  return bodyLimit({
-    maxSize: maxBytes,
-    onError: (c) =>
-      respondWithError(c, new AppError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes`)),
-  });
+  const tooLarge = () => new AppError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes`);
+  const limit = bodyLimit({ maxSize: maxBytes, onError: (c) => respondWithError(c, tooLarge()) });
+  return async function jsonBodyLimitMiddleware(c, next) {
+    if (METHODS_WITHOUT_BODY.has(c.req.method)) return next();
+    const declared = Number(c.req.header('content-length'));
+    if (Number.isFinite(declared) && declared > maxBytes) return respondWithError(c, tooLarge());
+    return limit(c, next);
+  };
 }
 
 /**

@@ -37,7 +37,7 @@ export function createCoreApp(deps: CoreDeps) {
 
   app.use('*', requestContext({ logger: deps.logger, metrics: deps.metrics }));
   app.use('*', jsonBodyLimit(deps.maxBodyBytes ?? 256 * 1024));
-  app.onError(createErrorHandler((error, c) => c.get('log').error({ err: error }, 'unhandled error')));
+  app.onError(createErrorHandler((error, c) => c.get('log').error({ err: error, requestId: c.get('requestId') }, 'unhandled error')));
   app.notFound(notFoundHandler);
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));

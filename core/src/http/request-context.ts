@@ -5,6 +5,7 @@ import type { CoreMetrics } from '../metrics';
 
 export interface RequestContextVariables {
   requestId: string;
+  /** The service logger; log with `{ requestId }` (a child per request costs more than the request). */
   log: Logger;
 }
 
@@ -12,24 +13,26 @@ const INCOMING_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * Gives every request an id (the caller's X-Request-Id when it looks sane, so one id follows a
- * buyer from the edge to the core), a child logger carrying it, and a latency observation.
+ * buyer from the edge to the core) and a latency observation. The response header is set
+ * before the handler runs: changing headers after the response exists makes @hono/node-server
+ * rebuild it as a full Response, which cost three quarters of a cheap request's throughput.
  */
 export function requestContext(options: { logger: Logger; metrics: CoreMetrics }): MiddlewareHandler<{ Variables: RequestContextVariables }> {
+  const { logger, metrics } = options;
   return async function requestContextMiddleware(c, next) {
     const incoming = c.req.header('x-request-id');
     const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
-    const log = options.logger.child({ requestId });
     c.set('requestId', requestId);
-    c.set('log', log);
+    c.set('log', logger);
+    c.header('X-Request-Id', requestId);
     const startedAt = performance.now();
     await next();
-    c.header('X-Request-Id', requestId);
     const seconds = (performance.now() - startedAt) / 1000;
-    const route = c.req.routePath || 'unmatched';
-    options.metrics.httpRequestDuration.observe({ method: c.req.method, route, status: String(c.res.status) }, seconds);
-    if (log.isLevelEnabled('debug') || c.res.status >= 500) {
-      log[c.res.status >= 500 ? 'error' : 'debug'](
-        { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(seconds * 1000) },
+    const status = c.res.status;
+    metrics.httpRequestDuration.observe({ method: c.req.method, route: c.req.routePath || 'unmatched', status: String(status) }, seconds);
+    if (status >= 500 || logger.isLevelEnabled('debug')) {
+      logger[status >= 500 ? 'error' : 'debug'](
+        { requestId, method: c.req.method, path: c.req.path, status, ms: Math.round(seconds * 1000) },
         'request',
       );
     }
