@@ -1,0 +1,98 @@
+/**
+ * A fresh sale for one run, set up through the public operator APIs: a venue, a rectangular
+ * hall and an on-sale showtime with a short hold TTL on the core (`/admin/…`), and the room's
+ * capacity, admission rate and session TTL on the edge (`PUT /api/admin/showtimes/:id/room`).
+ * Also the live figures the sampler reads once a second.
+ */
+export interface SaleOptions {
+  coreUrl: string;
+  edgeUrl: string;
+  adminToken: string;
+  rows: number;
+  columns: number;
+  holdTtlMs: number;
+  capacity: number;
+  admitPerMinute: number;
+  sessionTtlSeconds: number;
+}
+
+async function adminCall(url: string, token: string, method: string, body?: unknown): Promise<any> {
+  const response = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), 'x-operator': 'loadtest' },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${url} → ${response.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+const ROW_LABELS = 'ABCDEFGHJKLMNPQRSTUVWXYZ';
+
+export async function createSale(options: SaleOptions): Promise<{ showtimeId: string; seats: number }> {
+  const label = `loadtest-${new Date().toISOString()}-${Math.random().toString(36).slice(2, 6)}`;
+  const venue = await adminCall(`${options.coreUrl}/admin/venues`, options.adminToken, 'POST', { name: label, city: 'Loopback' });
+  const seats = [];
+  for (let row = 1; row <= options.rows; row++) {
+    for (let column = 1; column <= options.columns; column++) {
+      const rowLabel = ROW_LABELS[row - 1]!;
+      seats.push({ code: `${rowLabel}${column}`, row, rowLabel, column });
+    }
+  }
+  const hall = await adminCall(`${options.coreUrl}/admin/venues/${venue.id}/halls`, options.adminToken, 'POST', { name: 'Load hall', seats });
+  const now = Date.now();
+  const showtime = await adminCall(`${options.coreUrl}/admin/showtimes`, options.adminToken, 'POST', {
+    hallId: hall.id,
+    title: `Load test ${label}`,
+    startsAt: new Date(now + 86_400_000).toISOString(),
+    opensAt: new Date(now - 60_000).toISOString(),
+    saleState: 'OPEN',
+    priceCents: 1200,
+    currency: 'EUR',
+    maxSeatsPerCustomer: 8,
+    holdTtlMs: options.holdTtlMs,
+  });
+  const showtimeId = String(showtime.id);
+  await configureRoom(options, showtimeId);
+  return { showtimeId, seats: seats.length };
+}
+
+export async function configureRoom(options: Pick<SaleOptions, 'edgeUrl' | 'adminToken' | 'capacity' | 'admitPerMinute' | 'sessionTtlSeconds'>, showtimeId: string) {
+  return adminCall(`${options.edgeUrl}/api/admin/showtimes/${showtimeId}/room`, options.adminToken, 'PUT', {
+    state: 'open',
+    capacity: options.capacity,
+    admitPerMinute: options.admitPerMinute,
+    sessionTtlSeconds: options.sessionTtlSeconds,
+  });
+}
+
+export interface LiveFigures {
+  waiting?: number;
+  active?: number;
+  admittedTotal?: number;
+  seatsAvailable?: number;
+  seatsHeld?: number;
+  seatsBooked?: number;
+  roomSettings?: { capacity: number; admitPerMinute: number };
+}
+
+/** The room's stats from the edge and the seat counts from the core; missing parts stay undefined. */
+export async function readLiveFigures(options: { coreUrl: string | null; edgeUrl: string; adminToken: string }, showtimeId: string): Promise<LiveFigures> {
+  const figures: LiveFigures = {};
+  const [room, show] = await Promise.allSettled([
+    adminCall(`${options.edgeUrl}/api/admin/showtimes/${showtimeId}/room`, options.adminToken, 'GET'),
+    options.coreUrl ? adminCall(`${options.coreUrl}/admin/showtimes/${showtimeId}`, options.adminToken, 'GET') : Promise.reject(new Error('no core url')),
+  ]);
+  if (room.status === 'fulfilled' && room.value?.stats) {
+    figures.waiting = room.value.stats.waiting;
+    figures.active = room.value.stats.active + room.value.stats.offered;
+    figures.admittedTotal = room.value.stats.admitted;
+    figures.roomSettings = { capacity: room.value.settings.capacity, admitPerMinute: room.value.settings.admitPerMinute };
+  }
+  if (show.status === 'fulfilled' && show.value?.counts) {
+    figures.seatsAvailable = show.value.counts.available;
+    figures.seatsHeld = show.value.counts.held;
+    figures.seatsBooked = show.value.counts.booked;
+  }
+  return figures;
+}
