@@ -43,9 +43,15 @@ export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
   const limit = bodyLimit({ maxSize: maxBytes, onError: (c) => respondWithError(c, tooLarge()) });
   return async function jsonBodyLimitMiddleware(c, next) {
     if (METHODS_WITHOUT_BODY.has(c.req.method)) return next();
-    const declared = Number(c.req.header('content-length'));
-    if (Number.isFinite(declared) && declared > maxBytes) return respondWithError(c, tooLarge());
-    return limit(c, next);
+    const declaredHeader = c.req.header('content-length');
+    if (declaredHeader !== undefined) {
+      // A declared length is enforced by the HTTP parser itself: checking it is enough, and
+      // leaves the body stream unwrapped (wrapping it costs a full Request on Node).
+      const declared = Number(declaredHeader);
+      if (!Number.isFinite(declared) || declared > maxBytes) return respondWithError(c, tooLarge());
+      return next();
+    }
+    return limit(c, next); // chunked: count the bytes as they arrive
   };
 }
 
