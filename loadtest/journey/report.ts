@@ -8,7 +8,7 @@ import type { DriverResult } from './driver';
 import { isExpectedStatus, type Recorder } from './recorder';
 import type { ReportContext } from './run-journey';
 
-export const ENDPOINT_ORDER = ['login', 'join', 'poll', 'seats', 'hold', 'checkout', 'approve', 'hold_status', 'booking', 'leave'];
+export const ENDPOINT_ORDER = ['login', 'join', 'poll', 'seats', 'hold', 'cancel', 'checkout', 'approve', 'hold_status', 'booking', 'leave'];
 
 export interface EndpointRow {
   endpoint: string;

@@ -41,6 +41,8 @@ export interface JourneyRunOptions {
   redisUrl?: string | null;
   keyPrefix?: string;
   reportDir?: string | null;
+  /** Look for the booking events in the Redis stream too (off when other relays share the database). */
+  checkStream?: boolean;
   /** Progress lines: 'tty' redraws one line, 'lines' prints one every 5 s, 'off' says nothing. */
   progress?: 'tty' | 'lines' | 'off';
 }
@@ -117,7 +119,7 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
     let invariants: InvariantReport | null = null;
     const sql = stack?.sql ?? (options.databaseUrl ? (ownSql = connectDatabase(options.databaseUrl, { max: 1 })) : null);
     if (sql) {
-      const redis = options.redisUrl ? new Redis(options.redisUrl) : null;
+      const redis = options.redisUrl && options.checkStream !== false ? new Redis(options.redisUrl) : null;
       try {
         invariants = await checkInvariants(sql, {
           showtimeIds: [Number(showtimeId)],

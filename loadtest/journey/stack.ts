@@ -47,7 +47,7 @@ export interface LocalStack {
 }
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  const level = options.logLevel ?? 'error';
+  const level = options.logLevel ?? ((process.env.LOADTEST_LOG_LEVEL as LocalStackOptions['logLevel']) || 'silent');
   const adminToken = options.adminToken ?? 'loadtest-admin-token-0123456789';
   const paymentApiKey = options.paymentApiKey ?? 'sk_test_sandbox';
   const webhookSecret = 'whsec_loadtest';

@@ -10,7 +10,7 @@
  * 409 and 429 are answers, not failures: 429 waits Retry-After and tries the same step again.
  */
 
-/** @typedef {'login'|'join'|'poll'|'seats'|'hold'|'checkout'|'approve'|'hold_status'|'booking'|'leave'} Endpoint */
+/** @typedef {'login'|'join'|'poll'|'seats'|'hold'|'cancel'|'checkout'|'approve'|'hold_status'|'booking'|'leave'} Endpoint */
 /** @typedef {'edge'|'payments'} Target */
 /**
  * @typedef {object} JourneyRequest
@@ -30,7 +30,8 @@
  * @property {'best'|'random'} seatPreference  `best`: everyone wants the centre of the front rows
  * @property {string} paymentApiKey    sandbox key for the approve call
  * @property {number} maxWaitMs        a buyer gives up waiting in line after this long
- * @property {boolean} [pollOnly]      stop after admission (poll-storm)
+ * @property {boolean} [pollOnly]      leave as soon as admitted (poll-storm)
+ * @property {'checkout'|'cancel'} [afterHold]  `cancel`: give a won hold back at once and leave (hold-race)
  * @property {() => number} random
  */
 /**
@@ -100,6 +101,7 @@ export function nextRequest(buyer, s) {
     }
     case 'seats': return edge(buyer, 'seats', 'GET', `/api/showtimes/${show}/seats`, buyer.accessToken);
     case 'hold': return edge(buyer, 'hold', 'POST', `/api/showtimes/${show}/holds`, buyer.accessToken, { seats: buyer.wanted });
+    case 'cancel': return edge(buyer, 'cancel', 'DELETE', `/api/holds/${buyer.holdId}`, buyer.accessToken);
     case 'checkout': {
       const r = edge(buyer, 'checkout', 'POST', `/api/holds/${buyer.holdId}/checkout`, buyer.accessToken, {});
       r.headers['idempotency-key'] = `lt-${buyer.customerId}-${buyer.holdId}`;
@@ -216,7 +218,13 @@ export function applyResponse(buyer, s, res, now) {
     case 'poll':
       if (res.status === 410) { buyer.phase = 'join'; buyer.dueAt = now; break; }
       if (res.status !== 200) { finish(buyer, 'error', events); break; }
-      if (s.pollOnly && body.accessToken) { events.push({ type: 'admitted' }, { type: 'queue_time', value: now - buyer.joinedAt }); finish(buyer, 'admitted', events); break; }
+      if (s.pollOnly && body.accessToken) {
+        events.push({ type: 'admitted' }, { type: 'queue_time', value: now - buyer.joinedAt });
+        buyer.outcome = 'admitted';
+        buyer.phase = 'leave';
+        buyer.dueAt = now;
+        break;
+      }
       if (now - buyer.joinedAt > s.maxWaitMs && !body.accessToken) { finish(buyer, 'gave_up', events); break; }
       onQueueAnswer(buyer, now, body, events);
       break;
@@ -231,7 +239,8 @@ export function applyResponse(buyer, s, res, now) {
       if (res.status === 201) {
         events.push({ type: 'hold_won' }, { type: 'seats_held', value: buyer.wanted.length });
         buyer.holdId = body.holdId;
-        buyer.phase = 'checkout';
+        buyer.outcome = s.afterHold === 'cancel' ? 'held' : null;
+        buyer.phase = s.afterHold === 'cancel' ? 'cancel' : 'checkout';
         buyer.dueAt = now;
       } else if (res.status === 409) {
         events.push({ type: 'conflict' });
@@ -265,6 +274,10 @@ export function applyResponse(buyer, s, res, now) {
     case 'booking':
       if (res.status === 200 && body.status === 'CONFIRMED') { events.push({ type: 'booked', value: now - buyer.joinedAt }); finish(buyer, 'booked', events); }
       else finish(buyer, 'error', events);
+      break;
+    case 'cancel':
+      buyer.phase = 'leave';
+      buyer.dueAt = now;
       break;
     case 'leave':
       finish(buyer, buyer.outcome ?? 'no_seats', events);
