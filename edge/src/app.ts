@@ -19,6 +19,9 @@ import { requestId } from './middleware/request-id';
 import { requestMetrics } from './middleware/request-metrics';
 import { createRoomCatalog } from './rooms/room-catalog';
 import { createRoomGateway, type RoomGateway } from './rooms/room-gateway';
+import { buyerRoutes } from './pages/buyer-routes';
+import { consoleRoutes } from './pages/console-routes';
+import { createShowtimeActivity } from './pages/showtime-activity';
 import { adminRoutes } from './routes/admin-routes';
 import { authRoutes } from './routes/auth-routes';
 import { opsRoutes } from './routes/ops-routes';
@@ -51,6 +54,8 @@ export interface EdgeDeps {
   seatMapTtlMs: number;
   maxBodyBytes: number;
   statsIntervalMs?: number;
+  /** How long the sale page's leave beacon waits for a reload before giving the place up. */
+  leaveGraceMs?: number;
   now?: () => number;
   random?: () => number;
 }
@@ -82,6 +87,9 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway 
   // adapter build a full Request object, a cost every poll would otherwise pay.
   const bodyLimit = jsonBodyLimit(deps.maxBodyBytes);
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : bodyLimit(c, next)));
+  // Hold conflicts and 429s per showtime, for the operator console (after the error handler ran).
+  const activity = createShowtimeActivity();
+  app.use('/api/*', activity.recorder());
   app.onError(createErrorHandler((error, c) => deps.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error')));
   app.notFound(notFoundHandler);
 
@@ -119,7 +127,20 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway 
       seatMapTtlMs: deps.seatMapTtlMs,
     }),
   );
-  return Object.assign(app, { rooms });
+  // Pages for people (buyers and operators); API clients never need them.
+  app.route('/', buyerRoutes({ core: deps.core, rooms, customerTokens: deps.customerTokens, logger: deps.logger, ...(deps.leaveGraceMs !== undefined ? { leaveGraceMs: deps.leaveGraceMs } : {}) }));
+  app.route(
+    '/',
+    consoleRoutes({
+      engine: deps.engine,
+      core: deps.core,
+      tokenKeys: deps.tokenKeys,
+      adminToken: deps.adminToken,
+      activity,
+      ...(deps.statsIntervalMs ? { statsIntervalMs: deps.statsIntervalMs } : {}),
+    }),
+  );
+  return Object.assign(app, { rooms, activity });
 }
 
 export type EdgeApp = ReturnType<typeof createApp>;

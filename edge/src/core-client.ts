@@ -20,7 +20,7 @@ const HOP_BY_HOP = new Set([
   'content-length',
 ]);
 /** Never forwarded to the core: the edge's own cookies and client-supplied forwarding claims. */
-const REQUEST_ONLY_HERE = new Set(['cookie', 'x-queue-token', 'x-customer-token', 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
+const REQUEST_ONLY_HERE = new Set(['cookie', 'x-queue-token', 'x-customer-token', 'x-showtime-id', 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
 /** fetch has already decoded the body, so its encoding header no longer applies. */
 const RESPONSE_DROP = new Set(['content-encoding']);
 

@@ -5,6 +5,8 @@ import type { AccessClaims } from '../../lib/access-token';
 export interface EdgeVariables {
   requestId: string;
   access: AccessClaims;
+  /** The verified access token itself (Bearer or cookie), forwarded to the core. */
+  accessToken: string;
 }
 
 export type EdgeEnv = { Variables: EdgeVariables };

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { VerifyAccessToken } from '../../../lib/access-token';
 import { forbidden, unauthorized } from '../../../lib/errors';
-import { bearerToken, cookieNames, type EdgeEnv } from '../http-context';
+import { bearerToken, cookieNames, SHOWTIME_ID, type EdgeEnv } from '../http-context';
 import type { CustomerTokens } from '../tokens/customer-token';
 
 export interface AccessGateOptions {
@@ -20,7 +20,12 @@ export interface AccessGateOptions {
 export function accessGate(options: AccessGateOptions): MiddlewareHandler<EdgeEnv> {
   return async function accessGateMiddleware(c, next) {
     const showtimeId = c.req.param('id');
-    const token = bearerToken(c) ?? (showtimeId ? getCookie(c, cookieNames.access(showtimeId)) : undefined);
+    // Browsers hold access tokens only as HttpOnly cookies, one per showtime: on paths that
+    // name no showtime (holds, bookings) the page says which cookie to use. The hint picks a
+    // cookie, nothing more: the token's own claims and the core's ownership checks decide.
+    const hint = c.req.header('x-showtime-id');
+    const cookieShowtime = showtimeId ?? (hint && SHOWTIME_ID.test(hint) ? hint : undefined);
+    const token = bearerToken(c) ?? (cookieShowtime ? getCookie(c, cookieNames.access(cookieShowtime)) : undefined);
     if (!token) throw unauthorized('MISSING_TOKEN', 'Send the access token as Authorization: Bearer <token>');
     const access = await options.verifyAccessToken(token);
     if (showtimeId !== undefined && String(access.showtimeId) !== showtimeId) {
@@ -32,6 +37,7 @@ export function accessGate(options: AccessGateOptions): MiddlewareHandler<EdgeEn
       if (customerId !== access.customerId) throw forbidden('NOT_YOUR_TOKEN', 'This access token belongs to another customer');
     }
     c.set('access', access);
+    c.set('accessToken', token);
     await next();
   };
 }

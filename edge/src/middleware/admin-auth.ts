@@ -1,25 +1,27 @@
 import type { MiddlewareHandler } from 'hono';
-import { unauthorized } from '../../../lib/errors';
+import { getCookie } from 'hono/cookie';
+import { forbidden, unauthorized } from '../../../lib/errors';
 import { bearerToken } from '../http-context';
+import { ADMIN_COOKIE, adminSessionValue, CONSOLE_HEADER, sameSecret } from '../pages/admin-session';
 
-async function sha256(value: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value)));
-}
-
-/** Compares digests, so the time taken says nothing about how much of the token matched. */
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  let difference = a.length ^ b.length;
-  for (let i = 0; i < a.length && i < b.length; i++) difference |= a[i]! ^ b[i]!;
-  return difference === 0;
-}
-
-/** Operator routes: `Authorization: Bearer $ADMIN_TOKEN` (WebCrypto, so it runs on Workers). */
+/**
+ * Operator routes: `Authorization: Bearer $ADMIN_TOKEN` (WebCrypto, so it runs on Workers),
+ * or the operator console's session cookie (pages/admin-session.ts), whose writes must also
+ * carry `X-Console: 1`.
+ */
 export function adminAuth(options: { adminToken: string }): MiddlewareHandler {
-  const expected = sha256(options.adminToken);
+  const session = adminSessionValue(options.adminToken);
   return async function adminAuthMiddleware(c, next) {
     const token = bearerToken(c);
-    if (!token) throw unauthorized('MISSING_TOKEN', 'Send the admin token as Authorization: Bearer <token>');
-    if (!sameBytes(await sha256(token), await expected)) throw unauthorized('INVALID_TOKEN', 'The admin token is not valid');
-    await next();
+    if (token) {
+      if (!(await sameSecret(token, options.adminToken))) throw unauthorized('INVALID_TOKEN', 'The admin token is not valid');
+      return next();
+    }
+    const cookie = getCookie(c, ADMIN_COOKIE);
+    if (!cookie) throw unauthorized('MISSING_TOKEN', 'Send the admin token as Authorization: Bearer <token>');
+    if (!(await sameSecret(cookie, await session))) throw unauthorized('INVALID_TOKEN', 'The console session is not valid; sign in again');
+    const reads = c.req.method === 'GET' || c.req.method === 'HEAD';
+    if (!reads && c.req.header(CONSOLE_HEADER) !== '1') throw forbidden('CONSOLE_HEADER_REQUIRED', 'Console writes must send X-Console: 1');
+    return next();
   };
 }

@@ -46,7 +46,9 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
   /** Forwards to the same path on the core, with the verified access token when there is one. */
   async function forward(c: Context<EdgeEnv>, corePath: string, withAccess: boolean): Promise<Response> {
     const showtimeId = c.req.param('id');
-    const accessToken = withAccess ? (bearerToken(c) ?? (showtimeId ? getCookie(c, cookieNames.access(showtimeId)) : null)) : null;
+    const accessToken = withAccess
+      ? (c.get('accessToken') ?? bearerToken(c) ?? (showtimeId ? getCookie(c, cookieNames.access(showtimeId)) : null))
+      : null;
     const body = c.req.method === 'GET' || c.req.method === 'HEAD' ? null : await c.req.arrayBuffer();
     const query = new URL(c.req.url).search;
     return deps.core.forward({

@@ -1,0 +1,149 @@
+/**
+ * The buyer's two pages. `/` lists what is on sale or opening soon; `/showtimes/:id` is one
+ * page with a section per step of the sale (only one visible at a time), driven by sale.js,
+ * seats.js and confirm.js. The server renders everything a buyer needs to read before any
+ * script runs; the scripts only switch sections and fill in live numbers.
+ */
+import { formatMoney, html, layout, timeElement, type Html } from './html';
+
+export interface PublicShowtime {
+  id: number;
+  title: string;
+  startsAt: string;
+  saleState: string;
+  opensAt: string;
+  seatsAvailable: number;
+  seatsTotal?: number;
+  priceCents?: number;
+  currency?: string;
+}
+
+const SALE_STATE_WORDS: Record<string, string> = {
+  on_sale: 'On sale now',
+  opening_soon: 'Opening soon',
+  sold_out: 'Sold out',
+  paused: 'Sales paused',
+  closed: 'Sales closed',
+  started: 'Already started',
+};
+
+export const saleStateWords = (state: string) => SALE_STATE_WORDS[state] ?? state;
+
+function showtimeCard(s: PublicShowtime): Html {
+  const seats = s.seatsTotal ? `${s.seatsAvailable} of ${s.seatsTotal} seats left` : `${s.seatsAvailable} seats left`;
+  return html`<li class="card">
+  <h2><a href="/showtimes/${s.id}">${s.title}</a></h2>
+  <p class="when">Starts ${timeElement(s.startsAt)}</p>
+  <p><span class="badge badge-${s.saleState}">${saleStateWords(s.saleState)}</span>
+     ${s.saleState === 'opening_soon' ? html` · tickets from ${timeElement(s.opensAt)}` : ''}</p>
+  <p class="seats-left">${seats}${s.priceCents !== undefined && s.currency ? ` · ${formatMoney(s.priceCents, s.currency)} a seat` : ''}</p>
+  <p><a class="button" href="/showtimes/${s.id}" aria-label="${s.saleState === 'on_sale' ? 'Buy tickets' : 'Details'} for ${s.title}">${s.saleState === 'on_sale' ? 'Buy tickets' : 'Details'}</a></p>
+</li>`;
+}
+
+export function showtimeListPage(showtimes: PublicShowtime[]): Html {
+  return layout(
+    { title: 'Showtimes · Premiere Tickets', scripts: ['common.js'] },
+    html`<h1>Showtimes</h1>
+${showtimes.length === 0
+  ? html`<p class="panel">Nothing is on sale right now. Check back soon.</p>`
+  : html`<ul class="cards" aria-label="Showtimes on sale or opening soon">${showtimes.map(showtimeCard)}</ul>`}`,
+  );
+}
+
+export interface SalePageState {
+  /** The buyer already has a place (queue cookie): poll at once, a refresh keeps the place. */
+  joined: boolean;
+  /** A customer cookie is present (otherwise joining signs in with the demo login first). */
+  customer: boolean;
+  returnHold: string | null;
+  returnStatus: string | null;
+  /** Names this rendering in the leave beacon (see deferred-leave.ts). */
+  viewId: string;
+}
+
+export function salePage(s: PublicShowtime, state: SalePageState): Html {
+  const opening = s.saleState === 'opening_soon';
+  return layout(
+    { title: `${s.title} · Premiere Tickets`, scripts: ['common.js', 'sale.js', 'seats.js', 'confirm.js'] },
+    html`<div id="sale" data-showtime-id="${s.id}" data-opens-at="${s.opensAt}" data-sale-state="${s.saleState}"
+  data-joined="${state.joined ? '1' : '0'}" data-customer="${state.customer ? '1' : '0'}"
+  data-return-hold="${state.returnHold ?? ''}" data-return-status="${state.returnStatus ?? ''}" data-view="${state.viewId}">
+<section class="panel show-head" aria-labelledby="show-title">
+  <h1 id="show-title">${s.title}</h1>
+  <p>Starts ${timeElement(s.startsAt)} · <span class="badge badge-${s.saleState}">${saleStateWords(s.saleState)}</span></p>
+</section>
+<p id="status" class="visually-hidden" role="status" aria-live="polite"></p>
+<p id="alert" class="alert" role="alert" hidden></p>
+
+<section id="step-start" class="panel step" aria-labelledby="start-title">
+  <h2 id="start-title">${opening ? 'Join the pre-queue' : 'Join the line'}</h2>
+  ${opening
+    ? html`<p>Tickets go on sale at ${timeElement(s.opensAt)}. Everyone who joins before then gets a <strong>random place</strong> in line at that moment, so there is no need to rush.</p>
+  <p class="countdown">Opens in <span id="start-countdown">…</span></p>`
+    : html`<p>So that everyone gets a fair chance, buyers are let in a few at a time. Join the line and keep this page open.</p>`}
+  <p><button id="join-button" type="button" class="button primary">${opening ? 'Join the pre-queue' : 'Join the line'}</button></p>
+</section>
+
+<section id="step-prequeue" class="panel step" aria-labelledby="prequeue-title" hidden>
+  <h2 id="prequeue-title">You are in the pre-queue</h2>
+  <p>You will get a random place in line at ${timeElement(s.opensAt, 'datetime')}. Keep this page open; it updates by itself.</p>
+  <p class="countdown">Opens in <span id="prequeue-countdown">…</span></p>
+</section>
+
+<section id="step-waiting" class="panel step" aria-labelledby="waiting-title" hidden>
+  <h2 id="waiting-title">You are in line</h2>
+  <p class="position">Your place: <strong id="position">…</strong></p>
+  <p id="ahead"></p>
+  <label for="progress">Progress to the front</label>
+  <progress id="progress" max="100" value="2"></progress>
+  <p>Estimated wait: <span id="eta">Calculating…</span></p>
+  <p id="paused-note" class="note" hidden>The cinema has paused admissions for a moment. You keep your place.</p>
+  <p class="muted">Last updated <span id="last-updated">—</span>. Keep this page open: leaving it gives up your place.</p>
+</section>
+
+<section id="step-seats" class="panel step" aria-labelledby="seats-title" hidden>
+  <h2 id="seats-title">Choose your seats</h2>
+  <p><span id="seat-limit"></span> <span id="seats-left"></span> Use the arrow keys to move between seats and Space or Enter to choose.</p>
+  <ul class="legend" aria-label="Seat types">
+    <li><span class="swatch seat-standard" aria-hidden="true"></span> Standard</li>
+    <li><span class="swatch seat-couple" aria-hidden="true"></span> Couple</li>
+    <li><span class="swatch seat-accessible" aria-hidden="true"></span> Wheelchair space</li>
+    <li><span class="swatch seat-selected" aria-hidden="true"></span> Your choice</li>
+    <li><span class="swatch seat-taken" aria-hidden="true"></span> Taken</li>
+  </ul>
+  <div class="screen" aria-hidden="true">Screen</div>
+  <div class="seat-scroll"><div id="seat-grid" class="seat-grid" role="grid" aria-label="Seat map, screen at the top"></div></div>
+  <p id="selection" aria-live="polite">No seats chosen yet.</p>
+  <p class="actions"><button id="hold-button" type="button" class="button primary" disabled>Hold these seats</button>
+    <button id="refresh-map" type="button" class="button">Refresh the map</button></p>
+</section>
+
+<section id="step-hold" class="panel step" aria-labelledby="hold-title" hidden>
+  <h2 id="hold-title">Your seats are held</h2>
+  <p>Seats: <strong id="held-seats"></strong></p>
+  <p class="countdown">Time left to pay: <span id="hold-countdown" role="timer">…</span></p>
+  <p class="actions"><button id="pay-button" type="button" class="button primary">Pay now</button>
+    <button id="cancel-button" type="button" class="button">Cancel and release the seats</button></p>
+</section>
+
+<section id="step-confirm" class="panel step" aria-labelledby="confirm-title" hidden>
+  <h2 id="confirm-title">Your booking</h2>
+  <p id="confirm-state">Confirming your payment…</p>
+  <div id="booking-details" hidden>
+    <p>Booking reference: <strong id="booking-reference" class="reference" tabindex="-1"></strong></p>
+    <p>Seats: <strong id="booking-seats"></strong></p>
+    <p class="muted">Booking id <span id="booking-id"></span></p>
+  </div>
+  <p><a href="/">Back to all showtimes</a></p>
+</section>
+
+<section id="step-ended" class="panel step" aria-labelledby="ended-title" hidden>
+  <h2 id="ended-title"></h2>
+  <p id="ended-text"></p>
+  <p><button id="rejoin-button" type="button" class="button primary" hidden>Join the line again</button> <a href="/">Other showtimes</a></p>
+</section>
+<noscript><p class="panel">This page needs JavaScript to keep your place in line.</p></noscript>
+</div>`,
+  );
+}

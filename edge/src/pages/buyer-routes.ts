@@ -1,0 +1,128 @@
+/**
+ * The buyer's pages and what only a browser needs: the sale list, the sale page, the leave
+ * beacon and the static assets. API clients never need any of this (the JSON API under /api
+ * is unchanged); the pages call that same API with the HttpOnly cookies the edge sets.
+ */
+import { Hono, type Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import type { CoreClient } from '../core-client';
+import { cookieNames, SHOWTIME_ID, type EdgeEnv } from '../http-context';
+import type { RoomGateway } from '../rooms/room-gateway';
+import { createSingleFlightCache } from '../state/single-flight-cache';
+import type { CustomerTokens } from '../tokens/customer-token';
+import { findAsset } from './assets';
+import { salePage, showtimeListPage, type PublicShowtime } from './buyer-pages';
+import { createDeferredLeaves, VIEW_ID } from './deferred-leave';
+import { messagePage, pageHeaders } from './html';
+
+export interface BuyerRouteDeps {
+  core: CoreClient;
+  rooms: RoomGateway;
+  customerTokens: CustomerTokens;
+  /** How long a leave beacon waits for the same buyer to come back (a reload). */
+  leaveGraceMs?: number;
+  logger: { warn(object: object, message?: string): void };
+}
+
+const HOLD_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+export function buyerRoutes(deps: BuyerRouteDeps) {
+  const app = new Hono<EdgeEnv>();
+  // The crowd loads these pages too: one core call per second at most, stale while it is down.
+  const catalog = createSingleFlightCache<PublicShowtime[]>({ ttlMs: 1_000, staleForMs: 300_000 });
+  const leaves = createDeferredLeaves({
+    graceMs: deps.leaveGraceMs ?? 4_000,
+    leave: (showtimeId, customerId) => deps.rooms.leave(showtimeId, customerId),
+    onError: (error) => deps.logger.warn({ err: error }, 'deferred leave failed'),
+  });
+
+  async function showtimes(): Promise<PublicShowtime[] | null> {
+    try {
+      const { value } = await catalog.get('all', async () => {
+        const { status, body } = await deps.core.getJson<PublicShowtime[]>('/showtimes');
+        if (status !== 200 || !Array.isArray(body)) throw new Error(`core answered ${status}`);
+        return body;
+      });
+      return value;
+    } catch {
+      return null;
+    }
+  }
+
+  async function customerOf(c: Context): Promise<string | null> {
+    const token = getCookie(c, cookieNames.customer);
+    if (!token) return null;
+    try {
+      return await deps.customerTokens.verify(token);
+    } catch {
+      return null;
+    }
+  }
+
+  const busy = (c: Context) => {
+    pageHeaders(c);
+    c.header('Retry-After', '5');
+    return c.html(messagePage('Service busy', 'The ticket service is very busy right now. Please try again in a few seconds; this page will not lose anything.', { href: c.req.path, label: 'Try again' }), 503);
+  };
+
+  app.get('/', async (c) => {
+    const list = await showtimes();
+    if (!list) return busy(c);
+    pageHeaders(c);
+    return c.html(showtimeListPage(list));
+  });
+
+  app.get('/showtimes/:id', async (c) => {
+    const id = c.req.param('id');
+    const list = SHOWTIME_ID.test(id) ? await showtimes() : [];
+    if (!list) return busy(c);
+    const showtime = list.find((s) => String(s.id) === id);
+    pageHeaders(c);
+    if (!showtime) {
+      return c.html(messagePage('Showtime not found', 'This showtime is not on sale. It may have finished or been removed.', { href: '/', label: 'See all showtimes' }), 404);
+    }
+    const customerId = await customerOf(c);
+    // A new view supersedes any earlier one's leave beacon: a reload keeps the place.
+    const viewId = leaves.viewed(id, customerId);
+    const hold = c.req.query('hold');
+    const status = c.req.query('status');
+    return c.html(
+      salePage(showtime, {
+        joined: Boolean(getCookie(c, cookieNames.queue(id))) && Boolean(customerId),
+        customer: Boolean(customerId),
+        returnHold: hold && HOLD_ID.test(hold) ? hold : null,
+        returnStatus: status === 'succeeded' || status === 'failed' || status === 'pending' ? status : null,
+        viewId,
+      }),
+    );
+  });
+
+  // navigator.sendBeacon can only POST; the customer cookie says who is leaving.
+  app.post('/showtimes/:id/leave', async (c) => {
+    const id = c.req.param('id');
+    const viewId = c.req.query('view') ?? '';
+    const customerId = SHOWTIME_ID.test(id) && VIEW_ID.test(viewId) ? await customerOf(c) : null;
+    if (!customerId) return c.body(null, 204);
+    const pending = leaves.schedule(id, customerId, viewId);
+    const ctx = (() => {
+      try {
+        return c.executionCtx;
+      } catch {
+        return null; // Node: no execution context, the timer keeps the process busy anyway
+      }
+    })();
+    ctx?.waitUntil(pending);
+    return c.body(null, 202);
+  });
+
+  app.get('/assets/:name', (c) => {
+    const asset = findAsset(c.req.param('name'));
+    if (!asset) return c.text('Not found', 404);
+    c.header('Content-Type', asset.type);
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Cache-Control', c.req.query('v') === asset.version ? 'public, max-age=86400, immutable' : 'no-cache');
+    return c.body(asset.body);
+  });
+
+  return app;
+}

@@ -1,0 +1,140 @@
+/**
+ * The operator console's pages: sign-in, the rooms list, and one room with live numbers,
+ * charts, controls and the audit log (filled in and kept live by console.js).
+ */
+import { html, layout, timeElement, type Html } from './html';
+import { saleStateWords, type PublicShowtime } from './buyer-pages';
+
+const consoleLayout = (title: string, body: Html, signedIn: boolean, scripts: ('console.js' | 'console-charts.js' | 'common.js')[] = ['common.js']) =>
+  layout(
+    {
+      title: `${title} · Operator console`,
+      area: 'Operator console',
+      homeHref: '/admin',
+      scripts,
+      ...(signedIn ? { headerExtra: html`<form method="post" action="/admin/logout"><button class="button small" type="submit">Sign out</button></form>` } : {}),
+    },
+    body,
+  );
+
+export function loginPage(error: string | null): Html {
+  return consoleLayout(
+    'Sign in',
+    html`<section class="panel" aria-labelledby="login-title">
+  <h1 id="login-title">Operator sign-in</h1>
+  ${error ? html`<p class="alert" role="alert">${error}</p>` : ''}
+  <form method="post" action="/admin/login" class="form-grid">
+    <div><label for="token">Admin token</label><input id="token" name="token" type="password" autocomplete="current-password" required></div>
+    <div><label for="operator">Your name (for the audit log)</label><input id="operator" name="operator" type="text" autocomplete="name" maxlength="64"></div>
+    <div><button class="button primary" type="submit">Sign in</button></div>
+  </form>
+</section>`,
+    false,
+  );
+}
+
+export interface RoomSummary {
+  showtime: PublicShowtime;
+  room: { state: string; capacity: number; waiting: number; active: number; admittedPerMinute: number } | null;
+}
+
+export function roomsPage(rooms: RoomSummary[], unavailable: boolean): Html {
+  return consoleLayout(
+    'Rooms',
+    html`<h1>Waiting rooms</h1>
+${unavailable ? html`<p class="alert" role="alert">The room store is not answering; live numbers are missing. Try again shortly.</p>` : ''}
+<div class="table-scroll panel"><table>
+<caption class="visually-hidden">Showtimes and their waiting rooms</caption>
+<thead><tr><th scope="col">Showtime</th><th scope="col">Starts</th><th scope="col">Sale</th><th scope="col">Room</th><th scope="col">Waiting</th><th scope="col">Active / capacity</th><th scope="col">Admitted per minute</th></tr></thead>
+<tbody>
+${rooms.map(({ showtime: s, room }) => html`<tr>
+  <td><a href="/admin/showtimes/${s.id}">${s.title}</a></td>
+  <td>${timeElement(s.startsAt)}</td>
+  <td>${saleStateWords(s.saleState)} (${s.seatsAvailable} seats left)</td>
+  <td>${room ? html`<span class="badge badge-${room.state}">${room.state}</span>` : 'not created yet (opens with the first buyer)'}</td>
+  <td>${room ? room.waiting : '—'}</td>
+  <td>${room ? `${room.active} / ${room.capacity}` : '—'}</td>
+  <td>${room ? room.admittedPerMinute : '—'}</td>
+</tr>`)}
+</tbody></table></div>`,
+    true,
+  );
+}
+
+const TILES: [string, string, boolean][] = [
+  ['waiting', 'Waiting', true],
+  ['offered', 'Offered', false],
+  ['active', 'Active', true],
+  ['admittedPerMinute', 'Admitted per minute', true],
+  ['abandoned', 'Abandoned', false],
+  ['etaLast', 'ETA of the last in line', false],
+  ['seatsAvailable', 'Seats available', true],
+  ['seatsHeld', 'Seats held', true],
+  ['seatsBooked', 'Seats booked', true],
+  ['holdConflicts', 'Hold conflicts per minute', true],
+  ['rateLimited', 'Rate-limited per minute', true],
+];
+
+export function roomPage(s: PublicShowtime, operator: string | null): Html {
+  return consoleLayout(
+    s.title,
+    html`<div id="console" data-showtime-id="${s.id}" data-operator="${operator ?? ''}">
+<p><a href="/admin">← All rooms</a></p>
+<h1>${s.title} <span id="room-state" class="badge">…</span></h1>
+<p>Starts ${timeElement(s.startsAt)}. <span id="live" class="live" role="status">Connecting…</span></p>
+<p id="console-alert" class="alert" role="alert" hidden></p>
+
+<section aria-labelledby="numbers-title">
+<h2 id="numbers-title">Live numbers</h2>
+<dl class="tiles">
+${TILES.map(([key, label, chart]) => html`<div class="tile"><dt id="label-${key}">${label}</dt><dd id="v-${key}">—</dd>
+${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" preserveAspectRatio="none" role="img" aria-label="${label}, last 5 minutes"><polyline points=""></polyline></svg></dd>` : ''}</div>`)}
+</dl>
+</section>
+
+<section class="panel" aria-labelledby="controls-title">
+<h2 id="controls-title">Controls</h2>
+<form id="settings-form" class="form-grid">
+  <div><label for="capacity">Capacity (buyers choosing seats at once)</label><input id="capacity" name="capacity" type="number" min="1" required></div>
+  <div><label for="admitPerMinute">Admissions per minute</label><input id="admitPerMinute" name="admitPerMinute" type="number" min="1" required></div>
+  <div><label for="sessionTtlSeconds">Session length (seconds)</label><input id="sessionTtlSeconds" name="sessionTtlSeconds" type="number" min="1" required></div>
+  <div><button class="button primary" type="submit">Apply settings</button></div>
+</form>
+<p class="actions">
+  <button class="button" type="button" data-state="paused">Pause admissions</button>
+  <button class="button" type="button" data-state="open">Resume (open)</button>
+  <button class="button danger" type="button" data-state="closed">Close the sale</button>
+</p>
+<form id="opening-form" class="form-grid">
+  <div><label for="opensAt">Opening time (your local time)</label><input id="opensAt" name="opensAt" type="datetime-local" step="1" required></div>
+  <div><button class="button" type="submit">Schedule the opening (pre-queue until then)</button></div>
+</form>
+</section>
+
+<section class="panel" aria-labelledby="fairness-title">
+<h2 id="fairness-title">Fair draw</h2>
+<p>Commitment (SHA-256 of the seed, published before opening): <code id="seed-hash">—</code></p>
+<p>Shuffle seed: <code id="seed">revealed after the opening draw</code></p>
+</section>
+
+<section class="panel" aria-labelledby="audit-title">
+<h2 id="audit-title">Audit log</h2>
+<div class="table-scroll"><table>
+<thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What changed</th></tr></thead>
+<tbody id="audit-rows"><tr><td colspan="3">Loading…</td></tr></tbody>
+</table></div>
+</section>
+
+<dialog id="confirm-dialog" aria-labelledby="confirm-title" aria-describedby="confirm-text">
+  <h2 id="confirm-title">Confirm the change</h2>
+  <p id="confirm-text"></p>
+  <form method="dialog" class="actions">
+    <button class="button primary" value="yes" id="confirm-yes">Yes, apply it</button>
+    <button class="button" value="no" id="confirm-no">Cancel</button>
+  </form>
+</dialog>
+</div>`,
+    true,
+    ['common.js', 'console-charts.js', 'console.js'],
+  );
+}

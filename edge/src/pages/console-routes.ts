@@ -1,0 +1,139 @@
+/**
+ * The operator console under /admin: sign-in (the admin token once, then an HttpOnly
+ * session cookie, see admin-session.ts), the rooms list, one room's page, and its live feed
+ * as server-sent events: the room's stats plus what the console alone needs (seat counts
+ * from the core, hold conflicts and rate-limited requests per minute from this edge).
+ * Changes go through the operator API (/api/admin/…), so they land in the audit log.
+ */
+import { Hono, type Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { streamSSE } from 'hono/streaming';
+import { signAccessToken } from '../../../lib/access-token';
+import type { TokenKeyMaterial } from '../../../lib/token-keys';
+import type { RoomEngine } from '../../../queue/src/index';
+import type { CoreClient } from '../core-client';
+import { isHttps, SHOWTIME_ID, type EdgeEnv } from '../http-context';
+import { publicSettings } from '../routes/admin-routes';
+import { createSingleFlightCache } from '../state/single-flight-cache';
+import { ADMIN_COOKIE, ADMIN_SESSION_SECONDS, adminSessionValue, cleanOperatorName, OPERATOR_COOKIE, sameSecret } from './admin-session';
+import type { PublicShowtime } from './buyer-pages';
+import { loginPage, roomPage, roomsPage, type RoomSummary } from './console-pages';
+import { messagePage, pageHeaders } from './html';
+import type { ShowtimeActivity } from './showtime-activity';
+
+export interface ConsoleRouteDeps {
+  engine: RoomEngine;
+  core: CoreClient;
+  tokenKeys: TokenKeyMaterial;
+  adminToken: string;
+  activity: ShowtimeActivity;
+  statsIntervalMs?: number;
+}
+
+interface SeatCounts {
+  total: number;
+  available: number;
+  held: number;
+  booked: number;
+}
+
+export function consoleRoutes(deps: ConsoleRouteDeps) {
+  const app = new Hono<EdgeEnv>();
+  const session = adminSessionValue(deps.adminToken);
+  const seatCounts = createSingleFlightCache<SeatCounts | null>({ ttlMs: 1_000, staleForMs: 60_000 });
+
+  const signedIn = async (c: Context) => {
+    const cookie = getCookie(c, ADMIN_COOKIE);
+    return Boolean(cookie) && (await sameSecret(cookie!, await session));
+  };
+
+  async function catalog(): Promise<PublicShowtime[]> {
+    const { status, body } = await deps.core.getJson<PublicShowtime[]>('/showtimes').catch(() => ({ status: 503, body: null }));
+    return status === 200 && Array.isArray(body) ? body : [];
+  }
+
+  /** The core's seat counts, read with a short-lived access token the edge signs for itself. */
+  async function seatsOf(showtimeId: string): Promise<SeatCounts | null> {
+    if (!deps.tokenKeys.signing) return null;
+    const { value } = await seatCounts.get(showtimeId, async () => {
+      const token = await signAccessToken(deps.tokenKeys, {
+        customerId: 'operator-console',
+        showtimeId: Number(showtimeId),
+        sessionId: 'operator-console',
+        expiresAtMs: Date.now() + 60_000,
+      });
+      const { status, body } = await deps.core.getJson<{ counts: SeatCounts }>(`/showtimes/${showtimeId}/seats`, { authorization: `Bearer ${token}` });
+      if (status >= 500) throw new Error(`core answered ${status}`);
+      return body?.counts ?? null;
+    }).catch(() => ({ value: null }));
+    return value;
+  }
+
+  app.get('/admin', async (c) => {
+    pageHeaders(c);
+    if (!(await signedIn(c))) return c.html(loginPage(null));
+    const showtimes = await catalog();
+    let unavailable = false;
+    const rooms: RoomSummary[] = await Promise.all(
+      showtimes.map(async (showtime) => {
+        const stats = await deps.engine.stats(String(showtime.id)).catch(() => ((unavailable = true), null));
+        const settings = stats?.ok ? await deps.engine.getSettings(String(showtime.id)).catch(() => null) : null;
+        if (!stats?.ok || !settings?.ok) return { showtime, room: null };
+        return { showtime, room: { state: stats.state, capacity: settings.settings.capacity, waiting: stats.waiting + stats.prequeue, active: stats.active, admittedPerMinute: stats.admittedLastMinute } };
+      }),
+    );
+    return c.html(roomsPage(rooms, unavailable));
+  });
+
+  app.post('/admin/login', async (c) => {
+    pageHeaders(c);
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const token = typeof form.token === 'string' ? form.token : '';
+    // 200, not 401: the form is shown again with the reason, and a browser logs every 4xx
+    // document as a console error, which the console must not produce in normal use.
+    if (!token || !(await sameSecret(token, deps.adminToken))) return c.html(loginPage('That admin token is not right. Check it and try again.'));
+    const secure = isHttps(c);
+    setCookie(c, ADMIN_COOKIE, await session, { httpOnly: true, sameSite: 'Strict', secure, path: '/', maxAge: ADMIN_SESSION_SECONDS });
+    const operator = cleanOperatorName(typeof form.operator === 'string' ? form.operator : undefined);
+    if (operator) setCookie(c, OPERATOR_COOKIE, operator, { httpOnly: true, sameSite: 'Strict', secure, path: '/admin', maxAge: ADMIN_SESSION_SECONDS });
+    return c.redirect('/admin', 303);
+  });
+
+  app.post('/admin/logout', (c) => {
+    deleteCookie(c, ADMIN_COOKIE, { path: '/' });
+    deleteCookie(c, OPERATOR_COOKIE, { path: '/admin' });
+    return c.redirect('/admin', 303);
+  });
+
+  app.get('/admin/showtimes/:id', async (c) => {
+    pageHeaders(c);
+    if (!(await signedIn(c))) return c.redirect('/admin', 303);
+    const id = c.req.param('id');
+    const showtime = SHOWTIME_ID.test(id) ? (await catalog()).find((s) => String(s.id) === id) : undefined;
+    if (!showtime) return c.html(messagePage('Showtime not found', 'No showtime on sale or opening soon has this number.', { href: '/admin', label: 'All rooms' }), 404);
+    return c.html(roomPage(showtime, cleanOperatorName(getCookie(c, OPERATOR_COOKIE))));
+  });
+
+  app.get('/admin/showtimes/:id/live', async (c) => {
+    if (!(await signedIn(c))) return c.json({ error: { code: 'MISSING_TOKEN', message: 'Sign in to the console first' } }, 401);
+    const id = c.req.param('id');
+    if (!SHOWTIME_ID.test(id)) return c.json({ error: { code: 'SHOWTIME_NOT_FOUND', message: 'Unknown showtime' } }, 404);
+    const intervalMs = deps.statsIntervalMs ?? 1_000;
+    return streamSSE(c, async (stream) => {
+      let eventId = 0;
+      while (!stream.aborted && !stream.closed) {
+        try {
+          const [settings, stats, seats] = await Promise.all([deps.engine.getSettings(id), deps.engine.stats(id), seatsOf(id)]);
+          const room = settings.ok && stats.ok ? { settings: publicSettings(settings.settings), stats: (({ ok: _ok, ...rest }) => rest)(stats) } : null;
+          const data = { showtimeId: id, at: new Date().toISOString(), room, seats, perMinute: deps.activity.lastMinute(id) };
+          await stream.writeSSE({ id: String(++eventId), event: 'stats', data: JSON.stringify(data) });
+        } catch {
+          await stream.writeSSE({ id: String(++eventId), event: 'unavailable', data: JSON.stringify({ showtimeId: id, retryAfterSeconds: 5 }) });
+        }
+        await stream.sleep(intervalMs);
+      }
+    });
+  });
+
+  return app;
+}

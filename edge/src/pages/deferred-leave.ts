@@ -1,0 +1,59 @@
+/**
+ * A leave beacon cannot tell a closed tab from a reload: both fire `pagehide`, and the
+ * beacon may even reach the edge after the reloaded page was requested. So every render of
+ * the sale page gets a view id, the beacon names the view it leaves from, and a leave is
+ * carried out only if, after a short grace period, that view is still the buyer's latest
+ * one for the showtime. A reload (or another tab opened later) keeps the place; a closed
+ * tab gives it up well before the claim window would have found the buyer abandoned.
+ * Per process: a reload served by another process does not cancel it; that buyer joins
+ * again at the back, and the sale page says so in plain words.
+ */
+export interface DeferredLeaveOptions {
+  graceMs: number;
+  leave: (showtimeId: string, customerId: string) => Promise<unknown>;
+  onError?: (error: unknown) => void;
+  maxEntries?: number;
+}
+
+export const VIEW_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+export function createDeferredLeaves(options: DeferredLeaveOptions) {
+  const latestView = new Map<string, string>();
+  const key = (showtimeId: string, customerId: string) => `${showtimeId}\n${customerId}`;
+  const remember = (k: string, viewId: string) => {
+    if (latestView.size >= (options.maxEntries ?? 200_000)) latestView.clear();
+    latestView.set(k, viewId);
+  };
+
+  return {
+    /** A page was rendered (for a known buyer, or `null` before the first sign-in). */
+    viewed(showtimeId: string, customerId: string | null): string {
+      const viewId = crypto.randomUUID();
+      if (customerId) remember(key(showtimeId, customerId), viewId);
+      return viewId;
+    },
+
+    /**
+     * The beacon of `viewId`. Resolves when the leave ran or was dropped (Workers keep the
+     * isolate alive with waitUntil). True when the buyer left.
+     */
+    async schedule(showtimeId: string, customerId: string, viewId: string): Promise<boolean> {
+      const k = key(showtimeId, customerId);
+      // No view on record: the page was rendered before the buyer signed in. Any later render
+      // has registered itself, so an unknown view can only be the latest one.
+      const latest = latestView.get(k);
+      if (latest !== undefined && latest !== viewId) return false;
+      remember(k, viewId);
+      await new Promise((resolve) => setTimeout(resolve, options.graceMs));
+      if (latestView.get(k) !== viewId) return false;
+      latestView.delete(k);
+      try {
+        await options.leave(showtimeId, customerId);
+        return true;
+      } catch (error) {
+        options.onError?.(error);
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * The page shell and the helpers every page uses. Templates are hono/html tagged templates:
+ * every interpolated value is HTML-escaped unless it is itself a template (or `raw`), so
+ * names from the catalog or an operator cannot inject markup.
+ */
+import type { Context } from 'hono';
+import { html } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import { assetUrl, type AssetName } from './assets';
+
+export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+export { html };
+
+export interface LayoutOptions {
+  title: string;
+  /** Client scripts, loaded in order with `defer` from /assets (no inline script: strict CSP). */
+  scripts?: AssetName[];
+  /** A short line under the site name, e.g. "Operator console". */
+  area?: string;
+  homeHref?: string;
+  /** Extra header content at the right (the console's sign-out button). */
+  headerExtra?: Html;
+}
+
+/**
+ * Scripts and styles only from this origin, no inline script, no frames, no plug-ins:
+ * the pages make no external requests at all (issue 6), and the CSP makes sure of it.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export function pageHeaders(c: Context) {
+  c.header('Content-Security-Policy', PAGE_CSP);
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Referrer-Policy', 'same-origin');
+  c.header('Cache-Control', 'no-store');
+}
+
+export function layout(options: LayoutOptions, body: Html): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${options.title}</title>
+<link rel="stylesheet" href="${assetUrl('styles.css')}">
+<link rel="icon" href="data:,">
+${(options.scripts ?? []).map((name) => html`<script defer src="${assetUrl(name)}"></script>`)}
+</head>
+<body>
+<a class="skip-link" href="#main">Skip to content</a>
+<header class="site-header">
+  <a class="brand" href="${options.homeHref ?? '/'}">Premiere Tickets</a>
+  ${options.area ? html`<span class="area">${options.area}</span>` : ''}
+  ${options.headerExtra ?? ''}
+</header>
+<main id="main" tabindex="-1">
+${body}
+</main>
+<footer class="site-footer"><p>Fair queue: everyone who joins before the opening gets a random place at the opening time.</p></footer>
+</body>
+</html>`;
+}
+
+/** "Sat 12 Dec, 20:00" in the server's locale-neutral form; the client re-renders in local time. */
+export function timeElement(iso: string, format: 'datetime' | 'time' = 'datetime'): Html {
+  const date = new Date(iso);
+  const text = Number.isNaN(date.getTime()) ? iso : date.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+  return html`<time datetime="${iso}" data-local="${format}">${text}</time>`;
+}
+
+export function formatMoney(cents: number, currency: string): string {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).format(cents / 100);
+  } catch {
+    return `${(cents / 100).toFixed(2)} ${currency}`;
+  }
+}
+
+/** A whole page that explains a failure in plain words (404, 503). */
+export function messagePage(title: string, message: string, action?: { href: string; label: string }): Html {
+  return layout(
+    { title, scripts: ['common.js'] },
+    html`<section class="panel notice" aria-labelledby="message-title">
+  <h1 id="message-title">${title}</h1>
+  <p>${message}</p>
+  ${action ? html`<p><a class="button" href="${action.href}">${action.label}</a></p>` : ''}
+</section>`,
+  );
+}

@@ -1,0 +1,170 @@
+/**
+ * The whole stack on free loopback ports for the browser tests: the real core (the run's
+ * database, background jobs off so nothing touches other test files' rows), the real payment
+ * sandbox (webhooks delivered to the core), the edge on Redis under its own key namespace,
+ * and the queue ticker. The core's PUBLIC_URL is the edge, so the pay page returns there.
+ */
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import type { Sql } from 'postgres';
+import { parseCoreConfig } from '../../../core/src/config';
+import { insertShowtime } from '../../../core/src/catalog/showtime-repo';
+import { insertHallWithSeats, insertVenue } from '../../../core/src/catalog/venue-repo';
+import { connectDatabase } from '../../../core/src/db/connect';
+import { rectangularLayout, type LayoutOptions } from '../../../core/src/demo/seat-layout';
+import { startCore } from '../../../core/src/node';
+import { startPaymentSandbox } from '../../../payment-sandbox/src/start';
+import { createIoredisStore, createRoomEngine, createRoomTicker, type RoomSettingsPatch } from '../../../queue/src/index';
+import { testDatabaseUrl, testRedisNamespace, testRedisUrl } from '../../../test/support/env';
+import { parseEdgeConfig } from '../../src/config';
+import { startEdge } from '../../src/node';
+import { testTokenKeys } from '../edge-harness';
+
+export const STACK_ADMIN_TOKEN = 'pages-test-admin-token-0123456789';
+const WEBHOOK_SECRET = 'whsec_pages_test';
+const SANDBOX_KEY = 'sk_test_pages';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A room that moves in milliseconds: admissions are only limited by capacity. */
+export const quickRoom = (capacity: number): RoomSettingsPatch => ({
+  state: 'open',
+  capacity,
+  admitPerMinute: 60_000,
+  admitBurst: 1_000,
+  sessionTtlMs: 300_000,
+  offerWindowMs: 60_000,
+  abandonGraceMs: 60_000,
+  tickGapMs: 0,
+});
+
+export async function startBrowserStack() {
+  const databaseUrl = process.env.PAGES_SCRATCH_DB ?? testDatabaseUrl();
+  const sql: Sql = connectDatabase(databaseUrl, { max: 4 });
+  const tokenKeys = await testTokenKeys();
+  const keyPrefix = testRedisNamespace('pages');
+  const edgePort = await freePort();
+  const edgeUrl = `http://127.0.0.1:${edgePort}`;
+  let coreUrl = '';
+
+  const sandbox = await startPaymentSandbox({
+    port: 0,
+    config: {
+      apiKey: SANDBOX_KEY,
+      webhookUrl: 'http://core.internal/payments/callback',
+      webhookSecrets: [WEBHOOK_SECRET],
+      expirySweepIntervalMs: 200,
+      webhook: { baseDelayMs: 20, maxDelayMs: 200, maxAttempts: 30, timeoutMs: 10_000 },
+    },
+    fetch: (input, init) => fetch(String(input).replace('http://core.internal', coreUrl), init as RequestInit),
+  });
+  const core = await startCore(
+    parseCoreConfig({
+      CORE_PORT: '0',
+      CORE_HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      ADMIN_TOKEN: STACK_ADMIN_TOKEN,
+      PAYMENT_URL: sandbox.url,
+      PAYMENT_API_KEY: SANDBOX_KEY,
+      PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      PUBLIC_URL: edgeUrl,
+      JOBS_ENABLED: 'false',
+      LOG_LEVEL: process.env.PAGES_LOG_LEVEL ?? 'silent',
+    }),
+    { sql, tokenKeys },
+  );
+  coreUrl = core.url;
+  const edge = await startEdge(
+    parseEdgeConfig({
+      EDGE_PORT: String(edgePort),
+      EDGE_HOST: '127.0.0.1',
+      REDIS_URL: testRedisUrl(),
+      REDIS_KEY_PREFIX: keyPrefix,
+      CORE_URL: core.url,
+      ADMIN_TOKEN: STACK_ADMIN_TOKEN,
+      SNAPSHOT_TTL_MS: '200',
+      SEAT_MAP_TTL_MS: '0',
+      FLOOD_POINTS: '100000',
+      LOG_LEVEL: process.env.PAGES_LOG_LEVEL ?? 'silent',
+    }),
+    { tokenKeys, consumeEvents: false },
+  );
+  const tickerRedis = new Redis(testRedisUrl());
+  const engine = createRoomEngine({ store: createIoredisStore(tickerRedis), keyPrefix });
+  const ticker = createRoomTicker({ engine, intervalMs: 100, logger: pino({ level: 'silent' }) });
+  ticker.start();
+
+  let counter = 0;
+  /** A showtime on sale now in a small hall (row D is couple seats, A1 and A2 wheelchair spaces). */
+  async function createShowtime(options: { layout?: LayoutOptions; opensAt?: Date; holdTtlMs?: number; title?: string } = {}) {
+    const label = `${process.pid}-${Date.now().toString(36)}-${++counter}`;
+    const venue = await insertVenue(sql, { name: `Pages venue ${label}`, city: 'Test' });
+    const layout = options.layout ?? { rows: 4, columns: 6, coupleRows: [4], accessible: [[1, 1], [1, 2]] };
+    const hall = await insertHallWithSeats(sql, { venueId: venue.id, name: 'Hall 1', seats: rectangularLayout(layout) });
+    const { id } = await insertShowtime(sql, {
+      hallId: hall.id,
+      title: options.title ?? `Premiere ${label}`,
+      startsAt: new Date(Date.now() + 86_400_000),
+      opensAt: options.opensAt ?? new Date(Date.now() - 3_600_000),
+      saleState: 'OPEN',
+      priceCents: 1250,
+      currency: 'EUR',
+      maxSeatsPerCustomer: 4,
+      holdTtlMs: options.holdTtlMs ?? 300_000,
+    });
+    return id;
+  }
+
+  /** The edge's JSON API as a non-browser client would call it. */
+  async function api(method: string, path: string, init: { token?: string; body?: unknown } = {}) {
+    const headers: Record<string, string> = {};
+    if (init.token) headers.authorization = `Bearer ${init.token}`;
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${edgeUrl}${path}`, { method, headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
+    const text = await response.text();
+    return { status: response.status, json: text ? JSON.parse(text) : null };
+  }
+
+  /** A buyer through the API: demo login and join; the answer carries the access token when admitted. */
+  async function apiBuyer(showtimeId: number, customerId: string) {
+    const { json: login } = await api('POST', '/api/auth/demo', { body: { customerId } });
+    const joined = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: login.token });
+    return { token: login.token as string, ...joined.json };
+  }
+
+  return {
+    edgeUrl,
+    sandbox,
+    core,
+    edge,
+    engine,
+    sql,
+    createShowtime,
+    configureRoom: async (showtimeId: number, patch: RoomSettingsPatch) => {
+      const result = await engine.configure(String(showtimeId), patch);
+      if (!result.ok) throw new Error(`configure failed: ${result.code}`);
+    },
+    api,
+    apiBuyer,
+    async close() {
+      await ticker.stop();
+      await edge.close();
+      await core.close();
+      await sandbox.close();
+      tickerRedis.disconnect();
+      await sql.end({ timeout: 2 });
+    },
+  };
+}
+
+export type BrowserStack = Awaited<ReturnType<typeof startBrowserStack>>;

@@ -1,0 +1,95 @@
+/**
+ * A buyer in real headless Chromium: joins a small room, waits behind someone, is admitted,
+ * picks seats, holds them, pays on the sandbox's hosted page and sees the confirmation with
+ * the booking reference. A refresh while waiting keeps the place. No console errors, no
+ * request leaves the loopback stack, a screenshot of every step.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, openPage, waitForStep } from './browser';
+import { quickRoom, startBrowserStack, type BrowserStack } from './browser-stack';
+
+let stack: BrowserStack;
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  stack = await startBrowserStack();
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+describe('buyer journey', () => {
+  it('lists showtimes, queues, is admitted, holds seats, pays in the sandbox and sees the booking', async () => {
+    const title = `The Long Premiere ${process.pid}-${Date.now() % 1_000_000}`;
+    const showtimeId = await stack.createShowtime({ title });
+    await stack.configureRoom(showtimeId, quickRoom(1));
+    // Someone is already choosing seats: the one slot is taken, so our buyer waits.
+    const blocker = await stack.apiBuyer(showtimeId, `blocker-${showtimeId}`);
+    expect(blocker.state).toBe('admitted');
+
+    const buyer = await openPage(browser);
+    const { page } = buyer;
+    await page.goto(`${stack.edgeUrl}/`);
+    await expect.poll(() => page.getByRole('link', { name: title, exact: true }).count()).toBe(1);
+    await buyer.shot('01-showtime-list');
+
+    await page.getByRole('link', { name: `Buy tickets for ${title}` }).click();
+    await page.getByRole('button', { name: 'Join the line' }).click();
+    await page.locator('#step-waiting').waitFor({ state: 'visible' });
+    await expect.poll(() => page.locator('#position').textContent()).toBe('1');
+    expect(await page.locator('#ahead').textContent()).toBe('You are next.');
+    await buyer.shot('02-waiting');
+
+    // A reload keeps the place (the leave beacon is deferred and cancelled by the reload).
+    await page.reload();
+    await page.locator('#step-waiting').waitFor({ state: 'visible' });
+    await expect.poll(() => page.locator('#position').textContent()).toBe('1');
+    await new Promise((resolve) => setTimeout(resolve, 4_500)); // past the leave grace period
+    const stats = await stack.engine.stats(String(showtimeId));
+    expect(stats.ok && stats.waiting).toBe(1);
+
+    // The blocker gives the slot back: our buyer's next poll is admitted.
+    await stack.api('DELETE', `/api/showtimes/${showtimeId}/queue`, { token: blocker.token });
+    await page.locator('#step-seats').waitFor({ state: 'visible', timeout: 20_000 });
+    await page.locator('#seat-grid button[data-code="B3"]').waitFor();
+    expect(await page.locator('#seat-grid button').count()).toBe(24);
+    expect(await page.locator('#seat-grid .seat-couple').count()).toBe(6);
+    expect(await page.locator('#seat-grid .seat-accessible').count()).toBe(2);
+    await buyer.shot('03-seat-map');
+
+    await page.locator('#seat-grid button[data-code="B3"]').click();
+    await page.locator('#seat-grid button[data-code="B4"]').click();
+    expect(await page.locator('#seat-grid button[data-code="B3"]').getAttribute('aria-pressed')).toBe('true');
+    expect(await page.locator('#selection').textContent()).toContain('B3, B4');
+    await buyer.shot('04-seats-chosen');
+
+    await page.getByRole('button', { name: 'Hold these seats' }).click();
+    await waitForStep(page, 'step-hold');
+    expect(await page.locator('#held-seats').textContent()).toBe('B3, B4');
+    expect(await page.locator('#hold-countdown').textContent()).toMatch(/^\d+:\d\d$/);
+    await buyer.shot('05-hold');
+
+    await page.getByRole('button', { name: 'Pay now' }).click();
+    await page.waitForURL(`${stack.sandbox.url}/pay/**`);
+    await buyer.shot('06-sandbox-pay-page');
+    await page.getByRole('button', { name: 'Approve payment' }).click();
+
+    await page.waitForURL(`${stack.edgeUrl}/showtimes/${showtimeId}?**`);
+    await page.waitForFunction(() => {
+      const shown = (id: string) => !(document.getElementById(id) as HTMLElement).hidden;
+      return shown('booking-details') || shown('step-ended') || shown('alert');
+    }, undefined, { timeout: 20_000 });
+    const ended = await page.locator('#step-ended, #alert').filter({ visible: true }).allTextContents();
+    expect(ended).toEqual([]);
+    expect(await page.locator('#booking-reference').textContent()).toMatch(/^BK-[0-9A-F]{8}$/);
+    expect(await page.locator('#booking-seats').textContent()).toBe('B3, B4');
+    await buyer.shot('07-confirmation');
+
+    expect(buyer.errors).toEqual([]);
+    expect(buyer.external).toEqual([]);
+    await buyer.context.close();
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * The operator console in real headless Chromium: sign in with the admin token, see the
+ * rooms list, open a room, watch the live numbers from the server-sent events, lower the
+ * capacity (confirmed in a dialog), see the numbers move and the change in the audit log.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, openPage } from './browser';
+import { quickRoom, STACK_ADMIN_TOKEN, startBrowserStack, type BrowserStack } from './browser-stack';
+
+let stack: BrowserStack;
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  stack = await startBrowserStack();
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+describe('operator console', () => {
+  it('refuses a wrong token, then shows rooms, live numbers, a confirmed capacity change and the audit log', async () => {
+    const title = `Console Night ${process.pid}-${Date.now() % 1_000_000}`;
+    const showtimeId = await stack.createShowtime({ title });
+    await stack.configureRoom(showtimeId, quickRoom(2));
+    const buyers = [];
+    for (let i = 0; i < 4; i++) buyers.push(await stack.apiBuyer(showtimeId, `console-buyer-${showtimeId}-${i}`));
+    expect(buyers.map((b) => b.state)).toEqual(['admitted', 'admitted', 'waiting', 'waiting']);
+
+    const operator = await openPage(browser);
+    const { page } = operator;
+    await page.goto(`${stack.edgeUrl}/admin`);
+    await page.getByLabel('Admin token').fill('not-the-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain('not right');
+    await operator.shot('20-console-login-refused');
+
+    await page.getByLabel('Admin token').fill(STACK_ADMIN_TOKEN);
+    await page.getByLabel('Your name (for the audit log)').fill('Ada Operator');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Waiting rooms' }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: title });
+    expect(await row.textContent()).toContain('2 / 2');
+    await operator.shot('21-console-rooms');
+
+    await page.getByRole('link', { name: title }).click();
+    await expect.poll(() => page.locator('#v-waiting').textContent(), { timeout: 10_000 }).toBe('2');
+    expect(await page.locator('#v-active').textContent()).toBe('2');
+    await expect.poll(() => page.locator('#v-seatsAvailable').textContent(), { timeout: 10_000 }).toBe('24');
+    expect(await page.locator('#capacity').inputValue()).toBe('2');
+    await operator.shot('22-console-room-live');
+
+    // Lower the capacity to 1; the dialog asks first, and "Cancel" changes nothing.
+    await page.locator('#capacity').fill('1');
+    await page.getByRole('button', { name: 'Apply settings' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('capacity from 2 to 1');
+    await operator.shot('23-console-confirm');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect((await stack.engine.getSettings(String(showtimeId))).ok && (await stack.engine.getSettings(String(showtimeId)) as any).settings.capacity).toBe(2);
+
+    await page.locator('#capacity').fill('1');
+    await page.getByRole('button', { name: 'Apply settings' }).click();
+    await page.getByRole('button', { name: 'Yes, apply it' }).click();
+    await expect.poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 }).toContain('capacity: 2 → 1');
+    expect(await page.locator('#audit-rows').textContent()).toContain('Ada Operator');
+
+    // Both admitted buyers finish: with capacity 1 only one of the two waiting is let in.
+    for (const buyer of buyers.slice(0, 2)) await stack.api('DELETE', `/api/showtimes/${showtimeId}/queue`, { token: buyer.token });
+    await expect.poll(() => page.locator('#v-waiting').textContent(), { timeout: 15_000 }).toBe('1');
+    await expect.poll(() => page.locator('#v-active').textContent(), { timeout: 15_000 }).toMatch(/^[01]$/);
+    const points = await page.locator('#chart-waiting polyline').getAttribute('points');
+    expect(points?.split(' ').length).toBeGreaterThan(1);
+    await operator.shot('24-console-after-capacity-change');
+
+    // Pause, confirmed: the state badge follows.
+    await page.getByRole('button', { name: 'Pause admissions' }).click();
+    await page.getByRole('button', { name: 'Yes, apply it' }).click();
+    await expect.poll(() => page.locator('#room-state').textContent(), { timeout: 10_000 }).toBe('paused');
+    await expect.poll(() => page.locator('#audit-rows').textContent()).toContain('state: open → paused');
+    await operator.shot('25-console-paused');
+
+    expect(operator.errors).toEqual([]);
+    expect(operator.external).toEqual([]);
+    await operator.context.close();
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * The seat map in real headless Chromium: a second buyer who picks a seat someone else has
+ * just taken is told so in words and sees a refreshed map; the whole map works from the
+ * keyboard alone; the page fits a phone screen.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, openPage, waitForStep, type WatchedPage } from './browser';
+import { quickRoom, startBrowserStack, type BrowserStack } from './browser-stack';
+
+let stack: BrowserStack;
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  stack = await startBrowserStack();
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+/** A buyer in the browser, joined and admitted (the room has room for everyone). */
+async function admittedBuyer(showtimeId: number, viewport?: { width: number; height: number }): Promise<WatchedPage> {
+  const buyer = await openPage(browser, viewport ? { viewport } : {});
+  await buyer.page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
+  await buyer.page.getByRole('button', { name: 'Join the line' }).click();
+  await waitForStep(buyer.page, 'step-seats');
+  await buyer.page.locator('#seat-grid button[data-code="A1"]').waitFor();
+  return buyer;
+}
+
+describe('seat map', () => {
+  it('a seat taken a moment ago: the second buyer is told in words and sees the refreshed map', async () => {
+    const showtimeId = await stack.createShowtime({ title: 'Conflict Matinee' });
+    await stack.configureRoom(showtimeId, quickRoom(5));
+    const second = await admittedBuyer(showtimeId);
+    const { page } = second;
+    const seat = page.locator('#seat-grid button[data-code="C3"]');
+    expect(await seat.getAttribute('aria-disabled')).toBeNull();
+
+    // Another buyer (a JSON client) takes C3 while this page still shows it free.
+    const rival = await stack.apiBuyer(showtimeId, `rival-${showtimeId}`);
+    const taken = await stack.api('POST', `/api/showtimes/${showtimeId}/holds`, { token: rival.accessToken, body: { seats: ['C3'] } });
+    expect(taken.status).toBe(201);
+
+    await seat.click();
+    await page.locator('#seat-grid button[data-code="C4"]').click();
+    await page.getByRole('button', { name: 'Hold these seats' }).click();
+    await page.locator('#alert').waitFor({ state: 'visible' });
+    expect(await page.locator('#alert').textContent()).toBe(
+      'Sorry, someone else just took seat C3. The seat map has been refreshed: please pick again.',
+    );
+    await expect.poll(() => page.locator('#seat-grid button[data-code="C3"]').getAttribute('aria-disabled')).toBe('true');
+    expect(await page.locator('#seat-grid button[data-code="C3"]').getAttribute('aria-label')).toContain('held by another buyer');
+    // The seat that was still free stays chosen; the buyer only has to replace the lost one.
+    expect(await page.locator('#seat-grid button[data-code="C4"]').getAttribute('aria-pressed')).toBe('true');
+    await second.shot('10-seat-conflict');
+
+    // A 409 is an answer the page handles; Chromium still logs the response status.
+    expect(second.errors.filter((e) => !e.includes('status of 409'))).toEqual([]);
+    expect(second.external).toEqual([]);
+    await second.context.close();
+  });
+
+  it('works from the keyboard alone: Tab into the map, arrows to move, Space to choose, Enter to hold', async () => {
+    const showtimeId = await stack.createShowtime({ title: 'Keyboard Gala' });
+    await stack.configureRoom(showtimeId, quickRoom(5));
+    const buyer = await openPage(browser);
+    const { page } = buyer;
+    await page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
+    // Tab to the join button (skip link, brand link, then the button) and press Enter.
+    for (let i = 0; i < 10; i++) {
+      await page.keyboard.press('Tab');
+      if ((await page.evaluate(() => document.activeElement?.id)) === 'join-button') break;
+    }
+    await page.keyboard.press('Enter');
+    await waitForStep(page, 'step-seats');
+    await page.locator('#seat-grid button[data-code="A1"]').waitFor();
+
+    const focused = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset?.code ?? document.activeElement?.id ?? null);
+    // Only one seat is in the tab order (roving tabindex): one Tab from the heading reaches it.
+    expect(await page.locator('#seat-grid button[tabindex="0"]').count()).toBe(1);
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('A1');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    expect(await focused()).toBe('B3');
+    await page.keyboard.press('Space');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('End');
+    expect(await focused()).toBe('B6');
+    await page.keyboard.press('PageDown');
+    expect(await focused()).toBe('D6');
+    await page.keyboard.press('Home');
+    expect(await focused()).toBe('D1');
+    expect(await page.locator('#selection').textContent()).toContain('B3, B4');
+    expect(await page.locator('#seat-grid button[data-code="B3"]').getAttribute('aria-label')).toBe('Row B, seat 3, standard seat, selected');
+    await buyer.shot('11-keyboard-selection');
+
+    // Tab leaves the grid for the hold button; Enter holds.
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('hold-button');
+    await page.keyboard.press('Enter');
+    await waitForStep(page, 'step-hold');
+    expect(await page.locator('#held-seats').textContent()).toBe('B3, B4');
+    // Cancel from the keyboard too: the seats come back.
+    for (let i = 0; i < 6 && (await focused()) !== 'cancel-button'; i++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await waitForStep(page, 'step-seats');
+    await expect.poll(() => page.locator('#seat-grid button[data-code="B3"]').getAttribute('aria-disabled')).toBeNull();
+
+    expect(buyer.errors).toEqual([]);
+    await buyer.context.close();
+  });
+
+  it('fits a phone screen: the map scrolls inside its box, the page does not scroll sideways', async () => {
+    const showtimeId = await stack.createShowtime({ title: 'Phone Preview', layout: { rows: 8, columns: 14, coupleRows: [8], accessible: [[1, 1]] } });
+    await stack.configureRoom(showtimeId, quickRoom(5));
+    const buyer = await admittedBuyer(showtimeId, { width: 360, height: 740 });
+    const overflow = await buyer.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await buyer.shot('12-phone-seat-map');
+    await buyer.page.goto(`${stack.edgeUrl}/`);
+    await buyer.shot('13-phone-showtime-list');
+    expect(buyer.errors).toEqual([]);
+    await buyer.context.close();
+  });
+});
