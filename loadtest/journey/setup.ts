@@ -73,7 +73,7 @@ export interface LiveFigures {
   seatsAvailable?: number;
   seatsHeld?: number;
   seatsBooked?: number;
-  roomSettings?: { capacity: number; admitPerMinute: number };
+  roomSettings?: { capacity: number; admitPerMinute: number; admitBurst: number };
 }
 
 /** The room's stats from the edge and the seat counts from the core; missing parts stay undefined. */
@@ -87,7 +87,11 @@ export async function readLiveFigures(options: { coreUrl: string | null; edgeUrl
     figures.waiting = room.value.stats.waiting;
     figures.active = room.value.stats.active + room.value.stats.offered;
     figures.admittedTotal = room.value.stats.admitted;
-    figures.roomSettings = { capacity: room.value.settings.capacity, admitPerMinute: room.value.settings.admitPerMinute };
+    figures.roomSettings = {
+      capacity: room.value.settings.capacity,
+      admitPerMinute: room.value.settings.admitPerMinute,
+      admitBurst: room.value.settings.engine?.admitBurst ?? Math.ceil(room.value.settings.admitPerMinute / 12),
+    };
   }
   if (show.status === 'fulfilled' && show.value?.counts) {
     figures.seatsAvailable = show.value.counts.available;

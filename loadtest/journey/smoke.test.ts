@@ -38,8 +38,10 @@ describe('journey harness smoke run', () => {
     expect(seats.held + seats.booked + seats.available).toBe(60);
     expect(result.invariants!.figures.bookingsConfirmed, result.text).toBeGreaterThan(0);
     expect(result.invariants!.figures.paymentsWithBooking).toBe(result.invariants!.figures.bookingsConfirmed);
-    // Never more admitted at once than the room allows (sampled once a second).
+    // Never more admitted at once than the room allows (sampled once a second), nor more per
+    // minute than its rate and the bucket's burst (ceil(600 / 12) = 50).
     for (const second of result.recorder.seconds) expect(second.active ?? 0).toBeLessThanOrEqual(capacity);
+    expect(result.recorder.maxAdmissionsPerMinute()).toBeLessThanOrEqual(600 + 50);
     // Every buyer finished or was cut at the limit; none hit a server error.
     for (const [endpoint, stats] of result.recorder.endpoints) {
       const serverErrors = [...stats.statuses].filter(([status]) => status >= 500 || status === 0).reduce((n, [, count]) => n + count, 0);

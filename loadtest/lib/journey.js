@@ -5,7 +5,7 @@
  * sends next and when, `applyResponse` moves the buyer on and reports what happened.
  *
  * Journey: demo login → join → poll at the server's `pollAfterMs` until admitted → seat map →
- * hold adjacent seats (after a 409, other seats; at most three tries) → checkout → approve at
+ * hold adjacent seats (after a 409, a fresh map and other seats; at most three tries) → checkout → approve at
  * the payment sandbox → read the hold until it names its booking → read the booking.
  * 409 and 429 are answers, not failures: 429 waits Retry-After and tries the same step again.
  */
@@ -118,8 +118,18 @@ export function nextRequest(buyer, s) {
   }
 }
 
-/** @param {Buyer} buyer @param {string} outcome @param {JourneyEvent[]} events */
-function finish(buyer, outcome, events) {
+/**
+ * Ends the journey; an admitted buyer who did not book leaves the room first, so the slot
+ * goes back at once (as the page does when it closes).
+ * @param {Buyer} buyer @param {string} outcome @param {JourneyEvent[]} events @param {number} [now]
+ */
+function finish(buyer, outcome, events, now) {
+  if (now !== undefined && buyer.admittedAt !== null && outcome !== 'booked' && buyer.phase !== 'leave' && buyer.customerToken) {
+    buyer.outcome = outcome;
+    buyer.phase = 'leave';
+    buyer.dueAt = now;
+    return;
+  }
   buyer.phase = 'done';
   buyer.outcome = outcome;
   events.push({ type: `outcome_${outcome}` });
@@ -200,14 +210,14 @@ export function applyResponse(buyer, s, res, now) {
   const body = res.json ?? {};
   if (res.status === 429 || res.status === 503 || res.status === 0 || (res.status === 409 && body?.error?.code === 'IDEMPOTENCY_KEY_IN_FLIGHT')) {
     if (res.status === 429) events.push({ type: 'rate_limited' });
-    if (++buyer.retries > MAX_RETRIES) { finish(buyer, 'error', events); return events; }
+    if (++buyer.retries > MAX_RETRIES) { finish(buyer, 'error', events, now); return events; }
     buyer.dueAt = now + 1000 * (res.retryAfterSeconds ?? 1) * (0.5 + s.random());
     return events;
   }
   if (buyer.phase !== 'poll' && buyer.phase !== 'hold_status') buyer.retries = 0;
   switch (buyer.phase) {
     case 'login':
-      if (res.status !== 200) { finish(buyer, 'error', events); break; }
+      if (res.status !== 200) { finish(buyer, 'error', events, now); break; }
       buyer.customerToken = body.token;
       buyer.customerId = body.customerId;
       buyer.phase = 'join';
@@ -217,7 +227,7 @@ export function applyResponse(buyer, s, res, now) {
     case 'join':
     case 'poll':
       if (res.status === 410) { buyer.phase = 'join'; buyer.dueAt = now; break; }
-      if (res.status !== 200) { finish(buyer, 'error', events); break; }
+      if (res.status !== 200) { finish(buyer, 'error', events, now); break; }
       if (s.pollOnly && body.accessToken) {
         events.push({ type: 'admitted' }, { type: 'queue_time', value: now - buyer.joinedAt });
         buyer.outcome = 'admitted';
@@ -229,7 +239,7 @@ export function applyResponse(buyer, s, res, now) {
       onQueueAnswer(buyer, now, body, events);
       break;
     case 'seats':
-      if (res.status !== 200) { finish(buyer, 'error', events); break; }
+      if (res.status !== 200) { finish(buyer, 'error', events, now); break; }
       buyer.seatMap = Array.isArray(body.seats) ? body.seats : [];
       if ((body.counts?.available ?? 1) === 0) { events.push({ type: 'gave_up_seats' }); buyer.outcome = 'no_seats'; buyer.phase = 'leave'; buyer.dueAt = now; break; }
       tryHold(buyer, s, now, events);
@@ -246,19 +256,23 @@ export function applyResponse(buyer, s, res, now) {
         events.push({ type: 'conflict' });
         const lost = Array.isArray(body?.error?.seats) ? body.error.seats : buyer.wanted;
         buyer.taken.push(...lost);
-        tryHold(buyer, s, now, events);
+        if (buyer.holdTries >= s.maxHoldTries) tryHold(buyer, s, now, events); // gives up
+        else {
+          buyer.phase = 'seats'; // the page refreshes the map, then the buyer picks again
+          buyer.dueAt = now + 100 + s.random() * 400;
+        }
       } else if (res.status === 422 && body?.error?.code === 'SEAT_LIMIT_EXCEEDED') {
-        finish(buyer, 'error', events);
-      } else finish(buyer, 'error', events);
+        finish(buyer, 'error', events, now);
+      } else finish(buyer, 'error', events, now);
       break;
     case 'checkout':
-      if (res.status !== 201) { finish(buyer, 'error', events); break; }
+      if (res.status !== 201) { finish(buyer, 'error', events, now); break; }
       buyer.paymentId = body.paymentId;
       buyer.phase = 'approve';
       buyer.dueAt = now + 200 + s.random() * 800; // the buyer types their card details
       break;
     case 'approve':
-      if (res.status !== 200) { finish(buyer, 'error', events); break; }
+      if (res.status !== 200) { finish(buyer, 'error', events, now); break; }
       buyer.phase = 'hold_status';
       buyer.dueAt = now + 100;
       break;
@@ -269,11 +283,11 @@ export function applyResponse(buyer, s, res, now) {
         buyer.dueAt = now;
       } else if (res.status === 200 && ++buyer.statusReads < MAX_STATUS_READS && (body.status === 'ACTIVE' || body.status === 'CONFIRMED')) {
         buyer.dueAt = now + 250; // the webhook has not landed yet
-      } else finish(buyer, 'error', events);
+      } else finish(buyer, 'error', events, now);
       break;
     case 'booking':
       if (res.status === 200 && body.status === 'CONFIRMED') { events.push({ type: 'booked', value: now - buyer.joinedAt }); finish(buyer, 'booked', events); }
-      else finish(buyer, 'error', events);
+      else finish(buyer, 'error', events, now);
       break;
     case 'cancel':
       buyer.phase = 'leave';
