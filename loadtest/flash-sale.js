@@ -3,8 +3,9 @@
  * The opening minute of a flash sale: buyers arrive, log in (demo), join, poll at the server's
  * `pollAfterMs`, and once admitted read the seat map, try to hold adjacent seats (others after
  * a 409, at most three tries), check out, approve the payment at the sandbox and read the
- * booking. Meanwhile others refresh the sale list. Arrivals ramp with `ramping-arrival-rate` to
- * PEAK_RPS requests/s across both scenarios (default 50,000; JOURNEY_SHARE of it buyers).
+ * booking. Meanwhile others load the sale page (GET /showtimes/:id, cached a second at the edge).
+ * Arrivals ramp with `ramping-arrival-rate` to PEAK_RPS requests/s across both scenarios
+ * (default 50,000; JOURNEY_SHARE of it buyers, the rest page views).
  *
  *   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PEAK_RPS=2000 -e DURATION=60s \
  *          -e SHOWTIME_ID=1 -e ADMIN_TOKEN=dev-admin-token-change-me loadtest/flash-sale.js
@@ -13,11 +14,11 @@
  * every buyer shares the load generator's address, and 429s (expected answers) pile up.
  */
 import http from 'k6/http';
-import { journeyFor, openingMinute, prepare, settings, step, summary, thresholds, verifyOverHttp, vusFor } from './k6/common.js';
+import { expected, journeyFor, openingMinute, prepare, settings, step, summary, thresholds, verifyOverHttp, vusFor } from './k6/common.js';
 
 const journeyShare = Number(__ENV.JOURNEY_SHARE || 0.9);
 const journeyRps = settings.peakRps * journeyShare;
-const catalogRps = settings.peakRps - journeyRps;
+const pageRps = settings.peakRps - journeyRps;
 
 /** @type {import('k6/options').Options} */
 export const options = {
@@ -32,18 +33,18 @@ export const options = {
       ...vusFor(journeyRps, 10),
       gracefulStop: '30s',
     },
-    catalog: {
+    pages: {
       executor: 'ramping-arrival-rate',
-      exec: 'catalog',
+      exec: 'page',
       startRate: 0,
       timeUnit: '1s',
-      stages: openingMinute(catalogRps),
-      ...vusFor(catalogRps, 0.2),
+      stages: openingMinute(pageRps),
+      ...vusFor(pageRps, 0.2),
       gracefulStop: '5s',
     },
   },
   thresholds: {
-    ...thresholds({ login: 500, join: 500, poll: 250, seats: 500, hold: 1000, checkout: 2000, approve: 1000, hold_status: 500, booking: 500, leave: 500, catalog: 500 }),
+    ...thresholds({ login: 500, join: 500, poll: 250, seats: 500, hold: 1000, checkout: 2000, approve: 1000, hold_status: 500, booking: 500, leave: 500, page: 500 }),
     buyers_admitted: ['count>0'],
   },
   summaryTrendStats: ['avg', 'med', 'p(95)', 'p(99)', 'max'],
@@ -58,8 +59,9 @@ export function buyer(data) {
   step(journeyFor(data.showtimeId));
 }
 
-export function catalog() {
-  http.get(`${settings.baseUrl}/api/showtimes`, { tags: { endpoint: 'catalog', name: 'catalog' } });
+/** @param {{ showtimeId: string }} data */
+export function page(data) {
+  http.get(`${settings.baseUrl}/showtimes/${data.showtimeId}`, { tags: { endpoint: 'page', name: 'page' }, responseCallback: expected });
 }
 
 /** @param {{ showtimeId: string }} data */

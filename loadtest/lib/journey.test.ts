@@ -1,0 +1,92 @@
+/** The shared buyer journey without a network: seat choice, 409 and 429 handling, leaving. */
+import { describe, expect, it } from 'vitest';
+import { applyResponse, newBuyer, nextRequest, pickSeats, type Buyer, type JourneySettings } from './journey.js';
+
+const settings: JourneySettings = {
+  showtimeId: '7', party: 2, maxHoldTries: 3, seatPreference: 'best', paymentApiKey: 'sk_test', maxWaitMs: 60_000, random: () => 0,
+};
+
+const seatMap = (rows: number, columns: number, taken: string[] = []) =>
+  Array.from({ length: rows * columns }, (_, i) => {
+    const row = Math.floor(i / columns) + 1;
+    const column = (i % columns) + 1;
+    const code = `${'ABCDEFGH'[row - 1]}${column}`;
+    return { code, row, column, status: taken.includes(code) ? 'BOOKED' : 'AVAILABLE' };
+  });
+
+const ok = (json: unknown, status = 200) => ({ status, json, retryAfterSeconds: null });
+
+function admitted(): Buyer {
+  const buyer = newBuyer(1, 0);
+  applyResponse(buyer, settings, ok({ token: 'ct', customerId: 'c1' }), 0);
+  applyResponse(buyer, settings, ok({ state: 'admitted', pollAfterMs: 5000, queueToken: 'qt', accessToken: 'at' }), 10);
+  return buyer;
+}
+
+describe('buyer journey', () => {
+  it('picks adjacent seats in the front row centre, never across a gap', () => {
+    const buyer = newBuyer(0, 0);
+    buyer.seatMap = seatMap(2, 6, ['A3', 'A4']);
+    expect(pickSeats(buyer, settings)).toEqual(['A1', 'A2']); // A2-A3 is not free; A1-A2 and A5-A6 score the same, first wins
+    buyer.seatMap = seatMap(1, 3, ['A2']);
+    expect(pickSeats(buyer, settings)).toEqual([]);
+  });
+
+  it('goes login → join → seats → hold, and after a 409 reads a fresh map and avoids the lost seats', () => {
+    const buyer = newBuyer(0, 0);
+    expect(nextRequest(buyer, settings)?.endpoint).toBe('login');
+    applyResponse(buyer, settings, ok({ token: 'ct', customerId: 'c1' }), 0);
+    expect(nextRequest(buyer, settings)).toMatchObject({ endpoint: 'join', headers: { authorization: 'Bearer ct' } });
+    applyResponse(buyer, settings, ok({ state: 'waiting', position: 9, pollAfterMs: 3000, queueToken: 'qt' }), 5);
+    expect(buyer.dueAt).toBe(3005);
+    expect(nextRequest(buyer, settings)).toMatchObject({ endpoint: 'poll', headers: { 'x-queue-token': 'qt' } });
+    const events = applyResponse(buyer, settings, ok({ state: 'admitted', pollAfterMs: 5000, accessToken: 'at' }), 3005);
+    expect(events.map((e) => e.type)).toEqual(['admitted', 'queue_time']);
+    applyResponse(buyer, settings, ok({ seats: seatMap(1, 4), counts: { available: 4 } }), 3010);
+    const hold = nextRequest(buyer, settings)!;
+    expect(hold.endpoint).toBe('hold');
+    const wanted = JSON.parse(hold.body!).seats as string[];
+    applyResponse(buyer, settings, ok({ error: { code: 'SEATS_UNAVAILABLE', seats: [wanted[0]] } }, 409), 3020);
+    expect(nextRequest(buyer, settings)?.endpoint).toBe('seats');
+    applyResponse(buyer, settings, ok({ seats: seatMap(1, 4), counts: { available: 4 } }), 3600); // a stale map still lists it
+    expect(JSON.parse(nextRequest(buyer, settings)!.body!).seats).not.toContain(wanted[0]);
+  });
+
+  it('gives up after three lost holds and leaves the room', () => {
+    const buyer = admitted();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      applyResponse(buyer, settings, ok({ seats: seatMap(3, 8), counts: { available: 24 } }), 100);
+      const wanted = JSON.parse(nextRequest(buyer, settings)!.body!).seats;
+      applyResponse(buyer, settings, ok({ error: { code: 'SEATS_UNAVAILABLE', seats: wanted } }, 409), 100);
+    }
+    expect(buyer.holdTries).toBe(3);
+    expect(nextRequest(buyer, settings)?.endpoint).toBe('leave');
+    applyResponse(buyer, settings, ok({ state: 'left' }), 200);
+    expect(buyer).toMatchObject({ phase: 'done', outcome: 'no_seats' });
+  });
+
+  it('waits Retry-After on a 429 and tries the same step again', () => {
+    const buyer = admitted();
+    applyResponse(buyer, settings, ok({ seats: seatMap(1, 4), counts: { available: 4 } }), 100);
+    const events = applyResponse(buyer, settings, { status: 429, json: { error: { code: 'RATE_LIMITED' } }, retryAfterSeconds: 2 }, 100);
+    expect(events).toEqual([{ type: 'rate_limited' }]);
+    expect(buyer.phase).toBe('hold');
+    expect(buyer.dueAt).toBe(100 + 1000); // 2 s × (0.5 + random 0)
+  });
+
+  it('pays through the sandbox and reads the hold until it names the booking', () => {
+    const buyer = admitted();
+    applyResponse(buyer, settings, ok({ seats: seatMap(1, 4), counts: { available: 4 } }), 100);
+    applyResponse(buyer, settings, ok({ holdId: 'h1' }, 201), 110);
+    expect(nextRequest(buyer, settings)).toMatchObject({ endpoint: 'checkout', headers: { 'idempotency-key': 'lt-c1-h1' } });
+    applyResponse(buyer, settings, ok({ paymentId: 'pay_1' }, 201), 120);
+    expect(nextRequest(buyer, settings)).toMatchObject({ endpoint: 'approve', target: 'payments', path: '/v1/payments/pay_1/approve' });
+    applyResponse(buyer, settings, ok({ status: 'succeeded' }), 400);
+    applyResponse(buyer, settings, ok({ status: 'ACTIVE' }), 500);
+    expect(nextRequest(buyer, settings)?.endpoint).toBe('hold_status');
+    applyResponse(buyer, settings, ok({ status: 'CONFIRMED', bookingId: 'b1' }), 800);
+    expect(nextRequest(buyer, settings)?.path).toBe('/api/bookings/b1');
+    const events = applyResponse(buyer, settings, ok({ status: 'CONFIRMED' }), 900);
+    expect(events.map((e) => e.type)).toEqual(['booked', 'outcome_booked']);
+  });
+});
