@@ -37,16 +37,35 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
   });
 
   async function showtimes(): Promise<PublicShowtime[] | null> {
+    return (await catalogEntry())?.value ?? null;
+  }
+
+  async function catalogEntry() {
     try {
-      const { value } = await catalog.get('all', async () => {
+      return await catalog.get('all', async () => {
         const { status, body } = await deps.core.getJson<PublicShowtime[]>('/showtimes');
         if (status !== 200 || !Array.isArray(body)) throw new Error(`core answered ${status}`);
         return body;
       });
-      return value;
     } catch {
       return null;
     }
+  }
+
+  /**
+   * One showtime from the list. A showtime created since the list was cached would be a 404
+   * for up to a second, so a miss reloads the list once, at most every 250 ms.
+   */
+  async function findShowtime(id: string): Promise<PublicShowtime | null | 'unavailable'> {
+    let entry = await catalogEntry();
+    if (!entry) return 'unavailable';
+    let found = entry.value.find((s) => String(s.id) === id);
+    if (!found && Date.now() - entry.loadedAtMs > 250) {
+      catalog.invalidate('all');
+      entry = (await catalogEntry()) ?? entry;
+      found = entry.value.find((s) => String(s.id) === id);
+    }
+    return found ?? null;
   }
 
   async function customerOf(c: Context): Promise<string | null> {
@@ -74,9 +93,8 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
 
   app.get('/showtimes/:id', async (c) => {
     const id = c.req.param('id');
-    const list = SHOWTIME_ID.test(id) ? await showtimes() : [];
-    if (!list) return busy(c);
-    const showtime = list.find((s) => String(s.id) === id);
+    const showtime = SHOWTIME_ID.test(id) ? await findShowtime(id) : null;
+    if (showtime === 'unavailable') return busy(c);
     pageHeaders(c);
     if (!showtime) {
       return c.html(messagePage('Showtime not found', 'This showtime is not on sale. It may have finished or been removed.', { href: '/', label: 'See all showtimes' }), 404);

@@ -126,8 +126,8 @@ export async function startBrowserStack() {
   }
 
   /** The edge's JSON API as a non-browser client would call it. */
-  async function api(method: string, path: string, init: { token?: string; body?: unknown } = {}) {
-    const headers: Record<string, string> = {};
+  async function api(method: string, path: string, init: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { ...init.headers };
     if (init.token) headers.authorization = `Bearer ${init.token}`;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`${edgeUrl}${path}`, { method, headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });

@@ -6,6 +6,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessibilityIssues } from './accessibility';
 import { launchBrowser, openPage, waitForStep } from './browser';
 import { quickRoom, startBrowserStack, type BrowserStack } from './browser-stack';
 
@@ -34,6 +35,7 @@ describe('buyer journey', () => {
     const { page } = buyer;
     await page.goto(`${stack.edgeUrl}/`);
     await expect.poll(() => page.getByRole('link', { name: title, exact: true }).count()).toBe(1);
+    expect(await accessibilityIssues(page)).toEqual([]);
     await buyer.shot('01-showtime-list');
 
     await page.getByRole('link', { name: `Buy tickets for ${title}` }).click();
@@ -41,6 +43,7 @@ describe('buyer journey', () => {
     await page.locator('#step-waiting').waitFor({ state: 'visible' });
     await expect.poll(() => page.locator('#position').textContent()).toBe('1');
     expect(await page.locator('#ahead').textContent()).toBe('You are next.');
+    expect(await accessibilityIssues(page)).toEqual([]);
     await buyer.shot('02-waiting');
 
     // A reload keeps the place (the leave beacon is deferred and cancelled by the reload).
@@ -58,6 +61,7 @@ describe('buyer journey', () => {
     expect(await page.locator('#seat-grid button').count()).toBe(24);
     expect(await page.locator('#seat-grid .seat-couple').count()).toBe(6);
     expect(await page.locator('#seat-grid .seat-accessible').count()).toBe(2);
+    expect(await accessibilityIssues(page)).toEqual([]);
     await buyer.shot('03-seat-map');
 
     await page.locator('#seat-grid button[data-code="B3"]').click();
@@ -70,6 +74,7 @@ describe('buyer journey', () => {
     await waitForStep(page, 'step-hold');
     expect(await page.locator('#held-seats').textContent()).toBe('B3, B4');
     expect(await page.locator('#hold-countdown').textContent()).toMatch(/^\d+:\d\d$/);
+    expect(await accessibilityIssues(page)).toEqual([]);
     await buyer.shot('05-hold');
 
     await page.getByRole('button', { name: 'Pay now' }).click();
@@ -86,6 +91,7 @@ describe('buyer journey', () => {
     expect(ended).toEqual([]);
     expect(await page.locator('#booking-reference').textContent()).toMatch(/^BK-[0-9A-F]{8}$/);
     expect(await page.locator('#booking-seats').textContent()).toBe('B3, B4');
+    expect(await accessibilityIssues(page)).toEqual([]);
     await buyer.shot('07-confirmation');
 
     expect(buyer.errors).toEqual([]);

@@ -5,6 +5,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessibilityIssues } from './accessibility';
 import { launchBrowser, openPage } from './browser';
 import { quickRoom, STACK_ADMIN_TOKEN, startBrowserStack, type BrowserStack } from './browser-stack';
 
@@ -35,6 +36,7 @@ describe('operator console', () => {
     await page.getByLabel('Admin token').fill('not-the-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     expect(await page.getByRole('alert').textContent()).toContain('not right');
+    expect(await accessibilityIssues(page)).toEqual([]);
     await operator.shot('20-console-login-refused');
 
     await page.getByLabel('Admin token').fill(STACK_ADMIN_TOKEN);
@@ -43,6 +45,7 @@ describe('operator console', () => {
     await page.getByRole('heading', { name: 'Waiting rooms' }).waitFor();
     const row = page.getByRole('row').filter({ hasText: title });
     expect(await row.textContent()).toContain('2 / 2');
+    expect(await accessibilityIssues(page)).toEqual([]);
     await operator.shot('21-console-rooms');
 
     await page.getByRole('link', { name: title }).click();
@@ -50,6 +53,7 @@ describe('operator console', () => {
     expect(await page.locator('#v-active').textContent()).toBe('2');
     await expect.poll(() => page.locator('#v-seatsAvailable').textContent(), { timeout: 10_000 }).toBe('24');
     expect(await page.locator('#capacity').inputValue()).toBe('2');
+    expect(await accessibilityIssues(page)).toEqual([]);
     await operator.shot('22-console-room-live');
 
     // Lower the capacity to 1; the dialog asks first, and "Cancel" changes nothing.
