@@ -17,6 +17,10 @@ export const commonScript = String.raw`'use strict';
     return fetch(path, init).then(
       function (response) {
         var retry = Number(response.headers.get('retry-after'));
+        var date = Date.parse(response.headers.get('date') || '');
+        // Countdowns run on the server's clock: a buyer's clock that is off must not show a
+        // hold as live after the server has released it (Date has 1 s resolution: close enough).
+        if (!isNaN(date)) WR.clockOffsetMs = date + 500 - Date.now();
         return response.text().then(function (text) {
           var json = null;
           try { json = text ? JSON.parse(text) : null; } catch (e) { json = null; }
@@ -26,6 +30,9 @@ export const commonScript = String.raw`'use strict';
       function () { return { status: 0, ok: false, json: null, retryAfterSeconds: null }; }
     );
   };
+
+  WR.clockOffsetMs = 0;
+  WR.now = function () { return Date.now() + WR.clockOffsetMs; };
 
   WR.errorCode = function (result) {
     return result && result.json && result.json.error ? result.json.error.code : null;

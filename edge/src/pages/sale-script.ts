@@ -134,7 +134,7 @@ export const saleScript = String.raw`'use strict';
   function startCountdown(elementId) {
     if (countdownTimer) clearInterval(countdownTimer);
     var tick = function () {
-      var left = opensAt - Date.now();
+      var left = opensAt - WR.now();
       WR.text(elementId, left > 0 ? WR.clock(left) : 'Opening now…');
       if (left <= 0) {
         clearInterval(countdownTimer);
@@ -149,7 +149,7 @@ export const saleScript = String.raw`'use strict';
   function showStart() {
     stopPolling();
     WR.step('step-start');
-    if (opensAt > Date.now()) startCountdown('start-countdown');
+    if (opensAt > WR.now()) startCountdown('start-countdown');
   }
 
   WR.rejoin = function () { firstPosition = null; showStart(); };

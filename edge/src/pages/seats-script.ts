@@ -204,7 +204,7 @@ export const seatsScript = String.raw`'use strict';
     var expires = Date.parse(held.expiresAt);
     if (holdTimer) clearInterval(holdTimer);
     var tick = function () {
-      var left = expires - Date.now();
+      var left = expires - WR.now();
       WR.text('hold-countdown', WR.clock(left));
       if (left <= 0) {
         clearInterval(holdTimer);

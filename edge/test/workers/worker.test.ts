@@ -83,3 +83,35 @@ describe('edge in workerd', () => {
     expect((await call('GET', `/api/showtimes/${showtimeId}/seats`, { token: none.replace(/=/g, '') })).status).toBe(401);
   });
 });
+
+describe('pages in workerd', () => {
+  it('serves the sale list, the sale page, its assets, the leave beacon and the console sign-in', async () => {
+    const list = await call('GET', '/');
+    expect(list.status).toBe(200);
+    expect(list.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(list.text).toContain(`href="/showtimes/${showtimeId}"`);
+    const page = await call('GET', `/showtimes/${showtimeId}`);
+    expect(page.text).toContain(`data-showtime-id="${showtimeId}"`);
+    const script = page.text.match(/src="(\/assets\/sale\.js\?v=[a-z0-9]+)"/)?.[1];
+    const asset = await call('GET', script!);
+    expect(asset.headers.get('content-type')).toContain('javascript');
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+
+    const customer = await login('wk-pages');
+    const leave = await call('POST', `/showtimes/${showtimeId}/leave?view=0123456789abcdef`, { headers: { cookie: `wr_customer=${customer}` } });
+    expect(leave.status).toBe(202);
+
+    const signIn = await SELF.fetch('https://edge.test/admin/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'token=workers-test-admin-token-0123&operator=wk',
+      redirect: 'manual',
+    });
+    expect(signIn.status).toBe(303);
+    const cookie = signIn.headers.get('set-cookie')?.match(/wr_admin=[^;]+/)?.[0];
+    expect(cookie).toBeTruthy();
+    const room = await call('GET', `/admin/showtimes/${showtimeId}`, { headers: { cookie: cookie! } });
+    expect(room.status).toBe(200);
+    expect(room.text).toContain('id="console"');
+  });
+});
