@@ -42,6 +42,8 @@ CREATE TABLE showtime (
   currency               char(3) NOT NULL DEFAULT 'EUR' CHECK (currency ~ '^[A-Z]{3}$'),
   max_seats_per_customer smallint NOT NULL DEFAULT 8 CHECK (max_seats_per_customer BETWEEN 1 AND 50),
   hold_ttl_ms            integer NOT NULL DEFAULT 600000 CHECK (hold_ttl_ms BETWEEN 1000 AND 3600000),
+  -- Set once, when the last seat is booked, so ShowtimeSoldOut is announced exactly once.
+  sold_out_at            timestamptz,
   created_at             timestamptz NOT NULL DEFAULT now(),
   CHECK (sale_opens_at < starts_at)
 );
@@ -83,6 +85,7 @@ CREATE TABLE seat_hold (
   seat_codes  varchar(8)[] NOT NULL CHECK (cardinality(seat_codes) BETWEEN 1 AND 50),
   status      text NOT NULL DEFAULT 'ACTIVE'
               CHECK (status IN ('ACTIVE', 'CANCELLED', 'EXPIRED', 'CONFIRMED')),
+  status_cause text NOT NULL DEFAULT 'hold requested',
   created_at  timestamptz NOT NULL DEFAULT now(),
   expires_at  timestamptz NOT NULL,
   ended_at    timestamptz,

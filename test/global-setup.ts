@@ -13,6 +13,9 @@ declare module 'vitest' {
     redisUrl: string;
     redisNamespace: string;
     runId: string;
+    /** A migrated database nobody connects to, cloned by isolatedDatabase(). */
+    templateDatabase: string;
+    adminDatabaseUrl: string;
   }
 }
 
@@ -31,15 +34,23 @@ export default async function setup(project: TestProject) {
   const sql = postgres(databaseUrl.toString(), { max: 1, onnotice: () => {} });
   await migrate(sql);
   await sql.end();
+  // Test files whose background jobs act on every row (sweeper, reconciler, relay) get a
+  // database of their own, cloned from this template so they do not disturb other files.
+  const templateDatabase = `${databaseName}_template`;
+  await admin.unsafe(`CREATE DATABASE ${templateDatabase} TEMPLATE ${databaseName}`);
 
   const redisNamespace = `t:${runId}:`;
   project.provide('databaseUrl', databaseUrl.toString());
   project.provide('redisUrl', REDIS_URL);
   project.provide('redisNamespace', redisNamespace);
   project.provide('runId', runId);
+  project.provide('templateDatabase', templateDatabase);
+  project.provide('adminDatabaseUrl', ADMIN_URL);
 
   return async function teardown() {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+    const leftovers = await admin<{ datname: string }[]>`
+      SELECT datname FROM pg_database WHERE datname LIKE ${`${databaseName}%`}`;
+    for (const { datname } of leftovers) await admin.unsafe(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     await admin.end();
     await deleteNamespace(REDIS_URL, redisNamespace);
   };

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { testDatabaseUrl, testRedisNamespace, testRedisUrl } from '../support/env';
+import { isolatedDatabase, testRedisNamespace, testRedisUrl } from '../support/env';
 import { connectDatabase } from '../../core/src/db/connect';
 import { parseCoreConfig, type CoreConfig } from '../../core/src/config';
 import { startCore, type RunningCore } from '../../core/src/node';
@@ -23,6 +23,7 @@ const SECRET = 'whsec_e2e';
 const API_KEY = 'sk_test_e2e';
 
 let sql: ReturnType<typeof connectDatabase>;
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let redis: Redis;
 let keys: TokenKeyMaterial;
 let sandbox: RunningPaymentSandbox;
@@ -43,7 +44,8 @@ async function startTheCore(port: number) {
 }
 
 beforeAll(async () => {
-  sql = connectDatabase(testDatabaseUrl(), { max: 8, applicationName: 'test-e2e' });
+  database = await isolatedDatabase('e2e');
+  sql = connectDatabase(database.url, { max: 8, applicationName: 'test-e2e' });
   redis = new Redis(testRedisUrl());
   namespace = testRedisNamespace('e2e');
   keys = await loadTokenKeys({ signingJwk: await generateSigningJwk('e2e-1') });
@@ -67,6 +69,7 @@ afterAll(async () => {
   await core?.close();
   await sandbox?.close();
   await sql?.end();
+  await database?.drop();
   redis?.disconnect();
 });
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import postgres from 'postgres';
 
 /** This run's migrated database (created by test/global-setup.ts). */
 export const testDatabaseUrl = (): string => inject('databaseUrl');
@@ -11,4 +12,34 @@ export const testRedisUrl = (): string => inject('redisUrl');
  */
 export function testRedisNamespace(label = ''): string {
   return `${inject('redisNamespace')}${label ? `${label}:` : ''}${randomBytes(4).toString('hex')}:`;
+}
+
+/**
+ * A migrated database of its own for one test file (cloned from the run's template), for
+ * files whose background jobs act on every row. Drop it in afterAll; the global teardown
+ * drops any left behind.
+ */
+export async function isolatedDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${inject('templateDatabase').replace(/_template$/, '')}_${label.replace(/\W/g, '')}_${randomBytes(3).toString('hex')}`;
+  const admin = postgres(inject('adminDatabaseUrl'), { max: 1, onnotice: () => {} });
+  // CREATE DATABASE … TEMPLATE needs the template to be idle; setups of other files may clone
+  // it at the same instant, so retry briefly.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${inject('templateDatabase')}`);
+      break;
+    } catch (error) {
+      if (attempt >= 20 || (error as { code?: string }).code !== '55006') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+    }
+  }
+  const url = new URL(inject('adminDatabaseUrl'));
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
 }

@@ -91,12 +91,14 @@ describe('operator sets a sale up', () => {
   });
 
   it('generated showtime bodies never cause a 500', async () => {
-    const before = (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM showtime`)[0]!.n;
+    // Our own hall, or ids no hall has: other files create showtimes in this database too.
+    const hall = await h.createHall({ rows: 1, columns: 3 });
+    const ours = () => sql<{ n: number }[]>`SELECT count(*)::int AS n FROM showtime WHERE hall_id = ${hall.id}`;
     let created = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.record({
-          hallId: fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
+          hallId: fc.oneof(fc.constant(hall.id), fc.integer({ min: 2_000_000_000 }), fc.integer({ max: 0 }), fc.string(), fc.constant(null)),
           title: fc.oneof(fc.string({ maxLength: 300 }), fc.integer()),
           startsAt: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.string()),
           priceCents: fc.oneof(fc.integer(), fc.double(), fc.string()),
@@ -110,7 +112,7 @@ describe('operator sets a sale up', () => {
       ),
       { numRuns: 150 },
     );
-    expect((await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM showtime`)[0]!.n).toBe(before + created);
+    expect((await ours())[0]!.n).toBe(created);
   });
 });
 

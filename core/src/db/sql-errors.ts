@@ -21,7 +21,7 @@ function parseDetail(error: PostgresErrorLike): Record<string, unknown> {
 
 /**
  * The one switch from SQLSTATE to domain errors: the WR* codes raised by our own functions
- * (see migrations/0002) and the server's codes that a caller can act on. Anything else is
+ * (see migrations/0003_hold_seats_function.sql) and the server's codes that a caller can act on. Anything else is
  * returned unchanged and becomes a 500, because it is a bug, not a refusal.
  */
 export function mapDatabaseError(error: unknown): unknown {

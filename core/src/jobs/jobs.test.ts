@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from 'postgres';
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { testDatabaseUrl, testRedisNamespace, testRedisUrl } from '../../../test/support/env';
+import { isolatedDatabase, testRedisNamespace, testRedisUrl } from '../../../test/support/env';
 import { bookingEventsStreamKey, decodeBookingEvent } from '../../../lib/booking-events';
 import { connectDatabase } from '../db/connect';
 import { releasedTogether, unique } from '../../test/core-harness';
@@ -14,17 +14,20 @@ import { compensate } from './compensation';
 import { backgroundJobs } from './job-runner';
 
 let sql: Sql;
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let redis: Redis;
 let h: PaymentHarness;
 
 beforeAll(async () => {
-  sql = connectDatabase(testDatabaseUrl(), { max: 16, applicationName: 'test-jobs' });
+  database = await isolatedDatabase('jobs');
+  sql = connectDatabase(database.url, { max: 16, applicationName: 'test-jobs' });
   redis = new Redis(testRedisUrl());
   h = await createPaymentHarness(sql);
 });
 afterAll(async () => {
   await h.close();
   await sql.end();
+  await database?.drop();
   redis.disconnect();
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from 'postgres';
 import pino from 'pino';
-import { testDatabaseUrl } from '../../../test/support/env';
+import { isolatedDatabase } from '../../../test/support/env';
 import { connectDatabase } from '../db/connect';
 import { releasedTogether, unique } from '../../test/core-harness';
 import { createPaymentHarness, type PaymentHarness } from '../../test/payment-harness';
@@ -9,15 +9,18 @@ import { backgroundJobs } from '../jobs/job-runner';
 import { inProcessSink } from '../events/event-sink';
 
 let sql: Sql;
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let h: PaymentHarness;
 
 beforeAll(async () => {
-  sql = connectDatabase(testDatabaseUrl(), { max: 32, applicationName: 'test-callback-races' });
+  database = await isolatedDatabase('callbacks');
+  sql = connectDatabase(database.url, { max: 32, applicationName: 'test-callback-races' });
   h = await createPaymentHarness(sql);
 });
 afterAll(async () => {
   await h.close();
   await sql.end();
+  await database?.drop();
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -78,24 +81,31 @@ describe('payment callbacks under duplication and races', () => {
     const { showtimeId } = await h.core.createShowtime({ holdTtlMs: 1000, layout: { rows: 20, columns: 25 } });
     const seats = (await sql<{ seat_code: string }[]>`SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} ORDER BY seat_code`).map((r) => r.seat_code);
     const jobs = backgroundJobs({ sql, gateway: h.gateway, sink: inProcessSink(), logger: pino({ level: 'silent' }) }).jobs;
-    const trials = await Promise.all(seats.map(async (seat) => {
-      const customerId = unique('racer');
-      const hold = await h.core.hold(showtimeId, customerId, [seat]);
-      const paymentId = await h.fakePayment({ holdId: hold.json.holdId, showtimeId, customerId });
-      return { seat, holdId: hold.json.holdId as string, expiresAtMs: Date.parse(hold.json.expiresAt), paymentId, rival: unique('rival') };
-    }));
-    const rivalTokens = await Promise.all(trials.map((t) => h.core.tokenFor(t.rival, showtimeId)));
-    // Each trial fires its callback and a rival's hold at random instants within ±60 ms of its expiry.
-    const outcomes = await Promise.all(trials.map(async (trial, i) => {
-      const at = (offsetMs: number) => sleep(Math.max(0, trial.expiresAtMs + offsetMs - Date.now()));
-      const [callback, rival] = await Promise.all([
-        at(Math.random() * 120 - 60).then(() => h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId: trial.paymentId }))),
-        at(Math.random() * 120 - 60).then(() => h.core.call('POST', `/showtimes/${showtimeId}/holds`, { token: rivalTokens[i], body: { seats: [trial.seat] } })),
-        at(Math.random() * 120 - 60).then(() => jobs.sweeper()),
-      ]);
-      // Read at once: the rival's own hold lasts only a second too.
-      return { trial, callback, rival, seat: await seatOwners(showtimeId, trial.seat) };
-    }));
+    // Ten waves of 50 trials, so each expiry instant meets a burst the machine can serve on
+    // time. In each trial the callback, a rival's hold and a sweeper pass fire at random
+    // instants within ±100 ms of that hold's expiry.
+    type Outcome = { trial: { seat: string; holdId: string; paymentId: string }; callback: Awaited<ReturnType<PaymentHarness['postCallback']>>; rival: Awaited<ReturnType<PaymentHarness['core']['call']>>; seat: Awaited<ReturnType<typeof seatOwners>> };
+    const outcomes: Outcome[] = [];
+    for (let wave = 0; wave < 10; wave++) {
+      const trials = await Promise.all(seats.slice(wave * 50, wave * 50 + 50).map(async (seat) => {
+        const customerId = unique('racer');
+        const rival = await h.core.tokenFor(unique('rival'), showtimeId);
+        const hold = await h.core.hold(showtimeId, customerId, [seat]);
+        const paymentId = await h.fakePayment({ holdId: hold.json.holdId, showtimeId, customerId });
+        return { seat, holdId: hold.json.holdId as string, expiresAtMs: Date.parse(hold.json.expiresAt), paymentId, rival };
+      }));
+      outcomes.push(...await Promise.all(trials.map(async (trial) => {
+        const at = (offsetMs: number) => sleep(Math.max(0, trial.expiresAtMs + offsetMs - Date.now()));
+        const jitter = () => Math.random() * 200 - 100;
+        const [callback, rival] = await Promise.all([
+          at(jitter()).then(() => h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId: trial.paymentId }))),
+          at(jitter()).then(() => h.core.call('POST', `/showtimes/${showtimeId}/holds`, { token: trial.rival, body: { seats: [trial.seat] } })),
+          at(jitter()).then(() => jobs.sweeper()),
+        ]);
+        // Read at once: the rival's own hold lasts only a second too.
+        return { trial, callback, rival, seat: await seatOwners(showtimeId, trial.seat) };
+      })));
+    }
 
     let booked = 0;
     let refunded = 0;

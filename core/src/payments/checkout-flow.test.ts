@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from 'postgres';
 import pino from 'pino';
-import { testDatabaseUrl } from '../../../test/support/env';
+import { isolatedDatabase } from '../../../test/support/env';
 import { connectDatabase } from '../db/connect';
 import { TEST_ADMIN_TOKEN, unique, releasedTogether } from '../../test/core-harness';
 import { createPaymentHarness, type PaymentHarness } from '../../test/payment-harness';
@@ -9,17 +9,20 @@ import { backgroundJobs } from '../jobs/job-runner';
 import { inProcessSink } from '../events/event-sink';
 
 let sql: Sql;
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let h: PaymentHarness;
 let jobs: ReturnType<typeof backgroundJobs>['jobs'];
 
 beforeAll(async () => {
-  sql = connectDatabase(testDatabaseUrl(), { max: 24, applicationName: 'test-checkout' });
+  database = await isolatedDatabase('checkout');
+  sql = connectDatabase(database.url, { max: 24, applicationName: 'test-checkout' });
   h = await createPaymentHarness(sql);
   jobs = backgroundJobs({ sql, gateway: h.gateway, sink: inProcessSink(), logger: pino({ level: 'silent' }), settings: { reconcileAfterMs: 0, compensationGraceMs: 0 } }).jobs;
 });
 afterAll(async () => {
   await h.close();
   await sql.end();
+  await database?.drop();
 });
 
 async function heldSeats(seats = ['D4', 'D5'], options: { holdTtlMs?: number } = {}) {

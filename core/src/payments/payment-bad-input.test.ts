@@ -1,21 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Sql } from 'postgres';
-import { testDatabaseUrl } from '../../../test/support/env';
+import { isolatedDatabase } from '../../../test/support/env';
 import { connectDatabase } from '../db/connect';
 import { TEST_ADMIN_TOKEN, unique } from '../../test/core-harness';
 import { createPaymentHarness, type PaymentHarness } from '../../test/payment-harness';
 
 let sql: Sql;
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let h: PaymentHarness;
 
 beforeAll(async () => {
-  sql = connectDatabase(testDatabaseUrl(), { max: 8, applicationName: 'test-payment-bad-input' });
+  database = await isolatedDatabase('paybad');
+  sql = connectDatabase(database.url, { max: 8, applicationName: 'test-payment-bad-input' });
   h = await createPaymentHarness(sql);
 });
 afterAll(async () => {
   await h.close();
   await sql.end();
+  await database?.drop();
 });
 
 async function snapshot(holdId: string) {

@@ -1,7 +1,8 @@
 -- hold_seats: the whole hold decision in one round trip, so a flash crowd costs the database
 -- one statement per attempt. Refusals are raised with custom SQLSTATEs (class WR) carrying a
 -- JSON detail; core/src/db/sql-errors.ts maps each one to a domain error. Raising also rolls
--- back everything the call did: a hold is all-or-nothing.
+-- back everything the call did: a hold is all-or-nothing. The hold is announced (HoldCreated)
+-- through the outbox in the same transaction; the state trigger logs it.
 --
 --   WR404 showtime not found            WR410 showtime already started
 --   WR409 sale not open (detail.state)  WR422 unknown seats (detail.seats)
@@ -95,8 +96,9 @@ BEGIN
 
   INSERT INTO seat_hold (id, showtime_id, customer_id, seat_codes, expires_at)
   VALUES (p_hold_id, p_showtime_id, p_customer_id, v_seats, v_expires);
-  INSERT INTO state_transition (entity_type, entity_id, from_state, to_state, cause)
-  VALUES ('hold', p_hold_id::text, NULL, 'ACTIVE', 'hold requested');
+  INSERT INTO outbox (type, showtime_id, payload)
+  VALUES ('HoldCreated', p_showtime_id, json_build_object(
+    'holdId', p_hold_id, 'customerId', p_customer_id, 'seats', v_seats, 'expiresAt', v_expires));
 
   RETURN QUERY SELECT p_hold_id, v_expires, v_seats;
 END;
