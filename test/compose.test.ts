@@ -1,0 +1,25 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { expect, it } from 'vitest';
+
+/**
+ * docker-compose.yml cannot be run here (no Docker engine), so it is checked for validity:
+ * it parses, every dependency exists, long-running services have health checks, ports follow
+ * the contract, and every command points at a file in this repository.
+ */
+it('docker-compose.yml is a valid description of the stack', () => {
+  const json = execFileSync('python3', ['-c', 'import json,sys,yaml; print(json.dumps(yaml.safe_load(open("docker-compose.yml"))))'], { encoding: 'utf8' });
+  const compose = JSON.parse(json) as { services: Record<string, { command?: string[]; ports?: string[]; healthcheck?: unknown; depends_on?: Record<string, { condition: string }>; environment?: Record<string, string> }> };
+  const services = compose.services;
+  expect(Object.keys(services).sort()).toEqual(['core', 'edge', 'migrate', 'payment', 'postgres', 'redis', 'ticker']);
+  for (const [name, service] of Object.entries(services)) {
+    for (const dependency of Object.keys(service.depends_on ?? {})) expect(services[dependency], `${name} depends on ${dependency}`).toBeDefined();
+    const script = service.command?.find((part) => /\.(ts|js)$/.test(part));
+    if (script) expect(existsSync(script), `${name} runs ${script}`).toBe(true);
+  }
+  for (const name of ['postgres', 'redis', 'core', 'payment', 'edge']) expect(services[name]!.healthcheck, name).toBeDefined();
+  expect(services.edge!.ports).toEqual(['8080:8080']);
+  expect(services.core!.ports).toEqual(['8081:8081']);
+  expect(services.payment!.ports).toEqual(['8082:8082']);
+  expect(services.core!.environment).toMatchObject({ DATABASE_URL: expect.any(String), REDIS_URL: expect.any(String), PUBLIC_URL: expect.any(String) });
+});
