@@ -6,7 +6,7 @@
  *
  * Journey: demo login → join → poll at the server's `pollAfterMs` until admitted → seat map →
  * hold adjacent seats (after a 409, a fresh map and other seats; at most three tries) → checkout → approve at
- * the payment sandbox → read the hold until it names its booking → read the booking.
+ * the payment sandbox → read the hold until it names its booking → read the booking → leave.
  * 409 and 429 are answers, not failures: 429 waits Retry-After and tries the same step again.
  */
 
@@ -286,7 +286,14 @@ export function applyResponse(buyer, s, res, now) {
       } else finish(buyer, 'error', events, now);
       break;
     case 'booking':
-      if (res.status === 200 && body.status === 'CONFIRMED') { events.push({ type: 'booked', value: now - buyer.joinedAt }); finish(buyer, 'booked', events); }
+      if (res.status === 200 && body.status === 'CONFIRMED') {
+        // Booked: the page shows the tickets and closes, which leaves the room (the booking
+        // event frees the slot too, but a buyer does not wait for it).
+        events.push({ type: 'booked', value: now - buyer.joinedAt });
+        buyer.outcome = 'booked';
+        buyer.phase = 'leave';
+        buyer.dueAt = now;
+      }
       else finish(buyer, 'error', events, now);
       break;
     case 'cancel':

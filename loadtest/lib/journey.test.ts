@@ -86,7 +86,9 @@ describe('buyer journey', () => {
     expect(nextRequest(buyer, settings)?.endpoint).toBe('hold_status');
     applyResponse(buyer, settings, ok({ status: 'CONFIRMED', bookingId: 'b1' }), 800);
     expect(nextRequest(buyer, settings)?.path).toBe('/api/bookings/b1');
-    const events = applyResponse(buyer, settings, ok({ status: 'CONFIRMED' }), 900);
-    expect(events.map((e) => e.type)).toEqual(['booked', 'outcome_booked']);
+    expect(applyResponse(buyer, settings, ok({ status: 'CONFIRMED' }), 900).map((e) => e.type)).toEqual(['booked']);
+    expect(nextRequest(buyer, settings)?.endpoint).toBe('leave');
+    expect(applyResponse(buyer, settings, ok({ state: 'left' }), 950).map((e) => e.type)).toEqual(['outcome_booked']);
+    expect(buyer).toMatchObject({ phase: 'done', outcome: 'booked' });
   });
 });

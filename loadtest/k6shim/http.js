@@ -1,0 +1,62 @@
+// @ts-check
+/**
+ * Shim of `k6/http`: synchronous requests through the main thread, k6's canonical header
+ * names on responses, `expectedStatuses` feeding `http_req_failed`, answers counted per
+ * `endpoint` tag. Cookie jars are accepted and ignored (the journey sends tokens in headers).
+ */
+import { addAnswer, addSample, exchange } from './state.js';
+
+/** @typedef {number | { min: number, max: number }} StatusSpec */
+
+/** @param {...StatusSpec} specs */
+export function expectedStatuses(...specs) {
+  return { specs };
+}
+let defaultCallback = expectedStatuses({ min: 200, max: 399 });
+/** @param {{ specs: StatusSpec[] }} callback */
+export function setResponseCallback(callback) {
+  defaultCallback = callback;
+}
+
+export class CookieJar {}
+
+/** 'retry-after' → 'Retry-After', as Go's net/http canonicalises them. @param {string} name */
+const canonical = (name) => name.split('-').map((part) => part.charAt(0).toUpperCase() + part.slice(1).toLowerCase()).join('-');
+
+/**
+ * @param {string} method @param {string} url @param {string | null | undefined} body
+ * @param {{ headers?: Record<string, string>, tags?: Record<string, string>, responseCallback?: { specs: StatusSpec[] }, timeout?: string }} [params]
+ */
+export function request(method, url, body, params = {}) {
+  const started = Date.now();
+  let answer;
+  try {
+    answer = exchange({ method, url, headers: params.headers ?? {}, body: body ?? null, timeoutMs: 10_000 });
+  } catch (_) {
+    answer = { status: 0, headers: {}, body: '' };
+  }
+  /** @type {Record<string, string>} */
+  const headers = {};
+  for (const [name, value] of Object.entries(answer.headers)) headers[canonical(name)] = value;
+  const callback = params.responseCallback ?? defaultCallback;
+  const expected = callback.specs.some((spec) => (typeof spec === 'number' ? spec === answer.status : answer.status >= spec.min && answer.status <= spec.max));
+  addSample('http_reqs', 'counter', 1);
+  addSample('http_req_failed', 'rate', expected ? 0 : 1);
+  addSample(`http_req_duration{endpoint:${params.tags?.endpoint ?? ''}}`, 'trend', Date.now() - started);
+  addAnswer(params.tags?.endpoint ?? url, answer.status);
+  return {
+    status: answer.status,
+    body: answer.body,
+    headers,
+    json: () => JSON.parse(answer.body),
+  };
+}
+
+/** @param {string} url @param {any} [params] */
+export const get = (url, params) => request('GET', url, null, params);
+/** @param {string} url @param {string | null} [body] @param {any} [params] */
+export const post = (url, body, params) => request('POST', url, body, params);
+/** @param {string} url @param {string | null} [body] @param {any} [params] */
+export const del = (url, body, params) => request('DELETE', url, body, params);
+
+export default { request, get, post, del, expectedStatuses, setResponseCallback, CookieJar };

@@ -1,0 +1,41 @@
+// @ts-check
+/** Shim of `k6/metrics`: samples are recorded in the worker and reported at the end. */
+import { addSample } from './state.js';
+
+class Metric {
+  /** @param {string} name @param {string} type */
+  constructor(name, type) {
+    this.name = name;
+    this.type = type;
+  }
+
+  /** @param {number | boolean} value */
+  add(value) {
+    addSample(this.name, this.type, Number(value));
+  }
+}
+
+export class Counter extends Metric {
+  /** @param {string} name */
+  constructor(name) {
+    super(name, 'counter');
+  }
+}
+export class Trend extends Metric {
+  /** @param {string} name @param {boolean} [_isTime] */
+  constructor(name, _isTime) {
+    super(name, 'trend');
+  }
+}
+export class Rate extends Metric {
+  /** @param {string} name */
+  constructor(name) {
+    super(name, 'rate');
+  }
+}
+export class Gauge extends Metric {
+  /** @param {string} name */
+  constructor(name) {
+    super(name, 'gauge');
+  }
+}
