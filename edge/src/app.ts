@@ -20,6 +20,7 @@ import { requestMetrics } from './middleware/request-metrics';
 import { createRoomCatalog } from './rooms/room-catalog';
 import { createRoomGateway, type RoomGateway } from './rooms/room-gateway';
 import { buyerRoutes } from './pages/buyer-routes';
+import { pageNotFound } from './pages/html';
 import { consoleRoutes } from './pages/console-routes';
 import { createShowtimeActivity } from './pages/showtime-activity';
 import { adminRoutes } from './routes/admin-routes';
@@ -91,7 +92,8 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway 
   const activity = createShowtimeActivity();
   app.use('/api/*', activity.recorder());
   app.onError(createErrorHandler((error, c) => deps.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error')));
-  app.notFound(notFoundHandler);
+  // A person who mistypes a page address gets a page; API clients (and /api paths) get JSON.
+  app.notFound((c) => (!c.req.path.startsWith('/api/') && (c.req.header('accept') ?? '').includes('text/html') ? pageNotFound(c) : notFoundHandler(c)));
 
   app.route('/', opsRoutes({ edgeStore: deps.edgeStore, core: deps.core, metrics: deps.metrics }));
   app.route('/', authRoutes({ customerTokens: deps.customerTokens, tokenKeys: deps.tokenKeys }));

@@ -105,6 +105,7 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
 <section id="step-seats" class="panel step" aria-labelledby="seats-title" hidden>
   <h2 id="seats-title">Choose your seats</h2>
   <p><span id="seat-limit"></span> <span id="seats-left"></span> Use the arrow keys to move between seats and Space or Enter to choose.</p>
+  <p id="turn-note" class="countdown" hidden>Your turn ends in <span id="turn-countdown">…</span></p>
   <ul class="legend" aria-label="Seat types">
     <li><span class="swatch seat-standard" aria-hidden="true"></span> Standard</li>
     <li><span class="swatch seat-couple" aria-hidden="true"></span> Couple</li>

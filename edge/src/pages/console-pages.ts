@@ -49,8 +49,8 @@ ${unavailable ? html`<p class="alert" role="alert">The room store is not answeri
 <tbody>
 ${rooms.map(({ showtime: s, room }) => html`<tr>
   <td><a href="/admin/showtimes/${s.id}">${s.title}</a></td>
-  <td>${timeElement(s.startsAt)}</td>
-  <td>${saleStateWords(s.saleState)} (${s.seatsAvailable} seats left)</td>
+  <td>${s.startsAt ? timeElement(s.startsAt) : '—'}</td>
+  <td>${s.saleState === 'unlisted' ? 'no longer listed for sale' : `${saleStateWords(s.saleState)} (${s.seatsAvailable} seats left)`}</td>
   <td>${room ? html`<span class="badge badge-${room.state}">${room.state}</span>` : 'not created yet (opens with the first buyer)'}</td>
   <td>${room ? room.waiting : '—'}</td>
   <td>${room ? `${room.active} / ${room.capacity}` : '—'}</td>
@@ -81,7 +81,7 @@ export function roomPage(s: PublicShowtime, operator: string | null): Html {
     html`<div id="console" data-showtime-id="${s.id}" data-operator="${operator ?? ''}">
 <p><a href="/admin">← All rooms</a></p>
 <h1>${s.title} <span id="room-state" class="badge">…</span></h1>
-<p>Starts ${timeElement(s.startsAt)}. <span id="live" class="live" role="status">Connecting…</span></p>
+<p>${s.startsAt ? html`Starts ${timeElement(s.startsAt)}. ` : ''}<span id="live" class="live" role="status">Connecting…</span></p>
 <p id="console-alert" class="alert" role="alert" hidden></p>
 
 <section aria-labelledby="numbers-title">

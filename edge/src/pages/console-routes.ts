@@ -69,11 +69,17 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     return value;
   }
 
+  /** A room whose showtime the public list no longer shows (sold out, closed, started). */
+  const unlisted = (id: string): PublicShowtime => ({ id: Number(id), title: `Showtime ${id}`, startsAt: '', saleState: 'unlisted', opensAt: '', seatsAvailable: 0 });
+
   app.get('/admin', async (c) => {
     pageHeaders(c);
     if (!(await signedIn(c))) return c.html(loginPage(null));
-    const showtimes = await catalog();
+    const listed = await catalog();
     let unavailable = false;
+    const roomIds = await deps.engine.listRooms().catch(() => ((unavailable = true), [] as string[]));
+    const known = new Set(listed.map((s) => String(s.id)));
+    const showtimes = [...listed, ...roomIds.filter((id) => SHOWTIME_ID.test(id) && !known.has(id)).map(unlisted)];
     const rooms: RoomSummary[] = await Promise.all(
       showtimes.map(async (showtime) => {
         const stats = await deps.engine.stats(String(showtime.id)).catch(() => ((unavailable = true), null));
@@ -109,8 +115,9 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     pageHeaders(c);
     if (!(await signedIn(c))) return c.redirect('/admin', 303);
     const id = c.req.param('id');
-    const showtime = SHOWTIME_ID.test(id) ? (await catalog()).find((s) => String(s.id) === id) : undefined;
-    if (!showtime) return c.html(messagePage('Showtime not found', 'No showtime on sale or opening soon has this number.', { href: '/admin', label: 'All rooms' }), 404);
+    let showtime = SHOWTIME_ID.test(id) ? (await catalog()).find((s) => String(s.id) === id) : undefined;
+    if (!showtime && SHOWTIME_ID.test(id) && (await deps.engine.getSettings(id).catch(() => null))?.ok) showtime = unlisted(id);
+    if (!showtime) return c.html(messagePage('Showtime not found', 'No showtime on sale or opening soon, and no waiting room, has this number.', { href: '/admin', label: 'All rooms' }), 404);
     return c.html(roomPage(showtime, cleanOperatorName(getCookie(c, OPERATOR_COOKIE))));
   });
 

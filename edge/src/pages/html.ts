@@ -96,3 +96,9 @@ export function messagePage(title: string, message: string, action?: { href: str
 </section>`,
   );
 }
+
+/** The HTML 404 for a browser that asked for a page we do not have. */
+export function pageNotFound(c: Context) {
+  pageHeaders(c);
+  return c.html(messagePage('Page not found', 'There is no page at this address. The showtimes on sale are listed on the home page.', { href: '/', label: 'See all showtimes' }), 404);
+}

@@ -83,7 +83,7 @@ export const saleScript = String.raw`'use strict';
         stopPolling();
         beaconArmed = false;
         WR.announce('It is your turn. Choose your seats.');
-        return WR.seats.start();
+        return WR.seats.start(answer.sessionExpiresAt);
       case 'sold_out': return WR.ended('Sold out', 'Every seat for this showing has been sold. Thank you for waiting.', false);
       case 'closed': return WR.ended('Sales are closed', 'The cinema has closed sales for this showing.', false);
     }

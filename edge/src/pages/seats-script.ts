@@ -23,7 +23,27 @@ export const seatsScript = String.raw`'use strict';
     else sessionStorage.removeItem('wr-hold-' + id);
   }
 
-  function start() {
+  var turnTimer = null;
+  /** How long this buyer's turn lasts (the admission session); the access token ends with it. */
+  function turnCountdown(expiresAt) {
+    var ends = Date.parse(expiresAt || '');
+    if (isNaN(ends)) return;
+    if (turnTimer) clearInterval(turnTimer);
+    var tick = function () {
+      var left = ends - WR.now();
+      WR.text('turn-countdown', WR.clock(left));
+      WR.show('turn-note', true);
+      if (left <= 0) {
+        clearInterval(turnTimer);
+        if (WR.currentStep === 'step-seats') WR.ended('Your turn has ended', 'The time to choose seats ran out. Join the line again to get a new turn.', true);
+      }
+    };
+    tick();
+    turnTimer = setInterval(tick, 1000);
+  }
+
+  function start(sessionExpiresAt) {
+    turnCountdown(sessionExpiresAt);
     var hold = savedHold();
     if (hold) {
       return api('GET', '/api/holds/' + hold.holdId).then(function (result) {

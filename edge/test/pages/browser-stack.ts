@@ -3,6 +3,7 @@
  * database, background jobs off so nothing touches other test files' rows), the real payment
  * sandbox (webhooks delivered to the core), the edge on Redis under its own key namespace,
  * and the queue ticker. The core's PUBLIC_URL is the edge, so the pay page returns there.
+ * PAGES_LOG_LEVEL=error shows the core's and the edge's logs when a test needs explaining.
  */
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
@@ -49,7 +50,7 @@ export const quickRoom = (capacity: number): RoomSettingsPatch => ({
 });
 
 export async function startBrowserStack() {
-  const databaseUrl = process.env.PAGES_SCRATCH_DB ?? testDatabaseUrl();
+  const databaseUrl = testDatabaseUrl();
   const sql: Sql = connectDatabase(databaseUrl, { max: 4 });
   const tokenKeys = await testTokenKeys();
   const keyPrefix = testRedisNamespace('pages');

@@ -128,6 +128,22 @@ describe('sale page states', () => {
     await buyer.context.close();
   });
 
+  it('an address that is not a page, or a showtime not on sale, gets a page that says so (API paths keep JSON)', async () => {
+    const visitor = await openPage(browser);
+    const { page } = visitor;
+    const missing = await page.goto(`${stack.edgeUrl}/no-such-page`);
+    expect(missing?.status()).toBe(404);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Page not found');
+    await page.goto(`${stack.edgeUrl}/showtimes/987654321`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Showtime not found');
+    expect(await accessibilityIssues(page)).toEqual([]);
+    await visitor.shot('36-not-found');
+    const api = await fetch(`${stack.edgeUrl}/api/no-such-route`, { headers: { accept: 'text/html' } });
+    expect(api.headers.get('content-type')).toContain('application/json');
+    expect(unexpected(visitor.errors, [404])).toEqual([]);
+    await visitor.context.close();
+  });
+
   it('closing the page while waiting gives the place up; the next buyer moves forward', async () => {
     const showtimeId = await stack.createShowtime({ title: 'Leaving Early' });
     await stack.configureRoom(showtimeId, quickRoom(1));

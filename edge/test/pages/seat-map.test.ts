@@ -78,6 +78,8 @@ describe('seat map', () => {
     await waitForStep(page, 'step-seats');
     await page.locator('#seat-grid button[data-code="A1"]').waitFor();
 
+    // The admission session is counted down next to the map.
+    expect(await page.locator('#turn-countdown').textContent()).toMatch(/^[45]:\d\d$/);
     const focused = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset?.code ?? document.activeElement?.id ?? null);
     // Only one seat is in the tab order (roving tabindex): one Tab from the heading reaches it.
     expect(await page.locator('#seat-grid button[tabindex="0"]').count()).toBe(1);
