@@ -60,9 +60,13 @@ export function openingMinute(peak) {
   ];
 }
 
-/** VUs for a request rate when each VU keeps `buyersPerVu` buyers polling every `paceSeconds`. @param {number} rps @param {number} paceSeconds */
+/**
+ * VUs for a request rate: enough to hold the buyers that rate needs when each comes back every
+ * `paceSeconds` (`buyersPerVu` per VU), and never fewer than the rate times a 250 ms answer
+ * (a VU waits for each answer). MAX_VUS and PRE_VUS override. @param {number} rps @param {number} paceSeconds
+ */
 export function vusFor(rps, paceSeconds) {
-  const max = Number(env.MAX_VUS || Math.ceil((rps * paceSeconds) / settings.buyersPerVu) + 50);
+  const max = Number(env.MAX_VUS || Math.ceil(Math.max((rps * paceSeconds) / settings.buyersPerVu, rps * 0.25)) + 50);
   return { preAllocatedVUs: Number(env.PRE_VUS || Math.ceil(max / 4)), maxVUs: max };
 }
 
