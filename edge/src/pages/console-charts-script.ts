@@ -24,8 +24,11 @@ export const consoleChartsScript = String.raw`'use strict';
     var line = svg.querySelector('polyline');
     if (!line || list.length === 0) return;
     var max = Math.max.apply(null, list.concat([1]));
-    var step = 120 / Math.max(1, KEEP - 1);
-    var offset = (KEEP - list.length) * step;
+    // The x axis is the last minute until there is more history, then up to five minutes:
+    // a fresh console shows a readable line at once instead of a dot at the right edge.
+    var span = Math.min(KEEP, Math.max(60, list.length));
+    var step = 120 / (span - 1);
+    var offset = (span - list.length) * step;
     var points = list.map(function (value, index) {
       var x = offset + index * step;
       var y = 29 - (value / max) * 27;
@@ -34,7 +37,7 @@ export const consoleChartsScript = String.raw`'use strict';
     if (points.length === 1) points.push((offset + 0.5).toFixed(1) + ',' + points[0].split(',')[1]);
     line.setAttribute('points', points.join(' '));
     var label = svg.getAttribute('aria-label').split(',')[0];
-    svg.setAttribute('aria-label', label + ', last 5 minutes, now ' + list[list.length - 1] + ', peak ' + max);
+    svg.setAttribute('aria-label', label + ', last ' + (span > 60 ? Math.round(span / 60) + ' minutes' : 'minute') + ', now ' + list[list.length - 1] + ', peak ' + max);
   };
 })();
 `;

@@ -88,7 +88,7 @@ export function roomPage(s: PublicShowtime, operator: string | null): Html {
 <h2 id="numbers-title">Live numbers</h2>
 <dl class="tiles">
 ${TILES.map(([key, label, chart]) => html`<div class="tile"><dt id="label-${key}">${label}</dt><dd id="v-${key}">—</dd>
-${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" preserveAspectRatio="none" role="img" aria-label="${label}, last 5 minutes"><polyline points=""></polyline></svg></dd>` : ''}</div>`)}
+${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" preserveAspectRatio="none" role="img" aria-label="${label}, last minutes"><polyline points=""></polyline></svg></dd>` : ''}</div>`)}
 </dl>
 </section>
 
