@@ -92,8 +92,9 @@ export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGa
     return call('POST', `/showtimes/${showtimeId}/holds`, { token: await tokenFor(customerId, showtimeId), body: { seats } });
   }
 
-  async function seatStatusCounts(showtimeId: number) {
-    const [row] = await sql<{ available: number; held: number; booked: number; total: number }[]>`
+  /** Counts by the database clock; `db` lets a sampler use a connection of its own. */
+  async function seatStatusCounts(showtimeId: number, db: Sql = sql) {
+    const [row] = await db<{ available: number; held: number; booked: number; total: number }[]>`
       SELECT count(*) FILTER (WHERE status = 'AVAILABLE' OR (status = 'HELD' AND hold_expires_at <= now()))::int AS available,
              count(*) FILTER (WHERE status = 'HELD' AND hold_expires_at > now())::int AS held,
              count(*) FILTER (WHERE status = 'BOOKED')::int AS booked,

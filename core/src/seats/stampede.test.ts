@@ -46,13 +46,7 @@ it('300 seats, 3,000 buyers, half of them on the same 10 seats: no seat held twi
   const samples: { available: number; held: number; booked: number; total: number }[] = [];
   const sampler = (async () => {
     while (running) {
-      const [sample] = await samplerSql<{ available: number; held: number; booked: number; total: number }[]>`
-        SELECT count(*) FILTER (WHERE status = 'AVAILABLE' OR (status = 'HELD' AND hold_expires_at <= now()))::int AS available,
-               count(*) FILTER (WHERE status = 'HELD' AND hold_expires_at > now())::int AS held,
-               count(*) FILTER (WHERE status = 'BOOKED')::int AS booked,
-               count(*)::int AS total
-          FROM show_seat WHERE showtime_id = ${showtimeId}`;
-      samples.push(sample!);
+      samples.push(await harness.seatStatusCounts(showtimeId, samplerSql));
     }
   })();
 
