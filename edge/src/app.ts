@@ -39,7 +39,7 @@ export interface EdgeLogger {
 
 export interface EdgeDeps {
   engine: RoomEngine;
-  takePurchaseTokens: (showtimeId: string, customerId: string) => Promise<BucketDecision | Refused>;
+  takePurchaseTokens: (showtimeId: string, customerId: string, rules?: { requireAdmission?: boolean }) => Promise<BucketDecision | Refused>;
   edgeStore: EdgeStore;
   core: CoreClient;
   tokenKeys: TokenKeyMaterial;
@@ -124,6 +124,7 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway 
       core: deps.core,
       accessGate: accessGate({ verifyAccessToken: deps.verifyAccessToken, customerTokens: deps.customerTokens }),
       purchaseBuckets: purchaseBuckets({ limiter, metrics: deps.metrics }),
+      holdBuckets: purchaseBuckets({ limiter, metrics: deps.metrics, requireAdmission: true }),
       clientAddress: deps.clientAddress,
       metrics: deps.metrics,
       seatMapTtlMs: deps.seatMapTtlMs,

@@ -53,7 +53,7 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
   const now = runtime.now ?? Date.now;
   return {
     engine,
-    takePurchaseTokens: (showtimeId, customerId) => buckets.takePurchaseTokens(showtimeId, customerId),
+    takePurchaseTokens: (showtimeId, customerId, rules) => buckets.takePurchaseTokens(showtimeId, customerId, 1, rules),
     edgeStore: runtime.edgeStore,
     core: createCoreClient({
       baseUrl: config.coreUrl,

@@ -107,8 +107,25 @@ describe('failure policy', () => {
     );
     expect(rejoined.status).toBe(200);
     expect(['admitted', 'waiting']).toContain(rejoined.json.state);
+    // The admission sessions died with Redis's data: the old access token still reads its hold,
+    // but a new hold needs a new turn (admission repeats; the cap N holds).
+    expect((await api('GET', `/api/holds/${hold.json.holdId}`, { token: access })).status).toBe(200);
     const holdAfter = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A2'] } });
-    expect(holdAfter.status).toBe(201);
+    expect(holdAfter.status).toBe(410);
+    expect(holdAfter.json.error.code).toBe('TURN_ENDED');
+  });
+
+  it('a released turn cannot start another purchase: an access token outliving its slot gets 410', async () => {
+    const showtimeId = core.addShowtime();
+    await edge.app.rooms.engine.configure(String(showtimeId), { ...fastRoom, capacity: 1 });
+    const admitted = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('turn-a') });
+    const access = admitted.json.accessToken as string;
+    expect((await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } })).status).toBe(201);
+    // The booking completed (or the hold was cancelled): the core's event releases the slot.
+    await edge.app.rooms.engine.release(String(showtimeId), 'turn-a');
+    const again = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A2'] } });
+    expect(again.status).toBe(410);
+    expect(again.json.error.code).toBe('TURN_ENDED');
   });
 
   it('core down: purchases get 503 with Retry-After, the queue keeps working, seat maps come from the cache', async () => {

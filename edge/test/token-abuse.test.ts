@@ -98,9 +98,11 @@ describe('access tokens on purchase routes', () => {
   });
 
   it("passes B's hold request with A's hold id to the core, which refuses it (not yours)", async () => {
-    const keys = await testTokenKeys();
-    const tokenOfA = await signAccessToken(keys, { customerId: 'abuse-a', showtimeId, sessionId: 's', expiresAtMs: Date.now() + 60_000 });
-    const tokenOfB = await signAccessToken(keys, { customerId: 'abuse-b', showtimeId, sessionId: 's', expiresAtMs: Date.now() + 60_000 });
+    // New holds need a live turn in the room, so A is admitted through the queue.
+    const joined = await edge.join(showtimeId, (await edge.login('abuse-a')).token);
+    expect(joined.json.state).toBe('admitted');
+    const tokenOfA = joined.json.accessToken as string;
+    const tokenOfB = await signAccessToken(await testTokenKeys(), { customerId: 'abuse-b', showtimeId, sessionId: 's', expiresAtMs: Date.now() + 60_000 });
     const hold = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, { token: tokenOfA, body: { seats: ['A1'] } });
     expect(hold.status).toBe(201);
     expect((await edge.call('DELETE', `/api/holds/${hold.json.holdId}`, { token: tokenOfB })).status).toBe(403);

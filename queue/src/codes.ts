@@ -13,6 +13,7 @@ export const RefusalCode = {
   DrawStale: -8,
   NotOpening: -9,
   CostExceedsCapacity: -10,
+  NotAdmitted: -11,
 } as const;
 
 export type Refusal =
@@ -26,6 +27,7 @@ export type Refusal =
   | 'draw_stale'
   | 'not_opening'
   | 'cost_exceeds_capacity'
+  | 'not_admitted'
   | 'invalid_input';
 
 export interface Refused {
@@ -45,6 +47,7 @@ const byCode: Record<number, [Refusal, string]> = {
   [RefusalCode.DrawStale]: ['draw_stale', 'The pre-queue changed while the draw was computed'],
   [RefusalCode.NotOpening]: ['not_opening', 'The room is not waiting for its opening draw'],
   [RefusalCode.CostExceedsCapacity]: ['cost_exceeds_capacity', 'The cost is larger than a bucket can ever hold'],
+  [RefusalCode.NotAdmitted]: ['not_admitted', 'This customer holds no live admission for the showtime'],
 };
 
 export function refusalFromCode(code: number): Refused {

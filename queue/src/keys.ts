@@ -42,6 +42,8 @@ export interface RoomKeys {
   readonly room: string[];
   /** The cfg hash alone (KEYS[1] of the bucket script, for per-showtime overrides). */
   readonly cfg: string;
+  /** Live admission sessions (KEYS[4] of the bucket script). */
+  readonly active: string;
   readonly customerBucket: (customerId: string) => string;
   readonly showtimeBucket: string;
 }
@@ -63,6 +65,7 @@ export function createKeyBuilder(prefix = ''): KeyBuilder {
       return {
         room: ROOM_KEY_NAMES.map((name) => `${base}${name}`),
         cfg: `${base}cfg`,
+        active: `${base}active`,
         customerBucket: (customerId) => `${base}tb:c:${customerId}`,
         showtimeBucket: `${base}tb:show`,
       };

@@ -21,20 +21,31 @@ export interface BucketDecision {
 export function createPurchaseBuckets(options: { store: ScriptStore; keyPrefix?: string }) {
   const keys = createKeyBuilder(options.keyPrefix ?? '');
   return {
-    async takePurchaseTokens(showtimeId: string, customerId: string, cost = 1): Promise<BucketDecision | Refused> {
+    /**
+     * `requireAdmission`: refuse (`not_admitted`, nothing charged) unless the customer holds a
+     * live admission session, for routes that start a purchase.
+     */
+    async takePurchaseTokens(
+      showtimeId: string,
+      customerId: string,
+      cost = 1,
+      rules: { requireAdmission?: boolean } = {},
+    ): Promise<BucketDecision | Refused> {
       if (!isValidShowtimeId(showtimeId) || !isValidCustomerId(customerId)) return invalidInput('invalid showtime or customer id');
       if (!Number.isInteger(cost) || cost < 1) return invalidInput('cost must be a positive integer');
       const room = keys.forShowtime(showtimeId);
       const reply = await runScript(
         options.store,
         scripts.take,
-        [room.cfg, room.customerBucket(customerId), room.showtimeBucket],
+        [room.cfg, room.customerBucket(customerId), room.showtimeBucket, room.active],
         [
           cost,
           DEFAULT_SETTINGS.customerBucketCapacity,
           DEFAULT_SETTINGS.customerRefillPerMinute,
           DEFAULT_SETTINGS.showtimeBucketCapacity,
           DEFAULT_SETTINGS.showtimeRefillPerSecond,
+          customerId,
+          rules.requireAdmission ? 1 : 0,
         ],
       );
       if (Number(reply[0]) < 0) return refusalFromCode(Number(reply[0]));

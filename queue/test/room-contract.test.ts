@@ -280,6 +280,24 @@ describe.each(factories)('room contract on $name', (factory) => {
     expect(decisions.map(ok).filter((d) => d.allowed)).toHaveLength(10);
   });
 
+  it('with requireAdmission, only a live admission session may take purchase tokens', async () => {
+    const prefix = testRedisNamespace('admission');
+    const room = createRoomEngine({ store: handle.store, keyPrefix: prefix });
+    const buckets = createPurchaseBuckets({ store: handle.store, keyPrefix: prefix });
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { state: 'open', capacity: 1, customerBucketCapacity: 3, customerRefillPerMinute: 1 }));
+    const requireAdmission = { requireAdmission: true };
+    expect(await buckets.takePurchaseTokens(show, 'outsider', 1, requireAdmission)).toMatchObject({ ok: false, code: 'not_admitted' });
+    ok(await room.join(show, 'member'));
+    ok(await room.tick(show));
+    ok(await room.claim(show, 'member'));
+    expect(ok(await buckets.takePurchaseTokens(show, 'member', 1, requireAdmission))).toMatchObject({ allowed: true, remainingCustomer: 2 });
+    ok(await room.release(show, 'member'));
+    expect(await buckets.takePurchaseTokens(show, 'member', 1, requireAdmission)).toMatchObject({ ok: false, code: 'not_admitted' });
+    // The refusals charged nothing; without the rule the buckets alone decide.
+    expect(ok(await buckets.takePurchaseTokens(show, 'member'))).toMatchObject({ allowed: true, remainingCustomer: 1 });
+  });
+
   it('never charges one bucket when the other refused, under concurrent load', async () => {
     const prefix = testRedisNamespace('bucket');
     const room = createRoomEngine({ store: handle.store, keyPrefix: prefix });

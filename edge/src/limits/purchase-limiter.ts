@@ -9,12 +9,14 @@ import { DEFAULT_SETTINGS } from '../../../queue/src/index';
 
 export interface PurchaseDecision {
   allowed: boolean;
+  /** Refused because the customer's admission session has ended (released, expired). */
+  notAdmitted?: boolean;
   retryAfterMs: number;
   source: 'redis' | 'fallback';
 }
 
 export interface PurchaseLimiterOptions {
-  take: (showtimeId: string, customerId: string) => Promise<BucketDecision | Refused>;
+  take: (showtimeId: string, customerId: string, rules?: { requireAdmission?: boolean }) => Promise<BucketDecision | Refused>;
   now?: () => number;
   onFallback?: (error: unknown) => void;
 }
@@ -53,9 +55,15 @@ export function createPurchaseLimiter(options: PurchaseLimiterOptions) {
   }
 
   return {
-    async take(showtimeId: string, customerId: string): Promise<PurchaseDecision> {
+    /**
+     * With `requireAdmission`, Redis also checks the customer's admission session is live.
+     * When Redis is down that check is skipped: the failure policy keeps admitted buyers
+     * buying on their stateless access tokens.
+     */
+    async take(showtimeId: string, customerId: string, rules: { requireAdmission?: boolean } = {}): Promise<PurchaseDecision> {
       try {
-        const decision = await options.take(showtimeId, customerId);
+        const decision = await options.take(showtimeId, customerId, rules);
+        if (!decision.ok && decision.code === 'not_admitted') return { allowed: false, notAdmitted: true, retryAfterMs: 0, source: 'redis' };
         if (!decision.ok) return { allowed: true, retryAfterMs: 0, source: 'redis' }; // invalid ids never reach here
         return { allowed: decision.allowed, retryAfterMs: decision.retryAfterMs, source: 'redis' };
       } catch (error) {

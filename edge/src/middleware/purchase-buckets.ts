@@ -12,10 +12,20 @@ import type { EdgeMetrics } from '../metrics';
 export function purchaseBuckets(options: {
   limiter: ReturnType<typeof createPurchaseLimiter>;
   metrics: EdgeMetrics;
+  /**
+   * Also require a live admission session (new holds): an access token outlives the slot it
+   * came with once the slot is released (booking done, hold cancelled or expired, left), and
+   * must not let its holder start another purchase while others wait for that slot.
+   */
+  requireAdmission?: boolean;
 }): MiddlewareHandler<EdgeEnv> {
   return async function purchaseBucketsMiddleware(c, next) {
     const access = c.get('access');
-    const decision = await options.limiter.take(String(access.showtimeId), access.customerId);
+    const decision = await options.limiter.take(String(access.showtimeId), access.customerId, { requireAdmission: options.requireAdmission ?? false });
+    if (decision.notAdmitted) {
+      options.metrics.limiterRejections.inc({ limiter: 'admission_ended' });
+      throw new AppError(410, 'TURN_ENDED', 'Your turn to buy has ended; join the queue again');
+    }
     if (!decision.allowed) {
       options.metrics.limiterRejections.inc({ limiter: decision.source === 'redis' ? 'purchase_bucket' : 'purchase_fallback' });
       const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));

@@ -70,6 +70,7 @@ export const commonScript = String.raw`'use strict';
     if (result.status === 429) return 'Too many requests in a short time. Please wait ' + wait + ' and try again.';
     if (result.status === 503 || result.status === 502 || result.status === 504) return 'The service is busy right now. We will try again in ' + wait + '.';
     switch (code) {
+      case 'TURN_ENDED': return 'Your turn to buy has ended (your purchase finished, or your time ran out). You can join the line again.';
       case 'TURN_EXPIRED': return 'Your turn has expired because the page did not check in for a while. You can join the line again, at the back.';
       case 'HOLD_EXPIRED': return 'The time to pay for these seats ran out, so they were released. Please choose your seats again.';
       case 'SEATS_UNAVAILABLE': return 'Sorry, someone else just took ' + seatList(result.json.error.seats) + '. The seat map has been refreshed: please pick again.';

@@ -60,7 +60,7 @@ export const seatsScript = String.raw`'use strict';
     if (message) WR.alert(message);
     return api('GET', '/api/showtimes/' + id + '/seats').then(function (result) {
       if (!result.ok) {
-        if (result.status === 401 || result.status === 403) return WR.ended('Your turn has ended', WR.explain(result), true);
+        if (result.status === 401 || result.status === 403 || WR.errorCode(result) === 'TURN_ENDED') return WR.ended('Your turn has ended', WR.explain(result), true);
         WR.alert(WR.explain(result));
         if (result.status === 0 || result.status === 429 || result.status >= 500) setTimeout(function () { loadMap(); }, (result.retryAfterSeconds || 2) * 1000);
         return;
@@ -212,7 +212,7 @@ export const seatsScript = String.raw`'use strict';
         selected = selected.filter(function (code) { return taken.indexOf(code) < 0; });
         return loadMap(WR.explain(result));
       }
-      if (result.status === 401 || result.status === 403) return WR.ended('Your turn has ended', WR.explain(result), true);
+      if (result.status === 401 || result.status === 403 || WR.errorCode(result) === 'TURN_ENDED') return WR.ended('Your turn has ended', WR.explain(result), true);
       WR.alert(WR.explain(result));
     });
   }

@@ -17,6 +17,8 @@ export interface PurchaseRouteDeps {
   core: CoreClient;
   accessGate: MiddlewareHandler<EdgeEnv>;
   purchaseBuckets: MiddlewareHandler<EdgeEnv>;
+  /** The buckets plus a live admission session: starting a purchase needs a current turn. */
+  holdBuckets: MiddlewareHandler<EdgeEnv>;
   clientAddress: (c: Context) => string | null;
   metrics: EdgeMetrics;
   seatMapTtlMs: number;
@@ -84,7 +86,7 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
     return c.body(cached.value.body, cached.value.status as 200);
   });
 
-  app.post('/showtimes/:id/holds', deps.accessGate, deps.purchaseBuckets, (c) => {
+  app.post('/showtimes/:id/holds', deps.accessGate, deps.holdBuckets, (c) => {
     const showtimeId = checkedParam(c, 'id', SHOWTIME_ID, 'SHOWTIME_NOT_FOUND');
     return forward(c, `/showtimes/${showtimeId}/holds`, true);
   });

@@ -169,7 +169,7 @@ const draw = withRoom((room, s, order) => {
   return [1, order.length];
 });
 
-const take: Handler = (db, [cfgKey, customerKey, showKey], argv) => {
+const take: Handler = (db, [cfgKey, customerKey, showKey, activeKey], argv) => {
   const nowMs = db.now();
   const cost = Number(argv[0]);
   const setting = (field: string, fallback: string | undefined) => db.hnum(cfgKey!, field) ?? Number(fallback);
@@ -178,6 +178,10 @@ const take: Handler = (db, [cfgKey, customerKey, showKey], argv) => {
   const showCap = setting('showtimeBucketCapacity', argv[3]);
   const showRate = setting('showtimeRefillPerSecond', argv[4]) / 1_000;
   if (cost > customerCap || cost > showCap) return [-10];
+  if (argv[6] === '1') {
+    const sessionEndsAt = db.zset(activeKey!).score(argv[5]!);
+    if (sessionEndsAt === undefined || sessionEndsAt <= nowMs) return [-11];
+  }
   const level = (key: string, cap: number, rate: number) => {
     const tokens = db.hnum(key, 'tokens') ?? cap;
     const at = db.hnum(key, 'atMs') ?? nowMs;
