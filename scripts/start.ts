@@ -25,7 +25,14 @@ import { configFromEnv } from '../payment-sandbox/src/config';
 import { startPaymentSandbox } from '../payment-sandbox/src/start';
 
 const log = pino({ name: 'start', level: process.env.LOG_LEVEL ?? 'info' });
-const coreConfig = parseCoreConfig(process.env);
+// One process, one machine: unless told otherwise, the core finds the sandbox and sends buyers
+// back to the edge on the ports this process is about to open.
+const localUrl = (port: string | undefined, fallback: number) => `http://127.0.0.1:${port ?? fallback}`;
+const coreConfig = parseCoreConfig({
+  PAYMENT_URL: localUrl(process.env.PAYMENT_PORT, 8082),
+  PUBLIC_URL: localUrl(process.env.EDGE_PORT, 8080),
+  ...process.env,
+});
 
 const database = coreConfig.databaseUrl
   ? { sql: connectDatabase(coreConfig.databaseUrl, { max: coreConfig.databasePoolSize }), close: async () => {}, embedded: false }
