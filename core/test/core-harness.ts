@@ -7,6 +7,7 @@ import { insertShowtime, type NewShowtime } from '../src/catalog/showtime-repo';
 import { insertHallWithSeats, insertVenue } from '../src/catalog/venue-repo';
 import { rectangularLayout, type LayoutOptions } from '../src/demo/seat-layout';
 import { createCoreMetrics } from '../src/metrics';
+import { callJson, type JsonCallInit } from '../../test/support/json-call';
 import { gatewayUnavailable, type PaymentGateway } from '../src/payments/gateway-client';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -69,23 +70,8 @@ export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGa
     return { showtimeId: id, hallId };
   }
 
-  async function call(method: string, path: string, options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = { ...(options.headers ?? {}) };
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let body: string | undefined;
-    if (options.rawBody !== undefined) body = options.rawBody;
-    else if (options.body !== undefined) body = JSON.stringify(options.body);
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-    const response = await app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) });
-    const text = await response.text();
-    let json: any = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    return { status: response.status, json, text, headers: response.headers };
-  }
+  const call = (method: string, path: string, options: JsonCallInit = {}) =>
+    callJson((p, init) => app.request(p, init), method, path, options);
 
   /** A buyer's hold attempt: a fresh token for the customer, then POST …/holds. */
   async function hold(showtimeId: number, customerId: string, seats: string[]) {

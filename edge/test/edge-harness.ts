@@ -3,6 +3,7 @@
  * namespace) or the in-process store, and to a core: the real core app in process against
  * the run's database (requests go through `fetch` → `coreApp.request`), or a stub.
  */
+import { callJson, type JsonCallInit, type JsonResult } from '../../test/support/json-call';
 import { Redis } from 'ioredis';
 import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
 import { generateSigningJwk, loadTokenKeys, type TokenKeyMaterial } from '../../lib/token-keys';
@@ -33,12 +34,7 @@ export interface EdgeHarnessOptions {
   env?: Record<string, string>;
 }
 
-export interface ApiResult {
-  status: number;
-  json: any;
-  text: string;
-  headers: Headers;
-}
+export type ApiResult = JsonResult;
 
 export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
   const keyPrefix = testRedisNamespace('edge');
@@ -77,24 +73,8 @@ export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
     onRoomChanged: (id) => app.rooms.invalidate(id),
   });
 
-  async function call(method: string, path: string, init: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<ApiResult> {
-    const headers: Record<string, string> = { ...(init.headers ?? {}) };
-    if (init.token) headers.authorization = `Bearer ${init.token}`;
-    let body: string | undefined;
-    if (init.body !== undefined) {
-      body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) });
-    const text = await response.text();
-    let json: any = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    return { status: response.status, json, text, headers: response.headers };
-  }
+  const call = (method: string, path: string, init: JsonCallInit = {}): Promise<ApiResult> =>
+    callJson((p, requestInit) => app.request(p, requestInit), method, path, init);
 
   async function login(customerId?: string): Promise<{ token: string; customerId: string }> {
     const result = await call('POST', '/api/auth/demo', { body: customerId ? { customerId } : {} });

@@ -14,6 +14,7 @@ import { startEdge, type RunningEdge } from '../src/node';
 import { fastRoom, testTokenKeys } from './edge-harness';
 import { serveRestartable, startRestartableRedis, type RestartableHttp, type RestartableRedis } from './private-servers';
 import { createStubCore, type StubCore } from './stub-core';
+import { callJson, eventually, fetchFrom, type JsonCallInit } from '../../test/support/json-call';
 
 let redis: RestartableRedis;
 let coreServer: RestartableHttp;
@@ -46,26 +47,10 @@ afterAll(async () => {
   await coreServer?.stop();
 });
 
-async function api(method: string, path: string, init: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.token) headers.authorization = `Bearer ${init.token}`;
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${edge.url}${path}`, { method, headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
-  const text = await response.text();
-  return { status: response.status, json: text ? JSON.parse(text) : null, headers: response.headers };
-}
+const api = (method: string, path: string, init?: JsonCallInit) => callJson(fetchFrom(edge.url), method, path, init);
 
 const login = async (customerId: string) => (await api('POST', '/api/auth/demo', { body: { customerId } })).json.token as string;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value) || Date.now() > deadline) return value;
-    await sleep(100);
-  }
-}
 
 describe('failure policy', () => {
   it('Redis down: admitted buyers keep buying, joins and polls get 503 with Retry-After, then it recovers', async () => {

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { isolatedDatabase, testRedisNamespace, testRedisUrl } from '../support/env';
+import { callJson, eventually, fetchFrom, type JsonCallInit } from '../support/json-call';
 import { connectDatabase } from '../../core/src/db/connect';
 import { parseCoreConfig, type CoreConfig } from '../../core/src/config';
 import { startCore, type RunningCore } from '../../core/src/node';
@@ -73,27 +74,9 @@ afterAll(async () => {
   redis?.disconnect();
 });
 
-async function call(base: string, method: string, path: string, init: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.token) headers.authorization = `Bearer ${init.token}`;
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base}${path}`, { method, headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
-  const text = await response.text();
-  let json: any = null;
-  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
-  return { status: response.status, json, headers: response.headers };
-}
-const api = (method: string, path: string, init?: Parameters<typeof call>[3]) => call(edge.url, method, path, init);
+const call = (base: string, method: string, path: string, init?: JsonCallInit) => callJson(fetchFrom(base), method, path, init);
+const api = (method: string, path: string, init?: JsonCallInit) => call(edge.url, method, path, init);
 const admin = { authorization: `Bearer ${ADMIN}` };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value) || Date.now() > deadline) return value;
-    await sleep(100);
-  }
-}
 
 async function createShowtime() {
   const venue = await call(core.url, 'POST', '/admin/venues', { headers: admin, body: { name: `E2E ${Date.now()}-${Math.random()}` } });
