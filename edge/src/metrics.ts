@@ -35,6 +35,17 @@ export function createMetricsRegistry() {
     };
     return {
       inc: (labels: Labels = {}, by = 1) => update(labels, (current) => current + by),
+      /** One label set bound once: its key is built here, not on every increment (hot paths). */
+      child(labels: Labels) {
+        const key = labelKey(labels);
+        return {
+          inc(by = 1) {
+            const slot = entry.values.get(key);
+            if (slot) slot.value += by;
+            else entry.values.set(key, { labels, value: by });
+          },
+        };
+      },
       set: (labels: Labels, value: number) => update(labels, () => value),
       get: (labels: Labels = {}) => entry.values.get(labelKey(labels))?.value ?? 0,
     };
@@ -63,6 +74,7 @@ export function createEdgeMetrics() {
     httpRequests: registry.counter('edge_http_requests_total', 'Requests by route pattern, method and status'),
     queueJoins: registry.counter('edge_queue_joins_total', 'Join requests answered, by resulting state'),
     queuePolls: registry.counter('edge_queue_polls_total', 'Polls answered, by source (snapshot or redis)'),
+    fastPolls: registry.counter('edge_queue_polls_fast_total', 'Snapshot polls answered on node:http without the Hono app (Node only)'),
     queueLeaves: registry.counter('edge_queue_leaves_total', 'Leave requests answered'),
     admissions: registry.counter('edge_admissions_total', 'Access tokens issued after a claimed admission'),
     limiterRejections: registry.counter('edge_limiter_rejections_total', 'Requests refused with 429, by limiter'),

@@ -3,7 +3,8 @@
  * in-process store when REDIS_URL is absent), rate-limiter-flexible for flood limits, and
  * the booking-events consumer loop. `startEdge` serves tests, `npm start` and the benchmark.
  */
-import { serve } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
+import { createServer } from 'node:http';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { Redis } from 'ioredis';
@@ -20,6 +21,7 @@ import { createNodeFloodLimiter } from './limits/node-flood-limiter';
 import { createEdgeMetrics } from './metrics';
 import { createBookingEventsConsumer, type BookingEventsConsumer } from './rooms/booking-events-consumer';
 import { buildEdgeDeps } from './services';
+import { fastPollListener } from './node-fast-poll';
 import { createRedisEdgeStore, type EdgeStore } from './state/edge-store';
 import { createMemoryEdgeStore } from './state/memory-edge-store';
 
@@ -95,17 +97,16 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
       ? createNodeFloodLimiter({ redis, keyPrefix: config.keyPrefix, points: config.flood.points, windowMs: config.flood.windowMs })
       : createMemoryFloodLimiter({ points: config.flood.points, windowMs: config.flood.windowMs, blockMs: config.flood.windowMs }));
 
-  const app = createApp(
-    buildEdgeDeps(config, {
-      scriptStore,
-      edgeStore,
-      floodLimiter,
-      tokenKeys,
-      metrics,
-      clientAddress: clientAddressFor(config.trustProxy),
-      logger,
-    }),
-  );
+  const edgeDeps = buildEdgeDeps(config, {
+    scriptStore,
+    edgeStore,
+    floodLimiter,
+    tokenKeys,
+    metrics,
+    clientAddress: clientAddressFor(config.trustProxy),
+    logger,
+  });
+  const app = createApp(edgeDeps);
   const consumer = createBookingEventsConsumer({
     edgeStore,
     engine: app.rooms.engine,
@@ -115,9 +116,12 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
   });
   if (deps.consumeEvents !== false) consumer.start(config.eventsPollMs);
 
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
-  });
+  const listener = fastPollListener(
+    { rooms: app.rooms, queueTokens: edgeDeps.queueTokens, floodLimiter, metrics, trustProxy: config.trustProxy },
+    getRequestListener(app.fetch, { hostname: config.host }),
+  );
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
   logger.info({ port, redis: redis ? 'redis' : 'in-process' }, 'edge listening');

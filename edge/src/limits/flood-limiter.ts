@@ -10,6 +10,8 @@ export interface FloodDecision {
 
 export interface FloodLimiter {
   consume(key: string): Promise<FloodDecision>;
+  /** The same decision without a promise, where the count lives in this process (else undefined). */
+  consumeNow?(key: string): FloodDecision | undefined;
 }
 
 export interface MemoryFloodLimiterOptions {
@@ -26,21 +28,23 @@ export function createMemoryFloodLimiter(options: MemoryFloodLimiterOptions): Fl
   const now = options.now ?? Date.now;
   const maxKeys = options.maxKeys ?? 100_000;
   const windows = new Map<string, { startedAtMs: number; used: number; blockedUntilMs: number }>();
+  function decideNow(key: string): FloodDecision {
+    const at = now();
+    let slot = windows.get(key);
+    if (slot && slot.blockedUntilMs > at) return { allowed: false, retryAfterMs: slot.blockedUntilMs - at };
+    if (!slot || at - slot.startedAtMs >= options.windowMs) {
+      if (!slot && windows.size >= maxKeys) windows.delete(windows.keys().next().value as string);
+      slot = { startedAtMs: at, used: 0, blockedUntilMs: 0 };
+      windows.set(key, slot);
+    }
+    slot.used++;
+    if (slot.used <= options.points) return { allowed: true, retryAfterMs: 0 };
+    const windowEndsMs = slot.startedAtMs + options.windowMs;
+    slot.blockedUntilMs = Math.max(windowEndsMs, at + (options.blockMs ?? 0));
+    return { allowed: false, retryAfterMs: slot.blockedUntilMs - at };
+  }
   return {
-    async consume(key) {
-      const at = now();
-      let slot = windows.get(key);
-      if (slot && slot.blockedUntilMs > at) return { allowed: false, retryAfterMs: slot.blockedUntilMs - at };
-      if (!slot || at - slot.startedAtMs >= options.windowMs) {
-        if (!slot && windows.size >= maxKeys) windows.delete(windows.keys().next().value as string);
-        slot = { startedAtMs: at, used: 0, blockedUntilMs: 0 };
-        windows.set(key, slot);
-      }
-      slot.used++;
-      if (slot.used <= options.points) return { allowed: true, retryAfterMs: 0 };
-      const windowEndsMs = slot.startedAtMs + options.windowMs;
-      slot.blockedUntilMs = Math.max(windowEndsMs, at + (options.blockMs ?? 0));
-      return { allowed: false, retryAfterMs: slot.blockedUntilMs - at };
-    },
+    consume: async (key) => decideNow(key),
+    consumeNow: decideNow,
   };
 }

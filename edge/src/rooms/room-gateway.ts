@@ -25,6 +25,15 @@ export interface QueueAnswer {
   source: 'redis' | 'snapshot';
 }
 
+/** The contract's poll/join body without tokens: {state, position?, etaSeconds?, pollAfterMs}. */
+export function queueAnswerBody(answer: QueueAnswer): Record<string, unknown> {
+  const body: Record<string, unknown> = { state: answer.state };
+  if (answer.position !== undefined) body.position = answer.position;
+  if (answer.etaSeconds !== undefined) body.etaSeconds = answer.etaSeconds;
+  body.pollAfterMs = answer.pollAfterMs;
+  return body;
+}
+
 export interface RoomGatewayOptions {
   engine: RoomEngine;
   catalog: RoomCatalog;
@@ -53,6 +62,7 @@ export function createRoomGateway(options: RoomGatewayOptions) {
   const snapshots = createSingleFlightCache<RoomSnapshot | null>({ ttlMs: options.snapshotTtlMs, maxEntries: 10_000, now });
   /** When each buyer's poll last reached Redis, so the near-front heartbeat stays fresh. */
   const lastBeatMs = new Map<string, number>();
+  const snapshotPolls = metrics.queuePolls.child({ source: 'snapshot' });
 
   /** Every store call goes through here: a failure is "Redis down", answered 503. */
   async function store<T>(operation: string, run: () => Promise<T>): Promise<T> {
@@ -105,6 +115,17 @@ export function createRoomGateway(options: RoomGatewayOptions) {
     return answer;
   }
 
+  function answerFromSnapshot(snapshot: RoomSnapshot, showtimeId: string, customerId: string, ticket: number): QueueAnswer | null {
+    const estimateOptions = { nowMs: now(), lastHeartbeatMs: lastBeatMs.get(`${showtimeId}\n${customerId}`), random: options.random };
+    const estimate = estimateFromSnapshot(snapshot, ticket, estimateOptions);
+    if (estimate.needsRedis || (ticket <= 0 && estimate.state !== 'prequeue')) return null;
+    snapshotPolls.inc();
+    const answer: QueueAnswer = { state: estimate.state, pollAfterMs: estimate.pollAfterMs, ticket, source: 'snapshot' };
+    if (estimate.position !== null) answer.position = estimate.position;
+    if (estimate.etaMs !== null) answer.etaSeconds = Math.ceil(estimate.etaMs / 1000);
+    return answer;
+  }
+
   async function snapshotOf(showtimeId: string): Promise<RoomSnapshot | null> {
     const { value } = await snapshots.get(showtimeId, async () => {
       metrics.snapshotRefreshes.inc();
@@ -150,20 +171,21 @@ export function createRoomGateway(options: RoomGatewayOptions) {
       return answer;
     },
 
+    /**
+     * The answer a fresh snapshot already holds, or null when this poll needs Redis (near the
+     * front, a heartbeat due, no fresh snapshot in this process). Synchronous on purpose: the
+     * Node entry answers most polls from it without building a Request (node-fast-poll.ts).
+     */
+    pollFromFreshSnapshot(showtimeId: string, customerId: string, ticket: number): QueueAnswer | null {
+      const snapshot = snapshots.peek(showtimeId);
+      return snapshot ? answerFromSnapshot(snapshot, showtimeId, customerId, ticket) : null;
+    },
+
     /** Far-back tickets are answered from the snapshot; the rest (and heartbeats) from Redis. */
     async poll(showtimeId: string, customerId: string, ticket: number): Promise<QueueAnswer> {
       const snapshot = await store('snapshot', () => snapshotOf(showtimeId));
-      if (snapshot) {
-        const estimateOptions = { nowMs: now(), lastHeartbeatMs: lastBeatMs.get(`${showtimeId}\n${customerId}`), random: options.random };
-        const estimate = estimateFromSnapshot(snapshot, ticket, estimateOptions);
-        if (!estimate.needsRedis && (ticket > 0 || estimate.state === 'prequeue')) {
-          metrics.queuePolls.inc({ source: 'snapshot' });
-          const answer: QueueAnswer = { state: estimate.state, pollAfterMs: estimate.pollAfterMs, ticket, source: 'snapshot' };
-          if (estimate.position !== null) answer.position = estimate.position;
-          if (estimate.etaMs !== null) answer.etaSeconds = Math.ceil(estimate.etaMs / 1000);
-          return answer;
-        }
-      }
+      const fromSnapshot = snapshot ? answerFromSnapshot(snapshot, showtimeId, customerId, ticket) : null;
+      if (fromSnapshot) return fromSnapshot;
       const result = await store('poll', () => engine.poll(showtimeId, customerId));
       if (!result.ok) {
         if (result.code === 'unknown_room') throw new AppError(410, 'TURN_EXPIRED', 'This waiting room no longer exists; join again');

@@ -9,7 +9,7 @@ import { forbidden, notFound, unauthorized } from '../../../lib/errors';
 import type { FloodLimiter } from '../limits/flood-limiter';
 import type { EdgeMetrics } from '../metrics';
 import { floodLimit } from '../middleware/flood-limit';
-import type { QueueAnswer, RoomGateway } from '../rooms/room-gateway';
+import { queueAnswerBody, type QueueAnswer, type RoomGateway } from '../rooms/room-gateway';
 import { bearerToken, cookieNames, isHttps, SHOWTIME_ID, type EdgeEnv } from '../http-context';
 import type { CustomerTokens } from '../tokens/customer-token';
 import type { QueueTokens } from '../tokens/queue-token';
@@ -45,10 +45,7 @@ export function queueRoutes(deps: QueueRouteDeps) {
 
   /** The contract's body, the queue token when it is new or its ticket changed, cookies. */
   async function respond(c: Context, showtimeId: string, customerId: string, answer: QueueAnswer, currentTicket: number | null) {
-    const body: Record<string, unknown> = { state: answer.state };
-    if (answer.position !== undefined) body.position = answer.position;
-    if (answer.etaSeconds !== undefined) body.etaSeconds = answer.etaSeconds;
-    body.pollAfterMs = answer.pollAfterMs;
+    const body = queueAnswerBody(answer);
     const terminal = answer.state === 'sold_out' || answer.state === 'closed';
     if (!terminal && answer.ticket !== currentTicket) {
       body.queueToken = await deps.queueTokens.sign({ customerId, showtimeId, ticket: answer.ticket });

@@ -49,6 +49,11 @@ export function createSingleFlightCache<T>(options: SingleFlightCacheOptions) {
       inFlight.set(key, started);
       return started;
     },
+    /** The value if it is fresh, without loading: for callers that must not wait. */
+    peek(key: string): T | undefined {
+      const entry = entries.get(key);
+      return entry && now() - entry.loadedAtMs < options.ttlMs ? entry.value : undefined;
+    },
     /** Drops a key so the next read loads (after a settings change, a sold-out event). */
     invalidate(key: string) {
       entries.delete(key);

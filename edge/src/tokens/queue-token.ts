@@ -81,7 +81,10 @@ export function createQueueTokens(keys: TokenKeyMaterial, options: QueueTokenOpt
     return claims;
   }
 
-  return { sign, verify };
+  /** Claims of a token verified before and not yet expired; undefined means "verify it". */
+  const peekVerified = (token: string): QueueClaims | undefined => cache.get(token);
+
+  return { sign, verify, peekVerified };
 }
 
 export type QueueTokens = ReturnType<typeof createQueueTokens>;

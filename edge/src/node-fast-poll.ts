@@ -1,0 +1,76 @@
+/**
+ * Node only: polls a fresh snapshot can answer are served straight on node:http, without
+ * building the Request and Response objects @hono/node-server needs for the Hono app. That
+ * adapter work cost more than the poll itself, and polls are most of what the edge serves at
+ * peak. Every other request, and any poll this path is not sure about (no X-Queue-Token, a
+ * customer token to cross-check, a token not verified before, a ticket that changed, a limit
+ * hit, no fresh snapshot), goes to the Hono app unchanged, which answers it in full. The body,
+ * headers, flood limit and metrics are the ones the Hono route produces.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FloodDecision, FloodLimiter } from './limits/flood-limiter';
+import type { EdgeMetrics } from './metrics';
+import { queueAnswerBody, type RoomGateway } from './rooms/room-gateway';
+import type { QueueTokens } from './tokens/queue-token';
+
+const POLL_PATH = /^\/api\/showtimes\/([A-Za-z0-9_-]{1,64})\/queue$/;
+const INCOMING_ID = /^[\w.:-]{1,128}$/;
+
+export interface FastPollDeps {
+  rooms: RoomGateway;
+  queueTokens: QueueTokens;
+  floodLimiter: FloodLimiter;
+  metrics: EdgeMetrics;
+  trustProxy: boolean;
+}
+
+type Listener = (request: IncomingMessage, response: ServerResponse) => unknown;
+
+function clientAddress(request: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = request.headers['x-forwarded-for'];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+    if (first) return first;
+  }
+  return request.socket.remoteAddress ?? 'unknown';
+}
+
+export function fastPollListener(deps: FastPollDeps, fallback: Listener): Listener {
+  const answered = deps.metrics.httpRequests.child({ route: '/api/showtimes/:id/queue', method: 'GET', status: '200' });
+  const fast = deps.metrics.fastPolls.child({});
+  return function fastPoll(request, response) {
+    if (request.method !== 'GET' || request.headers.authorization) return fallback(request, response);
+    const match = POLL_PATH.exec(request.url ?? '');
+    const token = request.headers['x-queue-token'];
+    if (!match || typeof token !== 'string') return fallback(request, response);
+    const showtimeId = match[1]!;
+    const claims = deps.queueTokens.peekVerified(token);
+    if (!claims || claims.showtimeId !== showtimeId) return fallback(request, response);
+
+    // Decide first, count after: a poll handed to the app must not be counted twice.
+    const answer = deps.rooms.pollFromFreshSnapshot(showtimeId, claims.customerId, claims.ticket);
+    if (!answer || answer.ticket !== claims.ticket || answer.accessToken) return fallback(request, response);
+    const floodKey = `poll:${clientAddress(request, deps.trustProxy)}`;
+    const respond = (decision: FloodDecision) => {
+      if (!decision.allowed) return fallback(request, response); // the app answers the 429 in full
+      const incoming = request.headers['x-request-id'];
+      const requestId = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+      const body = JSON.stringify(queueAnswerBody(answer));
+      // A flat header list skips Node's per-call header object handling.
+      response.writeHead(200, [
+        'content-type', 'application/json',
+        'content-length', String(Buffer.byteLength(body)),
+        'cache-control', 'no-store',
+        'x-request-id', requestId,
+      ]);
+      response.end(body);
+      answered.inc();
+      fast.inc();
+    };
+    // An in-process count answers at once (no promise per poll); a shared one is awaited.
+    const now = deps.floodLimiter.consumeNow?.(floodKey);
+    if (now) return respond(now);
+    return deps.floodLimiter.consume(floodKey).then(respond, () => fallback(request, response));
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The Node entry answers snapshot polls on node:http without the Hono app (node-fast-poll.ts).
+ * Over a real port: the answer is the one the app gives for the same token, headers included;
+ * anything the fast path is not sure about reaches the app and gets its full answer; the flood
+ * limit counts every poll once, whichever path served it.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parseEdgeConfig } from '../src/config';
+import { startEdge, type RunningEdge } from '../src/node';
+import { callJson, fetchFrom } from '../../test/support/json-call';
+import { EDGE_ADMIN_TOKEN, fastRoom, testTokenKeys } from './edge-harness';
+import { serveRestartable, type RestartableHttp } from './private-servers';
+import { createStubCore, type StubCore } from './stub-core';
+
+let core: StubCore;
+let coreServer: RestartableHttp;
+let edge: RunningEdge;
+const POLLS_ALLOWED = 40;
+
+beforeAll(async () => {
+  const keys = await testTokenKeys();
+  core = createStubCore(keys);
+  coreServer = await serveRestartable((request) => core.app.fetch(request));
+  edge = await startEdge(
+    parseEdgeConfig({
+      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: coreServer.url, ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+      SNAPSHOT_TTL_MS: '10000', FLOOD_POINTS: String(POLLS_ALLOWED), FLOOD_WINDOW_MS: '60000', LOG_LEVEL: 'silent',
+    }),
+    { tokenKeys: keys, consumeEvents: false },
+  );
+});
+afterAll(async () => {
+  await edge?.close();
+  await coreServer?.stop();
+});
+
+const api = (method: string, path: string, init?: Parameters<typeof callJson>[3]) => callJson(fetchFrom(edge.url), method, path, init);
+const fastCount = async () => Number(/edge_queue_polls_fast_total (\d+)/.exec(await (await fetch(`${edge.url}/metrics`)).text())?.[1] ?? 0);
+
+it('answers far-back polls like the app does, and hands everything else to the app', async () => {
+  const showtimeId = core.addShowtime();
+  expect((await edge.app.rooms.engine.configure(String(showtimeId), { ...fastRoom, capacity: 1 })).ok).toBe(true);
+  const tokens: string[] = [];
+  for (let i = 0; i < 30; i++) {
+    const login = await api('POST', '/api/auth/demo', { body: { customerId: `fast-${i}` } });
+    const joined = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: login.json.token });
+    if (joined.json.queueToken) tokens.push(joined.json.queueToken);
+  }
+  const last = tokens.at(-1)!;
+  const path = `/api/showtimes/${showtimeId}/queue`;
+  const viaApp = await callJson((p, init) => edge.app.request(p, init), 'GET', path, { headers: { 'x-queue-token': last } });
+  expect(viaApp.json.state).toBe('waiting');
+
+  const before = await fastCount();
+  const viaPort = await api('GET', path, { headers: { 'x-queue-token': last, 'x-request-id': 'fast-test-1' } });
+  expect(await fastCount()).toBe(before + 1);
+  expect(viaPort.status).toBe(200);
+  expect(Object.keys(viaPort.json)).toEqual(Object.keys(viaApp.json));
+  expect(viaPort.json).toMatchObject({ state: 'waiting', position: viaApp.json.position });
+  expect(viaPort.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(viaPort.headers.get('cache-control')).toBe('no-store');
+  expect(viaPort.headers.get('x-request-id')).toBe('fast-test-1');
+
+  // Not for the fast path: the app answers each in full.
+  expect((await api('GET', path)).status).toBe(401);
+  expect((await api('GET', `/api/showtimes/${showtimeId + 1}/queue`, { headers: { 'x-queue-token': last } })).status).toBe(403);
+  expect((await api('GET', path, { headers: { cookie: `wr_q_${showtimeId}=${last}` } })).status).toBeLessThan(500);
+  const unverified = `${last.slice(0, -4)}AAAA`;
+  expect((await api('GET', path, { headers: { 'x-queue-token': unverified } })).status).toBe(401);
+  const metrics = await (await fetch(`${edge.url}/metrics`)).text();
+  expect(metrics).toMatch(/edge_http_requests_total\{method="GET",route="\/api\/showtimes\/:id\/queue",status="200"\} \d+/);
+});
+
+it('counts every poll once against the flood limit, whichever path answered it', async () => {
+  const showtimeId = core.addShowtime();
+  await edge.app.rooms.engine.configure(String(showtimeId), { ...fastRoom, capacity: 1 });
+  await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: (await api('POST', '/api/auth/demo', { body: { customerId: 'flood-a' } })).json.token });
+  const waiting = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: (await api('POST', '/api/auth/demo', { body: { customerId: 'flood-b' } })).json.token });
+  const headers = { 'x-queue-token': waiting.json.queueToken as string };
+  // Earlier tests in this file polled from the same address: count what is left.
+  const statuses: number[] = [];
+  for (let i = 0; i < POLLS_ALLOWED + 5; i++) statuses.push((await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers })).status);
+  const allowed = statuses.filter((s) => s === 200).length;
+  expect(allowed).toBeLessThanOrEqual(POLLS_ALLOWED);
+  expect(statuses.slice(allowed).every((s) => s === 429)).toBe(true);
+  const refused = await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers });
+  expect(refused.status).toBe(429);
+  expect(refused.json.error.code).toBe('RATE_LIMITED');
+  expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+});
