@@ -6,6 +6,9 @@
  * PAGES_LOG_LEVEL=error shows the core's and the edge's logs when a test needs explaining.
  */
 import { createServer } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { launchBrowser } from './browser';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import type { Sql } from 'postgres';
@@ -169,3 +172,21 @@ export async function startBrowserStack() {
 }
 
 export type BrowserStack = Awaited<ReturnType<typeof startBrowserStack>>;
+
+/**
+ * A test file's browser and stack: started before its tests, closed after. `receive` hands
+ * both to the file's own variables.
+ */
+export function useBrowserStack(receive: (browser: Browser, stack: BrowserStack) => void) {
+  let browser: Browser | undefined;
+  let stack: BrowserStack | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    stack = await startBrowserStack();
+    receive(browser, stack);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+}

@@ -5,22 +5,15 @@
  * request leaves the loopback stack, a screenshot of every step.
  */
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accessibilityIssues } from './accessibility';
-import { launchBrowser, openPage, waitForStep } from './browser';
-import { quickRoom, startBrowserStack, type BrowserStack } from './browser-stack';
+import { openPage, waitForStep } from './browser';
+import { quickRoom, useBrowserStack, type BrowserStack } from './browser-stack';
 
 let stack: BrowserStack;
 let browser: Browser;
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  stack = await startBrowserStack();
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
+useBrowserStack((b, s) => ((browser = b), (stack = s)));
 
 describe('buyer journey', () => {
   it('lists showtimes, queues, is admitted, holds seats, pays in the sandbox and sees the booking', async () => {

@@ -4,22 +4,15 @@
  * capacity (confirmed in a dialog), see the numbers move and the change in the audit log.
  */
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accessibilityIssues } from './accessibility';
-import { launchBrowser, openPage } from './browser';
-import { quickRoom, STACK_ADMIN_TOKEN, startBrowserStack, type BrowserStack } from './browser-stack';
+import { openPage } from './browser';
+import { quickRoom, STACK_ADMIN_TOKEN, useBrowserStack, type BrowserStack } from './browser-stack';
 
 let stack: BrowserStack;
 let browser: Browser;
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  stack = await startBrowserStack();
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
+useBrowserStack((b, s) => ((browser = b), (stack = s)));
 
 describe('operator console', () => {
   it('refuses a wrong token, then shows rooms, live numbers, a confirmed capacity change and the audit log', async () => {

@@ -6,22 +6,15 @@
  * produce under load are injected at the browser's network layer (page.route).
  */
 import type { Browser, Route } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accessibilityIssues } from './accessibility';
-import { launchBrowser, openPage, waitForStep } from './browser';
-import { quickRoom, startBrowserStack, type BrowserStack } from './browser-stack';
+import { openPage, waitForStep } from './browser';
+import { quickRoom, useBrowserStack, type BrowserStack } from './browser-stack';
 
 let stack: BrowserStack;
 let browser: Browser;
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  stack = await startBrowserStack();
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
+useBrowserStack((b, s) => ((browser = b), (stack = s)));
 
 const errorBody = (code: string, message: string) => JSON.stringify({ error: { code, message } });
 const fulfil = (route: Route, status: number, code: string, headers: Record<string, string> = {}) =>

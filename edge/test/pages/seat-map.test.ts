@@ -4,21 +4,14 @@
  * keyboard alone; the page fits a phone screen.
  */
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openPage, waitForStep, type WatchedPage } from './browser';
-import { quickRoom, startBrowserStack, type BrowserStack } from './browser-stack';
+import { describe, expect, it } from 'vitest';
+import { openPage, waitForStep, type WatchedPage } from './browser';
+import { quickRoom, useBrowserStack, type BrowserStack } from './browser-stack';
 
 let stack: BrowserStack;
 let browser: Browser;
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  stack = await startBrowserStack();
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
+useBrowserStack((b, s) => ((browser = b), (stack = s)));
 
 /** A buyer in the browser, joined and admitted (the room has room for everyone). */
 async function admittedBuyer(showtimeId: number, viewport?: { width: number; height: number }): Promise<WatchedPage> {
