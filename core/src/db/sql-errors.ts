@@ -1,4 +1,4 @@
-import { AppError, conflict, notFound, unavailable, unprocessable } from '../../../lib/errors';
+import { AppError, conflict, notFound, unprocessable } from '../../../lib/errors';
 
 interface PostgresErrorLike {
   code?: string;
