@@ -133,7 +133,7 @@ export default async function edgeBenchmark(args: string[]) {
     console.log(`room: ${stats.ok ? stats.waiting : '?'} waiting, ${stats.ok ? stats.offered + stats.active : '?'} admitted; ${sample.length} distinct queue tokens; wrk -t2 -c${CONNECTIONS} ${seconds}s`);
 
     // Warm up both (JIT, token cache, keep-alive), then measure each at full speed.
-    await wrk(edge.url, 2, CONNECTIONS, env, scriptFile);
+    await wrk(edge.url, 3, CONNECTIONS, env, scriptFile);
     await wrk(bare.url, 2, CONNECTIONS, env, scriptFile);
     // Edge and bare alternate over ROUNDS runs and each side's median is kept: on a 2-core
     // machine one run of either can lose a third to a neighbour, and a ratio of two single

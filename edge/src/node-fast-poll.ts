@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FloodDecision, FloodLimiter } from './limits/flood-limiter';
 import type { EdgeMetrics } from './metrics';
-import { queueAnswerBody, type RoomGateway } from './rooms/room-gateway';
+import { queueAnswerBody, type QueueAnswer, type RoomGateway } from './rooms/room-gateway';
 import type { QueueTokens } from './tokens/queue-token';
 
 const POLL_PATH = /^\/api\/showtimes\/([A-Za-z0-9_-]{1,64})\/queue$/;
@@ -39,6 +39,24 @@ function clientAddress(request: IncomingMessage, trustProxy: boolean): string {
 export function fastPollListener(deps: FastPollDeps, fallback: Listener): Listener {
   const answered = deps.metrics.httpRequests.child({ route: '/api/showtimes/:id/queue', method: 'GET', status: '200' });
   const fast = deps.metrics.fastPolls.child({});
+
+  function send(request: IncomingMessage, response: ServerResponse, answer: QueueAnswer, decision: FloodDecision) {
+    if (!decision.allowed) return fallback(request, response); // the app answers the 429 in full
+    const incoming = request.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    const body = JSON.stringify(queueAnswerBody(answer));
+    // A flat header list skips Node's per-call header object handling.
+    response.writeHead(200, [
+      'content-type', 'application/json',
+      'content-length', String(Buffer.byteLength(body)),
+      'cache-control', 'no-store',
+      'x-request-id', requestId,
+    ]);
+    response.end(body);
+    answered.inc();
+    fast.inc();
+  }
+
   return function fastPoll(request, response) {
     if (request.method !== 'GET' || request.headers.authorization) return fallback(request, response);
     const match = POLL_PATH.exec(request.url ?? '');
@@ -52,25 +70,12 @@ export function fastPollListener(deps: FastPollDeps, fallback: Listener): Listen
     const answer = deps.rooms.pollFromFreshSnapshot(showtimeId, claims.customerId, claims.ticket);
     if (!answer || answer.ticket !== claims.ticket || answer.accessToken) return fallback(request, response);
     const floodKey = `poll:${clientAddress(request, deps.trustProxy)}`;
-    const respond = (decision: FloodDecision) => {
-      if (!decision.allowed) return fallback(request, response); // the app answers the 429 in full
-      const incoming = request.headers['x-request-id'];
-      const requestId = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
-      const body = JSON.stringify(queueAnswerBody(answer));
-      // A flat header list skips Node's per-call header object handling.
-      response.writeHead(200, [
-        'content-type', 'application/json',
-        'content-length', String(Buffer.byteLength(body)),
-        'cache-control', 'no-store',
-        'x-request-id', requestId,
-      ]);
-      response.end(body);
-      answered.inc();
-      fast.inc();
-    };
     // An in-process count answers at once (no promise per poll); a shared one is awaited.
     const now = deps.floodLimiter.consumeNow?.(floodKey);
-    if (now) return respond(now);
-    return deps.floodLimiter.consume(floodKey).then(respond, () => fallback(request, response));
+    if (now) return send(request, response, answer, now);
+    return deps.floodLimiter.consume(floodKey).then(
+      (decision) => send(request, response, answer, decision),
+      () => fallback(request, response),
+    );
   };
 }
