@@ -6,6 +6,8 @@
         4 number of field/value pairs to set (n), 5.. n pairs to set, then default pairs
   Returns: {1, state}; -7 cannot schedule a room that has already opened.
            state 'opening' means the draw is pending (and a requested pause not yet applied)
+  A closed or sold-out room's keys expire after closedRetentionMs (its waiters are still told
+  why until then); a room that opens again keeps its keys for good.
 ]]
 --- @include "room"
 
@@ -39,4 +41,9 @@ elseif requested ~= '' and (s.state ~= 'opening' or requested == 'closed' or req
   s.state = requested
 end
 freezeIfDue(s)
+local ended = s.state == 'closed' or s.state == 'sold_out'
+local retentionMs = tonumber(redis.call('HGET', cfgKey, 'closedRetentionMs'))
+for i = 1, #KEYS do
+  if ended and retentionMs then redis.call('PEXPIRE', KEYS[i], retentionMs) else redis.call('PERSIST', KEYS[i]) end
+end
 return {1, s.state}

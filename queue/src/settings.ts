@@ -25,6 +25,8 @@ export const roomSettingsPatchSchema = z
     customerRefillPerMinute: positiveInt,
     showtimeBucketCapacity: positiveInt,
     showtimeRefillPerSecond: positiveInt,
+    /** How long a closed or sold-out room keeps its keys (waiters are told why), then Redis drops them. */
+    closedRetentionMs: positiveInt,
   })
   .partial()
   .strict();
@@ -45,6 +47,7 @@ export interface RoomSettings {
   customerRefillPerMinute: number;
   showtimeBucketCapacity: number;
   showtimeRefillPerSecond: number;
+  closedRetentionMs: number;
 }
 
 export const DEFAULT_SETTINGS: Omit<RoomSettings, 'opensAtMs'> = {
@@ -60,6 +63,7 @@ export const DEFAULT_SETTINGS: Omit<RoomSettings, 'opensAtMs'> = {
   customerRefillPerMinute: 10,
   showtimeBucketCapacity: 500,
   showtimeRefillPerSecond: 500,
+  closedRetentionMs: 24 * 3_600_000,
 };
 
 /** Five seconds of the admission rate, at least one: small enough that bursts stay short. */

@@ -250,6 +250,23 @@ describe.each(factories)('room contract on $name', (factory) => {
     expect(ok(await room.poll(show, 'late')).ticket).toBeGreaterThan(Math.max(...tickets.map(([, t]) => t)));
   });
 
+  it('a closed or sold-out room forgets its keys after closedRetentionMs; reopening keeps them', async () => {
+    const room = engine();
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity: 1, closedRetentionMs: 300 }));
+    ok(await room.join(show, 'r1'));
+    ok(await room.join(show, 'r2'));
+    ok(await room.configure(show, { state: 'closed' }));
+    expect(ok(await room.stats(show)).state).toBe('closed'); // waiters are still told why
+    ok(await room.configure(show, { state: 'open' }));
+    await sleep(450);
+    expect(ok(await room.stats(show)).waiting + ok(await room.stats(show)).offered + ok(await room.stats(show)).active).toBeGreaterThan(0);
+    ok(await room.markSoldOut(show));
+    await sleep(450);
+    expect(await room.stats(show)).toMatchObject({ ok: false, code: 'unknown_room' });
+    expect(await room.poll(show, 'r2')).toMatchObject({ ok: false });
+  });
+
   it('takes purchase tokens from both buckets or from neither', async () => {
     const prefix = testRedisNamespace('bucket');
     const room = createRoomEngine({ store: handle.store, keyPrefix: prefix });

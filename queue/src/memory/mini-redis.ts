@@ -84,6 +84,10 @@ export class MiniRedis {
   }
 
   pexpire(key: string, ms: number): void {
-    this.expiresAtMs.set(key, this.clock() + ms);
+    if (this.live(key) !== undefined) this.expiresAtMs.set(key, this.clock() + ms);
+  }
+
+  persist(key: string): void {
+    this.expiresAtMs.delete(key);
   }
 }

@@ -126,6 +126,12 @@ const configure: Handler = (db, keys, argv) => {
     s.state = requested;
   }
   room.freezeIfDue(s);
+  const ended = s.state === 'closed' || s.state === 'sold_out';
+  const retentionMs = db.hnum(room.cfg, 'closedRetentionMs');
+  for (const key of keys) {
+    if (ended && retentionMs !== undefined) db.pexpire(key, retentionMs);
+    else db.persist(key);
+  }
   return [1, s.state];
 };
 
