@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Sql } from 'postgres';
 
 /** The core's Prometheus metrics, on a registry of its own so several apps can share a process. */
 export function createCoreMetrics(registry = new Registry()) {
@@ -41,3 +42,34 @@ export function createCoreMetrics(registry = new Registry()) {
 }
 
 export type CoreMetrics = ReturnType<typeof createCoreMetrics>;
+
+/**
+ * What the background jobs leave behind, read from the database at each scrape: events not
+ * yet published, refunds owed (and those that keep failing: the gateway refuses them and a
+ * person must look), payments still pending. Growing numbers mean a job is stuck or down.
+ */
+export function registerBacklogGauges(registry: Registry, sql: Sql) {
+  let pending: Promise<Record<string, number>> | null = null;
+  // One query per scrape, shared by the four gauges.
+  const read = () =>
+    (pending ??= sql<{ outbox: number; refunds: number; failing: number; payments: number }[]>`
+      SELECT (SELECT count(*) FROM outbox WHERE published_at IS NULL)::int AS outbox,
+             (SELECT count(*) FROM refund_command WHERE state = 'PENDING')::int AS refunds,
+             (SELECT count(*) FROM refund_command WHERE state = 'PENDING' AND attempts >= 3)::int AS failing,
+             (SELECT count(*) FROM payment WHERE status = 'PENDING')::int AS payments`
+      .then(([row]) => row as unknown as Record<string, number>)
+      .finally(() => setTimeout(() => (pending = null), 0)));
+  const gauge = (name: string, help: string, field: string) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        this.set((await read().catch(() => ({}) as Record<string, number>))[field] ?? 0);
+      },
+    });
+  gauge('core_outbox_unpublished', 'Outbox events not yet published to the stream', 'outbox');
+  gauge('core_refunds_pending', 'Refund commands not yet executed at the gateway', 'refunds');
+  gauge('core_refunds_failing', 'Refund commands that failed three times or more (needs a person)', 'failing');
+  gauge('core_payments_pending', 'Payments waiting for the gateway (callback or reconciler)', 'payments');
+}

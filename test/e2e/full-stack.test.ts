@@ -130,6 +130,13 @@ describe('the whole stack', () => {
     const taken = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: bobAccess, body: { seats: ['A4', 'A5'] } });
     expect(taken.status).toBe(409);
     expect(taken.json.error.seats).toEqual(['A4']);
+
+    // The jobs' backlog is visible to Prometheus: nothing owed, the events all published.
+    const metrics = (await call(core.url, 'GET', '/metrics')).text;
+    expect(metrics).toMatch(/^core_refunds_failing 0$/m);
+    expect(metrics).toMatch(/^core_payments_pending \d+$/m);
+    const outbox = await eventually(async () => (await call(core.url, 'GET', '/metrics')).text, (text) => /^core_outbox_unpublished 0$/m.test(text));
+    expect(outbox).toMatch(/^core_outbox_unpublished 0$/m);
   });
 
   it('the core goes down: purchases answer 503 with Retry-After, the seat map comes from cache, the queue keeps working; then it recovers', async () => {
