@@ -140,6 +140,7 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway 
       tokenKeys: deps.tokenKeys,
       adminToken: deps.adminToken,
       activity,
+      clientAddress: deps.clientAddress,
       ...(deps.statsIntervalMs ? { statsIntervalMs: deps.statsIntervalMs } : {}),
     }),
   );

@@ -69,3 +69,27 @@ describe('operator API', () => {
     expect(data).toMatchObject({ showtimeId: String(showtimeId), stats: { active: 0 }, settings: { capacity: 3 } });
   });
 });
+
+describe('operator console sign-in', () => {
+  const signIn = (token: string, client: string) =>
+    edge.call('POST', '/admin/login', {
+      rawBody: new URLSearchParams({ token }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-test-client': client },
+    });
+
+  it('locks an address out after ten wrong tokens, even for the right one; other addresses are not affected', async () => {
+    for (let i = 0; i < 10; i++) {
+      const wrong = await signIn(`guess-${i}-0123456789abcdef`, '203.0.113.7');
+      expect(wrong.status).toBe(200);
+      expect(wrong.text).toContain('not right');
+    }
+    expect((await signIn('guess-10-0123456789abcdef', '203.0.113.7')).status).toBe(200); // the 11th wrong one locks
+    const locked = await signIn(EDGE_ADMIN_TOKEN, '203.0.113.7');
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(locked.text).toContain('Too many wrong tokens');
+    const elsewhere = await signIn(EDGE_ADMIN_TOKEN, '198.51.100.9');
+    expect(elsewhere.status).toBe(303);
+    expect(elsewhere.headers.get('set-cookie')).toBeTruthy();
+  });
+});

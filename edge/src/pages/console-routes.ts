@@ -15,6 +15,7 @@ import type { CoreClient } from '../core-client';
 import { isHttps, SHOWTIME_ID, type EdgeEnv } from '../http-context';
 import { publicSettings } from '../routes/admin-routes';
 import { createSingleFlightCache } from '../state/single-flight-cache';
+import { createMemoryFloodLimiter } from '../limits/flood-limiter';
 import { ADMIN_COOKIE, ADMIN_SESSION_SECONDS, adminSessionValue, cleanOperatorName, OPERATOR_COOKIE, sameSecret } from './admin-session';
 import type { PublicShowtime } from './buyer-pages';
 import { loginPage, roomPage, roomsPage, type RoomSummary } from './console-pages';
@@ -27,8 +28,14 @@ export interface ConsoleRouteDeps {
   tokenKeys: TokenKeyMaterial;
   adminToken: string;
   activity: ShowtimeActivity;
+  /** Who is signing in, for the lockout after repeated wrong tokens. */
+  clientAddress: (c: Context) => string | null;
   statsIntervalMs?: number;
 }
+
+/** Wrong admin tokens allowed per client address in a window, then that address waits it out. */
+export const CONSOLE_LOGIN_ATTEMPTS = 10;
+const CONSOLE_LOGIN_WINDOW_MS = 10 * 60_000;
 
 interface SeatCounts {
   total: number;
@@ -41,6 +48,10 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
   const app = new Hono<EdgeEnv>();
   const session = adminSessionValue(deps.adminToken);
   const seatCounts = createSingleFlightCache<SeatCounts | null>({ ttlMs: 1_000, staleForMs: 60_000 });
+  // Only wrong tokens are counted; an address past the limit is locked out for the window,
+  // even with the right token, so guessing costs a window per ten tries.
+  const failedLogins = createMemoryFloodLimiter({ points: CONSOLE_LOGIN_ATTEMPTS, windowMs: CONSOLE_LOGIN_WINDOW_MS, blockMs: CONSOLE_LOGIN_WINDOW_MS });
+  const lockedUntilMs = new Map<string, number>();
 
   const signedIn = async (c: Context) => {
     const cookie = getCookie(c, ADMIN_COOKIE);
@@ -95,9 +106,23 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     pageHeaders(c);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const token = typeof form.token === 'string' ? form.token : '';
+    const address = deps.clientAddress(c) ?? 'unknown';
+    const lockedFor = (lockedUntilMs.get(address) ?? 0) - Date.now();
+    if (lockedFor > 0) {
+      const minutes = Math.ceil(lockedFor / 60_000);
+      c.header('Retry-After', String(Math.ceil(lockedFor / 1000)));
+      return c.html(loginPage(`Too many wrong tokens from this address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`), 429);
+    }
     // 200, not 401: the form is shown again with the reason, and a browser logs every 4xx
     // document as a console error, which the console must not produce in normal use.
-    if (!token || !(await sameSecret(token, deps.adminToken))) return c.html(loginPage('That admin token is not right. Check it and try again.'));
+    if (!token || !(await sameSecret(token, deps.adminToken))) {
+      const decision = await failedLogins.consume(address);
+      if (!decision.allowed) {
+        if (lockedUntilMs.size >= 10_000) lockedUntilMs.clear();
+        lockedUntilMs.set(address, Date.now() + decision.retryAfterMs);
+      }
+      return c.html(loginPage('That admin token is not right. Check it and try again.'));
+    }
     const secure = isHttps(c);
     setCookie(c, ADMIN_COOKIE, await session, { httpOnly: true, sameSite: 'Strict', secure, path: '/', maxAge: ADMIN_SESSION_SECONDS });
     const operator = cleanOperatorName(typeof form.operator === 'string' ? form.operator : undefined);
