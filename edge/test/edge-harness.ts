@@ -4,6 +4,7 @@
  * the run's database (requests go through `fetch` → `coreApp.request`), or a stub.
  */
 import { callJson, type JsonCallInit, type JsonResult } from '../../test/support/json-call';
+import { fastRoom as queueFastRoom } from '../../queue/test/helpers';
 import { Redis } from 'ioredis';
 import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
 import { generateSigningJwk, loadTokenKeys, type TokenKeyMaterial } from '../../lib/token-keys';
@@ -111,14 +112,5 @@ export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
 
 export type EdgeHarness = Awaited<ReturnType<typeof createEdgeHarness>>;
 
-/** Room settings that move in milliseconds, for tests. */
-export const fastRoom: RoomSettingsPatch = {
-  state: 'open',
-  capacity: 2,
-  admitPerMinute: 60_000,
-  admitBurst: 1_000,
-  sessionTtlMs: 60_000,
-  offerWindowMs: 30_000,
-  abandonGraceMs: 30_000,
-  tickGapMs: 0,
-};
+/** Room settings that move in milliseconds (the queue tests' own), with two slots. */
+export const fastRoom: RoomSettingsPatch = { ...queueFastRoom, capacity: 2 };

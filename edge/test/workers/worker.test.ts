@@ -6,28 +6,16 @@
 // @ts-expect-error -- provided by @cloudflare/vitest-pool-workers inside workerd only
 import { SELF } from 'cloudflare:test';
 import { describe, expect, inject, it } from 'vitest';
+import { callJson, type JsonCallInit } from '../../../test/support/json-call';
 
 const ADMIN = 'Bearer workers-test-admin-token-0123';
 const [showtimeId, otherShowtimeId] = inject('workerShowtimes');
 
-async function call(method: string, path: string, init: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.token) headers.authorization = init.token.startsWith('Bearer ') ? init.token : `Bearer ${init.token}`;
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const response: Response = await SELF.fetch(`https://edge.test${path}`, {
-    method,
-    headers,
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-  const text = await response.text();
-  let json: any = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
-  return { status: response.status, json, text, headers: response.headers };
-}
+// Bearer prefixes in ADMIN are kept: callJson adds one only to a bare token.
+const call = (method: string, path: string, init: JsonCallInit = {}) => {
+  const token = init.token?.startsWith('Bearer ') ? init.token.slice('Bearer '.length) : init.token;
+  return callJson((p, requestInit) => SELF.fetch(`https://edge.test${p}`, requestInit) as Promise<Response>, method, path, { ...init, ...(token ? { token } : {}) });
+};
 
 const login = async (customerId: string) => (await call('POST', '/api/auth/demo', { body: { customerId } })).json.token as string;
 
