@@ -147,6 +147,15 @@ describe('the whole stack', () => {
     const access = joined.json.accessToken as string;
     expect((await api('GET', `/api/showtimes/${showtimeId}/seats`, { token: access })).status).toBe(200);
 
+    // A crowd on the showtime list costs the core one query per second, not one per buyer.
+    const listCount = async () => Number(/core_http_request_duration_seconds_count\{method="GET",route="\/showtimes",status="200"\} (\d+)/.exec((await call(core.url, 'GET', '/metrics')).text)?.[1] ?? 0);
+    const listsBefore = await listCount();
+    const lists = await Promise.all(Array.from({ length: 200 }, () => api('GET', '/api/showtimes')));
+    expect(lists.every((l) => l.status === 200 && Array.isArray(l.json))).toBe(true);
+    const listsAfter = await listCount();
+    expect(listsAfter).toBeGreaterThan(0); // the metric is read at all
+    expect(listsAfter - listsBefore).toBeLessThanOrEqual(2);
+
     const port = core.port;
     await core.close();
     const refused = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['B1'] } });
@@ -155,6 +164,10 @@ describe('the whole stack', () => {
     const cached = await api('GET', `/api/showtimes/${showtimeId}/seats`, { token: access });
     expect(cached.status).toBe(200);
     expect(cached.json.counts.total).toBe(12);
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the list's one-second TTL
+    const staleList = await api('GET', '/api/showtimes');
+    expect(staleList.status).toBe(200);
+    expect(staleList.headers.get('warning')).toContain('stale');
     const dave = (await api('POST', '/api/auth/demo', { body: { customerId: 'e2e-dave' } })).json.token;
     expect((await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: dave })).status).toBe(200);
 

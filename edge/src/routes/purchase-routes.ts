@@ -64,7 +64,23 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
     });
   }
 
-  app.get('/showtimes', (c) => forward(c, '/showtimes', false));
+  // The public list is the landing page of a flash sale: one core query per TTL serves every
+  // caller (single-flight), and a stale copy answers while the core is down, like seat maps.
+  const showtimeLists = createSingleFlightCache<CachedSeatMap>({ ttlMs: Math.max(deps.seatMapTtlMs, 1_000), staleForMs: deps.seatMapStaleForMs ?? 300_000 });
+  app.get('/showtimes', async (c) => {
+    const cached = await showtimeLists.get('all', async () => {
+      const response = await forward(c, '/showtimes', false);
+      if (response.status >= 500) {
+        await response.body?.cancel();
+        throw new AppError(503, 'CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', { retryAfterSeconds: 2 });
+      }
+      return { status: response.status, body: await response.text(), contentType: response.headers.get('content-type') ?? 'application/json' };
+    });
+    c.header('Content-Type', cached.value.contentType);
+    c.header('Cache-Control', 'no-store');
+    if (cached.source === 'stale') c.header('Warning', '110 - "Response is stale: the seat service is not answering"');
+    return c.body(cached.value.body, cached.value.status as 200);
+  });
 
   app.get('/showtimes/:id/seats', deps.accessGate, async (c) => {
     const showtimeId = checkedParam(c, 'id', SHOWTIME_ID, 'SHOWTIME_NOT_FOUND');
