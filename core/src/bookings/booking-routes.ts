@@ -4,8 +4,8 @@ import { conflict, forbidden, notFound } from '../../../lib/errors';
 import type { VerifyAccessToken } from '../../../lib/access-token';
 import { requireAccessToken, requireAdminToken, type AccessVariables } from '../http/auth';
 import { uuidParam } from '../http/params';
-import { appendOutbox, requestRefund, setPaymentStatus } from '../payments/payment-repo';
-import { refundBookingAndAnnounce } from '../payments/settlement';
+import { lockPayment } from '../payments/payment-repo';
+import { refundBookingAndAnnounce, requestRefundOf } from '../payments/settlement';
 
 interface BookingRow {
   id: string;
@@ -79,14 +79,8 @@ export function adminBookingRoutes(deps: { sql: Sql; adminToken: string }) {
     const result = await deps.sql.begin(async (tx) => {
       const refunded = await refundBookingAndAnnounce(tx, bookingId, 'refunded by operator');
       if (!refunded) return null;
-      const [payment] = await tx<{ status: string; amount_cents: number; currency: string }[]>`
-        SELECT status, amount_cents, currency FROM payment WHERE id = ${refunded.payment_id} FOR UPDATE`;
-      if (payment?.status === 'SUCCEEDED') await setPaymentStatus(tx, refunded.payment_id, 'REFUND_REQUESTED', 'refunded by operator');
-      await requestRefund(tx, refunded.payment_id, 'refunded by operator');
-      await appendOutbox(tx, 'RefundRequested', refunded.showtime_id, {
-        bookingId, paymentId: refunded.payment_id, customerId: refunded.customer_id, reason: 'refunded by operator',
-        amountCents: payment?.amount_cents, currency: payment?.currency,
-      });
+      const payment = await lockPayment(tx, refunded.payment_id);
+      if (payment) await requestRefundOf(tx, payment, { reason: 'refunded by operator', bookingId });
       return refunded;
     });
     if (!result) {

@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
-import { appendOutbox, requestRefund, setPaymentStatus } from '../payments/payment-repo';
-import { completeSucceededPayment, refundBookingAndAnnounce } from '../payments/settlement';
+import { lockPayment } from '../payments/payment-repo';
+import { completeSucceededPayment, refundBookingAndAnnounce, requestRefundOf } from '../payments/settlement';
 
 /**
  * Compensation (seed 001 §6): finds the cases where money and seats disagree and repairs each
@@ -23,17 +23,15 @@ export async function compensate(sql: Sql, options: { graceMs: number }) {
   }
 
   // Paid, booking FAILED, but no refund on its way.
-  const unrefunded = await sql<{ payment_id: string; showtime_id: number; customer_id: string; booking_id: string }[]>`
-    SELECT b.payment_id, b.showtime_id, b.customer_id, b.id AS booking_id FROM booking b JOIN payment p ON p.id = b.payment_id
+  const unrefunded = await sql<{ payment_id: string; booking_id: string }[]>`
+    SELECT b.payment_id, b.id AS booking_id FROM booking b JOIN payment p ON p.id = b.payment_id
      WHERE b.status = 'FAILED' AND p.status = 'SUCCEEDED' AND p.updated_at <= now() - ${grace} * interval '1 millisecond'
      LIMIT 100`;
   for (const row of unrefunded) {
     const done = await sql.begin(async (tx) => {
-      const [locked] = await tx<{ status: string }[]>`SELECT status FROM payment WHERE id = ${row.payment_id} FOR UPDATE`;
-      if (locked?.status !== 'SUCCEEDED') return false;
-      await setPaymentStatus(tx, row.payment_id, 'REFUND_REQUESTED', 'compensation: failed booking without refund');
-      await requestRefund(tx, row.payment_id, 'booking failed');
-      await appendOutbox(tx, 'RefundRequested', row.showtime_id, { paymentId: row.payment_id, bookingId: row.booking_id, customerId: row.customer_id, reason: 'compensation' });
+      const payment = await lockPayment(tx, row.payment_id);
+      if (payment?.status !== 'SUCCEEDED') return false;
+      await requestRefundOf(tx, payment, { reason: 'compensation: failed booking without refund', bookingId: row.booking_id });
       return true;
     });
     if (done) repaired++;

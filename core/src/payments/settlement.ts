@@ -122,12 +122,24 @@ async function failBookingAndRefund(tx: Db, payment: PaymentRow, reason: string)
     customerId: payment.customer_id, seats: await holdSeatCodes(tx, payment.hold_id), amountCents: payment.amount_cents,
     currency: payment.currency, status: 'FAILED', cause: reason,
   });
-  await setPaymentStatus(tx, payment.id, 'REFUND_REQUESTED', reason);
-  await requestRefund(tx, payment.id, reason);
-  const common = { holdId: payment.hold_id, customerId: payment.customer_id, bookingId, paymentId: payment.id };
-  await appendOutbox(tx, 'BookingFailed', payment.showtime_id, { ...common, reason });
-  await appendOutbox(tx, 'RefundRequested', payment.showtime_id, { ...common, reason, amountCents: payment.amount_cents, currency: payment.currency });
+  await appendOutbox(tx, 'BookingFailed', payment.showtime_id, {
+    holdId: payment.hold_id, customerId: payment.customer_id, bookingId, paymentId: payment.id, reason,
+  });
+  await requestRefundOf(tx, { ...payment, status: 'SUCCEEDED' }, { reason, bookingId });
   return { kind: 'refund_requested', bookingId, reason };
+}
+
+/**
+ * Money owed back, in the caller's transaction (the payment row locked): a SUCCEEDED payment
+ * moves to REFUND_REQUESTED, the refund worker gets its command, others get RefundRequested.
+ */
+export async function requestRefundOf(tx: Db, payment: PaymentRow, args: { reason: string; bookingId: string }) {
+  if (payment.status === 'SUCCEEDED') await setPaymentStatus(tx, payment.id, 'REFUND_REQUESTED', args.reason);
+  await requestRefund(tx, payment.id, args.reason);
+  await appendOutbox(tx, 'RefundRequested', payment.showtime_id, {
+    holdId: payment.hold_id, customerId: payment.customer_id, bookingId: args.bookingId, paymentId: payment.id,
+    reason: args.reason, amountCents: payment.amount_cents, currency: payment.currency,
+  });
 }
 
 /** Booking REFUNDED, seats AVAILABLE, sold-out flag cleared, events written: one transaction. */
