@@ -6,25 +6,7 @@
 import { serve } from '@hono/node-server';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
-import { freePort } from '../../queue/test/redis-servers';
-
-async function waitForPing(port: number): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => {});
-    try {
-      await probe.connect();
-      await probe.ping();
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    } finally {
-      probe.disconnect();
-    }
-  }
-  throw new Error(`redis-server on ${port} did not answer`);
-}
+import { freePort, waitForPing } from '../../queue/test/redis-servers';
 
 export interface RestartableRedis {
   port: number;

@@ -24,7 +24,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitForPing(port: number): Promise<void> {
+/** Resolves once a redis-server on `port` answers PING (at most about five seconds). */
+export async function waitForPing(port: number): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     probe.on('error', () => {}); // not up yet: the loop retries
