@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Sql } from 'postgres';
-import { AppError, conflict, isAppError, unprocessable } from '../../../lib/errors';
+import { AppError, errorResponseBody, isAppError, unprocessable } from '../../../lib/errors';
 
 export interface StoredResponse {
   status: number;
@@ -56,7 +56,7 @@ export async function runIdempotently(
       await release(sql, scope);
       throw error;
     }
-    outcome = { status: error.status, body: JSON.stringify({ error: { code: error.code, message: error.message, ...(error.details ?? {}) } }) };
+    outcome = { status: error.status, body: JSON.stringify(errorResponseBody(error)) };
   }
   if (NOT_STORED.has(outcome.status)) {
     await release(sql, scope);
@@ -77,8 +77,7 @@ async function existing(sql: Sql, scope: { customerId: string; key: string; fing
     throw unprocessable('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different request');
   }
   if (row.state === 'IN_FLIGHT') {
-    const error = conflict('IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed');
-    throw new AppError(error.status, error.code, error.message, { retryAfterSeconds: 1 });
+    throw new AppError(409, 'IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed', { retryAfterSeconds: 1 });
   }
   return { status: row.response_status!, body: row.response_body!, replayed: true };
 }
