@@ -84,10 +84,8 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway 
 
   app.use('*', requestId());
   app.use('*', requestMetrics({ metrics: deps.metrics }));
-  // Only where a body can arrive: the check reads the raw Request, which on Node makes the
-  // adapter build a full Request object, a cost every poll would otherwise pay.
-  const bodyLimit = jsonBodyLimit(deps.maxBodyBytes);
-  app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : bodyLimit(c, next)));
+  // Skips requests that carry no body itself (lib/http.ts), so polls never pay for it.
+  app.use('*', jsonBodyLimit(deps.maxBodyBytes));
   // Hold conflicts and 429s per showtime, for the operator console (after the error handler ran).
   const activity = createShowtimeActivity();
   app.use('/api/*', activity.recorder());
