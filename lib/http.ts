@@ -83,3 +83,13 @@ export function parseWith<T>(schema: ZodType<T>, raw: unknown): T {
   }));
   throw unprocessable('VALIDATION_FAILED', issues.map((i) => `${i.path}: ${i.message}`).join('; '), { issues });
 }
+
+const BEARER = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,4096})\s*$/i;
+
+/** The token of `Authorization: Bearer <token>` (RFC 6750 characters), or null. */
+export function bearerToken(c: Context): string | null {
+  const header = c.req.header('authorization');
+  if (!header) return null;
+  const match = BEARER.exec(header);
+  return match ? match[1]! : null;
+}

@@ -12,14 +12,7 @@ export interface EdgeVariables {
 export type EdgeEnv = { Variables: EdgeVariables };
 export type EdgeContext = Context<EdgeEnv>;
 
-const BEARER = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,4096})\s*$/i;
-
-export function bearerToken(c: Context): string | null {
-  const header = c.req.header('authorization');
-  if (!header) return null;
-  const match = BEARER.exec(header);
-  return match ? match[1]! : null;
-}
+export { bearerToken } from '../../lib/http';
 
 /** Showtime ids are the core's numeric ids; anything else is not a route we serve. */
 export const SHOWTIME_ID = /^\d{1,15}$/;

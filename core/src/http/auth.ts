@@ -1,18 +1,13 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AccessClaims, VerifyAccessToken } from '../../../lib/access-token';
 import { forbidden, unauthorized } from '../../../lib/errors';
+import { bearerToken } from '../../../lib/http';
 
 export interface AccessVariables {
   access: AccessClaims;
 }
 
-function bearerToken(c: Context): string | null {
-  const header = c.req.header('authorization');
-  if (!header) return null;
-  const match = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,4096})\s*$/i.exec(header);
-  return match ? match[1]! : null;
-}
 
 /**
  * Buyers reach the core only with an access token signed by the edge; no plain header is
