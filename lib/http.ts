@@ -93,3 +93,13 @@ export function bearerToken(c: Context): string | null {
   const match = BEARER.exec(header);
   return match ? match[1]! : null;
 }
+
+const INCOMING_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * The caller's X-Request-Id when it looks sane (a load balancer's, the edge's), else null, so
+ * one id follows a buyer across the services without letting junk into the logs.
+ */
+export function incomingRequestId(value: string | string[] | undefined): string | null {
+  return typeof value === 'string' && INCOMING_REQUEST_ID.test(value) ? value : null;
+}

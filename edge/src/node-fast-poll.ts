@@ -9,13 +9,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { incomingRequestId } from '../../lib/http';
 import type { FloodDecision, FloodLimiter } from './limits/flood-limiter';
 import type { EdgeMetrics } from './metrics';
 import { queueAnswerBody, type QueueAnswer, type RoomGateway } from './rooms/room-gateway';
 import type { QueueTokens } from './tokens/queue-token';
 
 const POLL_PATH = /^\/api\/showtimes\/([A-Za-z0-9_-]{1,64})\/queue$/;
-const INCOMING_ID = /^[\w.:-]{1,128}$/;
 
 export interface FastPollDeps {
   rooms: RoomGateway;
@@ -42,8 +42,7 @@ export function fastPollListener(deps: FastPollDeps, fallback: Listener): Listen
 
   function send(request: IncomingMessage, response: ServerResponse, answer: QueueAnswer, decision: FloodDecision) {
     if (!decision.allowed) return fallback(request, response); // the app answers the 429 in full
-    const incoming = request.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = incomingRequestId(request.headers['x-request-id']) ?? randomUUID();
     const body = JSON.stringify(queueAnswerBody(answer));
     // A flat header list skips Node's per-call header object handling.
     response.writeHead(200, [

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
+import { incomingRequestId } from '../../../lib/http';
 import type { CoreMetrics } from '../metrics';
 
 export interface RequestContextVariables {
@@ -9,7 +10,6 @@ export interface RequestContextVariables {
   log: Logger;
 }
 
-const INCOMING_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * Gives every request an id (the caller's X-Request-Id when it looks sane, so one id follows a
@@ -20,8 +20,7 @@ const INCOMING_ID = /^[\w.:-]{1,128}$/;
 export function requestContext(options: { logger: Logger; metrics: CoreMetrics }): MiddlewareHandler<{ Variables: RequestContextVariables }> {
   const { logger, metrics } = options;
   return async function requestContextMiddleware(c, next) {
-    const incoming = c.req.header('x-request-id');
-    const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = incomingRequestId(c.req.header('x-request-id')) ?? randomUUID();
     c.set('requestId', requestId);
     c.set('log', logger);
     c.header('X-Request-Id', requestId);

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
+import { incomingRequestId } from '../../../lib/http';
 import type { EdgeEnv } from '../http-context';
 
-const INCOMING_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * One id per request: the caller's X-Request-Id when it looks sane (a load balancer's),
@@ -10,8 +10,7 @@ const INCOMING_ID = /^[\w.:-]{1,128}$/;
 export function requestId(options: { generate?: () => string } = {}): MiddlewareHandler<EdgeEnv> {
   const generate = options.generate ?? (() => crypto.randomUUID());
   return async function requestIdMiddleware(c, next) {
-    const incoming = c.req.header('x-request-id');
-    const id = incoming && INCOMING_ID.test(incoming) ? incoming : generate();
+    const id = incomingRequestId(c.req.header('x-request-id')) ?? generate();
     c.set('requestId', id);
     // Set before the handler builds its response: changing headers afterwards makes Hono
     // rebuild the Response, which on Node costs a full Request/Response round of objects.
