@@ -35,8 +35,7 @@ async function admittedPair(showtimeId: number) {
 describe('booking events', () => {
   it.each([
     ['BookingConfirmed', {}],
-    ['HoldReleased', { reason: 'cancelled' }],
-    ['HoldReleased', { reason: 'expired' }],
+    ['HoldReleased', { reason: 'confirmed' }],
   ] as const)('%s %o gives the slot back to the next buyer at once', async (type, extra) => {
     const showtimeId = edge.core.addShowtime();
     const { a, queueTokenOfB } = await admittedPair(showtimeId);
@@ -44,6 +43,22 @@ describe('booking events', () => {
     await edge.consumer.pumpOnce();
     edge.app.rooms.invalidate(String(showtimeId));
     expect((await edge.poll(showtimeId, queueTokenOfB)).json.state).toBe('admitted');
+  });
+
+  it.each(['cancelled', 'expired'])('a hold %s frees its seats, not the turn: the buyer holds again, the next one waits', async (reason) => {
+    const showtimeId = edge.core.addShowtime();
+    const { a, queueTokenOfB } = await admittedPair(showtimeId);
+    const access = (await edge.join(showtimeId, a.token)).json.accessToken as string;
+    const first = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } });
+    expect(first.status).toBe(201);
+    await publish({ type: 'HoldReleased', showtimeId, payload: { customerId: a.customerId, holdId: first.json.holdId, reason } });
+    await edge.consumer.pumpOnce();
+    edge.app.rooms.invalidate(String(showtimeId));
+    expect((await edge.poll(showtimeId, queueTokenOfB)).json.state).toBe('waiting');
+    const again = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A2'] } });
+    expect(again.status).toBe(201);
+    const stats = await edge.deps.engine.stats(String(showtimeId));
+    expect(stats.ok && stats.active).toBe(1);
   });
 
   it('ShowtimeSoldOut closes the room and waiters are told', async () => {

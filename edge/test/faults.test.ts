@@ -106,7 +106,7 @@ describe('failure policy', () => {
     const admitted = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('turn-a') });
     const access = admitted.json.accessToken as string;
     expect((await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } })).status).toBe(201);
-    // The booking completed (or the hold was cancelled): the core's event releases the slot.
+    // The booking completed: the core's event releases the slot.
     await edge.app.rooms.engine.release(String(showtimeId), 'turn-a');
     const again = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A2'] } });
     expect(again.status).toBe(410);

@@ -183,7 +183,7 @@ export function createRoomEngine(options: RoomEngineOptions) {
       };
     },
 
-    /** Gives the admission (or offer) back at once: booking done, hold cancelled or expired. */
+    /** Gives the admission (or offer) back at once: booking done or buyer left (a released hold keeps the turn). */
     async release(showtimeId: string, customerId: string): Promise<{ ok: true; freed: boolean } | Refused> {
       const bad = checkIds(showtimeId, customerId);
       if (bad) return bad;

@@ -14,7 +14,7 @@ export function purchaseBuckets(options: {
   metrics: EdgeMetrics;
   /**
    * Also require a live admission session (new holds): an access token outlives the slot it
-   * came with once the slot is released (booking done, hold cancelled or expired, left), and
+   * came with once the slot is released (booking done, buyer left, turn over), and
    * must not let its holder start another purchase while others wait for that slot.
    */
   requireAdmission?: boolean;

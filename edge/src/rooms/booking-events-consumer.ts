@@ -1,8 +1,9 @@
 /**
  * Closes the loop with the core: reads the `booking-events` stream (XREAD from the last
  * seen id, the cursor kept in Redis per consumer so a restarted edge resumes) and gives
- * admission slots back when a booking completes or a hold is cancelled or expires, and
- * closes the room when the showtime sells out. Idempotent by eventId: the relay delivers at
+ * the admission slot back when a booking completes, and closes the room when the showtime
+ * sells out. A hold that is cancelled or lapses frees its seats, not the turn: the buyer may
+ * choose again until the turn itself ends (or they book, or leave). Idempotent by eventId: the relay delivers at
  * least once, and a duplicate release could otherwise free a later, new admission.
  */
 import { decodeBookingEvent, type BookingEvent } from '../../../lib/booking-events';
@@ -26,7 +27,8 @@ export interface BookingEventsConsumerOptions {
   logger?: ConsumerLogger;
 }
 
-const RELEASING_REASONS = new Set(['cancelled', 'expired', 'confirmed']);
+/** Only a completed purchase ends the turn early; 'cancelled' and 'expired' leave it running. */
+const RELEASING_REASONS = new Set(['confirmed']);
 
 export function createBookingEventsConsumer(options: BookingEventsConsumerOptions) {
   const consumer = options.consumerName ?? 'edge';
