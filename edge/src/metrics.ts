@@ -84,6 +84,11 @@ export function createEdgeMetrics() {
     seatMapReads: registry.counter('edge_seat_map_reads_total', 'Seat-map reads by source (core, cache, stale)'),
     bookingEvents: registry.counter('edge_booking_events_total', 'Booking events applied to rooms, by type'),
     snapshotRefreshes: registry.counter('edge_room_snapshot_refreshes_total', 'Room snapshots read from Redis'),
+    // Set from each snapshot this process reads, so alerts can tell a waiting line from a stalled one.
+    roomWaiting: registry.gauge('edge_room_waiting', 'Buyers in line (pre-queue included) at the last snapshot, by showtime'),
+    roomActive: registry.gauge('edge_room_active', 'Admitted buyers holding a slot at the last snapshot, by showtime'),
+    roomCapacity: registry.gauge('edge_room_capacity', 'Slots the operator allows at once, by showtime'),
+    roomAdmitting: registry.gauge('edge_room_admitting', '1 when the room is open and admits buyers, 0 when scheduled, paused or ended'),
   };
 }
 

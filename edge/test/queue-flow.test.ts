@@ -66,6 +66,12 @@ describe('buyer flow through the edge', () => {
     expect(far.json.pollAfterMs).toBeGreaterThan(0);
     expect(far.json.etaSeconds).toBeGreaterThanOrEqual(0);
     expect(edge.metrics.queuePolls.get({ source: 'snapshot' })).toBe(before + 1);
+    // The snapshot that answered also set the room gauges the alert rules read.
+    const room = { showtime: String(showtimeId) };
+    expect(edge.metrics.roomWaiting.get(room)).toBe(79);
+    expect(edge.metrics.roomActive.get(room)).toBe(1);
+    expect(edge.metrics.roomCapacity.get(room)).toBe(1);
+    expect(edge.metrics.roomAdmitting.get(room)).toBe(1);
     const near = await edge.poll(showtimeId, tokens[1]!);
     expect(near.json).toMatchObject({ state: 'waiting', position: 1 });
 

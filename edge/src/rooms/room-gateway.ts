@@ -126,12 +126,21 @@ export function createRoomGateway(options: RoomGatewayOptions) {
     return answer;
   }
 
+  function recordRoomGauges(s: RoomSnapshot) {
+    const labels = { showtime: s.showtimeId };
+    metrics.roomWaiting.set(labels, s.lineLength + s.preLength);
+    metrics.roomActive.set(labels, s.active);
+    metrics.roomCapacity.set(labels, s.settings.capacity);
+    metrics.roomAdmitting.set(labels, s.state === 'open' ? 1 : 0);
+  }
+
   async function snapshotOf(showtimeId: string): Promise<RoomSnapshot | null> {
     const { value } = await snapshots.get(showtimeId, async () => {
       metrics.snapshotRefreshes.inc();
       const result = await engine.snapshot(showtimeId);
       if (!result.ok) return null;
       const s = result.snapshot;
+      recordRoomGauges(s);
       // Polls answered from the snapshot never reach the scripts that drive admission, and a
       // Worker has no ticker: when a slot is free and people wait, drive one (idempotent,
       // rate-capped) step here, at most once per snapshot lifetime per process.
