@@ -1,17 +1,40 @@
 import { defineConfig } from 'vitest/config';
 
-// One run = one fresh PostgreSQL database and one Redis key namespace, created in the
-// global setup and handed to test files through `inject()`; nothing touches shared state.
+// Two projects, one house rule: a test beside the code (`<part>/src/…/x.test.ts`, `lib/…`)
+// needs no server and runs in the `unit` project, without the global setup (`npm run
+// test:unit`, seconds). A test under a `test/` folder (`core/test/`, `edge/test/`,
+// `queue/test/`, `loadtest/test/`, the root `test/`) may talk to the real PostgreSQL and
+// Redis: it runs in the `integration` project, where one run = one fresh database and one
+// Redis key namespace, created in the global setup and handed to test files through
+// `inject()`; nothing touches shared state. `npm test` runs both, then the workerd suite.
+const parts = '{core,edge,queue,lib,payment-sandbox,loadtest,scripts}';
+
 export default defineConfig({
   test: {
-    include: ['{core,edge,queue,lib,payment-sandbox,loadtest,scripts,test}/**/*.test.ts'],
-    exclude: ['**/node_modules/**', 'edge/test/workers/**'],
-    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: [`${parts}/**/*.test.ts`],
+          exclude: ['**/node_modules/**', '**/test/**'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: [`${parts}/test/**/*.test.ts`, 'test/**/*.test.ts'],
+          exclude: ['**/node_modules/**', 'edge/test/workers/**'],
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { testDatabaseUrl, testRedisNamespace, testRedisUrl } from '../../test/support/env';
-import { runJourney } from './run-journey';
+import { runJourney } from '../journey/run-journey';
 
 describe('journey harness smoke run', () => {
   it('60 buyers through waiting room, holds, checkout and payment leave every invariant intact', async () => {

@@ -9,7 +9,7 @@ import { testDatabaseUrl, testRedisNamespace, testRedisUrl } from '../../test/su
 import { checkInvariants } from '../invariants';
 import { createSale } from '../journey/setup';
 import { startLocalStack, type LocalStack } from '../journey/stack';
-import { runK6Script, type ShimRun } from './run-shim';
+import { runK6Script, type ShimRun } from '../k6shim/run-shim';
 
 let stack: LocalStack;
 beforeAll(async () => {

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Sql } from 'postgres';
 import { testDatabaseUrl } from '../../../test/support/env';
-import { connectDatabase } from '../db/connect';
-import { createCoreHarness, TEST_ADMIN_TOKEN, unique, type CoreHarness } from '../../test/core-harness';
-import { rectangularLayout } from '../demo/seat-layout';
-import { seedDemo } from '../demo/seed';
+import { connectDatabase } from '../../src/db/connect';
+import { createCoreHarness, TEST_ADMIN_TOKEN, unique, type CoreHarness } from '../core-harness';
+import { rectangularLayout } from '../../src/demo/seat-layout';
+import { seedDemo } from '../../src/demo/seed';
 
 let sql: Sql;
 let h: CoreHarness;

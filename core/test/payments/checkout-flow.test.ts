@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from 'postgres';
 import pino from 'pino';
 import { isolatedDatabase } from '../../../test/support/env';
-import { connectDatabase } from '../db/connect';
-import { TEST_ADMIN_TOKEN, unique, releasedTogether } from '../../test/core-harness';
-import { createPaymentHarness, type PaymentHarness } from '../../test/payment-harness';
-import { backgroundJobs } from '../jobs/job-runner';
-import { inProcessSink } from '../events/event-sink';
+import { connectDatabase } from '../../src/db/connect';
+import { TEST_ADMIN_TOKEN, unique, releasedTogether } from '../core-harness';
+import { createPaymentHarness, type PaymentHarness } from '../payment-harness';
+import { backgroundJobs } from '../../src/jobs/job-runner';
+import { inProcessSink } from '../../src/events/event-sink';
 
 let sql: Sql;
 let database: Awaited<ReturnType<typeof isolatedDatabase>>;

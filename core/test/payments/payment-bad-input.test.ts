@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Sql } from 'postgres';
 import { isolatedDatabase } from '../../../test/support/env';
-import { connectDatabase } from '../db/connect';
-import { TEST_ADMIN_TOKEN, unique } from '../../test/core-harness';
-import { createPaymentHarness, type PaymentHarness } from '../../test/payment-harness';
+import { connectDatabase } from '../../src/db/connect';
+import { TEST_ADMIN_TOKEN, unique } from '../core-harness';
+import { createPaymentHarness, type PaymentHarness } from '../payment-harness';
 
 let sql: Sql;
 let database: Awaited<ReturnType<typeof isolatedDatabase>>;

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import type { Sql } from 'postgres';
 import { SignJWT } from 'jose';
 import { testDatabaseUrl } from '../../../test/support/env';
-import { connectDatabase } from '../db/connect';
-import { createCoreHarness, unique, type CoreHarness } from '../../test/core-harness';
+import { connectDatabase } from '../../src/db/connect';
+import { createCoreHarness, unique, type CoreHarness } from '../core-harness';
 
 let sql: Sql;
 let h: CoreHarness;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from '../db/embedded';
-import { migrate } from '../db/migrate';
-import { createCoreHarness, type CoreHarness } from '../../test/core-harness';
-import { holdContract } from '../../test/hold-contract';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded';
+import { migrate } from '../../src/db/migrate';
+import { createCoreHarness, type CoreHarness } from '../core-harness';
+import { holdContract } from '../hold-contract';
 
 // The same hold rules on embedded PGlite through the wire protocol with one connection, as
 // `npm start` runs it without DATABASE_URL. Smaller scale: PGlite runs one query at a time.

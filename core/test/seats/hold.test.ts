@@ -1,9 +1,9 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { Sql } from 'postgres';
 import { testDatabaseUrl } from '../../../test/support/env';
-import { connectDatabase } from '../db/connect';
-import { createCoreHarness, type CoreHarness } from '../../test/core-harness';
-import { holdContract } from '../../test/hold-contract';
+import { connectDatabase } from '../../src/db/connect';
+import { createCoreHarness, type CoreHarness } from '../core-harness';
+import { holdContract } from '../hold-contract';
 
 let sql: Sql;
 let harness: CoreHarness;

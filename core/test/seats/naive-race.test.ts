@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Sql } from 'postgres';
 import { testDatabaseUrl } from '../../../test/support/env';
-import { connectDatabase } from '../db/connect';
-import { createCoreHarness, releasedTogether, type CoreHarness } from '../../test/core-harness';
+import { connectDatabase } from '../../src/db/connect';
+import { createCoreHarness, releasedTogether, type CoreHarness } from '../core-harness';
 
 let sql: Sql;
 let harness: CoreHarness;
