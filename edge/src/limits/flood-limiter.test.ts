@@ -23,25 +23,25 @@ describe('in-memory flood limiter', () => {
   it('blockMs keeps an over-limit key refused past its window', () => {
     const time = clock();
     const limiter = createMemoryFloodLimiter({ points: 1, windowMs: 1_000, blockMs: 5_000, now: time.now });
-    expect(limiter.consumeNow!('k').allowed).toBe(true);
-    expect(limiter.consumeNow!('k')).toEqual({ allowed: false, retryAfterMs: 5_000 });
+    expect(limiter.consumeNow!('k')!.allowed).toBe(true);
+    expect(limiter.consumeNow!('k')!).toEqual({ allowed: false, retryAfterMs: 5_000 });
     time.advance(4_999);
-    expect(limiter.consumeNow!('k')).toEqual({ allowed: false, retryAfterMs: 1 });
+    expect(limiter.consumeNow!('k')!).toEqual({ allowed: false, retryAfterMs: 1 });
     time.advance(1);
-    expect(limiter.consumeNow!('k').allowed).toBe(true);
+    expect(limiter.consumeNow!('k')!.allowed).toBe(true);
   });
 
   it('counts every key on its own', () => {
     const limiter = createMemoryFloodLimiter({ points: 1, windowMs: 60_000 });
-    expect(limiter.consumeNow!('poll:a').allowed).toBe(true);
-    expect(limiter.consumeNow!('poll:b').allowed).toBe(true);
-    expect(limiter.consumeNow!('poll:a').allowed).toBe(false);
+    expect(limiter.consumeNow!('poll:a')!.allowed).toBe(true);
+    expect(limiter.consumeNow!('poll:b')!.allowed).toBe(true);
+    expect(limiter.consumeNow!('poll:a')!.allowed).toBe(false);
   });
 
   it('keeps at most maxKeys windows: the oldest key is forgotten (and so starts afresh)', () => {
     const limiter = createMemoryFloodLimiter({ points: 1, windowMs: 60_000, maxKeys: 2 });
-    for (const key of ['a', 'b', 'c']) limiter.consumeNow!(key);
-    expect(limiter.consumeNow!('a').allowed).toBe(true);
-    expect(limiter.consumeNow!('c').allowed).toBe(false);
+    for (const key of ['a', 'b', 'c']) limiter.consumeNow!(key)!;
+    expect(limiter.consumeNow!('a')!.allowed).toBe(true);
+    expect(limiter.consumeNow!('c')!.allowed).toBe(false);
   });
 });
