@@ -1,5 +1,5 @@
 /**
- * The waiting-room engine (issue 4). See queue/README.md for the contract.
+ * The waiting-room engine. See queue/README.md for the contract.
  */
 export { createRoomEngine, type RoomEngine, type RoomEngineOptions, type Claimed, type TickResult, type RoomStats } from './room-engine';
 export { createPurchaseBuckets, type BucketDecision } from './purchase-buckets';

@@ -56,7 +56,7 @@ export function bookingRoutes(deps: { sql: Sql; verifyAccessToken: VerifyAccessT
   return app;
 }
 
-/** Operator: read a booking with its whole history, and refund it after purchase (seed 001 §5.5). */
+/** Operator: read a booking with its whole history, and refund it after purchase (README, "States"). */
 export function adminBookingRoutes(deps: { sql: Sql; adminToken: string }) {
   const app = new Hono();
   app.use('*', requireAdminToken(deps.adminToken));

@@ -7,7 +7,10 @@ import type { PaymentGateway } from '../payments/gateway-client';
 import { insertPayment } from '../payments/payment-repo';
 import type { HoldService } from '../seats/hold-service';
 
-/** Seed 000: the payment session ends before the hold does (8 of 10 minutes). */
+/**
+ * The payment session ends before the hold does (8 of 10 minutes), so most callbacks arrive
+ * while the seats are still held (README, "Checkout, payments and the order lifecycle").
+ */
 export const PAYMENT_SHARE_OF_REMAINING_HOLD = 0.8;
 /** Below this, there is no time left to pay; the buyer should pick seats again. */
 export const MIN_REMAINING_HOLD_MS = 5_000;

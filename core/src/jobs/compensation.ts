@@ -3,9 +3,9 @@ import { lockPayment } from '../payments/payment-repo';
 import { completeSucceededPayment, refundBookingAndAnnounce, requestRefundOf } from '../payments/settlement';
 
 /**
- * Compensation (seed 001 §6): finds the cases where money and seats disagree and repairs each
- * by the ordinary rules. Each repair is its own transaction guarded by row locks and state
- * conditions, so two instances running this at once repair each case once.
+ * Compensation (README, "Background jobs"): finds the cases where money and seats disagree
+ * and repairs each by the ordinary rules. Each repair is its own transaction guarded by row
+ * locks and state conditions, so two instances running this at once repair each case once.
  */
 export async function compensate(sql: Sql, options: { graceMs: number }) {
   const grace = options.graceMs;

@@ -111,7 +111,7 @@ export async function markSoldOutIfFull(sql: Db, showtimeId: number): Promise<bo
 }
 
 /**
- * Refund after purchase (seed 001 §5.5): booking CONFIRMED → REFUNDED and its seats back to
+ * Refund after purchase (README, "States"): booking CONFIRMED → REFUNDED and its seats back to
  * AVAILABLE in one statement. Returns the freed seats, or null if the booking was not CONFIRMED.
  */
 export async function refundBookingAndFreeSeats(sql: Db, bookingId: string, cause: string) {

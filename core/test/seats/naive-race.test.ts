@@ -17,9 +17,9 @@ afterAll(async () => {
 
 /**
  * The control experiment for the hold race test: the same release of 64 concurrent buyers,
- * but each one reads the seat and then writes it (seed 000's "common mistake"). If this never
- * produced two winners, the harness would not be producing a race and the real test would
- * prove nothing.
+ * but each one reads the seat and then writes it (the mistake the conditional UPDATE exists
+ * to avoid). If this never produced two winners, the harness would not be producing a race
+ * and the real test would prove nothing.
  */
 it('a naive read-then-write hold lets several buyers win one seat under the same harness', async () => {
   const { showtimeId } = await harness.createShowtime({ layout: { rows: 2, columns: 10 } });

@@ -24,7 +24,7 @@ export interface LayoutOptions {
 
 /**
  * Scripts and styles only from this origin, no inline script, no frames, no plug-ins:
- * the pages make no external requests at all (issue 6), and the CSP makes sure of it.
+ * the pages make no external requests at all (README, "Pages"), and the CSP makes sure of it.
  */
 export const PAGE_CSP = [
   "default-src 'none'",
