@@ -15,15 +15,20 @@ export function respondWithError(c: Context, error: AppError): Response {
  * The one place where anything thrown becomes HTTP. Unknown errors are logged and answered
  * 500 without internals; `onUnexpected` lets the service log with its request logger.
  */
-export function createErrorHandler(onUnexpected: (error: unknown, c: Context) => void): ErrorHandler {
-  return function errorHandler(error, c) {
+export function createErrorHandler(
+  onUnexpected: (error: unknown, c: Context) => void,
+  /** Turns infrastructure errors the service understands (a database outage) into AppErrors. */
+  translate: (error: unknown) => unknown = (error) => error,
+): ErrorHandler {
+  return function errorHandler(thrown, c) {
+    const error = translate(thrown);
     if (isAppError(error)) return respondWithError(c, error);
     if (error instanceof HTTPException) {
       const status = error.status;
       const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 401 ? 'UNAUTHORIZED' : 'HTTP_ERROR';
       return respondWithError(c, new AppError(status, code, error.message || 'Request refused'));
     }
-    onUnexpected(error, c);
+    onUnexpected(thrown, c);
     return respondWithError(c, new AppError(500, 'INTERNAL', 'Unexpected server error'));
   };
 }

@@ -17,6 +17,9 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Sql 
     idle_timeout: 30,
     connect_timeout: 10,
     onnotice: () => {},
+    // postgres.js waits up to 20 s between reconnects by default (3^failures / 100 s), so a
+    // database back after a restart would stay unused for that long; cap the wait at ~1 s.
+    backoff: (failures: number) => (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** failures, 1),
     connection: {
       application_name: options.applicationName ?? 'flash-sale-core',
       TimeZone: 'UTC',

@@ -1,4 +1,4 @@
-import { AppError, conflict, notFound, unprocessable } from '../../../lib/errors';
+import { AppError, conflict, isAppError, notFound, unprocessable } from '../../../lib/errors';
 
 interface PostgresErrorLike {
   code?: string;
@@ -55,10 +55,52 @@ export function mapDatabaseError(error: unknown): unknown {
     case '40001': // serialization failure
     case '55P03': // lock_timeout
     case '57014': // statement_timeout
-      return new AppError(503, 'BUSY', 'The seat service is busy; try again in a moment', { retryAfterSeconds: 1, cause: error });
+      return busy(error);
     default:
-      return error;
+      return isDatabaseUnavailable(error) ? databaseUnavailable(error) : error;
   }
+}
+
+const busy = (cause: unknown) =>
+  new AppError(503, 'BUSY', 'The seat service is busy; try again in a moment', { retryAfterSeconds: 1, cause });
+
+const databaseUnavailable = (cause: unknown) =>
+  new AppError(503, 'DATABASE_UNAVAILABLE', 'The seat service cannot reach its database right now; try again in a moment', {
+    retryAfterSeconds: 2,
+    cause,
+  });
+
+/** postgres.js's own codes for a connection it lost or could not open. */
+const CLIENT_CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT']);
+/** Socket errors on the way to the server. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * The database is shutting down, restarting, not accepting connections, or the connection to
+ * it broke: SQLSTATE 57P01/57P02/57P03 (admin shutdown, crash shutdown, cannot connect now),
+ * class 08 (connection exception), 53300 (too many connections), or a client/socket error.
+ * None of these is the buyer's fault or a bug: the answer is 503 and "try again".
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code.startsWith('08')) return true;
+    if (CLIENT_CONNECTION_CODES.has(code) || SOCKET_CODES.has(code)) return true;
+  }
+  // Node reports a refused connect to several addresses as an AggregateError of socket errors.
+  if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
+  return false;
+}
+
+/**
+ * What the core's error handler calls on anything a route throws, so every route answers a
+ * database outage, a lock timeout or a serialization failure the same way (503 with
+ * Retry-After) without each route catching them. Domain errors pass through unchanged.
+ */
+export function toHttpError(error: unknown): unknown {
+  if (isAppError(error)) return error;
+  return mapDatabaseError(error);
 }
 
 /** Errors worth one more attempt before the buyer is told the service is busy. */
