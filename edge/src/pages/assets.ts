@@ -1,29 +1,18 @@
 /**
- * Static assets as TS string modules (the edge also runs on Workers: no filesystem), served
- * at /assets/<name>?v=<hash>. The hash in the URL changes with the content, so browsers may
- * keep them for a day without ever running an old script against a new page.
+ * Static assets, served from modules (the edge also runs on Workers: no filesystem). The
+ * browser code is TypeScript under edge/client/, bundled by esbuild into
+ * client-bundle.gen.ts; the stylesheet is a string module. Each asset's URL carries a hash
+ * of its content (`/assets/buyer.3f2a…js`), so browsers keep it for a year and a new page
+ * never runs an old script. The operator console's older scripts are plain strings until
+ * they move to edge/client/ as well.
  */
+import { clientBundles } from './client-bundle.gen';
 import { commonScript } from './common-script';
-import { confirmScript } from './confirm-script';
 import { consoleChartsScript } from './console-charts-script';
 import { consoleScript } from './console-script';
-import { saleScript } from './sale-script';
-import { seatsScript } from './seats-script';
 import { styles } from './styles';
 
 const JS = 'text/javascript; charset=utf-8';
-
-const SOURCES = {
-  'styles.css': { body: styles, type: 'text/css; charset=utf-8' },
-  'common.js': { body: commonScript, type: JS },
-  'sale.js': { body: saleScript, type: JS },
-  'seats.js': { body: seatsScript, type: JS },
-  'confirm.js': { body: confirmScript, type: JS },
-  'console.js': { body: consoleScript, type: JS },
-  'console-charts.js': { body: consoleChartsScript, type: JS },
-} as const;
-
-export type AssetName = keyof typeof SOURCES;
 
 /** FNV-1a, 32 bits: a content fingerprint for cache busting, not a security hash. */
 function fingerprint(text: string): string {
@@ -35,12 +24,36 @@ function fingerprint(text: string): string {
   return hash.toString(36);
 }
 
-const VERSIONS = Object.fromEntries(Object.entries(SOURCES).map(([name, asset]) => [name, fingerprint(asset.body)])) as Record<AssetName, string>;
+const SOURCES = {
+  'styles.css': { body: styles, type: 'text/css; charset=utf-8', hash: fingerprint(styles) },
+  'buyer.js': { body: clientBundles['buyer.js'].code, type: JS, hash: clientBundles['buyer.js'].hash },
+  'operator.js': { body: clientBundles['operator.js'].code, type: JS, hash: clientBundles['operator.js'].hash },
+  'common.js': { body: commonScript, type: JS, hash: fingerprint(commonScript) },
+  'console.js': { body: consoleScript, type: JS, hash: fingerprint(consoleScript) },
+  'console-charts.js': { body: consoleChartsScript, type: JS, hash: fingerprint(consoleChartsScript) },
+} as const;
 
-export const assetUrl = (name: AssetName) => `/assets/${name}?v=${VERSIONS[name]}`;
+export type AssetName = keyof typeof SOURCES;
 
-export function findAsset(name: string): { body: string; type: string; version: string } | null {
+/** "buyer.js" → "buyer.<hash>.js". */
+const hashedName = (name: AssetName) => name.replace(/\.(js|css)$/, `.${SOURCES[name].hash}.$1`);
+
+const BY_HASHED_NAME = new Map(Object.keys(SOURCES).map((name) => [hashedName(name as AssetName), name as AssetName]));
+
+export const assetUrl = (name: AssetName) => `/assets/${hashedName(name)}`;
+
+export interface FoundAsset {
+  body: string;
+  type: string;
+  /** The name carried the current hash: the content behind it never changes. */
+  immutable: boolean;
+}
+
+/** By hashed name (cache for a year) or by plain name (an old link: revalidate each time). */
+export function findAsset(name: string): FoundAsset | null {
+  const hashed = BY_HASHED_NAME.get(name);
+  if (hashed) return { body: SOURCES[hashed].body, type: SOURCES[hashed].type, immutable: true };
   if (!Object.hasOwn(SOURCES, name)) return null;
   const asset = SOURCES[name as AssetName];
-  return { body: asset.body, type: asset.type, version: VERSIONS[name as AssetName] };
+  return { body: asset.body, type: asset.type, immutable: false };
 }

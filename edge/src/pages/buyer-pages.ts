@@ -1,7 +1,7 @@
 /**
  * The buyer's two pages. `/` lists what is on sale or opening soon; `/showtimes/:id` is one
- * page with a section per step of the sale (only one visible at a time), driven by sale.js,
- * seats.js and confirm.js. The server renders everything a buyer needs to read before any
+ * page with a section per step of the sale (only one visible at a time), driven by the
+ * components under edge/client/buyer/. The server renders everything a buyer needs to read before any
  * script runs; the scripts only switch sections and fill in live numbers.
  */
 import { formatMoney, html, layout, timeElement, type Html } from './html';
@@ -30,24 +30,25 @@ const SALE_STATE_WORDS: Record<string, string> = {
 export const saleStateWords = (state: string) => SALE_STATE_WORDS[state] ?? state;
 
 function showtimeCard(s: PublicShowtime): Html {
-  const seats = s.seatsTotal ? `${s.seatsAvailable} of ${s.seatsTotal} seats left` : `${s.seatsAvailable} seats left`;
-  return html`<li class="card">
+  const seats = s.seatsTotal ? `${s.seatsAvailable} of ${s.seatsTotal} seats left` : `${s.seatsAvailable} ${s.seatsAvailable === 1 ? 'seat' : 'seats'} left`;
+  const action = s.saleState === 'on_sale' ? 'Buy tickets' : 'Details';
+  return html`<li class="card" data-showtime-id="${s.id}" data-title="${s.title}" data-opens-at="${s.opensAt}">
   <h2><a href="/showtimes/${s.id}">${s.title}</a></h2>
   <p class="when">Starts ${timeElement(s.startsAt)}</p>
-  <p><span class="badge badge-${s.saleState}">${saleStateWords(s.saleState)}</span>
-     ${s.saleState === 'opening_soon' ? html` · tickets from ${timeElement(s.opensAt)}` : ''}</p>
-  <p class="seats-left">${seats}${s.priceCents !== undefined && s.currency ? ` · ${formatMoney(s.priceCents, s.currency)} a seat` : ''}</p>
-  <p><a class="button" href="/showtimes/${s.id}" aria-label="${s.saleState === 'on_sale' ? 'Buy tickets' : 'Details'} for ${s.title}">${s.saleState === 'on_sale' ? 'Buy tickets' : 'Details'}</a></p>
+  <p><span class="badge badge-${s.saleState}" data-role="badge" data-state="${s.saleState}">${saleStateWords(s.saleState)}</span>
+     <span data-role="opening"${s.saleState === 'opening_soon' ? '' : html` hidden`}> · tickets from ${timeElement(s.opensAt)}</span></p>
+  <p class="seats-left"><span data-role="seats">${seats}</span>${s.priceCents !== undefined && s.currency ? ` · ${formatMoney(s.priceCents, s.currency)} a seat` : ''}</p>
+  <p><a class="button${s.saleState === 'on_sale' ? ' primary' : ''}" data-role="action" href="/showtimes/${s.id}" aria-label="${action} for ${s.title}">${action}</a></p>
 </li>`;
 }
 
 export function showtimeListPage(showtimes: PublicShowtime[]): Html {
   return layout(
-    { title: 'Showtimes · Premiere Tickets', scripts: ['common.js'] },
+    { title: 'Showtimes · Premiere Tickets', scripts: ['buyer.js'] },
     html`<h1>Showtimes</h1>
 ${showtimes.length === 0
   ? html`<p class="panel">Nothing is on sale right now. Check back soon.</p>`
-  : html`<ul class="cards" aria-label="Showtimes on sale or opening soon">${showtimes.map(showtimeCard)}</ul>`}`,
+  : html`<ul class="cards" data-module="showtime-list" aria-label="Showtimes on sale or opening soon">${showtimes.map(showtimeCard)}</ul>`}`,
   );
 }
 
@@ -65,23 +66,24 @@ export interface SalePageState {
 export function salePage(s: PublicShowtime, state: SalePageState): Html {
   const opening = s.saleState === 'opening_soon';
   return layout(
-    { title: `${s.title} · Premiere Tickets`, scripts: ['common.js', 'sale.js', 'seats.js', 'confirm.js'] },
-    html`<div id="sale" data-showtime-id="${s.id}" data-opens-at="${s.opensAt}" data-sale-state="${s.saleState}"
+    { title: `${s.title} · Premiere Tickets`, scripts: ['buyer.js'] },
+    html`<div id="sale" data-module="sale-page" data-showtime-id="${s.id}" data-opens-at="${s.opensAt}" data-sale-state="${s.saleState}"
   data-joined="${state.joined ? '1' : '0'}" data-customer="${state.customer ? '1' : '0'}"
   data-return-hold="${state.returnHold ?? ''}" data-return-status="${state.returnStatus ?? ''}" data-view="${state.viewId}">
 <section class="panel show-head" aria-labelledby="show-title">
   <h1 id="show-title">${s.title}</h1>
-  <p>Starts ${timeElement(s.startsAt)} · <span class="badge badge-${s.saleState}">${saleStateWords(s.saleState)}</span></p>
+  <p>Starts ${timeElement(s.startsAt)} · <span id="sale-badge" class="badge badge-${s.saleState}">${saleStateWords(s.saleState)}</span></p>
 </section>
 <p id="status" class="visually-hidden" role="status" aria-live="polite"></p>
 <p id="alert" class="alert" role="alert" hidden></p>
 
 <section id="step-start" class="panel step" aria-labelledby="start-title">
   <h2 id="start-title">${opening ? 'Join the pre-queue' : 'Join the line'}</h2>
-  ${opening
-    ? html`<p>Tickets go on sale at ${timeElement(s.opensAt)}. Everyone who joins before then gets a <strong>random place</strong> in line at that moment, so there is no need to rush.</p>
-  <p class="countdown">Opens in <span id="start-countdown">…</span></p>`
-    : html`<p>So that everyone gets a fair chance, buyers are let in a few at a time. Join the line and keep this page open.</p>`}
+  <div id="start-opening"${opening ? '' : html` hidden`}>
+  <p>Tickets go on sale at ${timeElement(s.opensAt)}. Everyone who joins before then gets a <strong>random place</strong> in line at that moment, so there is no need to rush.</p>
+  <p class="countdown">Opens in <span id="start-countdown">…</span></p>
+  </div>
+  <p id="start-open"${opening ? html` hidden` : ''}>So that everyone gets a fair chance, buyers are let in a few at a time. Join the line and keep this page open.</p>
   <p><button id="join-button" type="button" class="button primary">${opening ? 'Join the pre-queue' : 'Join the line'}</button></p>
 </section>
 
@@ -98,14 +100,17 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
   <label for="progress">Progress to the front</label>
   <progress id="progress" max="100" value="2"></progress>
   <p>Estimated wait: <span id="eta">Calculating…</span></p>
+  <p id="eta-why" class="muted"></p>
   <p id="paused-note" class="note" hidden>The cinema has paused admissions for a moment. You keep your place.</p>
-  <p class="muted">Last updated <span id="last-updated">—</span>. Keep this page open: leaving it gives up your place.</p>
+  <p class="muted">Updated <span id="last-updated">—</span>. Keep this page open: leaving it gives up your place.</p>
+  <p class="check"><input id="notify-me" type="checkbox"> <label for="notify-me">Notify me when it is my turn (if this tab is in the background)</label></p>
 </section>
 
 <section id="step-seats" class="panel step" aria-labelledby="seats-title" hidden>
   <h2 id="seats-title">Choose your seats</h2>
   <p><span id="seat-limit"></span> <span id="seats-left"></span> Use the arrow keys to move between seats and Space or Enter to choose.</p>
   <p id="turn-note" class="countdown" hidden>Your turn ends in <span id="turn-countdown">…</span></p>
+  <p id="seats-paused-note" class="note" hidden>The cinema has paused sales for a moment. You keep your turn; this page says when sales resume.</p>
   <ul class="legend" aria-label="Seat types">
     <li><span class="swatch seat-standard" aria-hidden="true"></span> Standard</li>
     <li><span class="swatch seat-couple" aria-hidden="true"></span> Couple</li>
@@ -114,16 +119,23 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
     <li><span class="swatch seat-taken" aria-hidden="true"></span> Taken</li>
   </ul>
   <div class="screen" aria-hidden="true">Screen</div>
+  <div data-alert-slot></div>
+  <p class="scroll-hint">Wide hall: scroll the map sideways to see every seat.</p>
   <div class="seat-scroll"><div id="seat-grid" class="seat-grid" role="grid" aria-label="Seat map, screen at the top"></div></div>
-  <p id="selection" aria-live="polite">No seats chosen yet.</p>
+  <p class="muted">Couple seats are sold as pairs. Each wheelchair space has a companion seat beside it.</p>
+  <p id="selection">No seats chosen yet.</p>
   <p class="actions"><button id="hold-button" type="button" class="button primary" disabled>Hold these seats</button>
     <button id="refresh-map" type="button" class="button">Refresh the map</button></p>
 </section>
 
 <section id="step-hold" class="panel step" aria-labelledby="hold-title" hidden>
   <h2 id="hold-title">Your seats are held</h2>
+  <div data-alert-slot></div>
   <p>Seats: <strong id="held-seats"></strong></p>
+  <p id="hold-total-line" hidden>Total: <strong id="hold-total"></strong></p>
   <p class="countdown">Time left to pay: <span id="hold-countdown" role="timer">…</span></p>
+  <p id="hold-paused-note" class="note" hidden>The cinema has paused sales for a moment. Your seats stay held until the time above runs out.</p>
+  <p id="hold-too-late" class="note" hidden>Too little time is left to get through the payment page. The seats will be released in a moment; you can choose again while your turn lasts.</p>
   <p class="actions"><button id="pay-button" type="button" class="button primary">Pay now</button>
     <button id="cancel-button" type="button" class="button">Cancel and release the seats</button></p>
 </section>

@@ -5,6 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
+import { compress } from 'hono/compress';
 import type { CoreClient } from '../core-client';
 import { cookieNames, SHOWTIME_ID, type EdgeEnv } from '../http-context';
 import type { RoomGateway } from '../rooms/room-gateway';
@@ -28,6 +29,10 @@ const HOLD_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 export function buyerRoutes(deps: BuyerRouteDeps) {
   const app = new Hono<EdgeEnv>();
+  // Pages and assets go out gzip-compressed to clients that accept it (the sale page's
+  // HTML, CSS and script shrink to about a third). Per route, not `use('*')`: this app is
+  // mounted at '/', and the JSON API must stay as it is.
+  const compressed = compress({ threshold: 1024 });
   // The crowd loads these pages too: one core call per second at most, stale while it is down.
   const catalog = createSingleFlightCache<PublicShowtime[]>({ ttlMs: 1_000, staleForMs: 300_000 });
   const leaves = createDeferredLeaves({
@@ -84,14 +89,14 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
     return c.html(messagePage('Service busy', 'The ticket service is very busy right now. Please try again in a few seconds; this page will not lose anything.', { href: c.req.path, label: 'Try again' }), 503);
   };
 
-  app.get('/', async (c) => {
+  app.get('/', compressed, async (c) => {
     const list = await showtimes();
     if (!list) return busy(c);
     pageHeaders(c);
     return c.html(showtimeListPage(list));
   });
 
-  app.get('/showtimes/:id', async (c) => {
+  app.get('/showtimes/:id', compressed, async (c) => {
     const id = c.req.param('id');
     const showtime = SHOWTIME_ID.test(id) ? await findShowtime(id) : null;
     if (showtime === 'unavailable') return busy(c);
@@ -133,12 +138,12 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
     return c.body(null, 202);
   });
 
-  app.get('/assets/:name', (c) => {
+  app.get('/assets/:name', compressed, (c) => {
     const asset = findAsset(c.req.param('name'));
     if (!asset) return c.text('Not found', 404);
     c.header('Content-Type', asset.type);
     c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Cache-Control', c.req.query('v') === asset.version ? 'public, max-age=86400, immutable' : 'no-cache');
+    c.header('Cache-Control', asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     return c.body(asset.body);
   });
 

@@ -9,6 +9,8 @@ export const styles = String.raw`
   --ok: #0b6b3a; --warn: #8a4b00; --bad: #a1152b; --line: #c9c7d3; --focus: #ffbf47;
   --seat: #2f6fb3; --couple: #a03a7a; --access: #0b6b3a; --taken: #8d8c96; --chosen: #f0b400; }
 * { box-sizing: border-box; }
+/* An author rule such as .button { display: inline-block } must never beat [hidden]. */
+[hidden] { display: none !important; }
 html { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; line-height: 1.5; color: var(--ink); background: var(--wash); }
 body { margin: 0; min-height: 100vh; display: flex; flex-direction: column; }
 main { flex: 1; width: 100%; max-width: 60rem; margin: 0 auto; padding: 1rem; }
@@ -54,7 +56,12 @@ progress { width: 100%; height: 1.25rem; accent-color: var(--brand); }
 .seat-scroll { overflow-x: auto; padding: 0.25rem; }
 .seat-grid { display: grid; gap: 0.3rem; justify-content: center; min-width: min-content; }
 .seat-row { display: grid; grid-template-columns: 1.6rem repeat(var(--columns, 15), 2.1rem); gap: 0.25rem; align-items: center; }
-.row-label { font-weight: 700; text-align: center; color: var(--muted); }
+.row-label { font-weight: 700; text-align: center; color: var(--muted); position: sticky; left: 0; z-index: 1; background: var(--paper); }
+.scroll-hint { display: none; }
+.seat-mine { border-style: dashed; }
+.check { display: flex; gap: 0.5rem; align-items: center; }
+.check input { width: auto; }
+.check label { font-weight: 400; display: inline; }
 .seat { width: 2.1rem; height: 2.1rem; padding: 0; font: inherit; font-size: 0.75rem; font-weight: 600; border-radius: 0.45rem 0.45rem 0.2rem 0.2rem;
   border: 2px solid var(--seat); background: #e3eefa; color: var(--ink); cursor: pointer; }
 .seat-standard { border-color: var(--seat); background: #e3eefa; }
@@ -83,6 +90,8 @@ dialog::backdrop { background: rgba(0, 0, 0, 0.45); }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; }
 @media (max-width: 40rem) {
   main { padding: 0.6rem; }
+  .panel { padding: 0.75rem; }
+  .scroll-hint { display: block; color: var(--muted); font-size: 0.9rem; }
   h1 { font-size: 1.4rem; }
   .seat-row { grid-template-columns: 1.3rem repeat(var(--columns, 15), 1.75rem); gap: 0.15rem; }
   .seat, .aisle { width: 1.75rem; height: 1.9rem; font-size: 0.7rem; }

@@ -1,0 +1,6 @@
+/** The buyer's pages' one script: each component enhances the element that names it. */
+import { initAll, onReady } from './core/modules';
+import { salePage } from './buyer/sale-page';
+import { showtimeList } from './buyer/showtime-list';
+
+onReady(() => initAll({ 'sale-page': salePage, 'showtime-list': showtimeList }));

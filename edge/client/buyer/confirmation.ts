@@ -1,0 +1,76 @@
+/**
+ * Back from the payment page at /showtimes/:id?hold=…&status=…. The webhook reaches the core
+ * on its own schedule, so the page polls the hold (1 s, then slower) until it is CONFIRMED
+ * with a booking id, then shows the booking. A declined payment goes back to the live hold
+ * (with a fresh Idempotency-Key for the next attempt).
+ */
+import { setText, show } from '../core/dom';
+import { explain } from '../core/explain';
+import type { SaleFlow } from './flow';
+import type { Purchase, SavedHold } from './purchase';
+
+interface Booking {
+  bookingId?: string;
+  seats?: string[];
+}
+
+/** A short reference a person can read out at the door. */
+export const bookingReference = (bookingId: string) => `BK-${bookingId.replace(/-/g, '').slice(0, 8).toUpperCase()}`;
+
+export function createConfirmation(flow: SaleFlow, purchase: Purchase) {
+  let attempts = 0;
+
+  async function returned(holdId: string, status: string) {
+    if (status === 'failed') {
+      const result = await purchase.call<SavedHold>('GET', `/api/holds/${holdId}`);
+      if (result.ok && result.json?.status === 'ACTIVE') {
+        const held: SavedHold = { ...(purchase.savedHold() ?? {}), ...result.json, key: null };
+        purchase.saveHold(held);
+        purchase.showHold(held);
+        flow.alert('The payment was not completed, so nothing was charged. Your seats are still held: you can try again before the time runs out.', true);
+        return;
+      }
+      purchase.saveHold(null);
+      return purchase.loadMap('The payment was not completed and the hold has ended. Please choose your seats again.');
+    }
+    flow.go('step-confirm');
+    setText('confirm-state', 'Confirming your payment…');
+    return check(holdId);
+  }
+
+  async function check(holdId: string): Promise<void> {
+    attempts++;
+    const result = await purchase.call<{ status: string; bookingId?: string }>('GET', `/api/holds/${holdId}`);
+    if (result.ok && result.json?.status === 'CONFIRMED' && result.json.bookingId) return showBooking(result.json.bookingId);
+    if (result.ok && (result.json?.status === 'EXPIRED' || result.json?.status === 'CANCELLED')) {
+      purchase.saveHold(null);
+      return flow.ended('Your seats were released', 'The hold ended before the payment was confirmed. If money was taken it will be refunded automatically.', true);
+    }
+    if (!result.ok && result.status !== 0 && result.status < 500 && result.status !== 429) {
+      return flow.ended('We cannot show this booking', explain(result), false);
+    }
+    if (attempts === 5) setText('confirm-state', 'Still waiting for the payment provider. This can take a little while; keep this page open.');
+    setTimeout(() => void check(holdId), Math.min(5000, 1000 * Math.ceil(attempts / 5)) * (0.8 + Math.random() * 0.4));
+  }
+
+  async function showBooking(bookingId: string): Promise<void> {
+    const result = await purchase.call<Booking>('GET', `/api/bookings/${bookingId}`);
+    if (!result.ok || !result.json) {
+      setTimeout(() => void showBooking(bookingId), 1500);
+      return;
+    }
+    const booking = result.json;
+    purchase.saveHold(null);
+    setText('confirm-state', 'Your booking is confirmed. Show the reference below at the entrance.');
+    const fullId = booking.bookingId ?? bookingId;
+    setText('booking-reference', bookingReference(fullId));
+    setText('booking-id', fullId);
+    setText('booking-seats', (booking.seats ?? []).join(', '));
+    show('booking-details', true);
+    flow.title('Booking confirmed');
+    flow.announce('Booking confirmed.');
+    document.getElementById('booking-reference')?.focus();
+  }
+
+  return { returned };
+}

@@ -1,0 +1,223 @@
+/**
+ * The admitted half of the sale page: the turn's countdown, the seat map, the hold with its
+ * own countdown, cancel, and the way to the payment page. A cancelled or lapsed hold frees
+ * its seats, not the turn: the buyer is back on the map while the turn lasts, and told
+ * plainly (with a way back into the line) only when the turn itself is over. Every call
+ * names the showtime (X-Showtime-Id) so the edge finds the access cookie on any path.
+ */
+import { api, errorCode, isTransient, serverNow, type ApiResult } from '../core/api';
+import { byId, setText, show } from '../core/dom';
+import { explain } from '../core/explain';
+import { clock } from '../core/format';
+import { createDeadlineWarnings, minutesLeftWords } from '../logic/deadlines';
+import type { SaleFlow } from './flow';
+import { createSeatMap, type SeatMapData } from './seat-map';
+
+export interface SavedHold {
+  holdId: string;
+  expiresAt: string;
+  seats: string[];
+  /** Idempotency-Key of the current checkout attempt (one per attempt: a retry replays it). */
+  key: string | null;
+  status?: string;
+}
+
+/** Too little time to get through a payment page: keep the buyer here instead. */
+const MIN_TIME_TO_PAY_MS = 30_000;
+
+export function createPurchase(flow: SaleFlow) {
+  const id = flow.showtimeId;
+  const holdKey = `wr-hold-${id}`;
+  const seatMap = createSeatMap(flow, byId('seat-grid'));
+  const turnWarnings = createDeadlineWarnings();
+  const holdWarnings = createDeadlineWarnings();
+  let turnEndsAt = Number.NaN;
+  let turnTimer: ReturnType<typeof setInterval> | null = null;
+  let holdTimer: ReturnType<typeof setInterval> | null = null;
+  let current: SavedHold | null = null;
+
+  const call = <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    api<T>(method, path, body, { 'x-showtime-id': id, ...headers });
+
+  // localStorage, not sessionStorage: every tab of this buyer knows the hold.
+  function savedHold(): SavedHold | null {
+    try {
+      return JSON.parse(localStorage.getItem(holdKey) ?? 'null') as SavedHold | null;
+    } catch {
+      return null;
+    }
+  }
+  function saveHold(hold: SavedHold | null) {
+    if (hold) localStorage.setItem(holdKey, JSON.stringify(hold));
+    else localStorage.removeItem(holdKey);
+  }
+
+  const turnOver = () => !Number.isNaN(turnEndsAt) && turnEndsAt <= serverNow();
+
+  function endTurn() {
+    flow.ended('Your turn has ended', 'The time for your turn ran out. You can join the line again to get a new turn.', true);
+  }
+
+  /** How long this buyer's turn lasts (the admission session); the access token ends with it. */
+  function turnCountdown(expiresAt: string | undefined) {
+    const ends = Date.parse(expiresAt ?? '');
+    if (Number.isNaN(ends)) return;
+    turnEndsAt = ends;
+    turnWarnings.reset();
+    if (turnTimer) clearInterval(turnTimer);
+    const tick = () => {
+      const left = ends - serverNow();
+      setText('turn-countdown', clock(left));
+      show('turn-note', true);
+      const warn = turnWarnings.check(left);
+      if (warn && flow.step === 'step-seats') flow.announce(`${minutesLeftWords(warn)} left in your turn to choose seats.`);
+      if (left <= 0) {
+        if (turnTimer) clearInterval(turnTimer);
+        if (flow.step === 'step-seats') endTurn();
+      }
+    };
+    tick();
+    turnTimer = setInterval(tick, 1000);
+  }
+
+  async function start(sessionExpiresAt: string | undefined) {
+    turnCountdown(sessionExpiresAt);
+    const hold = savedHold();
+    if (hold) {
+      const result = await call<SavedHold>('GET', `/api/holds/${hold.holdId}`);
+      if (result.ok && result.json?.status === 'ACTIVE') return showHold({ ...hold, ...result.json });
+      saveHold(null);
+    }
+    return loadMap();
+  }
+
+  /** Back to the map, unless the turn is over: then say so, rather than invite a refused choice. */
+  async function loadMap(message?: string): Promise<void> {
+    if (turnOver()) return endTurn();
+    flow.go('step-seats');
+    if (message) flow.alert(message, true);
+    const result = await call<SeatMapData>('GET', `/api/showtimes/${id}/seats`);
+    if (!result.ok || !result.json) {
+      if (turnEnded(result)) return flow.ended('Your turn has ended', explain(result), true);
+      flow.alert(explain(result), true);
+      if (isTransient(result)) setTimeout(() => void loadMap(), (result.retryAfterSeconds ?? 2) * 1000);
+      return;
+    }
+    seatMap.show(result.json, savedHold()?.seats ?? []);
+    lastMap = result.json;
+  }
+  let lastMap: SeatMapData | null = null;
+
+  const turnEnded = (result: ApiResult<unknown>) => result.status === 401 || result.status === 403 || errorCode(result) === 'TURN_ENDED';
+
+  async function hold() {
+    const button = byId<HTMLButtonElement>('hold-button');
+    button.disabled = true;
+    const seats = seatMap.selected;
+    const result = await call<SavedHold>('POST', `/api/showtimes/${id}/holds`, { seats });
+    button.disabled = false;
+    if (result.ok && result.json) {
+      const held: SavedHold = { holdId: result.json.holdId, expiresAt: result.json.expiresAt, seats: result.json.seats, key: null };
+      seatMap.forget('all');
+      saveHold(held);
+      return showHold(held);
+    }
+    if (errorCode(result) === 'SEATS_UNAVAILABLE') {
+      seatMap.forget(result.json?.error?.seats ?? []);
+      return loadMap(explain(result));
+    }
+    if (turnEnded(result)) return flow.ended('Your turn has ended', explain(result), true);
+    flow.alert(explain(result), true);
+  }
+
+  function showHold(held: SavedHold) {
+    current = held;
+    flow.go('step-hold');
+    flow.alert(null);
+    setText('held-seats', held.seats.join(', '));
+    setText('hold-total', lastMap ? seatMap.priceOf(held.seats.length) : '');
+    show('hold-total-line', Boolean(lastMap));
+    const expires = Date.parse(held.expiresAt);
+    holdWarnings.reset();
+    if (holdTimer) clearInterval(holdTimer);
+    const tick = () => {
+      const left = expires - serverNow();
+      setText('hold-countdown', clock(left));
+      const warn = holdWarnings.check(left);
+      if (warn) flow.announce(`${minutesLeftWords(warn)} left to pay for your seats.`);
+      const tooLate = left < MIN_TIME_TO_PAY_MS;
+      byId<HTMLButtonElement>('pay-button').disabled = tooLate;
+      show('hold-too-late', tooLate && left > 0);
+      if (left <= 0) {
+        if (holdTimer) clearInterval(holdTimer);
+        saveHold(null);
+        current = null;
+        void loadMap(explain({ status: 410, ok: false, json: { error: { code: 'HOLD_EXPIRED' } }, retryAfterSeconds: null }));
+      }
+    };
+    tick();
+    holdTimer = setInterval(tick, 1000);
+  }
+
+  async function cancelHold() {
+    const held = current;
+    if (!held) return;
+    const result = await call('DELETE', `/api/holds/${held.holdId}`);
+    if (!result.ok && result.status !== 404) return flow.alert(explain(result), true);
+    if (holdTimer) clearInterval(holdTimer);
+    saveHold(null);
+    current = null;
+    await loadMap();
+    if (flow.step === 'step-seats') flow.announce('Your hold was cancelled and the seats were released. Your turn goes on: you can choose again.');
+  }
+
+  async function pay() {
+    const held = current;
+    const button = byId<HTMLButtonElement>('pay-button');
+    if (!held) return;
+    // One Idempotency-Key per attempt: a double click or a retry replays the same session.
+    if (!held.key) {
+      held.key = crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2);
+      saveHold(held);
+    }
+    button.disabled = true;
+    flow.announce('Opening the payment page…');
+    const result = await call<{ checkoutUrl?: string }>('POST', `/api/holds/${held.holdId}/checkout`, {}, { 'idempotency-key': held.key });
+    if (result.ok && result.json?.checkoutUrl) {
+      window.location.assign(result.json.checkoutUrl);
+      return;
+    }
+    button.disabled = false;
+    if (errorCode(result) === 'HOLD_EXPIRED') {
+      saveHold(null);
+      return loadMap(explain(result));
+    }
+    flow.alert(explain(result), true);
+  }
+
+  function wire() {
+    byId('hold-button').addEventListener('click', () => void hold());
+    byId('cancel-button').addEventListener('click', () => void cancelHold());
+    byId('pay-button').addEventListener('click', () => void pay());
+    byId('refresh-map').addEventListener('click', () => void loadMap());
+    flow.onEnded(() => {
+      if (turnTimer) clearInterval(turnTimer);
+      if (holdTimer) clearInterval(holdTimer);
+    });
+    // Another tab held, paid or cancelled: this one follows instead of calling its own seats taken.
+    window.addEventListener('storage', (event) => {
+      if (event.key !== holdKey) return;
+      const hold = savedHold();
+      if (hold && flow.step === 'step-seats') showHold(hold);
+      else if (!hold && flow.step === 'step-hold') {
+        if (holdTimer) clearInterval(holdTimer);
+        current = null;
+        void loadMap();
+      }
+    });
+  }
+
+  return { wire, start, loadMap, showHold, saveHold, savedHold, call };
+}
+
+export type Purchase = ReturnType<typeof createPurchase>;

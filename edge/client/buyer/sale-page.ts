@@ -1,0 +1,33 @@
+/**
+ * data-module="sale-page": the whole of /showtimes/:id. The server renders every step; this
+ * wires the waiting room, the purchase and the confirmation to one flow, and keeps the sale
+ * state (badge, pause, close) current without a reload.
+ */
+import { createConfirmation } from './confirmation';
+import { createSaleFlow } from './flow';
+import { createPurchase } from './purchase';
+import { createSaleStatus, showSaleStateOnSteps } from './sale-status';
+import { createWaitingRoom } from './waiting-room';
+import { isFinal } from '../logic/sale-state';
+
+export function salePage(root: HTMLElement) {
+  const flow = createSaleFlow({ root, title: document.title });
+  const status = createSaleStatus(flow, root.dataset.saleState ?? 'on_sale');
+  const purchase = createPurchase(flow);
+  const confirmation = createConfirmation(flow, purchase);
+  const waiting = createWaitingRoom({ flow, status, onAdmitted: (expiresAt) => void purchase.start(expiresAt) });
+  waiting.wire();
+  purchase.wire();
+  showSaleStateOnSteps(flow, status);
+  // A final state needs no more news; an ended turn may still rejoin and wants the badge live.
+  flow.onEnded(() => {
+    if (isFinal(status.state)) status.stop();
+  });
+
+  const state = root.dataset.saleState;
+  if (root.dataset.returnHold) return void confirmation.returned(root.dataset.returnHold, root.dataset.returnStatus ?? '');
+  if (root.dataset.joined === '1') return void waiting.poll();
+  if (state === 'sold_out') return flow.ended('Sold out', 'Every seat for this showing has been sold.', false);
+  if (state === 'closed' || state === 'started') return flow.ended('Sales are closed', 'Tickets for this showing are no longer on sale.', false);
+  waiting.showStart();
+}

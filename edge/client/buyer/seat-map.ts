@@ -1,0 +1,200 @@
+/**
+ * The seat map: drawn from rows and columns as a grid with a roving tabindex (arrow keys,
+ * Home/End, Page Up/Down, Space or Enter to choose). Row labels stay in view while the map
+ * scrolls sideways on a phone. Couple seats are chosen in pairs.
+ */
+import { setText } from '../core/dom';
+import { money, plural } from '../core/format';
+import { couplePartners, toggleSeat } from '../logic/seat-pairs';
+import type { SaleFlow } from './flow';
+
+export interface Seat {
+  code: string;
+  row: number;
+  column: number;
+  rowLabel: string;
+  label: string;
+  type: 'standard' | 'couple' | 'accessible';
+  status: 'AVAILABLE' | 'HELD' | 'BOOKED';
+}
+
+export interface SeatMapData {
+  seats: Seat[];
+  counts: { total: number; available: number };
+  maxSeatsPerCustomer?: number;
+  priceCents: number;
+  currency: string;
+}
+
+const TYPES: Record<string, string> = { standard: 'standard seat', couple: 'couple seat, sold as a pair', accessible: 'wheelchair space with a companion seat beside it' };
+
+export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
+  let map: SeatMapData | null = null;
+  let partners = new Map<string, string>();
+  let selected: string[] = [];
+  let focusCode: string | null = null;
+  let ownHeld: string[] = [];
+  let limit = 8;
+  const changeListeners: (() => void)[] = [];
+
+  const seatBy = (code: string) => map?.seats.find((s) => s.code === code) ?? null;
+
+  function show(data: SeatMapData, heldByMe: string[]) {
+    map = data;
+    ownHeld = heldByMe;
+    partners = couplePartners(data.seats);
+    limit = data.maxSeatsPerCustomer ?? 8;
+    setText('seat-limit', `Choose up to ${plural(limit, 'seat', 'seats')}.`);
+    setText('seats-left', `${plural(data.counts.available, 'seat', 'seats')} available of ${data.counts.total}.`);
+    selected = selected.filter((code) => seatBy(code)?.status === 'AVAILABLE');
+    draw();
+  }
+
+  function draw() {
+    if (!map) return;
+    const rows = new Map<number, { label: string; seats: Map<number, Seat> }>();
+    let maxColumn = 0;
+    for (const seat of map.seats) {
+      const row = rows.get(seat.row) ?? { label: seat.rowLabel, seats: new Map() };
+      row.seats.set(seat.column, seat);
+      rows.set(seat.row, row);
+      maxColumn = Math.max(maxColumn, seat.column);
+    }
+    grid.textContent = '';
+    grid.style.setProperty('--columns', String(maxColumn));
+    if (!focusCode || !seatBy(focusCode)) focusCode = (map.seats.find((s) => s.status === 'AVAILABLE') ?? map.seats[0])?.code ?? null;
+    for (const rowNumber of [...rows.keys()].sort((a, b) => a - b)) {
+      const row = rows.get(rowNumber)!;
+      const rowElement = document.createElement('div');
+      rowElement.setAttribute('role', 'row');
+      rowElement.className = 'seat-row';
+      const header = document.createElement('span');
+      header.setAttribute('role', 'rowheader');
+      header.className = 'row-label';
+      header.textContent = row.label;
+      rowElement.appendChild(header);
+      for (let column = 1; column <= maxColumn; column++) {
+        const cell = document.createElement('span');
+        cell.setAttribute('role', 'gridcell');
+        const seat = row.seats.get(column);
+        if (seat) cell.appendChild(seatButton(seat));
+        else cell.className = 'aisle';
+        rowElement.appendChild(cell);
+      }
+      grid.appendChild(rowElement);
+    }
+    summary();
+  }
+
+  function seatButton(seat: Seat): HTMLButtonElement {
+    const button = document.createElement('button');
+    const chosen = selected.includes(seat.code);
+    const free = seat.status === 'AVAILABLE';
+    const mine = seat.status === 'HELD' && ownHeld.includes(seat.code);
+    button.type = 'button';
+    button.className = `seat seat-${seat.type} seat-${seat.status.toLowerCase()}${chosen ? ' seat-selected' : ''}${mine ? ' seat-mine' : ''}`;
+    button.dataset.code = seat.code;
+    button.dataset.row = String(seat.row);
+    button.dataset.column = String(seat.column);
+    button.textContent = String(seat.column);
+    button.tabIndex = seat.code === focusCode ? 0 : -1;
+    button.setAttribute('aria-pressed', chosen ? 'true' : 'false');
+    if (!free) button.setAttribute('aria-disabled', 'true');
+    const state = free ? (chosen ? 'selected' : 'available') : mine ? 'held by you' : seat.status === 'HELD' ? 'held by another buyer' : 'sold';
+    button.setAttribute('aria-label', `${seat.label}, ${TYPES[seat.type] ?? seat.type}, ${state}`);
+    button.title = `${seat.label} (${TYPES[seat.type] ?? seat.type}, ${state})`;
+    return button;
+  }
+
+  function toggle(code: string) {
+    const seat = seatBy(code);
+    if (!map || !seat) return;
+    const outcome = toggleSeat(code, selected, map.seats, partners, limit);
+    if (!outcome.ok) {
+      if (outcome.reason === 'limit') return flow.alert(`You can choose up to ${plural(limit, 'seat', 'seats')} for this showing.`, true);
+      if (outcome.reason === 'partner_taken') return flow.alert(`${seat.label} is a couple seat sold as a pair, and the other half is taken. Please choose another pair.`, true);
+      return flow.announce(`${seat.label} is not available.`);
+    }
+    selected = outcome.selected;
+    flow.alert(null);
+    focusCode = code;
+    draw();
+    focusSeat(code);
+    const names = outcome.codes.map((c) => seatBy(c)?.label ?? c).join(' and ');
+    flow.announce(`${names} ${outcome.added ? 'selected' : 'removed'}. ${plural(selected.length, 'seat', 'seats')} chosen.`);
+  }
+
+  function focusSeat(code: string) {
+    const element = grid.querySelector<HTMLButtonElement>(`button[data-code="${CSS.escape(code)}"]`);
+    if (!element) return;
+    grid.querySelectorAll<HTMLButtonElement>('button[tabindex="0"]').forEach((b) => (b.tabIndex = -1));
+    element.tabIndex = 0;
+    element.focus();
+    focusCode = code;
+  }
+
+  /** Arrow keys move to the nearest seat in that direction, skipping aisles. */
+  function move(from: HTMLElement, dRow: number, dColumn: number, toEdge: boolean) {
+    if (!map) return;
+    const row = Number(from.dataset.row);
+    const column = Number(from.dataset.column);
+    let best: { seat: Seat; score: number } | null = null;
+    for (const s of map.seats) {
+      if (dRow === 0 && s.row === row && (dColumn > 0 ? s.column > column : s.column < column)) {
+        const d = Math.abs(s.column - column);
+        if (!best || (toEdge ? d > best.score : d < best.score)) best = { seat: s, score: d };
+      }
+      if (dColumn === 0 && (dRow > 0 ? s.row > row : s.row < row)) {
+        const score = (toEdge ? -Math.abs(s.row - row) : Math.abs(s.row - row)) * 1000 + Math.abs(s.column - column);
+        if (!best || score < best.score) best = { seat: s, score };
+      }
+    }
+    if (best) focusSeat(best.seat.code);
+  }
+
+  function onKey(event: KeyboardEvent) {
+    const target = event.target as HTMLElement;
+    if (!target.dataset?.code) return;
+    const arrows: Record<string, [number, number]> = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] };
+    const arrow = arrows[event.key];
+    if (arrow) move(target, arrow[0], arrow[1], false);
+    else if (event.key === 'Home') move(target, 0, -1, true);
+    else if (event.key === 'End') move(target, 0, 1, true);
+    else if (event.key === 'PageUp') move(target, -1, 0, true);
+    else if (event.key === 'PageDown') move(target, 1, 0, true);
+    else return;
+    event.preventDefault();
+  }
+
+  function summary() {
+    if (!map) return;
+    const price = map.priceCents * selected.length;
+    setText('selection', selected.length ? `Chosen: ${selected.join(', ')} · ${money(price, map.currency)}` : 'No seats chosen yet.');
+    const holdButton = document.getElementById('hold-button') as HTMLButtonElement | null;
+    if (holdButton) holdButton.disabled = selected.length === 0;
+    for (const listener of changeListeners) listener();
+  }
+
+  grid.addEventListener('click', (event) => {
+    const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-code]');
+    if (button?.dataset.code) toggle(button.dataset.code);
+  });
+  grid.addEventListener('keydown', onKey);
+
+  return {
+    show,
+    get selected() {
+      return selected.slice();
+    },
+    /** Drops seats from the choice (taken by someone else, or just held). */
+    forget(codes: string[] | 'all') {
+      selected = codes === 'all' ? [] : selected.filter((c) => !codes.includes(c));
+      draw();
+    },
+    priceOf(count: number) {
+      return map ? money(map.priceCents * count, map.currency) : '';
+    },
+  };
+}
+
+export type SeatMap = ReturnType<typeof createSeatMap>;

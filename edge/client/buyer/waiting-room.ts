@@ -1,0 +1,268 @@
+/**
+ * The waiting-room half of the sale page: join (demo login first when there is no customer
+ * cookie), then poll at the server's `pollAfterMs` with ±20 % jitter, backing off on errors
+ * (or waiting Retry-After). Place, smoothed ETA, progress from the starting place, pause,
+ * and "updated N s ago" are shown; changes worth hearing go to the live region. Closing the
+ * page while waiting sends a beacon that gives the place up (the edge defers it briefly, so
+ * a reload keeps the place). Admission hands over to the seat picker.
+ */
+import { api, errorCode, isTransient, type ApiResult } from '../core/api';
+import { byId, setText, show } from '../core/dom';
+import { explain } from '../core/explain';
+import { ago, clock, duration, plural } from '../core/format';
+import { serverNow } from '../core/api';
+import { createEtaSmoother, trendWords } from '../logic/eta';
+import { positionIsNews, progressShare } from '../logic/progress';
+import { saleStateFromQueue } from '../logic/sale-state';
+import type { SaleFlow } from './flow';
+import type { SaleStatus } from './sale-status';
+
+export interface QueueAnswer {
+  state: 'prequeue' | 'waiting' | 'paused' | 'admitted' | 'closed' | 'sold_out';
+  position?: number;
+  etaSeconds?: number;
+  pollAfterMs: number | null;
+  sessionExpiresAt?: string;
+}
+
+/**
+ * Joins the line: the one place a join request is made, so a step before it (a
+ * proof-of-work solved in a Worker, say) has a single function to wrap.
+ */
+export async function joinLine(showtimeId: string, headers: Record<string, string> = {}): Promise<ApiResult<QueueAnswer>> {
+  return api<QueueAnswer>('POST', `/api/showtimes/${showtimeId}/queue`, undefined, headers);
+}
+
+export interface WaitingRoomOptions {
+  flow: SaleFlow;
+  status: SaleStatus;
+  /** Admission: the seat picker takes over with the turn's end. */
+  onAdmitted: (sessionExpiresAt: string | undefined) => void;
+}
+
+export function createWaitingRoom(options: WaitingRoomOptions) {
+  const { flow, status } = options;
+  const id = flow.showtimeId;
+  const opensAt = Date.parse(flow.root.dataset.opensAt ?? '');
+  const eta = createEtaSmoother();
+  const startKey = `wr-start-position-${id}`;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let countdownTimer: ReturnType<typeof setInterval> | null = null;
+  let failures = 0;
+  let beaconArmed = false;
+  let lastAnswerMs = 0;
+  let lastAnnouncedPosition: number | null = null;
+  let wasPaused = false;
+
+  function stopPolling() {
+    if (timer) clearTimeout(timer);
+    timer = null;
+  }
+
+  /** The server's interval with ±20 % jitter; on errors 1 s, 2 s, 4 s … up to 30 s, or Retry-After. */
+  function schedule(ms: number, retryAfterSeconds: number | null = null): number {
+    stopPolling();
+    let delay = ms;
+    if (failures > 0) delay = retryAfterSeconds ? retryAfterSeconds * 1000 : Math.min(30_000, 1000 * 2 ** (failures - 1));
+    delay = Math.max(250, Math.round(delay * (0.8 + Math.random() * 0.4)));
+    timer = setTimeout(poll, delay);
+    return delay;
+  }
+
+  async function poll() {
+    handle(await api<QueueAnswer>('GET', `/api/showtimes/${id}/queue`));
+  }
+
+  async function join() {
+    const button = byId<HTMLButtonElement>('join-button');
+    button.disabled = true;
+    flow.alert(null);
+    if (flow.root.dataset.customer !== '1') {
+      const login = await api('POST', '/api/auth/demo', {});
+      if (!login.ok) {
+        button.disabled = false;
+        flow.alert(explain(login));
+        return;
+      }
+      flow.root.dataset.customer = '1';
+    }
+    const result = await joinLine(id);
+    button.disabled = false;
+    handle(result);
+  }
+
+  function handle(result: ApiResult<QueueAnswer>) {
+    if (!result.ok || !result.json) return handleError(result);
+    failures = 0;
+    flow.alert(null);
+    const answer = result.json;
+    lastAnswerMs = Date.now();
+    status.fromQueue(saleStateFromQueue(answer.state));
+    switch (answer.state) {
+      case 'prequeue':
+        return prequeue(answer);
+      case 'waiting':
+      case 'paused':
+        return waiting(answer);
+      case 'admitted':
+        stopPolling();
+        beaconArmed = false;
+        sessionStorage.removeItem(startKey);
+        flow.title("It's your turn");
+        flow.announce("It's your turn. Choose your seats.");
+        notifyTurn();
+        return options.onAdmitted(answer.sessionExpiresAt);
+      case 'sold_out':
+        return flow.ended('Sold out', 'Every seat for this showing has been sold. Thank you for waiting.', false);
+      case 'closed':
+        return flow.ended('Sales are closed', 'The cinema has closed sales for this showing.', false);
+    }
+  }
+
+  function handleError(result: ApiResult<QueueAnswer>) {
+    const code = errorCode(result);
+    if (result.status === 401 && flow.step !== 'step-waiting' && flow.step !== 'step-prequeue') return showStart();
+    if (result.status === 410 || code === 'TURN_EXPIRED') return flow.ended('Your turn has expired', explain(result), true);
+    if (isTransient(result)) {
+      failures++;
+      const delay = schedule(2000, result.retryAfterSeconds);
+      flow.alert(explain({ ...result, retryAfterSeconds: Math.ceil(delay / 1000) }));
+      return;
+    }
+    flow.alert(explain(result));
+  }
+
+  function prequeue(answer: QueueAnswer) {
+    beaconArmed = true;
+    if (flow.step !== 'step-prequeue') flow.go('step-prequeue');
+    flow.title('In the pre-queue');
+    flow.announce('You are in the pre-queue. You will get a random place in line when sales open.');
+    startCountdown('prequeue-countdown');
+    schedule(answer.pollAfterMs ?? 5000);
+  }
+
+  function startPosition(position: number): number {
+    const kept = Number(sessionStorage.getItem(startKey));
+    const start = kept >= position ? kept : position;
+    if (start !== kept) sessionStorage.setItem(startKey, String(start));
+    return start;
+  }
+
+  function waiting(answer: QueueAnswer) {
+    beaconArmed = true;
+    if (flow.step !== 'step-waiting') flow.go('step-waiting');
+    const paused = answer.state === 'paused';
+    show('paused-note', paused);
+    let spoken = '';
+    if (typeof answer.position === 'number') {
+      const position = answer.position;
+      setText('position', String(position));
+      const ahead = Math.max(0, position - 1);
+      setText('ahead', ahead === 0 ? 'You are next.' : `${plural(ahead, 'person', 'people')} ahead of you.`);
+      const bar = byId<HTMLProgressElement>('progress');
+      bar.value = Math.round(progressShare(startPosition(position), position) * 100);
+      bar.setAttribute('aria-valuetext', `${position} in line`);
+      flow.title(`#${position} in line`);
+      if (positionIsNews(lastAnnouncedPosition, position)) {
+        lastAnnouncedPosition = position;
+        spoken = ahead === 0 ? 'You are next in line.' : `You are number ${position} in line.`;
+      }
+    }
+    if (paused) {
+      eta.reset();
+      setText('eta', 'Paused by the cinema; your place is kept.');
+      setText('eta-why', '');
+    } else {
+      const reading = eta.update(typeof answer.etaSeconds === 'number' ? answer.etaSeconds : null, Date.now());
+      setText('eta', reading.seconds === null ? 'Calculating…' : duration(reading.seconds));
+      const why = trendWords(reading.trend);
+      if (why) setText('eta-why', why);
+      if (spoken && reading.seconds !== null) spoken += ` Estimated wait ${duration(reading.seconds)}.`;
+    }
+    if (paused !== wasPaused) {
+      spoken = paused ? 'Admissions are paused by the cinema. You keep your place.' : `Admissions have resumed. ${spoken}`;
+      wasPaused = paused;
+    }
+    if (spoken) flow.announce(spoken.trim());
+    // Near a pause or resume the buyer wants news quickly; far back the server's slow pace is fine.
+    schedule(Math.min(answer.pollAfterMs ?? 2000, paused ? 5000 : 30_000));
+  }
+
+  function startCountdown(elementId: string) {
+    if (countdownTimer) clearInterval(countdownTimer);
+    const tick = () => {
+      const left = opensAt - serverNow();
+      setText(elementId, left > 0 ? clock(left) : 'Opening now…');
+      if (left <= 0 && countdownTimer) {
+        clearInterval(countdownTimer);
+        countdownTimer = null;
+        if (flow.step === 'step-prequeue') schedule(500);
+      }
+    };
+    tick();
+    countdownTimer = setInterval(tick, 1000);
+  }
+
+  /** Opt-in only (a checkbox the buyer ticks): a system notification when the turn comes. */
+  function notifyTurn() {
+    const box = document.getElementById('notify-me') as HTMLInputElement | null;
+    if (!box?.checked || typeof Notification === 'undefined' || Notification.permission !== 'granted' || !document.hidden) return;
+    try {
+      new Notification("It's your turn", { body: 'Choose your seats now: your turn has started.' });
+    } catch {
+      // Some browsers allow notifications only from a service worker: the title still says it.
+    }
+  }
+
+  function showStart() {
+    stopPolling();
+    flow.go('step-start');
+    if (opensAt > serverNow()) startCountdown('start-countdown');
+  }
+
+  function updatedAgoTicker() {
+    setInterval(() => {
+      if (lastAnswerMs && (flow.step === 'step-waiting' || flow.step === 'step-prequeue')) setText('last-updated', ago(Date.now() - lastAnswerMs));
+    }, 1000);
+  }
+
+  function wire() {
+    byId('join-button').addEventListener('click', join);
+    byId('rejoin-button').addEventListener('click', () => {
+      sessionStorage.removeItem(startKey);
+      lastAnnouncedPosition = null;
+      eta.reset();
+      showStart();
+    });
+    document.getElementById('notify-me')?.addEventListener('change', (event) => {
+      const box = event.target as HTMLInputElement;
+      if (box.checked && typeof Notification !== 'undefined' && Notification.permission === 'default') {
+        void Notification.requestPermission().then((answer) => {
+          if (answer !== 'granted') box.checked = false;
+        });
+      }
+    });
+    // Leaving while waiting gives the place up at once (the edge defers it briefly: a reload keeps it).
+    window.addEventListener('pagehide', () => {
+      if (beaconArmed && navigator.sendBeacon) navigator.sendBeacon(`/showtimes/${id}/leave?view=${encodeURIComponent(flow.root.dataset.view ?? '')}`);
+    });
+    flow.onEnded(() => {
+      stopPolling();
+      beaconArmed = false;
+    });
+    // The start step's words follow the sale: "Join the pre-queue" becomes "Join the line".
+    status.onChange((state) => {
+      if (flow.step !== 'step-start') return;
+      if (state === 'on_sale' || state === 'paused') {
+        setText('start-title', 'Join the line');
+        setText('join-button', 'Join the line');
+        show('start-opening', false);
+        show('start-open', true);
+      }
+      if (state === 'closed' || state === 'started') flow.ended('Sales are closed', 'Tickets for this showing are no longer on sale.', false);
+    });
+    updatedAgoTicker();
+  }
+
+  return { wire, poll, showStart, stop: stopPolling };
+}

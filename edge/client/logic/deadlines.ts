@@ -1,0 +1,29 @@
+/**
+ * Warnings before a deadline (the end of a turn, the end of a hold): each threshold fires
+ * once, as the time left crosses it, so a screen reader hears "2 minutes left" once, not
+ * every second.
+ */
+export const WARN_AT_MS = [120_000, 60_000] as const;
+
+export function createDeadlineWarnings(thresholdsMs: readonly number[] = WARN_AT_MS) {
+  const fired = new Set<number>();
+  return {
+    /** The threshold just crossed (or null): call on every countdown tick. */
+    check(leftMs: number): number | null {
+      let due: number | null = null;
+      for (const threshold of thresholdsMs) {
+        if (leftMs <= threshold && !fired.has(threshold)) {
+          fired.add(threshold);
+          // Opening the page with 50 s left warns about the nearest threshold only.
+          if (due === null || threshold < due) due = threshold;
+        }
+      }
+      return leftMs > 0 ? due : null;
+    },
+    reset() {
+      fired.clear();
+    },
+  };
+}
+
+export const minutesLeftWords = (thresholdMs: number) => (thresholdMs >= 120_000 ? `${Math.round(thresholdMs / 60_000)} minutes` : '1 minute');

@@ -1,0 +1,58 @@
+/**
+ * The sale state a buyer sees, from either source of truth: the showtime list
+ * (GET /api/showtimes, `saleState`, which follows the operator's pause and close) or the
+ * queue poll (`paused`, `closed`, `sold_out`). Pure, so both pages word it the same way.
+ */
+export type SaleState = 'opening_soon' | 'on_sale' | 'paused' | 'closed' | 'sold_out' | 'started';
+
+const WORDS: Record<SaleState, string> = {
+  opening_soon: 'Opening soon',
+  on_sale: 'On sale now',
+  paused: 'Sales paused',
+  closed: 'Sales closed',
+  sold_out: 'Sold out',
+  started: 'Already started',
+};
+
+export const saleStateWords = (state: string) => WORDS[state as SaleState] ?? state;
+
+/** Only a showtime on sale is offered as "Buy tickets"; the rest open as "Details". */
+export const isBuyable = (state: string) => state === 'on_sale';
+
+/** The sale is over for good: nothing to wait for, nobody to let in. */
+export const isFinal = (state: string) => state === 'closed' || state === 'sold_out' || state === 'started';
+
+/** What a queue poll says about the sale as a whole (null: nothing new about it). */
+export function saleStateFromQueue(queueState: string): SaleState | null {
+  switch (queueState) {
+    case 'paused':
+      return 'paused';
+    case 'closed':
+      return 'closed';
+    case 'sold_out':
+      return 'sold_out';
+    case 'waiting':
+    case 'admitted':
+      return 'on_sale';
+    case 'prequeue':
+      return 'opening_soon';
+    default:
+      return null;
+  }
+}
+
+export interface ListedShowtime {
+  id: number | string;
+  saleState: string;
+  seatsAvailable?: number;
+  seatsTotal?: number;
+}
+
+/**
+ * A showtime's state from the list. The list holds what is on sale or opening soon (and
+ * paused or closed ones while they are relevant); a showtime that left it is not on sale.
+ */
+export function stateInList(list: readonly ListedShowtime[], id: string): string {
+  const found = list.find((s) => String(s.id) === id);
+  return found ? found.saleState : 'closed';
+}
