@@ -43,7 +43,7 @@ export async function createPaymentHarness(sql: Sql) {
     return core!.call('POST', `/holds/${holdId}/checkout`, {
       token: await core!.tokenFor(customerId, showtimeId),
       headers: { 'idempotency-key': key },
-      ...(body !== undefined ? { body } : {}),
+      body,
     });
   }
 

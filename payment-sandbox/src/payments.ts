@@ -193,7 +193,7 @@ export class PaymentService {
       amount: payment.amount,
       currency: payment.currency,
       reference: payment.reference,
-      ...(reason ? { reason } : {}),
+      reason,
     };
     const event = { id: newId('evt'), type, created: Math.floor(this.deps.clock.now() / 1000), data };
     this.deps.dispatcher.emit(event, this.faultsFor(payment));

@@ -85,7 +85,7 @@ async function createPayment(faults?: Record<string, unknown>) {
       reference: `hold_port_${counter}`,
       expiresAt: new Date(Date.now() + 60_000).toISOString(),
       returnUrl: 'http://127.0.0.1:1/return',
-      ...(faults ? { faults } : {}),
+      faults,
     },
     { 'idempotency-key': `port-${counter}` },
   );

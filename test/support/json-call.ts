@@ -30,7 +30,7 @@ export async function callJson(fetchLike: FetchLike, method: string, path: strin
   if (body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
     headers['content-type'] = 'application/json';
   }
-  const response = await fetchLike(path, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const response = await fetchLike(path, { method, headers, body });
   const text = await response.text();
   let json: any = null;
   try {

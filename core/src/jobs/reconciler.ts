@@ -43,7 +43,8 @@ export async function reconcilePendingPayments(
     await settlePayment(sql, {
       paymentId: id,
       outcome,
-      ...(remote ? { amountCents: remote.amount, currency: remote.currency } : {}),
+      amountCents: remote?.amount,
+      currency: remote?.currency,
       cause: remote ? `reconciler: gateway says ${remote.status}` : 'reconciler: unknown at the gateway',
     });
     settled++;

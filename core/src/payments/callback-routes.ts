@@ -54,8 +54,8 @@ export function paymentCallbackRoutes(deps: { sql: Sql; webhookSecrets: string[]
         outcome,
         eventId: event.id,
         eventType: event.type,
-        ...(event.data.amount !== undefined ? { amountCents: event.data.amount } : {}),
-        ...(event.data.currency !== undefined ? { currency: event.data.currency } : {}),
+        amountCents: event.data.amount,
+        currency: event.data.currency,
         cause: `webhook ${event.type} ${event.id}`,
       });
       return c.json({ received: true, outcome: result.kind });

@@ -76,7 +76,7 @@ export function createGatewayClient(options: { baseUrl: string; apiKey: string; 
           reference: input.reference,
           expiresAt: input.expiresAt.toISOString(),
           returnUrl: input.returnUrl,
-          ...(input.metadata ? { metadata: input.metadata } : {}),
+          metadata: input.metadata,
         },
       });
       if (status !== 201 && status !== 200) {

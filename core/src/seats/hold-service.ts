@@ -104,7 +104,7 @@ function toView(hold: HoldRow): HoldView {
     seats: hold.seat_codes,
     expiresAt: hold.expires_at.toISOString(),
     createdAt: hold.created_at.toISOString(),
-    ...(hold.booking_id ? { bookingId: hold.booking_id } : {}),
+    bookingId: hold.booking_id ?? undefined,
   };
 }
 

@@ -14,7 +14,7 @@ const [showtimeId, otherShowtimeId] = inject('workerShowtimes');
 // Bearer prefixes in ADMIN are kept: callJson adds one only to a bare token.
 const call = (method: string, path: string, init: JsonCallInit = {}) => {
   const token = init.token?.startsWith('Bearer ') ? init.token.slice('Bearer '.length) : init.token;
-  return callJson((p, requestInit) => SELF.fetch(`https://edge.test${p}`, requestInit) as Promise<Response>, method, path, { ...init, ...(token ? { token } : {}) });
+  return callJson((p, requestInit) => SELF.fetch(`https://edge.test${p}`, requestInit) as Promise<Response>, method, path, { ...init, token });
 };
 
 const login = async (customerId: string) => (await call('POST', '/api/auth/demo', { body: { customerId } })).json.token as string;
@@ -80,7 +80,7 @@ describe('pages in workerd', () => {
     expect(list.text).toContain(`href="/showtimes/${showtimeId}"`);
     const page = await call('GET', `/showtimes/${showtimeId}`);
     expect(page.text).toContain(`data-showtime-id="${showtimeId}"`);
-    const script = page.text.match(/src="(\/assets\/buyer\.[0-9a-f]{12}\.js)"/)?.[1];
+    const script = page.text.match(/src="(\/assets\/sale\.js\?v=[a-z0-9]+)"/)?.[1];
     const asset = await call('GET', script!);
     expect(asset.headers.get('content-type')).toContain('javascript');
     expect(asset.headers.get('cache-control')).toContain('immutable');
