@@ -80,7 +80,7 @@ describe('pages in workerd', () => {
     expect(list.text).toContain(`href="/showtimes/${showtimeId}"`);
     const page = await call('GET', `/showtimes/${showtimeId}`);
     expect(page.text).toContain(`data-showtime-id="${showtimeId}"`);
-    const script = page.text.match(/src="(\/assets\/sale\.js\?v=[a-z0-9]+)"/)?.[1];
+    const script = page.text.match(/src="(\/assets\/buyer\.[0-9a-f]{12}\.js)"/)?.[1];
     const asset = await call('GET', script!);
     expect(asset.headers.get('content-type')).toContain('javascript');
     expect(asset.headers.get('cache-control')).toContain('immutable');
