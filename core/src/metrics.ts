@@ -54,10 +54,12 @@ export function registerBacklogGauges(registry: Registry, sql: Sql) {
   const read = () =>
     (pending ??= sql<{ outbox: number; refunds: number; failing: number; payments: number }[]>`
       SELECT (SELECT count(*) FROM outbox WHERE published_at IS NULL)::int AS outbox,
+             (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0) FROM outbox WHERE published_at IS NULL)::float8 AS outbox_age,
              (SELECT count(*) FROM refund_command WHERE state = 'PENDING')::int AS refunds,
              (SELECT count(*) FROM refund_command WHERE state = 'PENDING' AND attempts >= 3)::int AS failing,
-             (SELECT count(*) FROM payment WHERE status = 'PENDING')::int AS payments`
-      .then(([row]) => row as unknown as Record<string, number>)
+             (SELECT count(*) FROM payment WHERE status = 'PENDING')::int AS payments,
+             (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0) FROM payment WHERE status = 'PENDING')::float8 AS payment_age`
+      .then(([row]): Record<string, number> => ({ ...(row as unknown as Record<string, number>), database_up: 1 }))
       .finally(() => setTimeout(() => (pending = null), 0)));
   const gauge = (name: string, help: string, field: string) =>
     new Gauge({
@@ -65,6 +67,7 @@ export function registerBacklogGauges(registry: Registry, sql: Sql) {
       help,
       registers: [registry],
       async collect() {
+        // A failed read leaves every backlog at 0 and database_up at 0, which is what the alert watches.
         this.set((await read().catch(() => ({}) as Record<string, number>))[field] ?? 0);
       },
     });
@@ -72,4 +75,8 @@ export function registerBacklogGauges(registry: Registry, sql: Sql) {
   gauge('core_refunds_pending', 'Refund commands not yet executed at the gateway', 'refunds');
   gauge('core_refunds_failing', 'Refund commands that failed three times or more (needs a person)', 'failing');
   gauge('core_payments_pending', 'Payments waiting for the gateway (callback or reconciler)', 'payments');
+  // Ages, not counts, are what tell a stalled job from a busy one: a counted backlog is normal under load.
+  gauge('core_outbox_oldest_unpublished_age_seconds', 'Age of the oldest event not yet published (0 when none)', 'outbox_age');
+  gauge('core_payments_oldest_pending_age_seconds', 'Age of the oldest payment still pending (0 when none)', 'payment_age');
+  gauge('core_database_up', '1 when the scrape could read the database, 0 when it could not', 'database_up');
 }

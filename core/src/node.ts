@@ -10,6 +10,7 @@ import { createCoreApp } from './app';
 import type { CoreConfig } from './config';
 import type { BookingEventSink } from './events/event-sink';
 import { startBackgroundJobs, type JobSettings } from './jobs/job-runner';
+import { registerRetentionGauges } from './jobs/retention';
 import { createCoreMetrics, registerBacklogGauges } from './metrics';
 import { createGatewayClient, type PaymentGateway } from './payments/gateway-client';
 
@@ -39,6 +40,7 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
   const metrics = createCoreMetrics();
   if (deps.defaultMetrics) collectDefaultMetrics({ register: metrics.registry, prefix: 'core_' });
   registerBacklogGauges(metrics.registry, deps.sql);
+  registerRetentionGauges(metrics.registry, deps.sql);
   const tokenKeys = deps.tokenKeys ?? (await resolveTokenKeys(config));
   const gateway = deps.gateway ?? createGatewayClient({ baseUrl: config.paymentUrl, apiKey: config.paymentApiKey });
   const app = createCoreApp({

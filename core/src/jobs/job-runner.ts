@@ -5,6 +5,7 @@ import type { PaymentGateway } from '../payments/gateway-client';
 import { compensate } from './compensation';
 import { relayOutbox } from './outbox-relay';
 import { reconcilePendingPayments } from './reconciler';
+import { DEFAULT_RETENTION, runRetention, type RetentionSettings } from './retention';
 import { runRefundCommands } from './refund-worker';
 import { announceSoldOutShowtimes, purgeExpiredIdempotencyKeys, purgePublishedOutbox, sweepExpiredHolds } from './sweeper';
 
@@ -17,6 +18,8 @@ export interface JobSettings {
   refundEveryMs: number;
   compensateEveryMs: number;
   compensationGraceMs: number;
+  retentionEveryMs: number;
+  retention: RetentionSettings;
 }
 
 export const DEFAULT_JOB_SETTINGS: JobSettings = {
@@ -27,6 +30,8 @@ export const DEFAULT_JOB_SETTINGS: JobSettings = {
   refundEveryMs: 2_000,
   compensateEveryMs: 30_000,
   compensationGraceMs: 60_000,
+  retentionEveryMs: 60_000,
+  retention: DEFAULT_RETENTION,
 };
 
 export interface JobDeps {
@@ -62,6 +67,7 @@ export function backgroundJobs(deps: JobDeps) {
         (await reconcilePendingPayments(deps.sql, deps.gateway, { pendingAfterMs: s.reconcileAfterMs, recheckAfterMs: Math.max(s.reconcileEveryMs, 1000) })).settled,
       refunds: async () => (await runRefundCommands(deps.sql, deps.gateway)).refunded,
       compensation: async () => (await compensate(deps.sql, { graceMs: s.compensationGraceMs })).repaired,
+      retention: async () => runRetention(deps.sql, s.retention),
     },
     intervals: {
       sweeper: s.sweepEveryMs,
@@ -69,6 +75,7 @@ export function backgroundJobs(deps: JobDeps) {
       reconciler: s.reconcileEveryMs,
       refunds: s.refundEveryMs,
       compensation: s.compensateEveryMs,
+      retention: s.retentionEveryMs,
     },
   };
 }

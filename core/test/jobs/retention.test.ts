@@ -1,0 +1,207 @@
+/**
+ * Retention on the real PostgreSQL, on a database of its own (the job detaches partitions and
+ * deletes rows across the whole table): months created ahead and detached after their
+ * retention, holds going on unharmed while the job runs, webhook events trimmed, outbox rows
+ * the relay has not published never deleted, the backlog on /metrics.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres, { type Sql } from 'postgres';
+import { Registry } from 'prom-client';
+import { isolatedDatabase } from '../../../test/support/env';
+import { connectDatabase } from '../../src/db/connect';
+import { registerBacklogGauges } from '../../src/metrics';
+import { purgePublishedOutbox } from '../../src/jobs/sweeper';
+import {
+  DEFAULT_RETENTION, maintainTransitionPartitions, purgeOldWebhookEvents, readRetentionBacklog, registerRetentionGauges, runRetention,
+} from '../../src/jobs/retention';
+import { createCoreHarness, releasedTogether, unique, type CoreHarness } from '../core-harness';
+
+let sql: Sql;
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+let core: CoreHarness;
+
+beforeAll(async () => {
+  database = await isolatedDatabase('retention');
+  sql = connectDatabase(database.url, { max: 24, applicationName: 'test-retention' });
+  core = await createCoreHarness(sql);
+});
+afterAll(async () => {
+  await sql?.end();
+  await database?.drop();
+});
+
+const monthName = (date: Date) => `state_transition_y${date.getUTCFullYear()}m${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
+const monthsFromNow = (months: number) => {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + months, 1));
+};
+
+async function attachedPartitions(): Promise<string[]> {
+  const rows = await sql<{ name: string }[]>`
+    SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+     WHERE i.inhparent = 'state_transition'::regclass ORDER BY 1`;
+  return rows.map((row) => row.name);
+}
+
+describe('state_transition partitions', () => {
+  it('the job creates the coming months ahead of time, and a second pass changes nothing', async () => {
+    // Take the furthest month away, as if the job had not run for a while.
+    const furthest = monthName(monthsFromNow(DEFAULT_RETENTION.partitionsAheadMonths));
+    await sql.unsafe(`DROP TABLE IF EXISTS ${furthest}`);
+    expect(await attachedPartitions()).not.toContain(furthest);
+
+    const pass = await maintainTransitionPartitions(sql);
+    expect(pass).toMatchObject({ ran: true });
+    expect(pass.created).toBeGreaterThanOrEqual(1);
+    const attached = await attachedPartitions();
+    for (let ahead = 0; ahead <= DEFAULT_RETENTION.partitionsAheadMonths; ahead++) expect(attached).toContain(monthName(monthsFromNow(ahead)));
+    expect(attached).toContain('state_transition_default');
+    expect(await maintainTransitionPartitions(sql)).toEqual({ ran: true, created: 0, detached: [] });
+    expect((await readRetentionBacklog(sql)).partitions_ahead).toBe(DEFAULT_RETENTION.partitionsAheadMonths);
+  });
+
+  it('detaches months past their retention into the archive schema, rows and all, and keeps the rest', async () => {
+    const old = monthsFromNow(-(DEFAULT_RETENTION.transitionRetentionMonths + 2));
+    const kept = monthsFromNow(-(DEFAULT_RETENTION.transitionRetentionMonths - 1));
+    await sql`SELECT state_transition_ensure_partitions(${old}, ${monthsFromNow(2 - DEFAULT_RETENTION.transitionRetentionMonths)})`;
+    const entity = unique('old');
+    await sql`
+      INSERT INTO state_transition (entity_type, entity_id, to_state, cause, at)
+      SELECT 'hold', ${entity}, 'ACTIVE', 'history', ${old}::timestamptz + make_interval(mins => n) FROM generate_series(1, 500) AS n`;
+    await sql`
+      INSERT INTO state_transition (entity_type, entity_id, to_state, cause, at)
+      VALUES ('hold', ${entity}, 'ACTIVE', 'recent enough', ${kept}::timestamptz + interval '1 day')`;
+    await sql`ANALYZE state_transition`;
+    const backlog = await readRetentionBacklog(sql);
+    expect(backlog.state_transition).toBeGreaterThanOrEqual(500);
+
+    const pass = await maintainTransitionPartitions(sql);
+    expect(pass.detached).toContain(monthName(old));
+    expect(pass.detached).not.toContain(monthName(kept));
+    const [archived] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${sql('archive')}.${sql(monthName(old))} WHERE entity_id = ${entity}`;
+    expect(archived!.n).toBe(500);
+    const remaining = await sql<{ cause: string }[]>`SELECT cause FROM state_transition WHERE entity_id = ${entity}`;
+    expect(remaining.map((row) => row.cause)).toEqual(['recent enough']);
+    expect((await readRetentionBacklog(sql)).state_transition).toBe(0);
+    // An archived month is not created again by the next pass.
+    await sql`SELECT state_transition_ensure_partitions(${old}, ${monthsFromNow(0)})`;
+    expect(await attachedPartitions()).not.toContain(monthName(old));
+  });
+
+  it('two instances running the job at once: one does the work, neither fails', async () => {
+    await sql.unsafe(`DROP TABLE IF EXISTS ${monthName(monthsFromNow(DEFAULT_RETENTION.partitionsAheadMonths))}`);
+    const passes = await releasedTogether(4, () => maintainTransitionPartitions(sql));
+    expect(passes.reduce((sum, pass) => sum + pass.created, 0)).toBe(1);
+    expect(await attachedPartitions()).toContain(monthName(monthsFromNow(DEFAULT_RETENTION.partitionsAheadMonths)));
+  });
+
+  it('holds and cancels keep working while the job creates and detaches partitions, and their transitions land in this month', async () => {
+    const { showtimeId } = await core.createShowtime({ layout: { rows: 4, columns: 16 } });
+    const seats = Array.from({ length: 64 }, (_, i) => `${String.fromCharCode(65 + Math.floor(i / 16))}${(i % 16) + 1}`);
+    const rounds = 25;
+    let stop = false;
+    let jobPasses = 0;
+    // Forces real DDL on every pass: a month ahead dropped and recreated, an old month made and detached.
+    const churn = (async () => {
+      for (let i = 0; !stop; i++) {
+        await sql.unsafe(`DROP TABLE IF EXISTS ${monthName(monthsFromNow(DEFAULT_RETENTION.partitionsAheadMonths))}`);
+        const ancient = new Date(Date.UTC(2000 + (i % 20), 0, 1));
+        await sql.unsafe(`DROP TABLE IF EXISTS archive.${monthName(ancient)}`);
+        await sql`SELECT state_transition_ensure_partitions(${ancient}, ${new Date(ancient.getTime() + 86_400_000)})`.catch(() => {});
+        await maintainTransitionPartitions(sql);
+        jobPasses++;
+      }
+    })();
+    const statuses: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      // 32 buyers released together, two seats each: all must win, then all cancel.
+      const holds = await releasedTogether(32, (i) => core.hold(showtimeId, `ret-${round}-${i}`, [seats[2 * i]!, seats[2 * i + 1]!]));
+      statuses.push(...holds.map((h) => h.status));
+      const cancels = await releasedTogether(32, async (i) => {
+        const hold = holds[i]!;
+        if (hold.status !== 201) return hold.status;
+        return (await core.call('DELETE', `/holds/${hold.json.holdId}`, { token: await core.tokenFor(`ret-${round}-${i}`, showtimeId) })).status;
+      });
+      statuses.push(...cancels);
+    }
+    stop = true;
+    await churn;
+    expect(jobPasses).toBeGreaterThan(1);
+    expect(statuses.filter((status) => status !== 201 && status !== 204)).toEqual([]);
+    const [row] = await sql<{ n: number; in_default: number }[]>`
+      SELECT count(*)::int AS n, count(*) FILTER (WHERE t.tableoid = 'state_transition_default'::regclass)::int AS in_default
+        FROM state_transition t JOIN seat_hold h ON h.id::text = t.entity_id
+       WHERE t.entity_type = 'hold' AND h.showtime_id = ${showtimeId}`;
+    expect(row).toEqual({ n: rounds * 32 * 2, in_default: 0 });
+  });
+});
+
+describe('row retention', () => {
+  it('deletes webhook events past their retention and keeps recent ones', async () => {
+    const tag = unique('evt');
+    await sql`
+      INSERT INTO payment_event (event_id, payment_id, type, outcome, received_at)
+      SELECT ${tag} || '-old-' || n, 'pay_x', 'payment.succeeded', 'applied', now() - interval '31 days' FROM generate_series(1, 120) AS n`;
+    await sql`
+      INSERT INTO payment_event (event_id, payment_id, type, outcome, received_at)
+      SELECT ${tag} || '-new-' || n, 'pay_x', 'payment.succeeded', 'applied', now() - interval '29 days' FROM generate_series(1, 30) AS n`;
+    expect((await readRetentionBacklog(sql)).payment_event).toBeGreaterThanOrEqual(120);
+    // Small batches, as many instances would take them.
+    const settings = { ...DEFAULT_RETENTION, deleteBatchSize: 50 };
+    const removed = await Promise.all([purgeOldWebhookEvents(sql, settings), purgeOldWebhookEvents(sql, settings)]);
+    expect(removed.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    await runRetention(sql, settings);
+    const left = await sql<{ event_id: string }[]>`SELECT event_id FROM payment_event WHERE event_id LIKE ${`${tag}-%`}`;
+    expect(left.length).toBe(30);
+    expect(left.every((row) => row.event_id.includes('-new-'))).toBe(true);
+    expect((await readRetentionBacklog(sql)).payment_event).toBe(0);
+  });
+
+  it('never deletes an outbox row the relay has not published, however old', async () => {
+    const { showtimeId } = await core.createShowtime();
+    await sql`
+      INSERT INTO outbox (type, showtime_id, payload, created_at, published_at)
+      SELECT 'SeatsReleased', ${showtimeId}, jsonb_build_object('n', n), now() - interval '30 days',
+             CASE WHEN n % 2 = 0 THEN now() - interval '29 days' END
+        FROM generate_series(1, 40) AS n`;
+    expect((await readRetentionBacklog(sql)).outbox).toBeGreaterThanOrEqual(20);
+    while ((await purgePublishedOutbox(sql)) > 0);
+    await runRetention(sql);
+    const rows = await sql<{ published: boolean }[]>`SELECT published_at IS NOT NULL AS published FROM outbox WHERE showtime_id = ${showtimeId}`;
+    expect(rows.length).toBe(20);
+    expect(rows.every((row) => !row.published)).toBe(true);
+    expect((await readRetentionBacklog(sql)).outbox).toBe(0);
+  });
+
+  it('reports the backlog on /metrics', async () => {
+    await sql`
+      INSERT INTO idempotency_key (customer_id, key, request_hash, state, created_at, expires_at)
+      SELECT ${unique('c')}, 'k' || n, 'h', 'IN_FLIGHT', now() - interval '2 days', now() - interval '1 day' FROM generate_series(1, 7) AS n`;
+    const registry = new Registry();
+    registerRetentionGauges(registry, sql);
+    const text = await registry.metrics();
+    expect(text).toMatch(/^core_retention_backlog_rows\{table="idempotency_key"\} ([7-9]|\d\d+)$/m);
+    expect(text).toMatch(/^core_retention_backlog_rows\{table="outbox"\} \d+$/m);
+    expect(text).toMatch(/^core_retention_backlog_rows\{table="payment_event"\} \d+$/m);
+    expect(text).toMatch(/^core_retention_backlog_rows\{table="state_transition"\} \d+$/m);
+    expect(text).toMatch(/^core_state_transition_default_rows 0$/m);
+    expect(text).toMatch(new RegExp(`^core_state_transition_partitions_ahead ${DEFAULT_RETENTION.partitionsAheadMonths}$`, 'm'));
+  });
+
+  it('reports the age of the oldest unpublished event and pending payment, and whether the database answered', async () => {
+    const registry = new Registry();
+    registerBacklogGauges(registry, sql);
+    const text = await registry.metrics();
+    // The outbox test above left unpublished rows 30 days old.
+    const age = Number(/^core_outbox_oldest_unpublished_age_seconds (\S+)$/m.exec(text)?.[1]);
+    expect(age).toBeGreaterThan(29 * 86_400);
+    expect(text).toMatch(/^core_payments_oldest_pending_age_seconds \d+(\.\d+)?$/m);
+    expect(text).toMatch(/^core_database_up 1$/m);
+
+    const unreachable = postgres('postgres://postgres@127.0.0.1:1/none', { max: 1, connect_timeout: 1, onnotice: () => {} });
+    const down = new Registry();
+    registerBacklogGauges(down, unreachable);
+    expect(await down.metrics()).toMatch(/^core_database_up 0$/m);
+    await unreachable.end();
+  });
+});
