@@ -11,7 +11,7 @@ it('docker-compose.yml is a valid description of the stack', () => {
   const json = execFileSync('python3', ['-c', 'import json,sys,yaml; print(json.dumps(yaml.safe_load(open("docker-compose.yml"))))'], { encoding: 'utf8' });
   const compose = JSON.parse(json) as { services: Record<string, { command?: string[]; ports?: string[]; healthcheck?: unknown; depends_on?: Record<string, { condition: string }>; environment?: Record<string, string> }> };
   const services = compose.services;
-  expect(Object.keys(services).sort()).toEqual(['core', 'edge', 'migrate', 'payment', 'postgres', 'redis', 'ticker']);
+  expect(Object.keys(services).sort()).toEqual(['core', 'edge', 'grafana', 'migrate', 'payment', 'postgres', 'prometheus', 'redis', 'ticker']);
   for (const [name, service] of Object.entries(services)) {
     for (const dependency of Object.keys(service.depends_on ?? {})) expect(services[dependency], `${name} depends on ${dependency}`).toBeDefined();
     const script = service.command?.find((part) => /\.(ts|js)$/.test(part));
