@@ -48,11 +48,19 @@ export async function compensate(sql: Sql, options: { graceMs: number }) {
 
   // A REFUNDED booking whose seats are still BOOKED under it (freed and announced together).
   const [stuck] = await sql<{ released: number }[]>`
-    WITH freed AS (
+    WITH locked AS (
+      -- LOCK: seats in (showtime, seat code) order, as hold_seats takes them (no deadlock).
+      SELECT s.showtime_id, s.seat_code, b.id AS booking_id
+        FROM show_seat s JOIN booking b ON s.booking_id = b.id AND s.showtime_id = b.showtime_id
+       WHERE s.status = 'BOOKED' AND b.status = 'REFUNDED'
+       ORDER BY s.showtime_id, s.seat_code
+         FOR UPDATE OF s
+    ), freed AS (
       UPDATE show_seat s SET status = 'AVAILABLE', booking_id = NULL, hold_id = NULL, customer_id = NULL
-        FROM booking b
-       WHERE s.booking_id = b.id AND s.showtime_id = b.showtime_id AND s.status = 'BOOKED' AND b.status = 'REFUNDED'
-      RETURNING s.showtime_id, s.booking_id, s.seat_code
+        FROM locked l
+       WHERE s.showtime_id = l.showtime_id AND s.seat_code = l.seat_code AND s.booking_id = l.booking_id AND s.status = 'BOOKED'
+      -- RETURNING shows the row after the update (booking_id NULL): take the id from the lock.
+      RETURNING s.showtime_id, l.booking_id, s.seat_code
     ), announced AS (
       INSERT INTO outbox (type, showtime_id, payload)
       SELECT 'SeatsReleased', showtime_id,

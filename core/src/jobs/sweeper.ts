@@ -17,13 +17,22 @@ export async function sweepExpiredHolds(sql: Sql, batchSize = 500): Promise<numb
     ), ended AS (
       UPDATE seat_hold h SET status = 'EXPIRED', status_cause = 'hold time ran out', ended_at = now()
         FROM lapsed l WHERE h.id = l.id
-      RETURNING h.id, h.showtime_id, h.customer_id
+      RETURNING h.id, h.showtime_id, h.customer_id, h.seat_codes
+    ), locked AS (
+      -- LOCK: every seat of the batch in (showtime, seat code) order, the order hold_seats
+      -- takes them in, so a sweep never deadlocks with a buyer holding a lapsed seat.
+      SELECT s.showtime_id, s.seat_code, e.id AS hold_id
+        FROM show_seat s JOIN ended e ON s.showtime_id = e.showtime_id AND s.seat_code = ANY (e.seat_codes)
+       ORDER BY s.showtime_id, s.seat_code
+         FOR UPDATE OF s
     ), freed AS (
       -- Only seats still carrying this hold: one retaken by another buyer is left alone.
       UPDATE show_seat s SET status = 'AVAILABLE', hold_id = NULL, customer_id = NULL, hold_expires_at = NULL
-        FROM ended e
-       WHERE s.showtime_id = e.showtime_id AND s.hold_id = e.id AND s.status = 'HELD'
-      RETURNING s.hold_id, s.seat_code
+        FROM locked l
+       WHERE s.showtime_id = l.showtime_id AND s.seat_code = l.seat_code
+         AND s.hold_id = l.hold_id AND s.status = 'HELD'
+      -- RETURNING shows the row after the update (hold_id NULL): take the id from the lock.
+      RETURNING l.hold_id, s.seat_code
     ), announced AS (
       INSERT INTO outbox (type, showtime_id, payload)
       SELECT 'HoldReleased', e.showtime_id,

@@ -58,10 +58,17 @@ export async function confirmHold(sql: Db, args: { holdId: string; bookingId: st
       UPDATE seat_hold SET status = 'CONFIRMED', status_cause = ${`paid by ${args.paymentId}`}, ended_at = now()
        WHERE id = ${args.holdId}::uuid AND status = 'ACTIVE' AND expires_at > now()
       RETURNING id, showtime_id, seat_codes
+    ), locked AS (
+      -- LOCK: seats in seat-code order, as hold_seats and endHold take them (no deadlock).
+      SELECT s.showtime_id, s.seat_code
+        FROM show_seat s JOIN confirmed c ON s.showtime_id = c.showtime_id AND s.seat_code = ANY (c.seat_codes)
+       ORDER BY s.showtime_id, s.seat_code
+         FOR UPDATE OF s
     ), booked AS (
       UPDATE show_seat s SET status = 'BOOKED', booking_id = ${args.bookingId}::uuid, hold_expires_at = NULL
-        FROM confirmed c
-       WHERE s.showtime_id = c.showtime_id AND s.hold_id = c.id AND s.status = 'HELD'
+        FROM locked l, confirmed c
+       WHERE s.showtime_id = l.showtime_id AND s.seat_code = l.seat_code
+         AND s.hold_id = c.id AND s.status = 'HELD'
       RETURNING s.seat_code
     )
     SELECT EXISTS (SELECT 1 FROM confirmed) AS confirmed,
@@ -119,11 +126,18 @@ export async function refundBookingAndFreeSeats(sql: Db, bookingId: string, caus
     WITH refunded AS (
       UPDATE booking SET status = 'REFUNDED', status_cause = ${cause}
        WHERE id = ${bookingId}::uuid AND status = 'CONFIRMED'
-      RETURNING id, showtime_id, customer_id, payment_id, hold_id
+      RETURNING id, showtime_id, customer_id, payment_id, hold_id, seat_codes
+    ), locked AS (
+      -- LOCK: seats in seat-code order, as hold_seats and endHold take them (no deadlock).
+      SELECT s.showtime_id, s.seat_code
+        FROM show_seat s JOIN refunded r ON s.showtime_id = r.showtime_id AND s.seat_code = ANY (r.seat_codes)
+       ORDER BY s.showtime_id, s.seat_code
+         FOR UPDATE OF s
     ), freed AS (
       UPDATE show_seat s SET status = 'AVAILABLE', booking_id = NULL, hold_id = NULL, customer_id = NULL
-        FROM refunded r
-       WHERE s.showtime_id = r.showtime_id AND s.booking_id = r.id AND s.status = 'BOOKED'
+        FROM locked l, refunded r
+       WHERE s.showtime_id = l.showtime_id AND s.seat_code = l.seat_code
+         AND s.booking_id = r.id AND s.status = 'BOOKED'
       RETURNING s.seat_code
     )
     SELECT r.showtime_id, r.customer_id, r.payment_id, r.hold_id,

@@ -67,7 +67,9 @@ export async function findHold(sql: Db, holdId: string): Promise<HoldRow | null>
 }
 
 /**
- * Ends an ACTIVE hold of this customer and frees its seats in one statement. The seat_hold row
+ * Ends an ACTIVE hold of this customer and frees its seats in one statement. Lock order, here
+ * and in every statement that locks several seats: the owning row first (hold or booking),
+ * then the show_seat rows in (showtime_id, seat_code) order, as hold_seats does. The seat_hold row
  * is the hold's lock: a concurrent confirmation that got there first leaves 0 rows here.
  * Seats are freed only where they still carry this hold id, so a seat someone else took after
  * this hold lapsed is never touched. The trigger logs the transition; the outbox announces it.
@@ -83,12 +85,20 @@ export async function endHold(
              status_cause = ${args.cause}, ended_at = now()
        WHERE id = ${args.holdId}::uuid AND customer_id = ${args.customerId}
          AND showtime_id = ${args.showtimeId} AND status = 'ACTIVE'
-      RETURNING id, showtime_id, customer_id, status
+      RETURNING id, showtime_id, customer_id, status, seat_codes
+    ), locked AS (
+      -- LOCK: the seats in seat-code order, the order hold_seats takes them in, so a cancel
+      -- racing a new hold on the same seats waits instead of deadlocking.
+      SELECT s.showtime_id, s.seat_code
+        FROM show_seat s JOIN ended e ON s.showtime_id = e.showtime_id AND s.seat_code = ANY (e.seat_codes)
+       ORDER BY s.showtime_id, s.seat_code
+         FOR UPDATE OF s
     ), freed AS (
       UPDATE show_seat s
          SET status = 'AVAILABLE', hold_id = NULL, customer_id = NULL, hold_expires_at = NULL
-        FROM ended e
-       WHERE s.showtime_id = e.showtime_id AND s.hold_id = e.id AND s.status = 'HELD'
+        FROM locked l, ended e
+       WHERE s.showtime_id = l.showtime_id AND s.seat_code = l.seat_code
+         AND s.hold_id = e.id AND s.status = 'HELD'
       RETURNING s.seat_code
     ), announced AS (
       INSERT INTO outbox (type, showtime_id, payload)
