@@ -1,6 +1,7 @@
 /**
- * Script replies (flat arrays of integers and strings) turned into typed values. Numbers
- * may arrive as numbers (RESP integers) or strings (bulk strings, Upstash), hence Number().
+ * Script replies (flat arrays of integers and strings, fields named in reply-fields.ts)
+ * turned into typed values. Numbers may arrive as numbers (RESP integers) or strings (bulk
+ * strings, Upstash), hence Number().
  */
 import {
   admissionRatePerMs,
@@ -10,6 +11,7 @@ import {
   pollAfterWaitingMs,
   type RoomSnapshot,
 } from './estimate';
+import { readReply } from './reply-fields';
 import { settingsFromHash, type RoomState } from './settings';
 
 export type BuyerState =
@@ -45,8 +47,8 @@ export interface Standing {
 const num = (value: unknown): number => Number(value);
 
 export function standingFromReply(reply: unknown[], random?: () => number): Standing {
-  const [, rawState, ticket, position, expiresAtMs, lineLength, , admitsInWindow, rateWindowMs, nowMs, roomState, opensAtMs, admitPerMinute, abandonGraceMs] =
-    reply;
+  const { state: rawState, ticket, position, expiresAtMs, lineLength, admitsInWindow, rateWindowMs, nowMs, roomState, opensAtMs, admitPerMinute, abandonGraceMs } =
+    readReply('poll', reply);
   const state = String(rawState) as BuyerState;
   const now = num(nowMs);
   const opensAt = num(opensAtMs) || null;
@@ -93,7 +95,7 @@ export interface RoomView {
 }
 
 export function roomViewFromReply(showtimeId: string, reply: unknown[]): RoomView {
-  const [, nowMs, preLength, lineLength, offered, active, admitsInWindow, headTicket, tailTicket, cfg, stats] = reply;
+  const { nowMs, preLength, lineLength, offered, active, admitsInWindow, headTicket, tailTicket, cfg, stats } = readReply('inspect', reply);
   const cfgFields = pairsToMap(cfg);
   const counters = pairsToMap(stats);
   const settings = settingsFromHash(cfgFields);

@@ -1,0 +1,79 @@
+/**
+ * The fields of every script's reply, named once, in reply order. Lua answers with flat
+ * arrays (`{1, ticket, sessionExpiresAtMs, alreadyAdmitted}`); the engine reads them by name
+ * through `readReply`, and the in-process twins (memory/) build theirs with `buildReply`, so a
+ * field added to a script is added here and both sides follow. The list is checked against
+ * the scripts themselves: queue/test/reply-shapes.test.ts runs every script on Redis and on
+ * the twin and compares the replies field by field.
+ *
+ * A reply opens with a status: 1, or a negative refusal code (codes.ts), which is then the
+ * whole reply. `take` is the exception: its first field is the decision (1 allowed, 0 not).
+ * `rest` names what follows the fixed fields in a reply of variable length.
+ */
+import type { ScriptName } from './scripts.gen';
+
+/** Where a buyer stands: the describe() reply of join and poll (lua/includes/describe.lua). */
+const STANDING_FIELDS = [
+  'state',
+  'ticket',
+  'position',
+  'expiresAtMs',
+  'lineLength',
+  'preLength',
+  'admitsInWindow',
+  'rateWindowMs',
+  'nowMs',
+  'roomState',
+  'opensAtMs',
+  'admitPerMinute',
+  'abandonGraceMs',
+] as const;
+
+export const REPLY_FIELDS = {
+  join: { status: true, fields: STANDING_FIELDS, rest: null },
+  poll: { status: true, fields: STANDING_FIELDS, rest: null },
+  claim: { status: true, fields: ['ticket', 'sessionExpiresAtMs', 'alreadyAdmitted'], rest: null },
+  tick: { status: true, fields: ['offered', 'skipped', 'roomState'], rest: null },
+  release: { status: true, fields: ['freed', 'offered'], rest: null },
+  leave: { status: true, fields: ['removed', 'offered'], rest: null },
+  configure: { status: true, fields: ['state', 'applied'], rest: null },
+  inspect: {
+    status: true,
+    fields: ['nowMs', 'preLength', 'lineLength', 'offered', 'active', 'admitsInWindow', 'headTicket', 'tailTicket', 'cfg', 'stats'],
+    rest: null,
+  },
+  prequeue: { status: true, fields: ['roomState', 'seed', 'total', 'drawNext'], rest: 'members' },
+  draw: { status: true, fields: ['drawNext', 'done', 'placed'], rest: null },
+  /** add/remove: one value, how many changed; list: the registered showtime ids. */
+  registry: { status: true, fields: [], rest: 'values' },
+  take: { status: false, fields: ['allowed', 'retryAfterMs', 'customerTokensLeft', 'showtimeTokensLeft', 'admission'], rest: null },
+} as const satisfies Record<ScriptName, { status: boolean; fields: readonly string[]; rest: string | null }>;
+
+export type ReplyField<N extends ScriptName> = (typeof REPLY_FIELDS)[N]['fields'][number];
+
+/** A value as a script returns it: an integer, a string, or a nested flat list. */
+export type ReplyValue = number | string | ReplyValue[];
+
+/** A success reply by name; `rest` holds what follows the fixed fields (empty if nothing). */
+export type NamedReply<N extends ScriptName> = { readonly [K in ReplyField<N>]: unknown } & { readonly rest: unknown[] };
+
+export function readReply<N extends ScriptName>(name: N, reply: unknown[]): NamedReply<N> {
+  const layout = REPLY_FIELDS[name];
+  const first = layout.status ? 1 : 0;
+  const named: Record<string, unknown> = { rest: reply.slice(first + layout.fields.length) };
+  layout.fields.forEach((field: string, i: number) => {
+    named[field] = reply[first + i];
+  });
+  return named as NamedReply<N>;
+}
+
+/** The flat reply a script gives for these values (status 1 first, where the script has one). */
+export function buildReply<N extends ScriptName>(
+  name: N,
+  values: { readonly [K in ReplyField<N>]: ReplyValue },
+  rest: readonly ReplyValue[] = [],
+): ReplyValue[] {
+  const layout = REPLY_FIELDS[name];
+  const byName = values as Record<string, ReplyValue>;
+  return [...(layout.status ? [1] : []), ...layout.fields.map((field: string) => byName[field]!), ...rest];
+}
