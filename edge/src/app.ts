@@ -16,6 +16,7 @@ import type { EdgeMetrics } from './metrics';
 import { accessGate } from './middleware/access-gate';
 import { purchaseBuckets } from './middleware/purchase-buckets';
 import { requestId } from './middleware/request-id';
+import { traceLogFields } from '../../lib/trace-context';
 import { requestMetrics } from './middleware/request-metrics';
 import { createRoomCatalog } from './rooms/room-catalog';
 import { createRoomGateway, type RoomGateway } from './rooms/room-gateway';
@@ -89,7 +90,7 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway 
   // Hold conflicts and 429s per showtime, for the operator console (after the error handler ran).
   const activity = createShowtimeActivity();
   app.use('/api/*', activity.recorder());
-  app.onError(createErrorHandler((error, c) => deps.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error')));
+  app.onError(createErrorHandler((error, c) => deps.logger.error({ err: error, requestId: c.get('requestId'), ...(c.get('trace') ? traceLogFields(c.get('trace')) : {}) }, 'unhandled error')));
   // A person who mistypes a page address gets a page; API clients (and /api paths) get JSON.
   app.notFound((c) => (!c.req.path.startsWith('/api/') && (c.req.header('accept') ?? '').includes('text/html') ? pageNotFound(c) : notFoundHandler(c)));
 

@@ -55,6 +55,8 @@ export interface ForwardOptions {
   headers: Headers;
   body: ArrayBuffer | null;
   requestId: string;
+  /** Sent as the core's traceparent (lib/trace-context.ts): the edge's span is its parent. */
+  traceparent?: string;
   clientAddress: string | null;
   /** Replaces any Authorization the client sent (the verified access token). */
   authorization?: string | null;
@@ -77,6 +79,7 @@ export function createCoreClient(options: CoreClientOptions) {
     async forward(request: ForwardOptions): Promise<Response> {
       const headers = stripHopByHop(request.headers, REQUEST_ONLY_HERE);
       headers.set('x-request-id', request.requestId);
+      if (request.traceparent) headers.set('traceparent', request.traceparent);
       if (request.clientAddress) headers.set('x-forwarded-for', request.clientAddress);
       if (request.authorization !== undefined) {
         if (request.authorization) headers.set('authorization', request.authorization);

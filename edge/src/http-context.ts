@@ -1,9 +1,12 @@
 /** Request-scoped values the edge's middleware sets and its handlers read. */
 import type { Context } from 'hono';
 import type { AccessClaims } from '../../lib/access-token';
+import type { TraceContext } from '../../lib/trace-context';
 
 export interface EdgeVariables {
   requestId: string;
+  /** The W3C trace this request belongs to, with the edge's own span (middleware/request-id.ts). */
+  trace: TraceContext;
   access: AccessClaims;
   /** The verified access token itself (Bearer or cookie), forwarded to the core. */
   accessToken: string;

@@ -2,10 +2,14 @@ import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { incomingRequestId } from '../../../lib/http';
+import { continueTrace, traceLogFields, type TraceContext } from '../../../lib/trace-context';
+import { runInTrace } from './trace';
 import type { CoreMetrics } from '../metrics';
 
 export interface RequestContextVariables {
   requestId: string;
+  /** The caller's W3C trace continued under the core's own span (lib/trace-context.ts). */
+  trace: TraceContext;
   /** The service logger; log with `{ requestId }` (a child per request costs more than the request). */
   log: Logger;
 }
@@ -16,22 +20,26 @@ export interface RequestContextVariables {
  * buyer from the edge to the core) and a latency observation. The response header is set
  * before the handler runs: changing headers after the response exists makes @hono/node-server
  * rebuild it as a full Response, which cost three quarters of a cheap request's throughput.
+ * The caller's traceparent is continued under a span of the core's own, logged with the request
+ * and passed on to the payment gateway (payments/gateway-client.ts).
  */
 export function requestContext(options: { logger: Logger; metrics: CoreMetrics }): MiddlewareHandler<{ Variables: RequestContextVariables }> {
   const { logger, metrics } = options;
   return async function requestContextMiddleware(c, next) {
     const requestId = incomingRequestId(c.req.header('x-request-id')) ?? randomUUID();
     c.set('requestId', requestId);
+    const trace = continueTrace(c.req.header('traceparent'));
+    c.set('trace', trace);
     c.set('log', logger);
     c.header('X-Request-Id', requestId);
     const startedAt = performance.now();
-    await next();
+    await runInTrace(trace, next);
     const seconds = (performance.now() - startedAt) / 1000;
     const status = c.res.status;
     metrics.httpRequestDuration.observe({ method: c.req.method, route: c.req.routePath || 'unmatched', status: String(status) }, seconds);
     if (status >= 500 || logger.isLevelEnabled('debug')) {
       logger[status >= 500 ? 'error' : 'debug'](
-        { requestId, method: c.req.method, path: c.req.path, status, ms: Math.round(seconds * 1000) },
+        { requestId, ...traceLogFields(trace), method: c.req.method, path: c.req.path, status, ms: Math.round(seconds * 1000) },
         'request',
       );
     }

@@ -1,4 +1,6 @@
 import { AppError } from '../../../lib/errors';
+import { traceparentOf } from '../../../lib/trace-context';
+import { currentTrace } from '../http/trace';
 
 /** What the core needs from a payment gateway (the sandbox in development and tests). */
 export interface GatewayPayment {
@@ -47,6 +49,8 @@ export function createGatewayClient(options: { baseUrl: string; apiKey: string; 
 
   async function call<T>(method: string, path: string, init: { body?: unknown; idempotencyKey?: string } = {}): Promise<{ status: number; json: T }> {
     let response: Response;
+    // A call made while serving a request joins its trace, the core's span as the parent.
+    const trace = currentTrace();
     try {
       response = await doFetch(`${base}${path}`, {
         method,
@@ -54,6 +58,7 @@ export function createGatewayClient(options: { baseUrl: string; apiKey: string; 
           authorization: `Bearer ${options.apiKey}`,
           ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...(init.idempotencyKey ? { 'idempotency-key': init.idempotencyKey } : {}),
+          ...(trace ? { traceparent: traceparentOf(trace) } : {}),
         },
         ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
         signal: AbortSignal.timeout(timeoutMs),

@@ -7,6 +7,7 @@
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { AppError, notFound } from '../../../lib/errors';
+import { traceparentOf } from '../../../lib/trace-context';
 import type { CoreClient } from '../core-client';
 import { bearerToken, cookieNames, SHOWTIME_ID, type EdgeEnv } from '../http-context';
 import type { EdgeMetrics } from '../metrics';
@@ -59,6 +60,7 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
       headers: c.req.raw.headers,
       body,
       requestId: c.get('requestId'),
+      ...(c.get('trace') ? { traceparent: traceparentOf(c.get('trace')) } : {}),
       clientAddress: deps.clientAddress(c),
       ...(withAccess ? { authorization: accessToken ? `Bearer ${accessToken}` : null } : {}),
     });
