@@ -19,6 +19,8 @@ import { connectDatabase } from '../../../core/src/db/connect';
 import { rectangularLayout, type LayoutOptions } from '../../../core/src/demo/seat-layout';
 import { startCore } from '../../../core/src/node';
 import { startPaymentSandbox } from '../../../payment-sandbox/src/start';
+import { redisStreamSink } from '../../../core/src/events/event-sink';
+import type { BookingEvent, BookingEventType } from '../../../lib/booking-events';
 import { createIoredisStore, createRoomEngine, createRoomTicker, type RoomSettingsPatch } from '../../../queue/src/index';
 import { testDatabaseUrl, testRedisNamespace, testRedisUrl } from '../../../test/support/env';
 import { parseEdgeConfig } from '../../src/config';
@@ -146,9 +148,30 @@ export async function startBrowserStack() {
     return { token: login.token as string, ...joined.json };
   }
 
+  /**
+   * What the outbox relay and the edge's consumer do in production, for one showtime only
+   * (the jobs are off here: they would act on other test files' rows): this showtime's
+   * unpublished outbox rows go to the edge's booking-events stream, plus any extra events
+   * (what the sweeper would have written), and the edge applies them.
+   */
+  async function deliverBookingEvents(showtimeId: number, extra: Omit<BookingEvent, 'eventId' | 'occurredAt'>[] = []) {
+    const rows = await sql<{ id: number; event_id: string; type: BookingEventType; payload: Record<string, unknown>; created_at: Date }[]>`
+      UPDATE outbox SET published_at = now()
+       WHERE showtime_id = ${showtimeId} AND published_at IS NULL
+      RETURNING id, event_id, type, payload, created_at`;
+    const events: BookingEvent[] = rows
+      .sort((a, b) => Number(a.id) - Number(b.id))
+      .map((row) => ({ eventId: row.event_id, type: row.type, showtimeId, occurredAt: row.created_at.toISOString(), payload: row.payload }));
+    for (const event of extra) events.push({ ...event, eventId: `extra-${showtimeId}-${++counter}`, occurredAt: new Date().toISOString() } as BookingEvent);
+    await redisStreamSink(tickerRedis, { keyPrefix }).publish(events);
+    await edge.consumer.pumpOnce();
+    return events;
+  }
+
   return {
     edgeUrl,
     sandbox,
+    deliverBookingEvents,
     core,
     edge,
     engine,
