@@ -10,7 +10,14 @@ export interface StoredResponse {
 
 /** Answers meant to be retried are never stored: the next attempt must run for real. */
 const NOT_STORED = new Set([409, 429, 503]);
-const IN_FLIGHT_LEASE = '30 seconds';
+/**
+ * How long a request's claim on its key lasts before a retry may take it over (its process
+ * died). Longer than a checkout can run (gateway timeout 5 s, lock timeout 2 s); short enough
+ * that a buyer whose checkout crashed is not told "in flight" for long. Taking over a claim
+ * whose owner is in fact still running is safe for checkout: both send the gateway the same
+ * request (it answers both with one session) and the payment insert is ON CONFLICT DO NOTHING.
+ */
+const IN_FLIGHT_LEASE = '10 seconds';
 
 /** Same key + same body means the same JSON, whatever the key order or spacing. */
 export function requestFingerprint(method: string, path: string, body: unknown): string {

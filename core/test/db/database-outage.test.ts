@@ -76,7 +76,7 @@ describe('a connection the server ends', () => {
     expect((await h.hold(showtimeId, customer, ['A1'])).status).toBe(201);
     // A long statement on the pool's only connection, ended by the server the way a fast
     // shutdown ends it (FATAL 57P01), while a buyer's read waits behind it.
-    const [{ pid }] = await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+    const [{ pid }] = (await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`) as unknown as [{ pid: number }];
     const sleeper = sql`SELECT pg_sleep(5)`.catch((error: unknown) => error);
     const waitingRead = h.call('GET', `/showtimes/${showtimeId}/seats`, { token: await h.tokenFor(customer, showtimeId) });
     const killer = connectDatabase(testDatabaseUrl(), { max: 1 });
