@@ -42,6 +42,31 @@ export interface BookingEventPayload {
 /** Stream key, optionally under a namespace prefix (tests, several environments on one Redis). */
 export const bookingEventsStreamKey = (prefix = '') => `${prefix}${BOOKING_EVENTS_STREAM}`;
 
+/**
+ * Recovery when Redis loses data (restarted without persistence, restored from an older
+ * snapshot). The outbox keeps published events for a retention period, so they can be sent again:
+ * - the epoch key is set (NX) by the relay next to the stream; finding it gone means the
+ *   stream's history is gone, and the relay publishes every retained event again;
+ * - the republish key is a sorted set of times (Unix ms) a consumer asks to be republished
+ *   from, when it finds the stream behind the position it had already read (the stream went
+ *   back in time); the relay takes the earliest and publishes again what it published since.
+ */
+export const bookingEventsEpochKey = (prefix = '') => `${prefix}${BOOKING_EVENTS_STREAM}:epoch`;
+export const bookingEventsRepublishKey = (prefix = '') => `${prefix}${BOOKING_EVENTS_STREAM}:republish`;
+
+/** Milliseconds part of a stream entry id (`<ms>-<seq>`), 0 for anything else. */
+export function streamIdMs(id: string): number {
+  const ms = Number(id.split('-')[0]);
+  return Number.isFinite(ms) ? ms : 0;
+}
+
+/** Orders two stream ids (`<ms>-<seq>`): negative, zero or positive like a comparator. */
+export function compareStreamIds(a: string, b: string): number {
+  const [aMs = 0, aSeq = 0] = a.split('-').map(Number);
+  const [bMs = 0, bSeq = 0] = b.split('-').map(Number);
+  return aMs === bMs ? aSeq - bSeq : aMs - bMs;
+}
+
 export function encodeBookingEvent(event: BookingEvent): string[] {
   return [
     'eventId', event.eventId,

@@ -56,7 +56,11 @@ const eventSink = eventsRedis
   ? redisStreamSink(eventsRedis, { keyPrefix: process.env.REDIS_KEY_PREFIX ?? '' })
   : embeddedEvents!.sink;
 
-const core = await startCore(coreConfig, { sql: database.sql, defaultMetrics: true, tokenKeys, eventSink });
+// The edge, the queue ticker and the core's own admission check share one room store: Redis,
+// or the in-process store.
+const tickerRedis = redisUrl ? connectEdgeRedis(redisUrl) : null;
+const roomStore = tickerRedis ? createIoredisStore(tickerRedis) : createMemoryStore();
+const core = await startCore(coreConfig, { sql: database.sql, defaultMetrics: true, tokenKeys, eventSink, admissionStore: roomStore });
 const sandboxEnv = configFromEnv({ CORE_URL: core.url, ...process.env });
 const sandbox = await startPaymentSandbox({
   port: sandboxEnv.port,
@@ -65,10 +69,7 @@ const sandbox = await startPaymentSandbox({
   logger: pino({ name: 'payment-sandbox', level: process.env.LOG_LEVEL ?? 'info' }),
 });
 
-// The edge and the queue ticker share one room store: Redis, or the in-process store.
 const edgeConfig = parseEdgeConfig({ ...process.env, CORE_URL: core.url });
-const tickerRedis = redisUrl ? connectEdgeRedis(redisUrl) : null;
-const roomStore = tickerRedis ? createIoredisStore(tickerRedis) : createMemoryStore();
 const edge = await startEdge(edgeConfig, {
   tokenKeys,
   ...(redisUrl ? {} : { scriptStore: roomStore, edgeStore: embeddedEvents!.store }),

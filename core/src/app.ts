@@ -13,6 +13,10 @@ import { checkoutRoutes } from './checkout/checkout-routes';
 import { createCheckoutService } from './checkout/checkout-service';
 import type { PaymentGateway } from './payments/gateway-client';
 import { paymentCallbackRoutes } from './payments/callback-routes';
+import type { AdmissionCheck } from './http/admission';
+import { requireServiceToken } from './http/service-token';
+import { createSaleControlService } from './sale/sale-control';
+import { saleControlRoutes } from './sale/sale-routes';
 import { toHttpError } from './db/sql-errors';
 
 const READY_TIMEOUT_MS = 2_000;
@@ -36,6 +40,10 @@ export interface CoreDeps {
   webhookSecrets: string[];
   /** Base URL of the buyer-facing site (the edge): where the pay page sends buyers back. */
   publicBaseUrl: string;
+  /** The waiting room's own check of each purchase (turn live, token buckets); none when embedded without a store. */
+  admission?: AdmissionCheck | null;
+  /** When set, every route but health, metrics and the payment callback needs it in X-Service-Token (the edge sends it). */
+  serviceToken?: string | null;
   /** Largest accepted request body; holds are tiny, hall layouts are the biggest bodies. */
   maxBodyBytes?: number;
 }
@@ -44,6 +52,7 @@ export interface CoreDeps {
 export function createCoreApp(deps: CoreDeps) {
   const app = new Hono<{ Variables: RequestContextVariables }>();
   const holds = createHoldService({ sql: deps.sql, metrics: deps.metrics });
+  const sale = createSaleControlService({ sql: deps.sql });
   const checkout = createCheckoutService({ sql: deps.sql, holds, gateway: deps.gateway, config: { publicBaseUrl: deps.publicBaseUrl } });
 
   app.use('*', requestContext({ logger: deps.logger, metrics: deps.metrics }));
@@ -69,12 +78,14 @@ export function createCoreApp(deps: CoreDeps) {
     return c.body(await deps.metrics.registry.metrics());
   });
 
+  if (deps.serviceToken) app.use('*', requireServiceToken(deps.serviceToken));
   app.route('/', publicCatalogRoutes({ sql: deps.sql }));
-  app.route('/', seatRoutes({ sql: deps.sql, holds, verifyAccessToken: deps.verifyAccessToken }));
-  app.route('/', checkoutRoutes({ sql: deps.sql, checkout, verifyAccessToken: deps.verifyAccessToken }));
+  app.route('/', seatRoutes({ sql: deps.sql, holds, verifyAccessToken: deps.verifyAccessToken, admission: deps.admission ?? null }));
+  app.route('/', checkoutRoutes({ sql: deps.sql, checkout, verifyAccessToken: deps.verifyAccessToken, admission: deps.admission ?? null }));
   app.route('/', bookingRoutes({ sql: deps.sql, verifyAccessToken: deps.verifyAccessToken }));
   app.route('/', paymentCallbackRoutes({ sql: deps.sql, webhookSecrets: deps.webhookSecrets }));
-  app.route('/admin', adminCatalogRoutes({ sql: deps.sql, adminToken: deps.adminToken }));
+  app.route('/admin', adminCatalogRoutes({ sql: deps.sql, adminToken: deps.adminToken, sale }));
+  app.route('/admin', saleControlRoutes({ sale, adminToken: deps.adminToken }));
   app.route('/admin', adminBookingRoutes({ sql: deps.sql, adminToken: deps.adminToken }));
   return app;
 }

@@ -4,7 +4,11 @@ import { z } from 'zod';
 const coreEnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
   CORE_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
-  CORE_HOST: z.string().default('0.0.0.0'),
+  // Only the edge faces buyers: the core listens on loopback unless told otherwise.
+  CORE_HOST: z.string().optional(),
+  HOST: z.string().optional(),
+  CORE_SERVICE_TOKEN: z.string().min(16, 'CORE_SERVICE_TOKEN must be at least 16 characters').optional(),
+  REDIS_KEY_PREFIX: z.string().default(''),
   DATABASE_URL: z.string().url().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional(),
@@ -34,6 +38,7 @@ export function parseCoreConfig(env: Record<string, string | undefined>) {
   const value = parsed.data;
   const production = value.NODE_ENV === 'production';
   if (production && !value.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN is required in production');
+  if (production && !value.CORE_SERVICE_TOKEN) throw new Error('CORE_SERVICE_TOKEN (shared with the edge) is required in production');
   if (production && !value.PAYMENT_WEBHOOK_SECRET) throw new Error('PAYMENT_WEBHOOK_SECRET is required in production');
   if (production && !value.TOKEN_PUBLIC_JWKS && !value.TOKEN_SIGNING_KEY) {
     throw new Error('TOKEN_PUBLIC_JWKS (the edge\'s public keys) is required in production');
@@ -41,7 +46,9 @@ export function parseCoreConfig(env: Record<string, string | undefined>) {
   return {
     production,
     port: value.CORE_PORT,
-    host: value.CORE_HOST,
+    host: value.CORE_HOST ?? value.HOST ?? '127.0.0.1',
+    serviceToken: value.CORE_SERVICE_TOKEN ?? null,
+    redisKeyPrefix: value.REDIS_KEY_PREFIX,
     databaseUrl: value.DATABASE_URL ?? null,
     databasePoolSize: value.DATABASE_POOL_SIZE,
     adminToken: value.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,

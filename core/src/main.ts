@@ -5,6 +5,7 @@ import { migrate } from './db/migrate';
 import { startCore } from './node';
 import { Redis } from 'ioredis';
 import { redisStreamSink } from './events/event-sink';
+import { createIoredisStore } from '../../queue/src/index';
 
 const config = parseCoreConfig(process.env);
 if (!config.databaseUrl) {
@@ -17,11 +18,21 @@ await migrate(sql);
 // outbox table until a relay with Redis runs.
 const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }) : null;
 if (!redis) console.warn('REDIS_URL not set: booking events stay in the outbox until a relay can publish them');
-const core = await startCore(config, { sql, defaultMetrics: true, eventSink: redis ? redisStreamSink(redis) : null });
+// The core's own admission check talks to the waiting room's Redis; it must fail fast when
+// Redis is away (the failure policy then lets known turns go on), never queue commands.
+const roomRedis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000 }) : null;
+roomRedis?.on('error', () => {});
+const core = await startCore(config, {
+  sql,
+  defaultMetrics: true,
+  eventSink: redis ? redisStreamSink(redis) : null,
+  admissionStore: roomRedis ? createIoredisStore(roomRedis) : null,
+});
 const shutdown = async () => {
   await core.close();
   await sql.end({ timeout: 5 });
   redis?.disconnect();
+  roomRedis?.disconnect();
   process.exit(0);
 };
 process.once('SIGINT', () => void shutdown());

@@ -38,6 +38,18 @@ export function createCoreMetrics(registry = new Registry()) {
       help: 'Hold attempts retried after a deadlock, serialization failure or lock timeout',
       registers: [registry],
     }),
+    admissionUnchecked: new Counter({
+      name: 'core_admission_unchecked_total',
+      help: 'Purchases let through without an admission decision: room store down, or a turn Redis lost',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    admissionRefused: new Counter({
+      name: 'core_admission_refused_total',
+      help: 'Purchases refused by the core itself: turn ended (410) or token bucket empty (429)',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
   };
 }
 

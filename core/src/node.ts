@@ -13,6 +13,8 @@ import { startBackgroundJobs, type JobSettings } from './jobs/job-runner';
 import { registerRetentionGauges } from './jobs/retention';
 import { createCoreMetrics, registerBacklogGauges } from './metrics';
 import { createGatewayClient, type PaymentGateway } from './payments/gateway-client';
+import { createAdmissionCheck } from './http/admission';
+import type { ScriptStore } from '../../queue/src/index';
 
 export interface RunningCore {
   url: string;
@@ -28,6 +30,8 @@ export interface CoreRuntimeDeps {
   eventSink?: BookingEventSink | null;
   jobSettings?: Partial<JobSettings>;
   defaultMetrics?: boolean;
+  /** The waiting room's store (Redis, or the in-process store when embedded) for the core's own admission check. */
+  admissionStore?: ScriptStore | null;
 }
 
 /**
@@ -52,6 +56,8 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
     gateway,
     webhookSecrets: config.webhookSecrets,
     publicBaseUrl: config.publicUrl,
+    serviceToken: config.serviceToken,
+    admission: deps.admissionStore ? createAdmissionCheck({ store: deps.admissionStore, keyPrefix: config.redisKeyPrefix, metrics }) : null,
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));

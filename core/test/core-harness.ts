@@ -9,6 +9,7 @@ import { rectangularLayout, type LayoutOptions } from '../src/demo/seat-layout';
 import { createCoreMetrics } from '../src/metrics';
 import { callJson, type JsonCallInit } from '../../test/support/json-call';
 import { gatewayUnavailable, type PaymentGateway } from '../src/payments/gateway-client';
+import type { AdmissionCheck } from '../src/http/admission';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const TEST_WEBHOOK_SECRET = 'whsec_test_secret';
@@ -29,7 +30,7 @@ let uniqueCounter = 0;
 export const unique = (label: string) => `${label}-${process.pid}-${Date.now().toString(36)}-${++uniqueCounter}`;
 
 /** The core app in process (`app.request()`), plus helpers to set a sale up and act as buyers. */
-export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGateway; webhookSecrets?: string[] } = {}) {
+export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGateway; webhookSecrets?: string[]; admission?: AdmissionCheck } = {}) {
   const tokenKeys = await testTokenKeys();
   const metrics = createCoreMetrics();
   const app = createCoreApp({
@@ -41,6 +42,7 @@ export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGa
     gateway: options.gateway ?? noGateway,
     webhookSecrets: options.webhookSecrets ?? [TEST_WEBHOOK_SECRET],
     publicBaseUrl: TEST_PUBLIC_URL,
+    admission: options.admission ?? null,
   });
 
   async function tokenFor(customerId: string, showtimeId: number, ttlMs = 600_000) {

@@ -11,14 +11,14 @@ import type { BucketDecision, Refused, RoomEngine } from '../../queue/src/index'
 import type { CoreClient } from './core-client';
 import { type EdgeEnv } from './http-context';
 import type { FloodLimiter } from './limits/flood-limiter';
-import { createPurchaseLimiter } from './limits/purchase-limiter';
+import { createPurchaseLimiter, type PurchaseRules } from './limits/purchase-limiter';
 import type { EdgeMetrics } from './metrics';
 import { accessGate } from './middleware/access-gate';
 import { purchaseBuckets } from './middleware/purchase-buckets';
 import { requestId } from './middleware/request-id';
 import { traceLogFields } from '../../lib/trace-context';
 import { requestMetrics } from './middleware/request-metrics';
-import { createRoomCatalog } from './rooms/room-catalog';
+import { createRoomCatalog, type RoomCatalog } from './rooms/room-catalog';
 import { createRoomGateway, type RoomGateway } from './rooms/room-gateway';
 import { buyerRoutes } from './pages/buyer-routes';
 import { pageNotFound } from './pages/html';
@@ -40,8 +40,13 @@ export interface EdgeLogger {
 
 export interface EdgeDeps {
   engine: RoomEngine;
-  takePurchaseTokens: (showtimeId: string, customerId: string, rules?: { requireAdmission?: boolean }) => Promise<BucketDecision | Refused>;
+  takePurchaseTokens: (showtimeId: string, customerId: string, rules?: PurchaseRules) => Promise<BucketDecision | Refused>;
   edgeStore: EdgeStore;
+  guardStore: GuardStore;
+  demoLoginPerMinute: number;
+  pow: { showtimeJoinsPerSecond: number; addressJoinsPerMinute: number; challengeTtlMs: number; secret: string };
+  /** Wrong admin tokens per address (console and API together) before a ten-minute lockout. */
+  adminLockoutAttempts: number;
   core: CoreClient;
   tokenKeys: TokenKeyMaterial;
   customerTokens: CustomerTokens;
@@ -62,9 +67,9 @@ export interface EdgeDeps {
   random?: () => number;
 }
 
-export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway } {
+export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway; catalog: RoomCatalog } {
   const app = new Hono<EdgeEnv>();
-  const catalog = createRoomCatalog({ core: deps.core, engine: deps.engine });
+  const catalog = createRoomCatalog({ core: deps.core, engine: deps.engine, logger: deps.logger });
   const rooms = createRoomGateway({
     engine: deps.engine,
     catalog,
@@ -101,8 +106,9 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway 
     adminRoutes({
       engine: deps.engine,
       rooms,
-      edgeStore: deps.edgeStore,
-      adminToken: deps.adminToken,
+      catalog,
+      core: deps.core,
+      adminAuth: operatorAuth,
       ...(deps.statsIntervalMs ? { statsIntervalMs: deps.statsIntervalMs } : {}),
     }),
   );
@@ -143,7 +149,7 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway 
       ...(deps.statsIntervalMs ? { statsIntervalMs: deps.statsIntervalMs } : {}),
     }),
   );
-  return Object.assign(app, { rooms, activity });
+  return Object.assign(app, { rooms, catalog, activity });
 }
 
 export type EdgeApp = ReturnType<typeof createApp>;

@@ -36,9 +36,29 @@ const edgeEnvSchema = z.object({
   FLOOD_POINTS: z.coerce.number().int().min(1).default(20),
   FLOOD_WINDOW_MS: z.coerce.number().int().min(100).default(1_000),
   CORE_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Sent to the core on every call (X-Service-Token); the core requires it in production. */
+  CORE_SERVICE_TOKEN: z.string().min(16, 'CORE_SERVICE_TOKEN must be at least 16 characters').optional(),
+  /** How often the edge brings Redis's copies of the rooms up to the database's version. */
+  ROOM_SYNC_MS: z.coerce.number().int().min(200).default(2_000),
   MAX_BODY_BYTES: z.coerce.number().int().min(1_024).default(64 * 1024),
-  /** Take the client address from X-Forwarded-For (only behind a proxy you run). */
+  /**
+   * Proxies you run in front of the edge: the client address is the X-Forwarded-For entry
+   * that many places from the right (0: the socket's peer). TRUST_PROXY=1 means one hop.
+   */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   TRUST_PROXY: z.enum(['0', '1']).default('0'),
+  /** Demo logins one client address may make per minute. */
+  DEMO_LOGIN_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /** Proof of work: joins per second on one showtime, per edge process, before the edge raises the difficulty. */
+  POW_SHOWTIME_JOINS_PER_SECOND: z.coerce.number().int().min(1).default(200),
+  /** Proof of work: joins per minute from one address, per edge process, before its difficulty rises. */
+  POW_ADDRESS_JOINS_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  /** Key of the proof-of-work challenges' MAC, the same on every edge process (default: derived from ADMIN_TOKEN). */
+  POW_SECRET: optionalText,
+  /** How long a proof-of-work challenge may be solved and used. */
+  POW_CHALLENGE_TTL_MS: z.coerce.number().int().min(5_000).max(3_600_000).default(120_000),
+  /** Wrong admin tokens (console or API) one address may send in ten minutes before it is locked out. */
+  ADMIN_LOCKOUT_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   EVENTS_POLL_MS: z.coerce.number().int().min(10).default(200),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -52,10 +72,23 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
   }
   const value = parsed.data;
   const production = value.NODE_ENV === 'production';
-  if (production && !value.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN is required in production');
+  const warnings: string[] = [];
+  const adminTokenIsDefault = !value.ADMIN_TOKEN || value.ADMIN_TOKEN === DEV_ADMIN_TOKEN;
+  if (adminTokenIsDefault) {
+    if (production) throw new Error('ADMIN_TOKEN is required in production (and must not be the development default)');
+    if (!isLoopbackHost(value.EDGE_HOST)) {
+      throw new Error(`ADMIN_TOKEN is not set (or is the public development default) while the edge listens on ${value.EDGE_HOST}: set ADMIN_TOKEN, or EDGE_HOST=127.0.0.1`);
+    }
+    warnings.push('ADMIN_TOKEN is the public development default: anyone who can reach this edge can operate it');
+  }
+  if (production && !value.CORE_SERVICE_TOKEN) throw new Error('CORE_SERVICE_TOKEN (shared with the core) is required in production');
   if (production && !value.TOKEN_SIGNING_KEY) throw new Error('TOKEN_SIGNING_KEY is required in production');
-  const demoLogin = value.DEMO_LOGIN ? value.DEMO_LOGIN === '1' : !production;
-  if (production && !demoLogin && !value.CUSTOMER_JWKS_URL) {
+  // Demo login hands out identities for free: never in production, never beside a real
+  // identity provider (one id namespace, so a demo id could be a real customer's).
+  if (value.DEMO_LOGIN === '1' && production) throw new Error('DEMO_LOGIN=1 is refused when NODE_ENV=production');
+  if (value.DEMO_LOGIN === '1' && value.CUSTOMER_JWKS_URL) throw new Error('DEMO_LOGIN=1 is refused together with CUSTOMER_JWKS_URL');
+  const demoLogin = value.DEMO_LOGIN ? value.DEMO_LOGIN === '1' : !production && !value.CUSTOMER_JWKS_URL;
+  if (production && !value.CUSTOMER_JWKS_URL) {
     throw new Error('CUSTOMER_JWKS_URL (with CUSTOMER_ISSUER and CUSTOMER_AUDIENCE) is required in production');
   }
   return {
@@ -86,8 +119,20 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
     seatMapTtlMs: value.SEAT_MAP_TTL_MS,
     flood: { points: value.FLOOD_POINTS, windowMs: value.FLOOD_WINDOW_MS },
     coreTimeoutMs: value.CORE_TIMEOUT_MS,
+    coreServiceToken: value.CORE_SERVICE_TOKEN ?? null,
+    roomSyncMs: value.ROOM_SYNC_MS,
     maxBodyBytes: value.MAX_BODY_BYTES,
-    trustProxy: value.TRUST_PROXY === '1',
+    trustProxyHops: value.TRUST_PROXY_HOPS > 0 ? value.TRUST_PROXY_HOPS : value.TRUST_PROXY === '1' ? 1 : 0,
+    demoLoginPerMinute: value.DEMO_LOGIN_PER_MINUTE,
+    pow: {
+      showtimeJoinsPerSecond: value.POW_SHOWTIME_JOINS_PER_SECOND,
+      addressJoinsPerMinute: value.POW_ADDRESS_JOINS_PER_MINUTE,
+      challengeTtlMs: value.POW_CHALLENGE_TTL_MS,
+      secret: value.POW_SECRET ?? `admin-token-derived\n${value.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN}`,
+    },
+    adminLockoutAttempts: value.ADMIN_LOCKOUT_ATTEMPTS,
+    /** Said loudly at start (node.ts logs them). */
+    warnings,
     eventsPollMs: value.EVENTS_POLL_MS,
     logLevel: value.LOG_LEVEL,
   };

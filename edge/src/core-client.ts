@@ -47,6 +47,10 @@ export interface CoreClientOptions {
   timeoutMs: number;
   fetch?: typeof fetch;
   onFailure?: (error: unknown) => void;
+  /** The edge's credential at the core (X-Service-Token). */
+  serviceToken?: string | null;
+  /** The operator token, for the core's sale-control routes. */
+  adminToken?: string;
 }
 
 export interface ForwardOptions {
@@ -67,6 +71,11 @@ export function createCoreClient(options: CoreClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
 
   async function send(url: string, init: RequestInit): Promise<Response> {
+    if (options.serviceToken) {
+      const headers = new Headers(init.headers);
+      headers.set('x-service-token', options.serviceToken);
+      init = { ...init, headers };
+    }
     try {
       return await fetchImpl(url, { ...init, signal: AbortSignal.timeout(options.timeoutMs), redirect: 'manual' });
     } catch (error) {
@@ -93,6 +102,24 @@ export function createCoreClient(options: CoreClientOptions) {
       const answered = stripHopByHop(response.headers, RESPONSE_DROP);
       answered.set('x-request-id', request.requestId);
       return new Response(response.body, { status: response.status, statusText: response.statusText, headers: answered });
+    },
+
+    /**
+     * An operator call to the core's sale control (admin token added), answered as status and
+     * parsed JSON body, errors included: the caller passes the core's refusal on as it is.
+     */
+    async adminJson<T>(method: string, path: string, options_: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: T }> {
+      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${options.adminToken ?? ''}`, ...options_.headers };
+      if (options_.body !== undefined) headers['content-type'] = 'application/json';
+      const response = await send(`${base}${path}`, { method, headers, ...(options_.body !== undefined ? { body: JSON.stringify(options_.body) } : {}) });
+      const text = await response.text();
+      let body: unknown = null;
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        body = null;
+      }
+      return { status: response.status, body: body as T };
     },
 
     /** GET a JSON document; non-2xx answers come back as `{status, body: null}`. */

@@ -81,6 +81,7 @@ export function createEdgeMetrics() {
     limiterFallbacks: registry.counter('edge_limiter_fallback_total', 'Bucket decisions taken by the local fallback limiter (Redis down)'),
     redisErrors: registry.counter('edge_redis_errors_total', 'Store calls that failed, by operation'),
     coreErrors: registry.counter('edge_core_errors_total', 'Core calls that failed (network or timeout)'),
+    roomRestores: registry.counter('edge_room_restores_total', 'Rooms written to Redis from the database by the sync (lost or older copies)'),
     seatMapReads: registry.counter('edge_seat_map_reads_total', 'Seat-map reads by source (core, cache, stale)'),
     bookingEvents: registry.counter('edge_booking_events_total', 'Booking events applied to rooms, by type'),
     snapshotRefreshes: registry.counter('edge_room_snapshot_refreshes_total', 'Room snapshots read from Redis'),

@@ -14,6 +14,7 @@ import { resolveTokenKeys } from '../../lib/token-config';
 import type { TokenKeyMaterial } from '../../lib/token-keys';
 import { createIoredisStore, type ScriptStore } from '../../queue/src/index';
 import { createMemoryStore } from '../../queue/src/memory-store';
+import { startRoomSync } from './rooms/room-sync';
 import { createApp, type EdgeApp } from './app';
 import type { EdgeConfig } from './config';
 import { createMemoryFloodLimiter, type FloodLimiter } from './limits/flood-limiter';
@@ -115,9 +116,10 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
     logger,
   });
   if (deps.consumeEvents !== false) consumer.start(config.eventsPollMs);
+  const roomSync = startRoomSync(app.catalog, { everyMs: config.roomSyncMs, logger, onSynced: (count) => metrics.roomRestores.inc({}, count) });
 
   const listener = fastPollListener(
-    { rooms: app.rooms, queueTokens: edgeDeps.queueTokens, floodLimiter, metrics, trustProxy: config.trustProxy },
+    { rooms: app.rooms, queueTokens: edgeDeps.queueTokens, floodLimiter, metrics, trustedHops: config.trustProxyHops },
     getRequestListener(app.fetch, { hostname: config.host }),
   );
   const server = createServer(listener);
@@ -132,6 +134,7 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
     consumer,
     redis,
     async close() {
+      roomSync.stop();
       await consumer.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -44,7 +44,11 @@ export type EdgeServiceConfig = Pick<
   | 'seatMapTtlMs'
   | 'coreTimeoutMs'
   | 'maxBodyBytes'
->;
+  | 'demoLoginPerMinute'
+  | 'pow'
+  | 'adminLockoutAttempts'
+> &
+  Partial<Pick<EdgeConfig, 'coreServiceToken'>>;
 
 export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): EdgeDeps {
   const metrics = runtime.metrics ?? createEdgeMetrics();
@@ -60,6 +64,8 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
       timeoutMs: config.coreTimeoutMs,
       ...(runtime.fetch ? { fetch: runtime.fetch } : {}),
       onFailure: () => metrics.coreErrors.inc(),
+      serviceToken: config.coreServiceToken ?? null,
+      adminToken: config.adminToken,
     }),
     tokenKeys: runtime.tokenKeys,
     customerTokens: createCustomerTokens({

@@ -13,7 +13,13 @@ export interface StubShowtime {
   id: number;
   saleState: string;
   opensAt: string;
+  /** Sale control as the core keeps it: what the operator set, and its version. */
+  settings: Record<string, unknown>;
+  version: number;
 }
+
+const ROOM_STATE: Record<string, string> = { on_sale: 'open', opening_soon: 'scheduled', paused: 'paused', closed: 'closed', sold_out: 'sold_out' };
+const SALE_STATE: Record<string, string> = { open: 'on_sale', scheduled: 'opening_soon', paused: 'paused', closed: 'closed', sold_out: 'sold_out' };
 
 export interface ForwardedRequest {
   method: string;
@@ -54,7 +60,42 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   };
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/showtimes', (c) => c.json([...showtimes.values()]));
+  app.get('/showtimes', (c) => c.json([...showtimes.values()].map(({ id, saleState, opensAt }) => ({ id, saleState, opensAt }))));
+
+  // Sale control, as the core answers it (room = the complete copy for Redis).
+  const audit: { showtimeId: string; actor: string; action: string; version: number; atMs: number }[] = [];
+  const control = (showtime: StubShowtime) => ({
+    showtimeId: showtime.id,
+    version: showtime.version,
+    saleState: showtime.saleState,
+    saleSetting: showtime.saleState.toUpperCase(),
+    opensAt: showtime.opensAt,
+    startsAt: new Date(Date.parse(showtime.opensAt) + 86_400_000).toISOString(),
+    settings: showtime.settings,
+    room: { ...showtime.settings, state: ROOM_STATE[showtime.saleState] ?? 'closed', opensAtMs: Date.parse(showtime.opensAt), version: showtime.version },
+  });
+  const known = (c: any) => {
+    const showtime = showtimes.get(Number(c.req.param('id')));
+    if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    return showtime;
+  };
+  app.get('/admin/rooms', (c) => c.json([...showtimes.values()].map(control)));
+  app.get('/admin/showtimes/:id/room', (c) => c.json(control(known(c))));
+  app.put('/admin/showtimes/:id/room', async (c) => {
+    const showtime = known(c);
+    const { state, opensAt, sessionTtlSeconds, ...settings } = (await c.req.json()) as Record<string, unknown>;
+    if (typeof state === 'string') showtime.saleState = SALE_STATE[state] ?? showtime.saleState;
+    if (typeof opensAt === 'string') showtime.opensAt = opensAt;
+    if (typeof sessionTtlSeconds === 'number') settings.sessionTtlMs = sessionTtlSeconds * 1000;
+    showtime.settings = { ...showtime.settings, ...settings };
+    showtime.version++;
+    audit.unshift({ showtimeId: String(showtime.id), actor: c.req.header('x-operator') ?? 'admin-token', action: 'room.update', version: showtime.version, atMs: Date.now() });
+    return c.json(control(showtime));
+  });
+  app.get('/admin/showtimes/:id/room/audit', (c) => {
+    const showtime = known(c);
+    return c.json({ showtimeId: String(showtime.id), entries: audit.filter((entry) => entry.showtimeId === String(showtime.id)) });
+  });
   app.get('/showtimes/:id/seats', requireAccess, (c) => {
     const showtime = showtimeFor(c);
     seatMapReads++;
@@ -101,7 +142,7 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     },
     addShowtime(saleState = 'on_sale', opensAt = new Date(Date.now() - 60_000)): number {
       const id = nextShowtime++;
-      showtimes.set(id, { id, saleState, opensAt: opensAt.toISOString() });
+      showtimes.set(id, { id, saleState, opensAt: opensAt.toISOString(), settings: {}, version: 1 });
       return id;
     },
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => app.request(String(input).replace(/^https?:\/\/[^/]+/, ''), init)) as typeof fetch,

@@ -4,8 +4,12 @@
   KEYS: room keys 1..9 (see includes/room.lua)
   ARGV: 1 seed (hex), 2 sha256(seed) (hex), 3 requested state or '',
         4 number of field/value pairs to set (n), 5.. n pairs to set, then default pairs
-  Returns: {1, state}; -7 cannot schedule a room that has already opened.
-           state 'opening' means the draw is pending (and a requested pause not yet applied)
+  Returns: {1, state, applied (1|0)}; -7 cannot schedule a room that has already opened.
+           state 'opening' means the draw is pending (and a requested pause not yet applied);
+           applied 0: the pairs carry a `version` older than the room's, nothing changed
+  Closing ends every turn: offers and admission sessions are dropped at once.
+  `epochMs` records when this copy of the room came into being: an access token issued before
+  it was granted by a copy Redis has lost (see take-5.lua).
   A closed or sold-out room's keys expire after closedRetentionMs (its waiters are still told
   why until then); a room that opens again keeps its keys for good.
 ]]
@@ -17,6 +21,15 @@ local openedAt = redis.call('HGET', statsKey, 'openedAtMs')
 if requested == 'scheduled' and openedAt then return {-7} end
 
 local firstDefault = 5 + setPairs * 2
+for i = 5, firstDefault - 1, 2 do
+  if ARGV[i] == 'version' then
+    local current = tonumber(redis.call('HGET', cfgKey, 'version')) or 0
+    if tonumber(ARGV[i + 1]) < current then
+      return {1, redis.call('HGET', cfgKey, 'state'), 0}
+    end
+  end
+end
+redis.call('HSETNX', cfgKey, 'epochMs', nowMs)
 for i = 5, firstDefault - 1, 2 do redis.call('HSET', cfgKey, ARGV[i], ARGV[i + 1]) end
 for i = firstDefault, #ARGV, 2 do redis.call('HSETNX', cfgKey, ARGV[i], ARGV[i + 1]) end
 redis.call('HSETNX', cfgKey, 'seedHash', ARGV[2])
@@ -41,9 +54,12 @@ elseif requested ~= '' and (s.state ~= 'opening' or requested == 'closed' or req
   s.state = requested
 end
 freezeIfDue(s)
+if requested == 'closed' then
+  redis.call('DEL', activeKey, offersKey)
+end
 local ended = s.state == 'closed' or s.state == 'sold_out'
 local retentionMs = tonumber(redis.call('HGET', cfgKey, 'closedRetentionMs'))
 for i = 1, #KEYS do
   if ended and retentionMs then redis.call('PEXPIRE', KEYS[i], retentionMs) else redis.call('PERSIST', KEYS[i]) end
 end
-return {1, s.state}
+return {1, s.state, 1}

@@ -1,14 +1,22 @@
 --[[
   Dual token bucket for purchase routes: takes `cost` from the customer's bucket AND the
   showtime's bucket, or from neither. Buckets start full and refill continuously.
-  With requireAdmission, the customer must also hold a live admission session (routes that
-  start a purchase: a token outliving a released slot must not let its holder in again).
+  With requireAdmission, the customer must also hold a live admission session, and the one
+  their token names (routes that start a purchase: a token outliving a released slot, or one
+  from before the buyer left and joined again, must not let its holder in again).
+  A token issued before this copy of the room existed (cfg epochMs) was granted by a copy
+  Redis has lost: its turn is not known to have ended, so it keeps working until it expires
+  and is entered in the active set again, where it counts against the capacity.
   KEYS: 1 room cfg (per-showtime overrides), 2 customer bucket, 3 showtime bucket,
-        4 room active sessions (zset customer -> session expiry ms)
+        4 room active sessions (zset customer -> session expiry ms),
+        5 room who (hash customer -> ticket)
   ARGV: 1 cost, 2 default customer capacity, 3 default customer refill per minute,
         4 default showtime capacity, 5 default showtime refill per second,
-        6 customer id, 7 requireAdmission (1|0)
-  Returns: {allowed (1|0), retryAfterMs, customerTokensLeft, showtimeTokensLeft}
+        6 customer id, 7 requireAdmission (1|0),
+        8 the token's ticket ('' = any session), 9 token issued at ms, 10 token expires at ms
+  Returns: {allowed (1|0), retryAfterMs, customerTokensLeft, showtimeTokensLeft, admission}
+           admission: 1 live session, 2 not known (room lost, or restored after the token),
+                      0 not checked
            -10 cost exceeds a bucket's capacity (can never succeed)
            -11 no live admission session (nothing charged)
 ]]
@@ -22,9 +30,24 @@ local customerRatePerMs = (tonumber(v[2]) or tonumber(ARGV[3])) / 60000
 local showCap = tonumber(v[3]) or tonumber(ARGV[4])
 local showRatePerMs = (tonumber(v[4]) or tonumber(ARGV[5])) / 1000
 if cost > customerCap or cost > showCap then return {-10} end
+local admission = 0
 if ARGV[7] == '1' then
-  local sessionEndsAt = tonumber(redis.call('ZSCORE', KEYS[4], ARGV[6]))
-  if not sessionEndsAt or sessionEndsAt <= nowMs then return {-11} end
+  local customer, ticket = ARGV[6], ARGV[8]
+  local sessionEndsAt = tonumber(redis.call('ZSCORE', KEYS[4], customer))
+  local current = redis.call('HGET', KEYS[5], customer)
+  local epoch = tonumber(redis.call('HGET', KEYS[1], 'epochMs'))
+  if sessionEndsAt and sessionEndsAt > nowMs and (ticket == '' or current == ticket) then
+    admission = 1
+  elseif not epoch then
+    -- No copy of the room at all (Redis lost it, not restored yet): nothing is known.
+    admission = 2
+  elseif not current and ticket ~= '' and tonumber(ARGV[9]) < epoch and tonumber(ARGV[10]) > nowMs then
+    admission = 2
+    redis.call('ZADD', KEYS[4], tonumber(ARGV[10]), customer)
+    redis.call('HSET', KEYS[5], customer, ticket)
+  else
+    return {-11}
+  end
 end
 
 local function level(key, cap, ratePerMs)
@@ -45,9 +68,9 @@ local showTokens = level(KEYS[3], showCap, showRatePerMs)
 if customerTokens >= cost and showTokens >= cost then
   store(KEYS[2], customerTokens - cost, customerCap, customerRatePerMs)
   store(KEYS[3], showTokens - cost, showCap, showRatePerMs)
-  return {1, 0, math.floor(customerTokens - cost), math.floor(showTokens - cost)}
+  return {1, 0, math.floor(customerTokens - cost), math.floor(showTokens - cost), admission}
 end
 local wait = 0
 if customerTokens < cost then wait = math.max(wait, math.ceil((cost - customerTokens) / customerRatePerMs)) end
 if showTokens < cost then wait = math.max(wait, math.ceil((cost - showTokens) / showRatePerMs)) end
-return {0, wait, math.floor(customerTokens), math.floor(showTokens)}
+return {0, wait, math.floor(customerTokens), math.floor(showTokens), admission}

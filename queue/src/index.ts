@@ -2,7 +2,7 @@
  * The waiting-room engine. See queue/README.md for the contract.
  */
 export { createRoomEngine, type RoomEngine, type RoomEngineOptions, type Claimed, type TickResult, type RoomStats } from './room-engine';
-export { createPurchaseBuckets, type BucketDecision } from './purchase-buckets';
+export { createPurchaseBuckets, ticketOfSession, type BucketDecision, type TokenSession } from './purchase-buckets';
 export { type Standing, type BuyerState } from './replies';
 export {
   estimateFromSnapshot,

@@ -44,9 +44,22 @@ export interface RoomKeys {
   readonly cfg: string;
   /** Live admission sessions (KEYS[4] of the bucket script). */
   readonly active: string;
-  readonly customerBucket: (customerId: string) => string;
+  /** Hash client address -> places taken in this room (KEYS[10] of the join script). */
+  readonly addrs: string;
+  /** Customer -> ticket (KEYS[5] of the bucket script: which session is the current one). */
+  readonly who: string;
+  /**
+   * Token buckets. The edge and the core each keep their own pair (`scope`), so a request
+   * that passes both is charged once in each, and a caller who skips the edge meets the same
+   * limits at the core.
+   */
+  readonly customerBucket: (customerId: string, scope?: BucketScope) => string;
   readonly showtimeBucket: string;
+  readonly showtimeBucketFor: (scope: BucketScope) => string;
 }
+
+export type BucketScope = 'edge' | 'core';
+const bucketInfix = (scope: BucketScope = 'edge') => (scope === 'edge' ? 'tb' : 'tb:core');
 
 export interface KeyBuilder {
   readonly prefix: string;
@@ -66,8 +79,11 @@ export function createKeyBuilder(prefix = ''): KeyBuilder {
         room: ROOM_KEY_NAMES.map((name) => `${base}${name}`),
         cfg: `${base}cfg`,
         active: `${base}active`,
-        customerBucket: (customerId) => `${base}tb:c:${customerId}`,
+        addrs: `${base}addrs`,
+        who: `${base}who`,
+        customerBucket: (customerId, scope) => `${base}${bucketInfix(scope)}:c:${customerId}`,
         showtimeBucket: `${base}tb:show`,
+        showtimeBucketFor: (scope) => `${base}${bucketInfix(scope)}:show`,
       };
     },
   };

@@ -4,7 +4,7 @@
  * override them per showtime.
  */
 import { invalidInput, refusalFromCode, type Refused } from './codes';
-import { createKeyBuilder, isValidCustomerId, isValidShowtimeId } from './keys';
+import { createKeyBuilder, isValidCustomerId, isValidShowtimeId, type BucketScope } from './keys';
 import { scripts } from './scripts.gen';
 import { DEFAULT_SETTINGS } from './settings';
 import { runScript, type ScriptStore } from './store';
@@ -16,10 +16,33 @@ export interface BucketDecision {
   retryAfterMs: number;
   remainingCustomer: number;
   remainingShowtime: number;
+  /**
+   * 'live': the session is live (and the token's own, when one was named); 'unknown': Redis no
+   * longer knows the room or the turn (lost data), so the turn keeps working until its token
+   * expires; 'unchecked': admission was not required.
+   */
+  admission: 'live' | 'unknown' | 'unchecked';
 }
 
-export function createPurchaseBuckets(options: { store: ScriptStore; keyPrefix?: string }) {
+/** The admission session an access token names, so a token from an earlier turn is refused. */
+export interface TokenSession {
+  /** The ticket of the turn (`sid` is `<showtime>.<ticket>`); '' accepts any live session. */
+  ticket: string;
+  issuedAtMs: number;
+  expiresAtMs: number;
+}
+
+/** The ticket part of an access token's session id (`<showtime>.<ticket>`), or ''. */
+export function ticketOfSession(sessionId: string): string {
+  const match = /\.(\d{1,15})$/.exec(sessionId);
+  return match ? match[1]! : '';
+}
+
+const ADMISSION = ['unchecked', 'live', 'unknown'] as const;
+
+export function createPurchaseBuckets(options: { store: ScriptStore; keyPrefix?: string; scope?: BucketScope }) {
   const keys = createKeyBuilder(options.keyPrefix ?? '');
+  const scope = options.scope ?? 'edge';
   return {
     /**
      * `requireAdmission`: refuse (`not_admitted`, nothing charged) unless the customer holds a
@@ -29,7 +52,7 @@ export function createPurchaseBuckets(options: { store: ScriptStore; keyPrefix?:
       showtimeId: string,
       customerId: string,
       cost = 1,
-      rules: { requireAdmission?: boolean } = {},
+      rules: { requireAdmission?: boolean; session?: TokenSession } = {},
     ): Promise<BucketDecision | Refused> {
       if (!isValidShowtimeId(showtimeId) || !isValidCustomerId(customerId)) return invalidInput('invalid showtime or customer id');
       if (!Number.isInteger(cost) || cost < 1) return invalidInput('cost must be a positive integer');
@@ -37,7 +60,7 @@ export function createPurchaseBuckets(options: { store: ScriptStore; keyPrefix?:
       const reply = await runScript(
         options.store,
         scripts.take,
-        [room.cfg, room.customerBucket(customerId), room.showtimeBucket, room.active],
+        [room.cfg, room.customerBucket(customerId, scope), room.showtimeBucketFor(scope), room.active, room.who],
         [
           cost,
           DEFAULT_SETTINGS.customerBucketCapacity,
@@ -46,6 +69,9 @@ export function createPurchaseBuckets(options: { store: ScriptStore; keyPrefix?:
           DEFAULT_SETTINGS.showtimeRefillPerSecond,
           customerId,
           rules.requireAdmission ? 1 : 0,
+          rules.session?.ticket ?? '',
+          rules.session?.issuedAtMs ?? 0,
+          rules.session?.expiresAtMs ?? 0,
         ],
       );
       if (Number(reply[0]) < 0) return refusalFromCode(Number(reply[0]));
@@ -55,6 +81,7 @@ export function createPurchaseBuckets(options: { store: ScriptStore; keyPrefix?:
         retryAfterMs: Number(reply[1]),
         remainingCustomer: Number(reply[2]),
         remainingShowtime: Number(reply[3]),
+        admission: ADMISSION[Number(reply[4] ?? 0)] ?? 'unchecked',
       };
     },
   };

@@ -79,16 +79,52 @@ export function createRoomEngine(options: RoomEngineOptions) {
     return null;
   }
 
-  /** Shuffles the frozen pre-queue with the committed seed and opens the room. */
-  async function runDraw(showtimeId: string): Promise<void> {
+  /**
+   * The opening draw in bounded steps: the frozen pre-queue is read in pages, shuffled with
+   * the committed seed, and applied in chunks, so no single script call grows with the
+   * pre-queue (100,000 members are 100 reads and 100 writes of 1,000, each a few ms), and leaves during the
+   * opening cannot invalidate it (the set stays frozen; leavers are skipped). Several
+   * processes may draw at once: they compute the same order, and a chunk applies only where
+   * the draw stands. One draw per showtime at a time in this process.
+   */
+  const drawChunk = options.drawChunk ?? DRAW_CHUNK;
+  const drawing = new Map<string, Promise<void>>();
+  function runDraw(showtimeId: string): Promise<void> {
+    let running = drawing.get(showtimeId);
+    if (!running) {
+      running = drawOnce(showtimeId).finally(() => drawing.delete(showtimeId));
+      drawing.set(showtimeId, running);
+    }
+    return running;
+  }
+
+  async function drawOnce(showtimeId: string): Promise<void> {
     for (let attempt = 0; attempt < MAX_DRAW_ATTEMPTS; attempt++) {
-      const reply = await call(scripts.prequeue, showtimeId);
-      if (isRefusal(reply) || String(reply[1]) !== 'opening') return;
-      const seed = String(reply[2]);
-      const order = await drawOrder(seed, reply.slice(3).map(String));
-      const applied = await call(scripts.draw, showtimeId, order);
-      // -9: another process applied the draw first; -8: someone left meanwhile, read again.
-      if (!isRefusal(applied) || Number(applied[0]) === RefusalCode.NotOpening) return;
+      const first = await call(scripts.prequeue, showtimeId, [0, drawChunk]);
+      if (isRefusal(first) || String(first[1]) !== 'opening') return;
+      const seed = String(first[2]);
+      const total = Number(first[3]);
+      const members = first.slice(5).map(String);
+      while (members.length < total) {
+        const page = await call(scripts.prequeue, showtimeId, [members.length, drawChunk]);
+        if (isRefusal(page) || String(page[1]) !== 'opening') return;
+        if (Number(page[3]) !== total || page.length <= 5) break; // changed under us: start over
+        for (let i = 5; i < page.length; i++) members.push(String(page[i]));
+      }
+      if (members.length !== total) continue;
+      const order = await drawOrder(seed, members);
+      let next = Number(first[4]);
+      while (next < total) {
+        const applied = await call(scripts.draw, showtimeId, [next, total, ...order.slice(next, next + drawChunk)]);
+        if (isRefusal(applied)) {
+          // -9: the draw is over (another process finished it); -8: read again.
+          if (Number(applied[0]) === RefusalCode.NotOpening) return;
+          break;
+        }
+        if (Number(applied[2]) === 1) return;
+        next = Number(applied[1]);
+      }
+      if (next >= total) return;
     }
   }
 
@@ -126,8 +162,11 @@ export function createRoomEngine(options: RoomEngineOptions) {
   return {
     keys,
 
-    /** Applies a settings patch live; creates the room (with defaults) on first use. */
-    async configure(showtimeId: string, patch: RoomSettingsPatch): Promise<{ ok: true; state: RoomState } | Refused> {
+    /**
+     * Applies a settings patch live; creates the room (with defaults) on first use. A patch whose
+     * `version` is older than the room's changes nothing (`applied: false`).
+     */
+    async configure(showtimeId: string, patch: RoomSettingsPatch): Promise<{ ok: true; state: RoomState; applied: boolean } | Refused> {
       const bad = checkIds(showtimeId);
       if (bad) return bad;
       const parsed = roomSettingsPatchSchema.safeParse(patch);
@@ -138,6 +177,7 @@ export function createRoomEngine(options: RoomEngineOptions) {
       const reply = await call(scripts.configure, showtimeId, args);
       if (isRefusal(reply)) return refused(reply);
       const state = String(reply[1]) as RoomState;
+      if (Number(reply[2]) === 0) return { ok: true, state, applied: false };
       const driven = state !== 'closed' && state !== 'sold_out';
       await runScript(store, scripts.registry, [keys.registry], [driven ? 'add' : 'remove', showtimeId]);
       if (state === 'opening') {
@@ -146,7 +186,7 @@ export function createRoomEngine(options: RoomEngineOptions) {
         if (deferred === 'paused') await call(scripts.configure, showtimeId, [seed, '', deferred, 0]);
       }
       const ticked = await tick(showtimeId);
-      return { ok: true, state: ticked.ok ? ticked.state : state };
+      return { ok: true, state: ticked.ok ? ticked.state : state, applied: true };
     },
 
     async getSettings(showtimeId: string): Promise<{ ok: true; settings: RoomSettings } | Refused> {

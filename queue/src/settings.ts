@@ -27,6 +27,17 @@ export const roomSettingsPatchSchema = z
     showtimeRefillPerSecond: positiveInt,
     /** How long a closed or sold-out room keeps its keys (waiters are told why), then Redis drops them. */
     closedRetentionMs: positiveInt,
+    /** Proof of work at join: leading zero bits asked of every joiner (0 = none). */
+    powDifficulty: z.number().int().min(0).max(POW_MAX_BITS),
+    /** Ceiling the edge may raise the difficulty to under load (0 = never raised). */
+    powMaxDifficulty: z.number().int().min(0).max(POW_MAX_BITS),
+    /** Places one client address may take in this room's line (shared networks: be generous). */
+    placesPerAddress: positiveInt.max(1_000_000),
+    /**
+     * The version of these settings in PostgreSQL (the source of truth). A copy stamped with an
+     * older version than the room already has is ignored, so racing restores cannot go back.
+     */
+    version: z.number().int().nonnegative(),
   })
   .partial()
   .strict();
@@ -48,6 +59,11 @@ export interface RoomSettings {
   showtimeBucketCapacity: number;
   showtimeRefillPerSecond: number;
   closedRetentionMs: number;
+  powDifficulty: number;
+  powMaxDifficulty: number;
+  placesPerAddress: number;
+  /** 0 until the room has been configured from PostgreSQL. */
+  version: number;
 }
 
 export const DEFAULT_SETTINGS: Omit<RoomSettings, 'opensAtMs'> = {
@@ -64,6 +80,10 @@ export const DEFAULT_SETTINGS: Omit<RoomSettings, 'opensAtMs'> = {
   showtimeBucketCapacity: 500,
   showtimeRefillPerSecond: 500,
   closedRetentionMs: 24 * 3_600_000,
+  powDifficulty: 0,
+  powMaxDifficulty: 0,
+  placesPerAddress: 200,
+  version: 0,
 };
 
 /** Five seconds of the admission rate, at least one: small enough that bursts stay short. */

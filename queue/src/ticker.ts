@@ -4,12 +4,16 @@
  *
  * Environment: REDIS_URL (default redis://127.0.0.1:6379), QUEUE_TICK_MS (default 200),
  * QUEUE_KEY_PREFIX (default none), REDIS_CLUSTER=1 to treat REDIS_URL as a cluster seed.
+ * With CORE_URL and ADMIN_TOKEN (and CORE_SERVICE_TOKEN where the core requires it), it also
+ * restores rooms Redis lost, and older copies, from the core's sale control every
+ * ROOM_SYNC_MS (default 2000).
  */
 import { Cluster, Redis } from 'ioredis';
 import pino from 'pino';
 import { createIoredisStore } from './ioredis-store';
 import { createRoomEngine } from './room-engine';
 import { createRoomTicker } from './room-ticker';
+import { coreRoomList, syncRooms } from './room-sync';
 
 const logger = pino({ name: 'queue-ticker' });
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -31,8 +35,28 @@ const ticker = createRoomTicker({ engine, intervalMs, logger });
 ticker.start();
 logger.info({ redis: url.host, intervalMs }, 'ticking rooms');
 
+const coreUrl = process.env.CORE_URL;
+const syncEveryMs = Number(process.env.ROOM_SYNC_MS ?? 2_000);
+let syncTimer: ReturnType<typeof setInterval> | null = null;
+if (coreUrl && process.env.ADMIN_TOKEN) {
+  const fetchRooms = coreRoomList({ coreUrl, adminToken: process.env.ADMIN_TOKEN, serviceToken: process.env.CORE_SERVICE_TOKEN ?? null });
+  let syncing = false;
+  syncTimer = setInterval(() => {
+    if (syncing) return;
+    syncing = true;
+    fetchRooms()
+      .then((controls) => syncRooms(engine, controls, logger))
+      .then((written) => written > 0 && logger.info({ written }, 'rooms restored from the database'))
+      .catch((error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'room sync failed'))
+      .finally(() => (syncing = false));
+  }, syncEveryMs);
+} else {
+  logger.warn('CORE_URL or ADMIN_TOKEN not set: rooms Redis loses are restored by the edge only');
+}
+
 async function shutdown(signal: string) {
   logger.info({ signal }, 'stopping');
+  if (syncTimer) clearInterval(syncTimer);
   await ticker.stop();
   await client.quit();
   process.exit(0);

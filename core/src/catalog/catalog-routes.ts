@@ -5,10 +5,12 @@ import { readJsonBody } from '../../../lib/http';
 import { requireAdminToken } from '../http/auth';
 import { numericIdParam, showtimeIdParam } from '../http/params';
 import { hallSchema, newShowtimeSchema, showtimeChangesSchema, venueSchema } from './catalog-schemas';
-import { findShowtime, insertShowtime, listUpcomingShowtimes, updateShowtime } from './showtime-repo';
+import { findShowtime, insertShowtime, listUpcomingShowtimes } from './showtime-repo';
 import { adminShowtime, publicShowtime } from './showtime-view';
 import { insertHallWithSeats, insertVenue, listVenuesWithHalls } from './venue-repo';
 import { mapDatabaseError } from '../db/sql-errors';
+import type { SaleControlService } from '../sale/sale-control';
+import { operatorOf } from '../sale/sale-routes';
 
 /** GET /showtimes: public, what is on sale or opening soon. */
 export function publicCatalogRoutes(deps: { sql: Sql }) {
@@ -18,7 +20,7 @@ export function publicCatalogRoutes(deps: { sql: Sql }) {
 }
 
 /** What an operator needs to set a sale up; mounted under /admin behind the admin token. */
-export function adminCatalogRoutes(deps: { sql: Sql; adminToken: string }) {
+export function adminCatalogRoutes(deps: { sql: Sql; adminToken: string; sale: SaleControlService }) {
   const app = new Hono();
   app.use('*', requireAdminToken(deps.adminToken));
   const rethrow = (error: unknown): never => {
@@ -54,9 +56,8 @@ export function adminCatalogRoutes(deps: { sql: Sql; adminToken: string }) {
   app.patch('/showtimes/:showtimeId', async (c) => {
     const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
     const changes = await readJsonBody(c, showtimeChangesSchema);
-    if (!(await updateShowtime(deps.sql, showtimeId, changes).catch(rethrow))) {
-      throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
-    }
+    // Through sale control: the switch and the sale's times are the room's too (versioned, audited).
+    await deps.sale.change(showtimeId, { catalog: changes }, operatorOf(c), 'showtime.update');
     return c.json(adminShowtime((await findShowtime(deps.sql, showtimeId))!));
   });
 

@@ -35,7 +35,7 @@ export const hallSchema = z
   });
 
 const instant = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
-const saleState = z.enum(['OPEN', 'PAUSED', 'CLOSED']);
+const saleState = z.enum(['OPEN', 'PAUSED', 'CLOSED', 'SOLD_OUT']);
 const showtimeFields = {
   title: z.string().trim().min(1).max(200),
   startsAt: instant,

@@ -1,6 +1,8 @@
 import type { Db } from '../db/connect';
 
 export type SaleState = 'opening_soon' | 'on_sale' | 'sold_out' | 'paused' | 'closed' | 'started';
+/** The operator's switch, stored; SaleState is derived from it and the database clock. */
+export type SaleSwitch = 'OPEN' | 'PAUSED' | 'CLOSED' | 'SOLD_OUT';
 
 export interface ShowtimeRow {
   id: number;
@@ -8,7 +10,7 @@ export interface ShowtimeRow {
   title: string;
   starts_at: Date;
   sale_opens_at: Date;
-  sale_state_setting: 'OPEN' | 'PAUSED' | 'CLOSED';
+  sale_state_setting: SaleSwitch;
   sale_state: SaleState;
   price_cents: number;
   currency: string;
@@ -30,6 +32,7 @@ const showtimeSelect = (sql: Db) => sql`
          CASE WHEN t.sale_state = 'CLOSED' THEN 'closed'
               WHEN t.starts_at <= now() THEN 'started'
               WHEN t.sale_state = 'PAUSED' THEN 'paused'
+              WHEN t.sale_state = 'SOLD_OUT' THEN 'sold_out'
               WHEN t.sale_opens_at > now() THEN 'opening_soon'
               WHEN c.available = 0 THEN 'sold_out'
               ELSE 'on_sale' END AS sale_state,
@@ -60,12 +63,21 @@ export async function listUpcomingShowtimes(sql: Db, limit: number): Promise<Sho
      LIMIT ${limit}`;
 }
 
+/** Showtimes whose waiting rooms matter now: not started more than an hour ago, soonest first. */
+export async function listCurrentShowtimes(sql: Db, limit: number): Promise<ShowtimeRow[]> {
+  return sql<ShowtimeRow[]>`
+    ${showtimeSelect(sql)}
+     WHERE t.starts_at > now() - interval '1 hour'
+     ORDER BY t.starts_at, t.id
+     LIMIT ${limit}`;
+}
+
 export interface NewShowtime {
   hallId: number;
   title: string;
   startsAt: Date;
   opensAt: Date;
-  saleState: 'OPEN' | 'PAUSED' | 'CLOSED';
+  saleState: SaleSwitch;
   priceCents: number;
   currency: string;
   maxSeatsPerCustomer: number;
@@ -94,7 +106,9 @@ export interface ShowtimeChanges {
   title?: string;
   startsAt?: Date;
   opensAt?: Date;
-  saleState?: 'OPEN' | 'PAUSED' | 'CLOSED';
+  saleState?: SaleSwitch;
+  /** Logged with a change of the switch (state_transition.cause). */
+  saleStateCause?: string;
   priceCents?: number;
   maxSeatsPerCustomer?: number;
   holdTtlMs?: number;
@@ -108,6 +122,7 @@ export async function updateShowtime(sql: Db, showtimeId: number, changes: Showt
       starts_at = coalesce(${changes.startsAt ?? null}::timestamptz, starts_at),
       sale_opens_at = coalesce(${changes.opensAt ?? null}::timestamptz, sale_opens_at),
       sale_state = coalesce(${changes.saleState ?? null}::text, sale_state),
+      sale_state_cause = coalesce(${changes.saleStateCause ?? null}::text, sale_state_cause),
       price_cents = coalesce(${changes.priceCents ?? null}::int, price_cents),
       max_seats_per_customer = coalesce(${changes.maxSeatsPerCustomer ?? null}::smallint, max_seats_per_customer),
       hold_ttl_ms = coalesce(${changes.holdTtlMs ?? null}::int, hold_ttl_ms)

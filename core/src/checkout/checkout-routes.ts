@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { badRequest } from '../../../lib/errors';
 import { parseWith } from '../../../lib/http';
 import type { VerifyAccessToken } from '../../../lib/access-token';
+import type { AdmissionCheck } from '../http/admission';
 import { requireAccessToken, type AccessVariables } from '../http/auth';
 import { uuidParam } from '../http/params';
 import type { CheckoutService } from './checkout-service';
@@ -13,7 +14,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const checkoutSchema = z.object({ returnUrl: z.string().max(2000).optional() }).strict();
 
 /** POST /holds/:holdId/checkout, with a required Idempotency-Key scoped to the customer. */
-export function checkoutRoutes(deps: { sql: Sql; checkout: CheckoutService; verifyAccessToken: VerifyAccessToken }) {
+export function checkoutRoutes(deps: { sql: Sql; checkout: CheckoutService; verifyAccessToken: VerifyAccessToken; admission?: AdmissionCheck | null }) {
   const app = new Hono<{ Variables: AccessVariables }>();
 
   app.post('/holds/:holdId/checkout', requireAccessToken(deps.verifyAccessToken), async (c) => {
@@ -33,6 +34,7 @@ export function checkoutRoutes(deps: { sql: Sql; checkout: CheckoutService; veri
       }
     }
     const access = c.get('access');
+    await deps.admission?.(access);
     const result = await runIdempotently(
       deps.sql,
       { customerId: access.customerId, key, fingerprint: requestFingerprint('POST', c.req.path, raw) },

@@ -3,7 +3,7 @@ import type { Sql } from 'postgres';
 import type { BookingEventSink } from '../events/event-sink';
 import type { PaymentGateway } from '../payments/gateway-client';
 import { compensate } from './compensation';
-import { relayOutbox } from './outbox-relay';
+import { relayWithRecovery } from './outbox-relay';
 import { reconcilePendingPayments } from './reconciler';
 import { DEFAULT_RETENTION, runRetention, type RetentionSettings } from './retention';
 import { runRefundCommands } from './refund-worker';
@@ -59,9 +59,9 @@ export function backgroundJobs(deps: JobDeps) {
       relay: async () => {
         const sink = deps.sink;
         if (!sink) return 0;
-        let total = 0;
-        for (let published = -1; published !== 0; total += published) published = await relayOutbox(deps.sql, sink);
-        return total;
+        return relayWithRecovery(deps.sql, sink, {
+          onRequeue: (why, rows) => deps.logger.warn({ job: 'relay', why, rows }, 'booking events lost by the stream: publishing them again from the outbox'),
+        });
       },
       reconciler: async () =>
         (await reconcilePendingPayments(deps.sql, deps.gateway, { pendingAfterMs: s.reconcileAfterMs, recheckAfterMs: Math.max(s.reconcileEveryMs, 1000) })).settled,

@@ -3,6 +3,7 @@ import type { Sql } from 'postgres';
 import { notFound } from '../../../lib/errors';
 import { readJsonBody } from '../../../lib/http';
 import type { VerifyAccessToken } from '../../../lib/access-token';
+import type { AdmissionCheck } from '../http/admission';
 import { assertTokenForShowtime, requireAccessToken, type AccessVariables } from '../http/auth';
 import { showtimeIdParam, uuidParam } from '../http/params';
 import { findShowtime } from '../catalog/showtime-repo';
@@ -10,7 +11,7 @@ import { holdRequestSchema, type HoldService } from './hold-service';
 import { listShowSeats } from './seat-repo';
 
 /** Buyer routes on seats and holds; every one needs an access token for the showtime. */
-export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessToken: VerifyAccessToken }) {
+export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessToken: VerifyAccessToken; admission?: AdmissionCheck | null }) {
   const app = new Hono<{ Variables: AccessVariables }>();
   // Per route, not app.use('*'): this app is mounted at '/' beside public and admin routes.
   const auth = requireAccessToken(deps.verifyAccessToken);
@@ -50,6 +51,7 @@ export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessTok
     const access = c.get('access');
     assertTokenForShowtime(access, showtimeId);
     const body = await readJsonBody(c, holdRequestSchema);
+    await deps.admission?.(access);
     const hold = await deps.holds.createHold({ showtimeId, customerId: access.customerId, seats: body.seats });
     c.header('Location', `/holds/${hold.holdId}`);
     return c.json(hold, 201);

@@ -49,8 +49,8 @@ describe('operator sets a sale up', () => {
     expect(map.json.seats.find((s: { code: string }) => s.code === 'A2').status).toBe('HELD');
     expect(map.json.seats.filter((s: { type: string }) => s.type === 'couple')).toHaveLength(4);
 
-    const paused = await h.call('PATCH', `/admin/showtimes/${showtime.json.id}`, { headers: admin, body: { saleState: 'PAUSED' } });
-    expect(paused.json.saleState).toBe('paused');
+    const closed = await h.call('PATCH', `/admin/showtimes/${showtime.json.id}`, { headers: admin, body: { saleState: 'CLOSED' } });
+    expect(closed.json.saleState).toBe('closed');
     expect((await h.hold(showtime.json.id, unique('late'), ['A3'])).json.error.code).toBe('SALE_NOT_OPEN');
   });
 

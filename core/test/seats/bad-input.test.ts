@@ -68,7 +68,8 @@ describe('hold requests that must be refused before any write', () => {
   });
 
   it.each([
-    ['paused', { saleState: 'PAUSED' as const }, 409, 'SALE_NOT_OPEN'],
+    // A paused sale still lets buyers already admitted buy (pause stops admissions only):
+    // see core/test/sale/sale-control.test.ts.
     ['closed', { saleState: 'CLOSED' as const }, 409, 'SALE_NOT_OPEN'],
     ['not open yet', { opensAt: new Date(Date.now() + 3_600_000) }, 409, 'SALE_NOT_OPEN'],
     ['already started', { opensAt: new Date(Date.now() - 7_200_000), startsAt: new Date(Date.now() - 60_000) }, 409, 'SHOWTIME_STARTED'],

@@ -4,7 +4,7 @@
  * local bucket pair with the same defaults decides instead (per process, so the shared
  * per-showtime cap becomes per process during the outage; the core still arbitrates seats).
  */
-import type { BucketDecision, Refused } from '../../../queue/src/index';
+import type { BucketDecision, Refused, TokenSession } from '../../../queue/src/index';
 import { DEFAULT_SETTINGS } from '../../../queue/src/index';
 
 export interface PurchaseDecision {
@@ -15,8 +15,14 @@ export interface PurchaseDecision {
   source: 'redis' | 'fallback';
 }
 
+/** Require a live admission session; with `session`, the very one the access token names. */
+export interface PurchaseRules {
+  requireAdmission?: boolean;
+  session?: TokenSession;
+}
+
 export interface PurchaseLimiterOptions {
-  take: (showtimeId: string, customerId: string, rules?: { requireAdmission?: boolean }) => Promise<BucketDecision | Refused>;
+  take: (showtimeId: string, customerId: string, rules?: PurchaseRules) => Promise<BucketDecision | Refused>;
   now?: () => number;
   onFallback?: (error: unknown) => void;
 }
@@ -60,7 +66,7 @@ export function createPurchaseLimiter(options: PurchaseLimiterOptions) {
      * When Redis is down that check is skipped: the failure policy keeps admitted buyers
      * buying on their stateless access tokens.
      */
-    async take(showtimeId: string, customerId: string, rules: { requireAdmission?: boolean } = {}): Promise<PurchaseDecision> {
+    async take(showtimeId: string, customerId: string, rules: PurchaseRules = {}): Promise<PurchaseDecision> {
       try {
         const decision = await options.take(showtimeId, customerId, rules);
         if (!decision.ok && decision.code === 'not_admitted') return { allowed: false, notAdmitted: true, retryAfterMs: 0, source: 'redis' };

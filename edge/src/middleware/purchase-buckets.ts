@@ -3,6 +3,7 @@ import { AppError } from '../../../lib/errors';
 import type { EdgeEnv } from '../http-context';
 import type { createPurchaseLimiter } from '../limits/purchase-limiter';
 import type { EdgeMetrics } from '../metrics';
+import { ticketOfSession } from '../../../queue/src/index';
 
 /**
  * Holds and checkout pass through the dual token bucket (per customer, per showtime) after
@@ -21,7 +22,10 @@ export function purchaseBuckets(options: {
 }): MiddlewareHandler<EdgeEnv> {
   return async function purchaseBucketsMiddleware(c, next) {
     const access = c.get('access');
-    const decision = await options.limiter.take(String(access.showtimeId), access.customerId, { requireAdmission: options.requireAdmission ?? false });
+    const decision = await options.limiter.take(String(access.showtimeId), access.customerId, {
+      requireAdmission: options.requireAdmission ?? false,
+      session: { ticket: ticketOfSession(access.sessionId), issuedAtMs: access.issuedAtMs ?? 0, expiresAtMs: access.expiresAtMs },
+    });
     if (decision.notAdmitted) {
       options.metrics.limiterRejections.inc({ limiter: 'admission_ended' });
       throw new AppError(410, 'TURN_ENDED', 'Your turn to buy has ended; join the queue again');

@@ -6,7 +6,7 @@
  * choose again until the turn itself ends (or they book, or leave). Idempotent by eventId: the relay delivers at
  * least once, and a duplicate release could otherwise free a later, new admission.
  */
-import { decodeBookingEvent, type BookingEvent } from '../../../lib/booking-events';
+import { compareStreamIds, decodeBookingEvent, streamIdMs, type BookingEvent } from '../../../lib/booking-events';
 import type { RoomEngine } from '../../../queue/src/index';
 import type { EdgeMetrics } from '../metrics';
 import type { EdgeStore } from '../state/edge-store';
@@ -23,6 +23,8 @@ export interface BookingEventsConsumerOptions {
   consumerName?: string;
   batchSize?: number;
   dedupeTtlMs?: number;
+  /** How far before its position a consumer that finds the stream behind it asks to be republished from. */
+  republishMarginMs?: number;
   onRoomChanged?: (showtimeId: string) => void;
   logger?: ConsumerLogger;
 }
@@ -34,6 +36,7 @@ export function createBookingEventsConsumer(options: BookingEventsConsumerOption
   const consumer = options.consumerName ?? 'edge';
   const batchSize = options.batchSize ?? 200;
   const dedupeTtlMs = options.dedupeTtlMs ?? 7 * 86_400_000;
+  const republishMarginMs = options.republishMarginMs ?? 60_000;
   let cursor: string | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let running = false;
@@ -56,10 +59,28 @@ export function createBookingEventsConsumer(options: BookingEventsConsumerOption
     options.metrics.bookingEvents.inc({ type: event.type });
   }
 
+  /**
+   * Nothing new after our position: make sure the stream has not gone back behind it (Redis
+   * restarted empty, or restored from an older snapshot). Entries past our position would then
+   * be lost for good, and entries added from now on could carry ids below it and be skipped.
+   * So ask the relay to publish again from our position (less a margin for clocks and relay
+   * transactions; duplicates are deduped) and read on from where the stream now ends.
+   */
+  async function checkStreamBehind(position: string): Promise<void> {
+    if (position === '0') return;
+    const newest = await options.edgeStore.lastEventId();
+    if (compareStreamIds(newest, position) >= 0) return;
+    await options.edgeStore.requestRepublish(Math.max(0, streamIdMs(position) - republishMarginMs));
+    options.logger?.error({ position, newest }, 'booking events: stream is behind our position (Redis lost data); asked for a republish');
+    cursor = newest;
+    await options.edgeStore.setCursor(consumer, newest);
+  }
+
   /** Reads and applies one batch; returns how many entries were read. */
   async function pumpBatch(): Promise<number> {
     cursor ??= (await options.edgeStore.getCursor(consumer)) ?? '0';
     const entries = await options.edgeStore.readEvents(cursor, batchSize);
+    if (entries.length === 0) await checkStreamBehind(cursor);
     for (const entry of entries) {
       const event = decodeBookingEvent(entry.fields);
       if (event && (await options.edgeStore.markSeen(event.eventId, dedupeTtlMs))) {

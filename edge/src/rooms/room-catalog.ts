@@ -1,59 +1,62 @@
 /**
- * Rooms come into being from the core's catalog: the first join for a showtime that is on
- * sale (or opening soon) creates its room with the default settings, open or scheduled.
- * The operator changes them afterwards through the admin API.
+ * Rooms exist with their showtimes: PostgreSQL (the core's sale control) holds each room's
+ * settings, sale state and version, and Redis a copy stamped with that version. A copy that
+ * is missing (Redis restarted empty, keys flushed) or older than the database's is restored
+ * from the core, never from defaults; until then the room admits nobody, because admission
+ * only happens inside a room's own scripts.
  */
-import { notFound } from '../../../lib/errors';
-import type { RoomEngine, RoomSettingsPatch } from '../../../queue/src/index';
+import { AppError, notFound, unavailable } from '../../../lib/errors';
+import type { RoomEngine } from '../../../queue/src/index';
+import { applySaleControl, syncRooms, type SaleControl } from '../../../queue/src/room-sync';
 import type { CoreClient } from '../core-client';
-import { createSingleFlightCache } from '../state/single-flight-cache';
 
-export interface CatalogShowtime {
-  id: number;
-  saleState: string;
-  opensAt: string | null;
+export type { SaleControl };
+
+export interface RoomCatalogLogger {
+  warn(object: object, message?: string): void;
 }
 
-export function roomPatchForShowtime(showtime: CatalogShowtime): RoomSettingsPatch | null {
-  if (showtime.saleState === 'on_sale') return { state: 'open' };
-  if (showtime.saleState === 'opening_soon') {
-    const opensAtMs = showtime.opensAt ? Date.parse(showtime.opensAt) : NaN;
-    return Number.isFinite(opensAtMs) ? { state: 'scheduled', opensAtMs } : { state: 'scheduled' };
-  }
-  if (showtime.saleState === 'sold_out') return { state: 'sold_out' };
-  return null;
-}
+export function createRoomCatalog(options: { core: CoreClient; engine: RoomEngine; logger?: RoomCatalogLogger }) {
+  const { core, engine } = options;
+  const restoring = new Map<string, Promise<void>>();
 
-export function createRoomCatalog(options: { core: CoreClient; engine: RoomEngine; ttlMs?: number }) {
-  const list = createSingleFlightCache<CatalogShowtime[]>({ ttlMs: options.ttlMs ?? 5_000, staleForMs: 60_000 });
-  const creating = new Map<string, Promise<void>>();
+  const apply = async (control: SaleControl): Promise<void> => {
+    await applySaleControl(engine, control, options.logger);
+  };
 
-  async function findShowtime(showtimeId: string): Promise<CatalogShowtime | null> {
-    const { value } = await list.get('all', async () => {
-      const { status, body } = await options.core.getJson<CatalogShowtime[]>('/showtimes');
-      if (status !== 200 || !Array.isArray(body)) throw new Error(`core /showtimes answered ${status}`);
-      return body;
-    });
-    return value.find((showtime) => String(showtime.id) === showtimeId) ?? null;
+  async function fetchControl(showtimeId: string): Promise<SaleControl> {
+    const { status, body } = await core.adminJson<SaleControl>('GET', `/admin/showtimes/${showtimeId}/room`);
+    if (status === 404) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    if (status !== 200 || !body) throw unavailable('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', 2);
+    return body;
   }
 
-  async function create(showtimeId: string): Promise<void> {
-    const showtime = await findShowtime(showtimeId);
-    const patch = showtime ? roomPatchForShowtime(showtime) : null;
-    if (!patch) throw notFound('SHOWTIME_NOT_FOUND', 'No sale is open or opening for this showtime');
-    const result = await options.engine.configure(showtimeId, patch);
-    // A concurrent creator may have opened it already; that room is the one we want.
-    if (!result.ok && result.code !== 'already_opened') throw notFound('SHOWTIME_NOT_FOUND', result.message);
+  async function restore(showtimeId: string): Promise<void> {
+    await apply(await fetchControl(showtimeId));
   }
 
   return {
-    /** Creates the room for a showtime the core sells; 404 when the core does not sell it. */
+    /** Brings one room in Redis up to the database's copy (single-flight per showtime). */
     ensureRoom(showtimeId: string): Promise<void> {
-      const running = creating.get(showtimeId);
+      const running = restoring.get(showtimeId);
       if (running) return running;
-      const started = create(showtimeId).finally(() => creating.delete(showtimeId));
-      creating.set(showtimeId, started);
+      const started = restore(showtimeId).finally(() => restoring.delete(showtimeId));
+      restoring.set(showtimeId, started);
       return started;
+    },
+
+    /** Applies a control the core has just answered with (after an operator's change). */
+    apply,
+
+    /**
+     * One pass over every current showtime: rooms Redis lost are restored (unless their sale is
+     * over: a join restores those on demand, to say so), older copies are brought up to date.
+     * Returns how many rooms it wrote.
+     */
+    async syncAll(): Promise<number> {
+      const { status, body } = await core.adminJson<SaleControl[]>('GET', '/admin/rooms');
+      if (status !== 200 || !Array.isArray(body)) throw new AppError(503, 'CORE_UNAVAILABLE', `core answered ${status} for the room list`);
+      return syncRooms(engine, body, options.logger);
     },
   };
 }

@@ -1,64 +1,64 @@
 /**
- * Operator API: read and change a room's settings live, watch its stats as server-sent
- * events, and read the audit log every change lands in (who, what, before, after, when).
+ * Operator API: read and change a room's settings and its sale state live, watch its stats as
+ * server-sent events, and read the audit log every change lands in (who, from where, what,
+ * before, after, when). Changes go to the core's sale control first (PostgreSQL is the source
+ * of truth, the audit entry is written in the same transaction), then to Redis's copy.
  * Units at this boundary follow the contract (seconds, ISO times); the engine's are ms.
  */
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { z } from 'zod';
 import { AppError, notFound, unavailable } from '../../../lib/errors';
 import { readJsonBody } from '../../../lib/http';
-import type { RoomEngine, RoomSettings, RoomSettingsPatch } from '../../../queue/src/index';
-import { adminAuth } from '../middleware/admin-auth';
+import type { RoomEngine } from '../../../queue/src/index';
+import { publicSettings, roomUpdateSchema } from '../../../queue/src/room-update';
+import type { CoreClient } from '../core-client';
+import type { RoomCatalog, SaleControl } from '../rooms/room-catalog';
 import type { RoomGateway } from '../rooms/room-gateway';
 import { QUEUE_RETRY_AFTER_SECONDS } from '../rooms/room-gateway';
-import type { EdgeStore } from '../state/edge-store';
 import { SHOWTIME_ID, type EdgeEnv } from '../http-context';
+
+export { publicSettings } from '../../../queue/src/room-update';
 
 export interface AdminRouteDeps {
   engine: RoomEngine;
   rooms: RoomGateway;
-  edgeStore: EdgeStore;
-  adminToken: string;
+  catalog: RoomCatalog;
+  core: CoreClient;
+  /** middleware/admin-auth.ts: sets `operator` ({name, address, via}) on the context. */
+  adminAuth: MiddlewareHandler<EdgeEnv>;
   statsIntervalMs?: number;
-  now?: () => number;
 }
 
-const roomUpdateSchema = z
-  .object({
-    capacity: z.number().int().positive().max(1_000_000),
-    admitPerMinute: z.number().int().positive().max(10_000_000),
-    sessionTtlSeconds: z.number().int().positive().max(86_400),
-    state: z.enum(['scheduled', 'open', 'paused', 'closed', 'sold_out']),
-    opensAt: z.iso.datetime({ offset: true }),
-  })
-  .partial()
-  .strict()
-  .refine((value) => Object.keys(value).length > 0, { message: 'send at least one setting' });
+interface AuditPage {
+  showtimeId: string;
+  entries: unknown[];
+}
 
-const OPERATOR = /^[\w .@:-]{1,64}$/;
-
-/** The contract's view of the settings (seconds and ISO), plus the engine's fields as they are. */
-export function publicSettings(settings: RoomSettings) {
-  return {
-    capacity: settings.capacity,
-    admitPerMinute: settings.admitPerMinute,
-    sessionTtlSeconds: Math.round(settings.sessionTtlMs / 1000),
-    state: settings.state,
-    opensAt: settings.opensAtMs === null ? null : new Date(settings.opensAtMs).toISOString(),
-    engine: settings,
-  };
+/** The core's refusal, passed on as it is (status, code, message, details). */
+function coreError(status: number, body: unknown): AppError {
+  const error = (body as { error?: { code?: string; message?: string } } | null)?.error;
+  if (status >= 500 || !error?.code) return unavailable('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', 2);
+  const { code, message, ...details } = error as Record<string, unknown>;
+  return new AppError(status, String(code), String(message ?? code), Object.keys(details).length > 0 ? { details } : {});
 }
 
 export function adminRoutes(deps: AdminRouteDeps) {
   const app = new Hono<EdgeEnv>();
-  const now = deps.now ?? Date.now;
-  app.use('*', adminAuth({ adminToken: deps.adminToken }));
+  app.use('*', deps.adminAuth);
 
   const showtimeParam = (c: Context) => {
     const id = c.req.param('id') ?? '';
     if (!SHOWTIME_ID.test(id)) throw notFound('SHOWTIME_NOT_FOUND', 'Unknown showtime');
     return id;
+  };
+
+  /** Who is acting, for the core's audit log: the signed-in operator and their address. */
+  const operatorHeaders = (c: Context<EdgeEnv>): Record<string, string> => {
+    const operator = c.get('operator');
+    const headers: Record<string, string> = {};
+    if (operator?.name) headers['x-operator'] = operator.name;
+    if (operator?.address) headers['x-operator-source'] = operator.address;
+    return headers;
   };
 
   async function guarded<T>(run: () => Promise<T>): Promise<T> {
@@ -77,47 +77,52 @@ export function adminRoutes(deps: AdminRouteDeps) {
     return { showtimeId, settings: publicSettings(settings.settings), stats: counters };
   }
 
+  /** The room as Redis has it, restored from the database first when Redis lost it. */
+  async function readOrRestore(showtimeId: string) {
+    const room = await guarded(() => readRoom(showtimeId));
+    if (room) return room;
+    await guarded(() => deps.catalog.ensureRoom(showtimeId));
+    return guarded(() => readRoom(showtimeId));
+  }
+
+  async function controlOf(showtimeId: string): Promise<SaleControl> {
+    const { status, body } = await deps.core.adminJson<SaleControl>('GET', `/admin/showtimes/${showtimeId}/room`);
+    if (status !== 200) throw coreError(status, body);
+    return body;
+  }
+
+  async function auditOf(showtimeId: string, limit: number): Promise<AuditPage> {
+    const { status, body } = await deps.core.adminJson<AuditPage>('GET', `/admin/showtimes/${showtimeId}/room/audit?limit=${limit}`);
+    if (status !== 200) throw coreError(status, body);
+    return body;
+  }
+
   app.get('/showtimes/:id/room', async (c) => {
     const showtimeId = showtimeParam(c);
-    const room = await guarded(() => readRoom(showtimeId));
-    if (!room) throw notFound('ROOM_NOT_FOUND', 'No waiting room exists for this showtime yet');
-    const audit = await guarded(() => deps.edgeStore.listAudit(showtimeId, 20));
-    return c.json({ ...room, audit });
+    const control = await controlOf(showtimeId);
+    const room = await readOrRestore(showtimeId);
+    if (!room) throw notFound('ROOM_NOT_FOUND', 'No waiting room exists for this showtime');
+    const { entries } = await auditOf(showtimeId, 20);
+    return c.json({ ...room, saleState: control.saleState, version: control.version, audit: entries });
   });
 
   app.put('/showtimes/:id/room', async (c) => {
     const showtimeId = showtimeParam(c);
     const update = await readJsonBody(c, roomUpdateSchema);
-    const patch: RoomSettingsPatch = {};
-    if (update.capacity !== undefined) patch.capacity = update.capacity;
-    if (update.admitPerMinute !== undefined) patch.admitPerMinute = update.admitPerMinute;
-    if (update.sessionTtlSeconds !== undefined) patch.sessionTtlMs = update.sessionTtlSeconds * 1000;
-    if (update.state !== undefined) patch.state = update.state;
-    if (update.opensAt !== undefined) patch.opensAtMs = Date.parse(update.opensAt);
-    const operator = c.req.header('x-operator');
-    const actor = operator && OPERATOR.test(operator) ? operator : 'admin-token';
-
-    const before = await guarded(() => deps.engine.getSettings(showtimeId));
-    const result = await guarded(() => deps.engine.configure(showtimeId, patch));
-    if (!result.ok) throw new AppError(result.code === 'invalid_input' ? 422 : 409, result.code.toUpperCase(), result.message);
+    const { status, body } = await deps.core.adminJson<SaleControl>('PUT', `/admin/showtimes/${showtimeId}/room`, {
+      body: update,
+      headers: operatorHeaders(c),
+    });
+    if (status !== 200) throw coreError(status, body);
+    // Saved in PostgreSQL; now the copy. Should Redis be away, the sync loop applies it later.
+    await guarded(() => deps.catalog.apply(body));
     deps.rooms.invalidate(showtimeId);
     const room = await guarded(() => readRoom(showtimeId));
-    await guarded(() =>
-      deps.edgeStore.appendAudit({
-        actor,
-        action: 'room.update',
-        showtimeId,
-        before: before.ok ? publicSettings(before.settings) : null,
-        after: room?.settings ?? null,
-        atMs: now(),
-      }),
-    );
-    return c.json(room);
+    return c.json({ ...room, showtimeId, saleState: body.saleState, version: body.version });
   });
 
   app.get('/showtimes/:id/room/audit', async (c) => {
-    const showtimeId = showtimeParam(c);
-    return c.json({ showtimeId, entries: await guarded(() => deps.edgeStore.listAudit(showtimeId, 200)) });
+    return c.json(await auditOf(showtimeParam(c), 200));
   });
 
   app.get('/showtimes/:id/room/events', async (c) => {

@@ -111,7 +111,7 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
 
   app.get('/holds/:holdId', deps.accessGate, (c) => forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true));
   app.delete('/holds/:holdId', deps.accessGate, (c) => forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true));
-  app.post('/holds/:holdId/checkout', deps.accessGate, deps.purchaseBuckets, (c) =>
+  app.post('/holds/:holdId/checkout', deps.accessGate, deps.holdBuckets, (c) =>
     forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}/checkout`, true),
   );
   app.get('/bookings/:bookingId', deps.accessGate, (c) =>

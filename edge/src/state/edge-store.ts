@@ -4,7 +4,7 @@
  * and the event dedupe marks. One narrow port, three implementations: ioredis (Node),
  * Upstash REST (Workers) and in-process (embedded `npm start`).
  */
-import { bookingEventsStreamKey } from '../../../lib/booking-events';
+import { bookingEventsRepublishKey, bookingEventsStreamKey } from '../../../lib/booking-events';
 
 export interface AuditEntry {
   /** Who: the operator name sent in X-Operator, or "admin-token". */
@@ -33,6 +33,10 @@ export interface EdgeStore {
   markSeen(eventId: string, ttlMs: number): Promise<boolean>;
   /** Undoes markSeen when applying the event failed, so a later read applies it. */
   forgetSeen(eventId: string): Promise<void>;
+  /** Id of the stream's newest entry, "0-0" when the stream is empty or gone. */
+  lastEventId(): Promise<string>;
+  /** Asks the core's relay to publish again what it published since `fromMs` (Unix ms). */
+  requestRepublish(fromMs: number): Promise<void>;
   ping(): Promise<void>;
 }
 
@@ -47,6 +51,7 @@ export function edgeKeys(prefix: string) {
     cursor: (consumer: string) => `${prefix}wr:edge:cursor:${consumer}`,
     seen: (eventId: string) => `${prefix}wr:edge:seen:${eventId}`,
     stream: bookingEventsStreamKey(prefix),
+    republish: bookingEventsRepublishKey(prefix),
   };
 }
 
@@ -89,6 +94,14 @@ export function createRedisEdgeStore(command: RedisCommand, prefix = ''): EdgeSt
     },
     async forgetSeen(eventId) {
       await command(['DEL', keys.seen(eventId)]);
+    },
+    async lastEventId() {
+      const reply = await command(['XREVRANGE', keys.stream, '+', '-', 'COUNT', '1']);
+      const newest = Array.isArray(reply) ? (reply[0] as unknown[] | undefined) : undefined;
+      return newest ? String(newest[0]) : '0-0';
+    },
+    async requestRepublish(fromMs) {
+      await command(['ZADD', keys.republish, String(fromMs), String(fromMs)]);
     },
     async ping() {
       await command(['PING']);

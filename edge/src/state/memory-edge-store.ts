@@ -50,6 +50,11 @@ export function createMemoryEdgeStore(now: () => number = Date.now): MemoryEdgeS
     async forgetSeen(eventId) {
       seen.delete(eventId);
     },
+    async lastEventId() {
+      return stream.at(-1)?.id ?? '0-0';
+    },
+    // The in-process stream lives and dies with the relay that feeds it: nothing to ask for.
+    async requestRepublish() {},
     async ping() {},
     publishEvent(fields) {
       const id = `${now()}-${sequence++}`;

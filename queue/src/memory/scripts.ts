@@ -104,6 +104,12 @@ const configure: Handler = (db, keys, argv) => {
   const openedAt = db.hget(room.stats, 'openedAtMs');
   if (requested === 'scheduled' && openedAt !== undefined) return [-7];
   const firstDefault = 4 + Number(pairCount) * 2;
+  for (let i = 4; i < firstDefault; i += 2) {
+    if (argv[i] === 'version' && Number(argv[i + 1]) < (db.hnum(room.cfg, 'version') ?? 0)) {
+      return [1, db.hget(room.cfg, 'state') ?? '', 0];
+    }
+  }
+  if (db.hget(room.cfg, 'epochMs') === undefined) db.hset(room.cfg, 'epochMs', room.nowMs);
   for (let i = 4; i < firstDefault; i += 2) db.hset(room.cfg, argv[i]!, argv[i + 1]!);
   const cfg = db.hash(room.cfg);
   for (let i = firstDefault; i + 1 < argv.length; i += 2) if (!cfg.has(argv[i]!)) cfg.set(argv[i]!, argv[i + 1]!);
@@ -126,13 +132,17 @@ const configure: Handler = (db, keys, argv) => {
     s.state = requested;
   }
   room.freezeIfDue(s);
+  if (requested === 'closed') {
+    db.del(room.active);
+    db.del(room.offers);
+  }
   const ended = s.state === 'closed' || s.state === 'sold_out';
   const retentionMs = db.hnum(room.cfg, 'closedRetentionMs');
   for (const key of keys) {
     if (ended && retentionMs !== undefined) db.pexpire(key, retentionMs);
     else db.persist(key);
   }
-  return [1, s.state];
+  return [1, s.state, 1];
 };
 
 const inspect: Handler = (db, keys) => {
@@ -162,20 +172,33 @@ const draw = withRoom((room, s, order) => {
   const { db, nowMs } = room;
   if (s.state !== 'opening') return [-9];
   const pre = db.zset(room.pre);
-  if (pre.size !== order.length || order.some((c) => pre.score(c) === undefined)) return [-8];
+  const [offset, total] = [Number(offsetText), Number(totalText)];
+  if (pre.size !== total) return [-8];
+  const drawNext = db.hnum(room.stats, 'drawNext') ?? 0;
+  if (offset !== drawNext) return [1, drawNext, 0, 0];
   const base = db.hnum(room.stats, 'drawBase') ?? 0;
-  order.forEach((customer, i) => {
-    db.zset(room.line).add(customer, base + i + 1);
-    db.hset(room.who, customer, base + i + 1);
+  let placed = 0;
+  chunk.forEach((customer, i) => {
+    const position = offset + i + 1;
+    if (db.hget(room.who, customer) !== '0' || pre.score(customer) === undefined) return;
+    db.zset(room.line).add(customer, base + position);
+    db.hset(room.who, customer, base + position);
     db.hset(room.beat, customer, nowMs);
+    placed++;
   });
-  db.del(room.pre);
-  db.hset(room.cfg, 'state', 'open', 'seedRevealed', '1');
-  db.hset(room.stats, 'drawn', order.length);
-  return [1, order.length];
+  const next = offset + chunk.length;
+  db.hincrby(room.stats, 'drawn', placed);
+  if (next >= total) {
+    db.del(room.pre);
+    db.hdel(room.stats, 'drawNext');
+    db.hset(room.cfg, 'state', 'open', 'seedRevealed', '1');
+    return [1, next, 1, placed];
+  }
+  db.hset(room.stats, 'drawNext', next);
+  return [1, next, 0, placed];
 });
 
-const take: Handler = (db, [cfgKey, customerKey, showKey, activeKey], argv) => {
+const take: Handler = (db, [cfgKey, customerKey, showKey, activeKey, whoKey], argv) => {
   const nowMs = db.now();
   const cost = Number(argv[0]);
   const setting = (field: string, fallback: string | undefined) => db.hnum(cfgKey!, field) ?? Number(fallback);
@@ -184,9 +207,23 @@ const take: Handler = (db, [cfgKey, customerKey, showKey, activeKey], argv) => {
   const showCap = setting('showtimeBucketCapacity', argv[3]);
   const showRate = setting('showtimeRefillPerSecond', argv[4]) / 1_000;
   if (cost > customerCap || cost > showCap) return [-10];
+  let admission = 0;
   if (argv[6] === '1') {
-    const sessionEndsAt = db.zset(activeKey!).score(argv[5]!);
-    if (sessionEndsAt === undefined || sessionEndsAt <= nowMs) return [-11];
+    const [customer, ticket] = [argv[5]!, argv[7] ?? ''];
+    const sessionEndsAt = db.zset(activeKey!).score(customer);
+    const current = db.hget(whoKey!, customer);
+    const epoch = db.hnum(cfgKey!, 'epochMs');
+    if (sessionEndsAt !== undefined && sessionEndsAt > nowMs && (ticket === '' || current === ticket)) {
+      admission = 1;
+    } else if (epoch === undefined) {
+      admission = 2;
+    } else if (current === undefined && ticket !== '' && Number(argv[8]) < epoch && Number(argv[9]) > nowMs) {
+      admission = 2;
+      db.zset(activeKey!).add(customer, Number(argv[9]));
+      db.hset(whoKey!, customer, ticket);
+    } else {
+      return [-11];
+    }
   }
   const level = (key: string, cap: number, rate: number) => {
     const tokens = db.hnum(key, 'tokens') ?? cap;
@@ -202,12 +239,12 @@ const take: Handler = (db, [cfgKey, customerKey, showKey, activeKey], argv) => {
   if (customerTokens >= cost && showTokens >= cost) {
     store(customerKey!, customerTokens - cost, customerCap, customerRate);
     store(showKey!, showTokens - cost, showCap, showRate);
-    return [1, 0, Math.floor(customerTokens - cost), Math.floor(showTokens - cost)];
+    return [1, 0, Math.floor(customerTokens - cost), Math.floor(showTokens - cost), admission];
   }
   let wait = 0;
   if (customerTokens < cost) wait = Math.max(wait, Math.ceil((cost - customerTokens) / customerRate));
   if (showTokens < cost) wait = Math.max(wait, Math.ceil((cost - showTokens) / showRate));
-  return [0, wait, Math.floor(customerTokens), Math.floor(showTokens)];
+  return [0, wait, Math.floor(customerTokens), Math.floor(showTokens), admission];
 };
 
 const registry: Handler = (db, [key], [op, id]) => {

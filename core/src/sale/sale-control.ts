@@ -1,0 +1,173 @@
+/**
+ * Sale control: the one service through which a showtime's sale state, its waiting room's
+ * settings and the operator audit log change. PostgreSQL is the source of truth; the edge and
+ * the queue ticker copy `room` into Redis, stamped with `version`, and restore it from here
+ * whenever Redis lost it or holds an older copy.
+ */
+import type { Sql } from 'postgres';
+import { AppError, conflict, notFound, unprocessable } from '../../../lib/errors';
+import { DEFAULT_SETTINGS, type RoomSettings, type RoomSettingsPatch, type RoomState } from '../../../queue/src/index';
+import { operatorSettingsOf, publicSettings, type RoomUpdate } from '../../../queue/src/room-update';
+import { findShowtime, listCurrentShowtimes, updateShowtime, type SaleSwitch, type ShowtimeChanges, type ShowtimeRow } from '../catalog/showtime-repo';
+import type { Db } from '../db/connect';
+import { mapDatabaseError } from '../db/sql-errors';
+import { findRoomSettings, insertAudit, listAudit, listRoomSettings, lockShowtime, mergeRoomSettings, type RoomSettingsRow } from './sale-repo';
+
+export interface SaleControl {
+  showtimeId: number;
+  version: number;
+  /** Derived by the database clock: opening_soon, on_sale, paused, sold_out, closed, started. */
+  saleState: ShowtimeRow['sale_state'];
+  /** The operator's switch as stored. */
+  saleSetting: SaleSwitch;
+  opensAt: string;
+  startsAt: string;
+  /** Only what an operator set, in engine units (the rest are defaults). */
+  settings: RoomSettingsRow['settings'];
+  /** The complete settings the room in Redis must have (engine units), stamped with the version. */
+  room: RoomSettingsPatch & { state: Exclude<RoomState, 'opening'>; version: number };
+}
+
+/** Who changed something, for the audit log. */
+export interface Operator {
+  actor: string;
+  source: string | null;
+}
+
+/** The waiting room's state for a derived sale state. */
+export function roomStateFor(row: Pick<ShowtimeRow, 'sale_state' | 'sale_state_setting' | 'seats_booked' | 'seats_total'>): SaleControl['room']['state'] {
+  switch (row.sale_state) {
+    case 'closed':
+    case 'started':
+      return 'closed';
+    case 'paused':
+      return 'paused';
+    case 'opening_soon':
+      return 'scheduled';
+    case 'sold_out':
+      // No seat free right now, but live holds may still lapse: only a sale that is booked out
+      // (or that the operator declared sold out) tells its line so.
+      return row.sale_state_setting === 'SOLD_OUT' || row.seats_booked >= row.seats_total ? 'sold_out' : 'open';
+    default:
+      return 'open';
+  }
+}
+
+export function saleControlOf(row: ShowtimeRow, settingsRow: RoomSettingsRow): SaleControl {
+  const { state: _state, opensAtMs: _opensAtMs, ...defaults } = { ...DEFAULT_SETTINGS, opensAtMs: null };
+  return {
+    showtimeId: row.id,
+    version: settingsRow.version,
+    saleState: row.sale_state,
+    saleSetting: row.sale_state_setting,
+    opensAt: row.sale_opens_at.toISOString(),
+    startsAt: row.starts_at.toISOString(),
+    settings: settingsRow.settings,
+    room: {
+      ...defaults,
+      ...settingsRow.settings,
+      state: roomStateFor(row),
+      opensAtMs: row.sale_opens_at.getTime(),
+      version: settingsRow.version,
+    },
+  };
+}
+
+/** What the audit log keeps of a sale before and after a change. */
+function auditView(control: SaleControl) {
+  const { engine: _engine, ...view } = publicSettings({ ...control.room, opensAtMs: control.room.opensAtMs ?? null } as RoomSettings);
+  return { ...view, saleState: control.saleState };
+}
+
+const SWITCH_FOR_STATE = { open: 'OPEN', scheduled: 'OPEN', paused: 'PAUSED', closed: 'CLOSED', sold_out: 'SOLD_OUT' } as const;
+
+export interface SaleChange {
+  update?: RoomUpdate;
+  /** Catalog fields changed in the same transaction (PATCH /admin/showtimes/:id). */
+  catalog?: ShowtimeChanges;
+}
+
+export function createSaleControlService(deps: { sql: Sql }) {
+  async function read(db: Db, showtimeId: number): Promise<SaleControl | null> {
+    const [row, settings] = await Promise.all([findShowtime(db, showtimeId), findRoomSettings(db, showtimeId)]);
+    return row && settings ? saleControlOf(row, settings) : null;
+  }
+
+  /** The switch and opening time an operator's room update asks for, checked against the sale as it is. */
+  function catalogChangesFor(update: RoomUpdate, row: ShowtimeRow, nowMs: number): ShowtimeChanges {
+    const changes: ShowtimeChanges = {};
+    const opensAt = update.opensAt === undefined ? null : new Date(update.opensAt);
+    const opened = row.sale_opens_at.getTime() <= nowMs;
+    if (opensAt) {
+      if (opensAt >= row.starts_at) throw unprocessable('VALIDATION_FAILED', 'opensAt must be before the showtime starts', { issues: [{ path: ['opensAt'], message: 'must be before startsAt' }] });
+      if (opened && opensAt.getTime() > nowMs) throw conflict('ALREADY_OPENED', 'This sale has already opened; it cannot be scheduled again');
+      changes.opensAt = opensAt;
+    }
+    if (update.state === undefined) return changes;
+    changes.saleState = SWITCH_FOR_STATE[update.state];
+    if (update.state === 'open' && !opened && !opensAt) changes.opensAt = new Date(nowMs);
+    if (update.state === 'scheduled' && opened && !opensAt) throw conflict('ALREADY_OPENED', 'This sale has already opened; it cannot be scheduled again');
+    return changes;
+  }
+
+  return {
+    read: (showtimeId: number) => read(deps.sql, showtimeId),
+
+    /** Every showtime whose room matters now (for the edge's and the ticker's sync). */
+    async listCurrent(limit = 500): Promise<SaleControl[]> {
+      const rows = await listCurrentShowtimes(deps.sql, limit);
+      const settings = new Map((await listRoomSettings(deps.sql, rows.map((row) => row.id))).map((s) => [s.showtime_id, s]));
+      return rows.flatMap((row) => {
+        const stored = settings.get(row.id);
+        return stored ? [saleControlOf(row, stored)] : [];
+      });
+    },
+
+    /**
+     * Applies an operator's change in one transaction: the showtime row is locked, the switch
+     * moves along the sale state machine (the trigger refuses anything else and logs the
+     * move), the settings merge and the version grows, and the audit entry is written.
+     */
+    async change(showtimeId: number, change: SaleChange, operator: Operator, action = 'room.update'): Promise<SaleControl> {
+      try {
+        return await deps.sql.begin(async (tx) => {
+          if (!(await lockShowtime(tx, showtimeId))) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+          const before = (await read(tx, showtimeId))!;
+          const [clock] = await tx<{ now: Date }[]>`SELECT now() AS now`;
+          const row = (await findShowtime(tx, showtimeId))!;
+          const changes: ShowtimeChanges = { ...change.catalog, ...(change.update ? catalogChangesFor(change.update, row, clock!.now.getTime()) : {}) };
+          if (changes.saleState !== undefined) changes.saleStateCause = `${action} by ${operator.actor}`;
+          if (Object.keys(changes).length > 0) await updateShowtime(tx, showtimeId, changes);
+          const settings = change.update ? operatorSettingsOf(change.update) : {};
+          if (Object.keys(settings).length > 0) await mergeRoomSettings(tx, showtimeId, settings);
+          const after = (await read(tx, showtimeId))!;
+          await insertAudit(tx, { showtimeId, actor: operator.actor, source: operator.source, action, before: auditView(before), after: auditView(after), version: after.version });
+          return after;
+        });
+      } catch (error) {
+        if (error instanceof AppError) throw error;
+        if (typeof error === 'object' && error !== null && (error as { code?: string }).code === 'WRT09') {
+          throw conflict('INVALID_SALE_TRANSITION', (error as Error).message);
+        }
+        throw mapDatabaseError(error);
+      }
+    },
+
+    async audit(showtimeId: number, limit: number) {
+      const rows = await listAudit(deps.sql, showtimeId, limit);
+      return rows.map((row) => ({
+        actor: row.actor,
+        source: row.source,
+        action: row.action,
+        showtimeId: String(row.showtime_id),
+        before: row.before,
+        after: row.after,
+        version: row.version,
+        atMs: row.at.getTime(),
+        at: row.at.toISOString(),
+      }));
+    },
+  };
+}
+
+export type SaleControlService = ReturnType<typeof createSaleControlService>;

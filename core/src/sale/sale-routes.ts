@@ -1,0 +1,59 @@
+/**
+ * Operator routes of sale control, under /admin behind the admin token. The edge's operator
+ * API forwards here and then brings Redis up to date; the edge and the queue ticker read
+ * GET /admin/rooms to restore rooms Redis lost or holds an older copy of.
+ */
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { notFound } from '../../../lib/errors';
+import { readJsonBody } from '../../../lib/http';
+import { roomUpdateSchema } from '../../../queue/src/room-update';
+import { requireAdminToken } from '../http/auth';
+import { showtimeIdParam } from '../http/params';
+import type { Operator, SaleControlService } from './sale-control';
+
+const OPERATOR = /^[\w .@:-]{1,64}$/;
+const SOURCE = /^[0-9A-Fa-f:.]{1,64}$/;
+const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(200) });
+
+/**
+ * Who made the change: the edge names the signed-in operator and their address; a caller that
+ * names nobody is recorded as the admin token.
+ */
+export function operatorOf(c: Context): Operator {
+  const actor = c.req.header('x-operator');
+  const source = c.req.header('x-operator-source');
+  return {
+    actor: actor && OPERATOR.test(actor) ? actor : 'admin-token',
+    source: source && SOURCE.test(source) ? source : null,
+  };
+}
+
+export function saleControlRoutes(deps: { sale: SaleControlService; adminToken: string }) {
+  const app = new Hono();
+  app.use('*', requireAdminToken(deps.adminToken));
+
+  app.get('/rooms', async (c) => c.json(await deps.sale.listCurrent()));
+
+  app.get('/showtimes/:showtimeId/room', async (c) => {
+    const control = await deps.sale.read(showtimeIdParam(c.req.param('showtimeId')));
+    if (!control) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    return c.json(control);
+  });
+
+  app.put('/showtimes/:showtimeId/room', async (c) => {
+    const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
+    const update = await readJsonBody(c, roomUpdateSchema);
+    return c.json(await deps.sale.change(showtimeId, { update }, operatorOf(c)));
+  });
+
+  app.get('/showtimes/:showtimeId/room/audit', async (c) => {
+    const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
+    const parsed = auditQuery.safeParse({ limit: c.req.query('limit') ?? undefined });
+    const limit = parsed.success ? parsed.data.limit : 200;
+    if (!(await deps.sale.read(showtimeId))) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    return c.json({ showtimeId: String(showtimeId), entries: await deps.sale.audit(showtimeId, limit) });
+  });
+
+  return app;
+}
