@@ -5,6 +5,8 @@ import { migrate } from './db/migrate';
 import { startCore } from './node';
 import { Redis } from 'ioredis';
 import { redisStreamSink } from './events/event-sink';
+import { watchRedisClient } from './events/redis-health';
+import pino from 'pino';
 import { createIoredisStore } from '../../queue/src/index';
 
 const config = parseCoreConfig(process.env);
@@ -18,6 +20,7 @@ await migrate(sql);
 // outbox table until a relay with Redis runs.
 const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }) : null;
 if (!redis) console.warn('REDIS_URL not set: booking events stay in the outbox until a relay can publish them');
+if (redis) watchRedisClient(redis, pino({ name: 'core', level: config.logLevel }), 'booking-events');
 // The core's own admission check talks to the waiting room's Redis; it must fail fast when
 // Redis is away (the failure policy then lets known turns go on), never queue commands.
 const roomRedis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000 }) : null;
