@@ -6,47 +6,53 @@
  * tries). A won hold is given back at once (HOLD_THEN=cancel, the default) so the fight goes on
  * for the whole run, or checked out and paid (HOLD_THEN=checkout) until the hall is sold out.
  * The interesting figures are holds_won, hold_conflicts and rate_limited (the per-showtime
- * token bucket: 500 holds/s by default), and the hold endpoint's p99.
+ * token bucket: 500 holds/s by default), and the hold endpoint's p95 and p99.
  *
  *   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PEAK_RPS=1000 -e DURATION=60s \
  *          -e SHOWTIME_ID=1 -e ADMIN_TOKEN=dev-admin-token-change-me loadtest/hold-race.js
  */
-import { journeyFor, openingMinute, prepare, settings, step, summary, thresholds, verifyOverHttp, vusFor } from './k6/common.js';
+import { drainBuyers, step } from './k6/buyers.js';
+import { journeyFor, runPlan } from './k6/journey-settings.js';
+import { plannedIterations, summary, SUMMARY_TREND_STATS, thresholdsFor } from './k6/report.js';
+import { finishRun, prepare } from './k6/room.js';
+import { drainScenario, envNumber, openingMinute, seconds, settings, stagesSeconds, vusFor } from './k6/settings.js';
 
 const holdThen = __ENV.HOLD_THEN === 'checkout' ? 'checkout' : 'cancel';
+const stages = openingMinute(settings.peakRps);
+const racers = vusFor('racers', settings.peakRps, envNumber('BUYER_PACE_SECONDS', 0.5), true);
+/** Only what this run calls: cancel with the default, the payment steps with HOLD_THEN=checkout. */
+const endpoints = ['login', 'join', 'poll', 'seats', 'hold', 'leave'].concat(holdThen === 'cancel' ? ['cancel'] : ['checkout', 'approve', 'hold_status', 'booking']);
 
 /** @type {import('k6/options').Options} */
 export const options = {
+  discardResponseBodies: true,
   scenarios: {
-    racers: {
-      executor: 'ramping-arrival-rate',
-      exec: 'racer',
-      startRate: 0,
-      timeUnit: '1s',
-      stages: openingMinute(settings.peakRps),
-      ...vusFor(settings.peakRps, 0.5),
-      gracefulStop: '30s',
-    },
+    racers: { executor: 'ramping-arrival-rate', exec: 'racer', startRate: 0, timeUnit: '1s', stages, preAllocatedVUs: racers.preAllocatedVUs, maxVUs: racers.maxVUs, gracefulStop: `${settings.gracefulStopSeconds}s` },
+    drain: drainScenario(racers.maxVUs, stagesSeconds(stages) + settings.gracefulStopSeconds),
   },
-  thresholds: {
-    ...thresholds({ login: 500, join: 500, poll: 250, seats: 500, hold: 1000, cancel: 500, checkout: 2000, approve: 1000, hold_status: 500, booking: 500, leave: 500 }),
-    holds_won: ['count>0'],
-  },
-  summaryTrendStats: ['avg', 'med', 'p(95)', 'p(99)', 'max'],
+  thresholds: Object.assign(thresholdsFor({ endpoints, plannedIterations: plannedIterations(stages, seconds) }), { holds_won: ['count>0'] }),
+  summaryTrendStats: SUMMARY_TREND_STATS,
 };
 
 export function setup() {
-  return prepare({ capacity: 100_000, admitPerMinute: 1_000_000 });
+  return prepare({ state: 'open', capacity: 100000, admitPerMinute: 1000000 });
 }
 
-/** @param {{ showtimeId: string }} data */
+const journey = (/** @type {string} */ showtimeId) => journeyFor(showtimeId, { seatPreference: 'best', afterHold: holdThen });
+
+/** @param {import('./k6/room.js').RunData} data */
 export function racer(data) {
-  step(journeyFor(data.showtimeId, { seatPreference: 'best', afterHold: holdThen }));
+  step(journey(data.showtimeId), runPlan(data, stages));
 }
 
-/** @param {{ showtimeId: string }} data */
+/** @param {import('./k6/room.js').RunData} data */
+export function drain(data) {
+  drainBuyers(journey(data.showtimeId));
+}
+
+/** @param {import('./k6/room.js').RunData} data */
 export function teardown(data) {
-  verifyOverHttp(data);
+  finishRun(data);
 }
 
 /** @param {any} data */

@@ -14,6 +14,8 @@ export interface SaleOptions {
   capacity: number;
   admitPerMinute: number;
   sessionTtlSeconds: number;
+  /** 'scheduled' leaves the room to be opened later (opening.js schedules it); default 'open'. */
+  roomState?: 'open' | 'scheduled';
 }
 
 async function adminCall(url: string, token: string, method: string, body?: unknown): Promise<any> {
@@ -45,7 +47,8 @@ export async function createSale(options: SaleOptions): Promise<{ showtimeId: st
     hallId: hall.id,
     title: `Load test ${label}`,
     startsAt: new Date(now + 86_400_000).toISOString(),
-    opensAt: new Date(now - 60_000).toISOString(),
+    // A room to be scheduled must not have opened yet: its showtime opens in an hour.
+    opensAt: new Date(options.roomState === 'scheduled' ? now + 3_600_000 : now - 60_000).toISOString(),
     saleState: 'OPEN',
     priceCents: 1200,
     currency: 'EUR',
@@ -57,9 +60,9 @@ export async function createSale(options: SaleOptions): Promise<{ showtimeId: st
   return { showtimeId, seats: seats.length };
 }
 
-export async function configureRoom(options: Pick<SaleOptions, 'edgeUrl' | 'adminToken' | 'capacity' | 'admitPerMinute' | 'sessionTtlSeconds'>, showtimeId: string) {
+export async function configureRoom(options: Pick<SaleOptions, 'edgeUrl' | 'adminToken' | 'capacity' | 'admitPerMinute' | 'sessionTtlSeconds' | 'roomState'>, showtimeId: string) {
   return adminCall(`${options.edgeUrl}/api/admin/showtimes/${showtimeId}/room`, options.adminToken, 'PUT', {
-    state: 'open',
+    state: options.roomState ?? 'open',
     capacity: options.capacity,
     admitPerMinute: options.admitPerMinute,
     sessionTtlSeconds: options.sessionTtlSeconds,

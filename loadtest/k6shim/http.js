@@ -3,8 +3,10 @@
  * Shim of `k6/http`: synchronous requests through the main thread, k6's canonical header
  * names on responses, `expectedStatuses` feeding `http_req_failed`, answers counted per
  * `endpoint` tag. Cookie jars are accepted and ignored (the journey sends tokens in headers).
+ * Bodies follow k6: `responseType: 'none'`, or no responseType under the script's
+ * `discardResponseBodies`, gives a null body, so a script cannot read what it told k6 to drop.
  */
-import { addAnswer, addSample, exchange } from './state.js';
+import { addAnswer, addSample, config, exchange } from './state.js';
 
 /** @typedef {number | { min: number, max: number }} StatusSpec */
 
@@ -25,7 +27,7 @@ const canonical = (name) => name.split('-').map((part) => part.charAt(0).toUpper
 
 /**
  * @param {string} method @param {string} url @param {string | null | undefined} body
- * @param {{ headers?: Record<string, string>, tags?: Record<string, string>, responseCallback?: { specs: StatusSpec[] }, timeout?: string }} [params]
+ * @param {{ headers?: Record<string, string>, tags?: Record<string, string>, responseCallback?: { specs: StatusSpec[] }, timeout?: string, responseType?: string }} [params]
  */
 export function request(method, url, body, params = {}) {
   const started = Date.now();
@@ -43,12 +45,19 @@ export function request(method, url, body, params = {}) {
   addSample('http_reqs', 'counter', 1);
   addSample('http_req_failed', 'rate', expected ? 0 : 1);
   addSample(`http_req_duration{endpoint:${params.tags?.endpoint ?? ''}}`, 'trend', Date.now() - started);
+  if (params.tags?.phase) addSample(`http_req_duration{endpoint:${params.tags?.endpoint ?? ''},phase:${params.tags.phase}}`, 'trend', Date.now() - started);
+  addSample(`http_reqs{phase:${params.tags?.phase ?? ''}}`, 'counter', 1);
   addAnswer(params.tags?.endpoint ?? url, answer.status);
+  const discarded = params.responseType === 'none' || (params.responseType === undefined && config.discardResponseBodies);
+  if (!discarded) addSample(`shim_body_bytes_to_script{endpoint:${params.tags?.endpoint ?? ''}}`, 'counter', answer.body.length);
   return {
     status: answer.status,
-    body: answer.body,
+    body: discarded ? null : answer.body,
     headers,
-    json: () => JSON.parse(answer.body),
+    json: () => {
+      if (discarded) throw new Error('k6 shim: the response body was discarded (responseType none)');
+      return JSON.parse(answer.body);
+    },
   };
 }
 

@@ -7,12 +7,14 @@ export function sleep(seconds) {
   block(seconds * 1000);
 }
 
-/** @param {any} value @param {Record<string, (value: any) => boolean>} checks */
-export function check(value, checks) {
+/** @param {any} value @param {Record<string, (value: any) => boolean>} checks @param {Record<string, string>} [tags] */
+export function check(value, checks, tags) {
   let all = true;
   for (const [name, test] of Object.entries(checks)) {
     const ok = Boolean(test(value));
-    addSample(`checks{${name}}`, 'rate', ok ? 1 : 0);
+    addSample('checks', 'rate', ok ? 1 : 0);
+    addSample(`checks{check:${name}}`, 'rate', ok ? 1 : 0);
+    if (tags?.endpoint) addSample(`checks{endpoint:${tags.endpoint}}`, 'rate', ok ? 1 : 0);
     all &&= ok;
   }
   return all;

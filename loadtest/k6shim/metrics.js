@@ -1,5 +1,9 @@
 // @ts-check
-/** Shim of `k6/metrics`: samples are recorded in the worker and reported at the end. */
+/**
+ * Shim of `k6/metrics`: samples are recorded in the worker and reported at the end, under the
+ * metric's name and, for an `endpoint` or `phase` tag, under `name{endpoint:x}` / `name{phase:x}`
+ * as a k6 threshold would select them.
+ */
 import { addSample } from './state.js';
 
 class Metric {
@@ -9,9 +13,11 @@ class Metric {
     this.type = type;
   }
 
-  /** @param {number | boolean} value */
-  add(value) {
+  /** @param {number | boolean} value @param {Record<string, string>} [tags] */
+  add(value, tags) {
     addSample(this.name, this.type, Number(value));
+    if (tags?.endpoint) addSample(`${this.name}{endpoint:${tags.endpoint}}`, this.type, Number(value));
+    if (tags?.phase) addSample(`${this.name}{phase:${tags.phase}}`, this.type, Number(value));
   }
 }
 

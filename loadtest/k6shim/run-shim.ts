@@ -8,11 +8,13 @@ import { Worker } from 'node:worker_threads';
 
 export interface ShimRun {
   ran: number;
+  /** Wall time of the exec iterations (requests included). */
+  execMs: number;
   setupData: any;
   options: any;
   exports: string[];
   summaryKeys: string[];
-  metrics: Record<string, { type: string; count: number; sum: number }>;
+  metrics: Record<string, { type: string; count: number; sum: number; max: number | null }>;
   http: Record<string, Record<string, number>>;
   failures: string[];
 }
@@ -47,9 +49,21 @@ async function perform(message: HttpMessage): Promise<void> {
   Atomics.notify(flag, 0);
 }
 
-export function runK6Script(script: string, exec: string, env: Record<string, string>, limits: { iterations: number; maxMs: number }): Promise<ShimRun> {
+export interface ShimPhases {
+  iterations: number;
+  maxMs: number;
+  /** Run setup() here (default), or take `data` from another worker's setup. */
+  setup?: boolean;
+  data?: unknown;
+  /** Run the script's drain scenario after the iterations (default true). */
+  drain?: boolean;
+  /** Run teardown() and handleSummary() (default true). */
+  teardown?: boolean;
+}
+
+export function runK6Script(script: string, exec: string | null, env: Record<string, string>, phases: ShimPhases): Promise<ShimRun> {
   const worker = new Worker(new URL('./worker.js', import.meta.url), {
-    workerData: { script: new URL(`../${script}`, import.meta.url).href, exec, env, ...limits },
+    workerData: { script: new URL(`../${script}`, import.meta.url).href, exec, env, setup: true, drain: true, teardown: true, data: null, ...phases },
     execArgv: [],
   });
   return new Promise((resolve, reject) => {

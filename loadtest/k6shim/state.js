@@ -9,6 +9,8 @@ export const metrics = new Map();
 /** @type {Map<string, Map<number, number>>} */
 export const http = new Map();
 export const failures = /** @type {string[]} */ ([]);
+/** The script's options that change what the shims do. */
+export const config = { discardResponseBodies: false };
 
 /** @param {string} name @param {string} type @param {number} value */
 export function addSample(name, type, value) {

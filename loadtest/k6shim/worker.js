@@ -1,8 +1,10 @@
 // @ts-check
 /**
  * Runs one k6 script in this worker thread as a single VU: registers the k6 shims, sets
- * `__ENV`, runs setup(), the scenario's exec function for a number of iterations or until a
- * deadline, teardown() and handleSummary(), then reports metrics and answers.
+ * `__ENV`, runs setup() (or takes the data it is given), the scenario's exec function for a
+ * number of iterations or until a deadline, the script's `drain` scenario, teardown() and
+ * handleSummary(), then reports metrics and answers. Each phase can be left out, so several
+ * workers can play the VUs of one run (setup in one, two scenarios side by side, teardown).
  */
 import { register } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -11,29 +13,35 @@ register(new URL('./hooks.js', import.meta.url).href);
 const state = await import('./state.js');
 state.bridge.port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 
-const { script, exec, env, iterations, maxMs } = /** @type {{ script: string, exec: string, env: Record<string, string>, iterations: number, maxMs: number }} */ (workerData);
-/** @type {any} */ (globalThis).__ENV = env;
+/** @type {{ script: string, exec: string | null, env: Record<string, string>, iterations: number, maxMs: number, setup: boolean, data: any, drain: boolean, teardown: boolean }} */
+const job = workerData;
+/** @type {any} */ (globalThis).__ENV = job.env;
 /** @type {any} */ (globalThis).__VU = 1;
 
-const module = await import(script);
-const data = module.setup ? module.setup() : undefined;
-const deadline = Date.now() + maxMs;
+const module = await import(job.script);
+state.config.discardResponseBodies = Boolean(module.options?.discardResponseBodies);
+const data = job.setup && module.setup ? module.setup() : job.data;
+const deadline = Date.now() + job.maxMs;
 let ran = 0;
-for (; ran < iterations && Date.now() < deadline; ran++) {
+const started = Date.now();
+for (; job.exec && ran < job.iterations && Date.now() < deadline; ran++) {
   /** @type {any} */ (globalThis).__ITER = ran;
-  module[exec](data);
+  module[job.exec](data);
 }
-if (module.teardown) module.teardown(data);
-const summary = module.handleSummary ? module.handleSummary({ metrics: {} }) : null;
+const execMs = Date.now() - started;
+if (job.drain && module.drain) module.drain(data);
+if (job.teardown && module.teardown) module.teardown(data);
+const summary = job.teardown && module.handleSummary ? module.handleSummary({ metrics: {} }) : null;
 
 parentPort?.postMessage({
   type: 'done',
   ran,
+  execMs,
   setupData: data,
   options: JSON.parse(JSON.stringify(module.options ?? {})),
   exports: Object.keys(module),
   summaryKeys: summary ? Object.keys(summary) : [],
-  metrics: Object.fromEntries([...state.metrics].map(([name, m]) => [name, { type: m.type, count: m.count, sum: m.sum }])),
+  metrics: Object.fromEntries([...state.metrics].map(([name, m]) => [name, { type: m.type, count: m.count, sum: m.sum, max: m.values.length ? Math.max(...m.values) : null }])),
   http: Object.fromEntries([...state.http].map(([endpoint, statuses]) => [endpoint, Object.fromEntries(statuses)])),
   failures: state.failures,
 });

@@ -8,7 +8,14 @@
  * hold adjacent seats (after a 409, a fresh map and other seats; at most three tries) → checkout → approve at
  * the payment sandbox → read the hold until it names its booking → read the booking → leave.
  * 409 and 429 are answers, not failures: 429 waits Retry-After and tries the same step again.
+ *
+ * k6 loads this file too, so it is written in ES2017 (no object spread, `?.`, `??`, numeric
+ * separators): releases before v0.53 refuse anything newer (loadtest/test/k6-syntax.test.ts).
  */
+import { pickSeats } from './seat-choice.js';
+
+export { pickSeats };
+
 
 /** @typedef {'login'|'join'|'poll'|'seats'|'hold'|'cancel'|'checkout'|'approve'|'hold_status'|'booking'|'leave'} Endpoint */
 /** @typedef {'edge'|'payments'} Target */
@@ -46,8 +53,7 @@
  * @property {string|null} accessToken
  * @property {number} joinedAt
  * @property {number|null} admittedAt
- * @property {string[]} taken         seats seen taken (seat map + 409 answers)
- * @property {any[]} seatMap
+ * @property {string[]} taken         seats lost in 409 answers (the seat map itself is never kept)
  * @property {string[]} wanted
  * @property {number} holdTries
  * @property {string|null} holdId
@@ -55,20 +61,36 @@
  * @property {string|null} bookingId
  * @property {number} statusReads
  * @property {number} retries
- * @property {string|null} outcome   booked | no_seats | sold_out | closed | gave_up | error
+ * @property {boolean} stopping      the run is ending: give everything back and leave
+ * @property {string|null} outcome   booked | no_seats | sold_out | closed | gave_up | error | stopped
  */
 /** @typedef {{ type: string, value?: number }} JourneyEvent */
 
 const MAX_RETRIES = 8;
 const MAX_STATUS_READS = 40;
 
-/** @param {number} index @param {number} now @returns {Buyer} */
-export function newBuyer(index, now) {
+/**
+ * A client address of its own for every buyer of a run, across every load generator: the
+ * generator's VU (k6's `exec.vu.idInTest`, unique across execution segments; 0 for the Node
+ * harness) and that VU's arrival count, as an IPv6 unique-local address with both numbers in
+ * its /64 prefix, so buyers stay apart even for a limiter that groups IPv6 clients by /64.
+ * Distinct for 16.7 million VUs × 4.3 billion arrivals each.
+ * @param {number} vu @param {number} arrival
+ */
+export function syntheticAddress(vu, arrival) {
+  const hex = (/** @type {number} */ n) => n.toString(16);
+  const v = vu % 0x1000000;
+  const a = arrival % 0x100000000;
+  return `fd${hex(v >>> 16).padStart(2, '0')}:${hex(v & 0xffff)}:${hex(Math.floor(a / 0x10000))}:${hex(a & 0xffff)}::1`;
+}
+
+/** @param {number} index @param {number} now @param {string} [clientAddress] @returns {Buyer} */
+export function newBuyer(index, now, clientAddress) {
   return {
     index, phase: 'login', dueAt: now,
-    clientAddress: `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`,
+    clientAddress: clientAddress || syntheticAddress(0, index),
     customerToken: null, customerId: null, queueToken: null, accessToken: null,
-    joinedAt: now, admittedAt: null, taken: [], seatMap: [], wanted: [], holdTries: 0,
+    joinedAt: now, admittedAt: null, taken: [], wanted: [], holdTries: 0, stopping: false,
     holdId: null, paymentId: null, bookingId: null, statusReads: 0, retries: 0, outcome: null,
   };
 }
@@ -88,15 +110,24 @@ function edge(buyer, endpoint, method, path, token, body) {
   return { endpoint, target: 'edge', method, path, headers: h, body: body === undefined ? null : JSON.stringify(body) };
 }
 
+/**
+ * The join, in one place for every driver (k6 scripts, opening.js, the Node harness): anything
+ * a join will need (a proof-of-work solution, say) is added here and in `onJoinAnswer`.
+ * @param {Buyer} buyer @param {JourneySettings} s @returns {JourneyRequest}
+ */
+export function joinRequest(buyer, s) {
+  return edge(buyer, 'join', 'POST', `/api/showtimes/${encodeURIComponent(s.showtimeId)}/queue`, buyer.customerToken);
+}
+
 /** What the buyer sends next; null once the journey is over. @param {Buyer} buyer @param {JourneySettings} s @returns {JourneyRequest|null} */
 export function nextRequest(buyer, s) {
   const show = encodeURIComponent(s.showtimeId);
   switch (buyer.phase) {
     case 'login': return edge(buyer, 'login', 'POST', '/api/auth/demo', null, {});
-    case 'join': return edge(buyer, 'join', 'POST', `/api/showtimes/${show}/queue`, buyer.customerToken);
+    case 'join': return joinRequest(buyer, s);
     case 'poll': {
       const r = edge(buyer, 'poll', 'GET', `/api/showtimes/${show}/queue`, null);
-      r.headers['x-queue-token'] = buyer.queueToken ?? '';
+      r.headers['x-queue-token'] = buyer.queueToken || '';
       return r;
     }
     case 'seats': return edge(buyer, 'seats', 'GET', `/api/showtimes/${show}/seats`, buyer.accessToken);
@@ -119,12 +150,13 @@ export function nextRequest(buyer, s) {
 }
 
 /**
- * Ends the journey; an admitted buyer who did not book leaves the room first, so the slot
- * goes back at once (as the page does when it closes).
+ * Ends the journey; a buyer still in line or in the room leaves first, so the place or the
+ * slot goes back at once (as the page does when it closes).
  * @param {Buyer} buyer @param {string} outcome @param {JourneyEvent[]} events @param {number} [now]
  */
 function finish(buyer, outcome, events, now) {
-  if (now !== undefined && buyer.admittedAt !== null && outcome !== 'booked' && buyer.phase !== 'leave' && buyer.customerToken) {
+  const inRoom = buyer.admittedAt !== null || buyer.queueToken !== null;
+  if (now !== undefined && inRoom && outcome !== 'booked' && buyer.phase !== 'leave' && buyer.customerToken) {
     buyer.outcome = outcome;
     buyer.phase = 'leave';
     buyer.dueAt = now;
@@ -135,42 +167,9 @@ function finish(buyer, outcome, events, now) {
   events.push({ type: `outcome_${outcome}` });
 }
 
-/** Picks `party` adjacent free seats: the most central run of the front-most rows, or any run. @param {Buyer} buyer @param {JourneySettings} s @returns {string[]} */
-export function pickSeats(buyer, s) {
-  const taken = new Set(buyer.taken);
-  /** @type {Map<number, any[]>} */
-  const rows = new Map();
-  for (const seat of buyer.seatMap) {
-    if (seat.status !== 'AVAILABLE' || taken.has(seat.code)) continue;
-    const row = rows.get(seat.row) ?? [];
-    row.push(seat);
-    rows.set(seat.row, row);
-  }
-  /** @type {{ codes: string[], score: number }[]} */
-  const runs = [];
-  let widest = 1;
-  for (const seat of buyer.seatMap) widest = Math.max(widest, seat.column);
-  for (const [row, seats] of rows) {
-    seats.sort((a, b) => a.column - b.column);
-    for (let i = 0; i + s.party <= seats.length; i++) {
-      const run = seats.slice(i, i + s.party);
-      if (run[run.length - 1].column - run[0].column !== s.party - 1) continue;
-      const centre = (run[0].column + run[run.length - 1].column) / 2;
-      runs.push({ codes: run.map((seat) => seat.code), score: row * 2 + Math.abs(centre - (widest + 1) / 2) });
-    }
-  }
-  if (runs.length === 0) return [];
-  if (s.seatPreference === 'random') return runs[Math.floor(s.random() * runs.length)]?.codes ?? [];
-  runs.sort((a, b) => a.score - b.score);
-  // Everyone wants the best seats: the first try aims at the top few runs, and each 409 widens
-  // the choice (top 3, 12, 48), as a buyer settles for what is left.
-  const spread = 3 * 4 ** Math.min(buyer.holdTries, 3);
-  return runs[Math.floor(s.random() * Math.min(spread, runs.length))]?.codes ?? [];
-}
-
-/** @param {Buyer} buyer @param {JourneySettings} s @param {number} now @param {JourneyEvent[]} events */
-function tryHold(buyer, s, now, events) {
-  const seats = pickSeats(buyer, s);
+/** @param {Buyer} buyer @param {JourneySettings} s @param {number} now @param {JourneyEvent[]} events @param {any[]} seatMap */
+function tryHold(buyer, s, now, events, seatMap) {
+  const seats = seatMap.length ? pickSeats(seatMap, buyer, s) : [];
   if (buyer.holdTries >= s.maxHoldTries || seats.length === 0) {
     events.push({ type: 'gave_up_seats' });
     buyer.outcome = 'no_seats';
@@ -200,6 +199,42 @@ function onQueueAnswer(buyer, now, body, events) {
 }
 
 /**
+ * A join answer (join or poll): on in line, admitted, or out. Kept beside `joinRequest`.
+ * @param {Buyer} buyer @param {JourneySettings} s @param {JourneyResponse} res @param {any} body @param {number} now @param {JourneyEvent[]} events
+ */
+function onJoinAnswer(buyer, s, res, body, now, events) {
+  if (res.status === 410) { buyer.phase = 'join'; buyer.dueAt = now; return; }
+  if (res.status !== 200) { finish(buyer, 'error', events, now); return; }
+  if (s.pollOnly && body.accessToken) {
+    events.push({ type: 'admitted' }, { type: 'queue_time', value: now - buyer.joinedAt });
+    buyer.queueToken = body.queueToken || buyer.queueToken;
+    buyer.outcome = 'admitted';
+    buyer.phase = 'leave';
+    buyer.dueAt = now;
+    return;
+  }
+  if (now - buyer.joinedAt > s.maxWaitMs && !body.accessToken) { finish(buyer, 'gave_up', events, now); return; }
+  onQueueAnswer(buyer, now, body, events);
+}
+
+/**
+ * The run is ending: from now on the buyer only gives back what it holds. A hold not yet paid
+ * is cancelled, a place in line or in the room is left; a paid buyer reads its booking first
+ * (so the run counts every booking the database has). Outcome `stopped` unless it booked.
+ * @param {Buyer} buyer @param {number} now
+ */
+export function startLeaving(buyer, now) {
+  if (buyer.stopping || buyer.phase === 'done') return;
+  buyer.stopping = true;
+  buyer.dueAt = now;
+  if (buyer.outcome !== 'booked') buyer.outcome = 'stopped';
+  if (buyer.phase === 'hold_status' || buyer.phase === 'booking' || buyer.phase === 'leave' || buyer.phase === 'cancel') return;
+  if (buyer.holdId && (buyer.phase === 'checkout' || buyer.phase === 'approve')) buyer.phase = 'cancel';
+  else if (buyer.customerToken && (buyer.queueToken !== null || buyer.admittedAt !== null || buyer.phase === 'poll')) buyer.phase = 'leave';
+  else buyer.phase = 'stopped'; // not in line yet: nothing to give back
+}
+
+/**
  * Moves the buyer on after an answer (status 0 = no answer: network error or timeout).
  * @param {Buyer} buyer @param {JourneySettings} s @param {JourneyResponse} res @param {number} now
  * @returns {JourneyEvent[]}
@@ -207,11 +242,12 @@ function onQueueAnswer(buyer, now, body, events) {
 export function applyResponse(buyer, s, res, now) {
   /** @type {JourneyEvent[]} */
   const events = [];
-  const body = res.json ?? {};
-  if (res.status === 429 || res.status === 503 || res.status === 0 || (res.status === 409 && body?.error?.code === 'IDEMPOTENCY_KEY_IN_FLIGHT')) {
+  const body = res.json || {};
+  const errorCode = body.error ? body.error.code : undefined;
+  if (res.status === 429 || res.status === 503 || res.status === 0 || (res.status === 409 && errorCode === 'IDEMPOTENCY_KEY_IN_FLIGHT')) {
     if (res.status === 429) events.push({ type: 'rate_limited' });
     if (++buyer.retries > MAX_RETRIES) { finish(buyer, 'error', events, now); return events; }
-    buyer.dueAt = now + 1000 * (res.retryAfterSeconds ?? 1) * (0.5 + s.random());
+    buyer.dueAt = now + 1000 * (res.retryAfterSeconds === null ? 1 : res.retryAfterSeconds) * (0.5 + s.random());
     return events;
   }
   if (buyer.phase !== 'poll' && buyer.phase !== 'hold_status') buyer.retries = 0;
@@ -226,24 +262,15 @@ export function applyResponse(buyer, s, res, now) {
       break;
     case 'join':
     case 'poll':
-      if (res.status === 410) { buyer.phase = 'join'; buyer.dueAt = now; break; }
-      if (res.status !== 200) { finish(buyer, 'error', events, now); break; }
-      if (s.pollOnly && body.accessToken) {
-        events.push({ type: 'admitted' }, { type: 'queue_time', value: now - buyer.joinedAt });
-        buyer.outcome = 'admitted';
-        buyer.phase = 'leave';
-        buyer.dueAt = now;
-        break;
-      }
-      if (now - buyer.joinedAt > s.maxWaitMs && !body.accessToken) { finish(buyer, 'gave_up', events); break; }
-      onQueueAnswer(buyer, now, body, events);
+      onJoinAnswer(buyer, s, res, body, now, events);
       break;
-    case 'seats':
+    case 'seats': {
       if (res.status !== 200) { finish(buyer, 'error', events, now); break; }
-      buyer.seatMap = Array.isArray(body.seats) ? body.seats : [];
-      if ((body.counts?.available ?? 1) === 0) { events.push({ type: 'gave_up_seats' }); buyer.outcome = 'no_seats'; buyer.phase = 'leave'; buyer.dueAt = now; break; }
-      tryHold(buyer, s, now, events);
+      const available = body.counts && typeof body.counts.available === 'number' ? body.counts.available : 1;
+      if (available === 0) { events.push({ type: 'gave_up_seats' }); buyer.outcome = 'no_seats'; buyer.phase = 'leave'; buyer.dueAt = now; break; }
+      tryHold(buyer, s, now, events, Array.isArray(body.seats) ? body.seats : []);
       break;
+    }
     case 'hold':
       buyer.holdTries++;
       if (res.status === 201) {
@@ -254,16 +281,14 @@ export function applyResponse(buyer, s, res, now) {
         buyer.dueAt = now;
       } else if (res.status === 409) {
         events.push({ type: 'conflict' });
-        const lost = Array.isArray(body?.error?.seats) ? body.error.seats : buyer.wanted;
-        buyer.taken.push(...lost);
-        if (buyer.holdTries >= s.maxHoldTries) tryHold(buyer, s, now, events); // gives up
+        const lost = body.error && Array.isArray(body.error.seats) ? body.error.seats : buyer.wanted;
+        for (const code of lost) if (buyer.taken.indexOf(code) === -1) buyer.taken.push(code);
+        if (buyer.holdTries >= s.maxHoldTries) tryHold(buyer, s, now, events, []); // gives up
         else {
           buyer.phase = 'seats'; // the page refreshes the map, then the buyer picks again
           buyer.dueAt = now + 100 + s.random() * 400;
         }
-      } else if (res.status === 422 && body?.error?.code === 'SEAT_LIMIT_EXCEEDED') {
-        finish(buyer, 'error', events, now);
-      } else finish(buyer, 'error', events, now);
+      } else finish(buyer, 'error', events, now); // 422 SEAT_LIMIT_EXCEEDED included
       break;
     case 'checkout':
       if (res.status !== 201) { finish(buyer, 'error', events, now); break; }
@@ -297,15 +322,38 @@ export function applyResponse(buyer, s, res, now) {
       else finish(buyer, 'error', events, now);
       break;
     case 'cancel':
+      if (res.status === 204) events.push({ type: 'hold_released' });
       buyer.phase = 'leave';
       buyer.dueAt = now;
       break;
     case 'leave':
-      finish(buyer, buyer.outcome ?? 'no_seats', events);
+      finish(buyer, buyer.outcome || 'no_seats', events);
       break;
   }
   return events;
 }
 
-/** The default statuses that are answers rather than failures, per the issue: 409 and 429 too. */
+/**
+ * A buyer stopped before it had anything to give back has no request left; this closes it
+ * (and reports its outcome). Returns the events, like `applyResponse`.
+ * @param {Buyer} buyer @returns {JourneyEvent[]}
+ */
+export function closeIdle(buyer) {
+  /** @type {JourneyEvent[]} */
+  const events = [];
+  if (buyer.phase === 'stopped') finish(buyer, 'stopped', events);
+  return events;
+}
+
+/** Statuses that are answers rather than failures for `http_req_failed`: 409, 410 and 429 too. */
 export const EXPECTED_STATUSES = [200, 201, 204, 409, 410, 429];
+
+/**
+ * What each endpoint answers when all is well (409, 410 and 429 included where a buyer
+ * expects them): the k6 scripts' `check()` per response class.
+ * @type {Record<Endpoint, number[]>}
+ */
+export const EXPECTED_BY_ENDPOINT = {
+  login: [200, 429], join: [200, 410, 429], poll: [200, 410, 429], seats: [200, 429], hold: [201, 409, 429],
+  cancel: [204], checkout: [201, 409, 429], approve: [200], hold_status: [200], booking: [200], leave: [200, 429],
+};

@@ -26,10 +26,10 @@ function admitted(): Buyer {
 describe('buyer journey', () => {
   it('picks adjacent seats in the front row centre, never across a gap', () => {
     const buyer = newBuyer(0, 0);
-    buyer.seatMap = seatMap(2, 6, ['A3', 'A4']);
-    expect(pickSeats(buyer, settings)).toEqual(['A1', 'A2']); // A2-A3 is not free; A1-A2 and A5-A6 score the same, first wins
-    buyer.seatMap = seatMap(1, 3, ['A2']);
-    expect(pickSeats(buyer, settings)).toEqual([]);
+    expect(pickSeats(seatMap(2, 6, ['A3', 'A4']), buyer, settings)).toEqual(['A1', 'A2']); // A2-A3 is not free; A1-A2 and A5-A6 score the same, first wins
+    expect(pickSeats(seatMap(1, 3, ['A2']), buyer, settings)).toEqual([]);
+    buyer.taken = ['A1'];
+    expect(pickSeats(seatMap(2, 6, ['A3', 'A4']), buyer, settings)).toEqual(['A5', 'A6']); // a seat lost in a 409 is avoided
   });
 
   it('goes login → join → seats → hold, and after a 409 reads a fresh map and avoids the lost seats', () => {

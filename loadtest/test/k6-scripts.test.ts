@@ -1,9 +1,11 @@
 /**
- * The k6 scripts' own code, run on the k6 shims (one VU in a worker thread) against the whole
- * stack on loopback: setup, the buyer multiplexing over the shared journey, tags and custom
- * metrics, teardown and handleSummary. k6 is not installed here; this proves the scripts'
- * logic, not k6's rates.
+ * The k6 scripts' own code, run on the k6 shims (one VU per worker thread) against the whole
+ * stack on loopback: setup, the buyer multiplexing over the shared journey, tags, checks and
+ * custom metrics, the drain scenario, teardown (room settings put back) and handleSummary.
+ * k6 is not installed here; this proves the scripts' logic and the generator's own cost in
+ * bytes (parsed, kept per buyer), not k6's rates.
  */
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl, testRedisNamespace, testRedisUrl } from '../../test/support/env';
 import { checkInvariants } from '../invariants';
@@ -17,64 +19,161 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-async function sale(rows: number, columns: number) {
+async function sale(rows: number, columns: number, roomState: 'open' | 'scheduled' = 'open') {
   const { showtimeId } = await createSale({
     coreUrl: stack.coreUrl, edgeUrl: stack.edgeUrl, adminToken: stack.adminToken, rows, columns,
-    holdTtlMs: 15_000, capacity: 20, admitPerMinute: 1200, sessionTtlSeconds: 30,
+    holdTtlMs: 15_000, capacity: 20, admitPerMinute: 1200, sessionTtlSeconds: 30, roomState,
   });
   return showtimeId;
 }
 
-const envFor = (showtimeId: string): Record<string, string> => ({
+async function room(showtimeId: string) {
+  const response = await fetch(`${stack.edgeUrl}/api/admin/showtimes/${showtimeId}/room`, { headers: { authorization: `Bearer ${stack.adminToken}` } });
+  return (await response.json()) as { settings: { capacity: number; admitPerMinute: number; state: string }; stats: { waiting: number; active: number; offered: number; prequeue: number } };
+}
+
+const envFor = (showtimeId: string, extra: Record<string, string> = {}): Record<string, string> => ({
   BASE_URL: stack.edgeUrl, PAYMENT_URL: stack.paymentsUrl, CORE_URL: stack.coreUrl, ADMIN_TOKEN: stack.adminToken,
-  PAYMENT_API_KEY: stack.paymentApiKey, SHOWTIME_ID: showtimeId, PEAK_RPS: '200', DURATION: '30s', BUYERS_PER_VU: '20',
+  PAYMENT_API_KEY: stack.paymentApiKey, SHOWTIME_ID: showtimeId, PEAK_RPS: '200', DURATION: '30s', BUYERS_PER_VU: '20', ...extra,
 });
 
 const count = (run: ShimRun, name: string) => run.metrics[name]?.count ?? 0;
+const sum = (run: ShimRun, name: string) => run.metrics[name]?.sum ?? 0;
 const serverErrors = (run: ShimRun) =>
   Object.entries(run.http).flatMap(([endpoint, statuses]) => Object.entries(statuses).filter(([s]) => Number(s) >= 500 || s === '0').map(([s, n]) => `${endpoint} ${s} ×${n}`));
+const requests = (run: ShimRun) => Object.values(run.http).reduce((n, statuses) => n + Object.values(statuses).reduce((a, b) => a + b, 0), 0);
 
 describe('k6 scripts on the k6 shims', () => {
-  it('flash-sale.js: buyers go from the waiting room to bookings; options and summary are well formed', async () => {
-    const showtimeId = await sale(4, 8);
-    const run = await runK6Script('flash-sale.js', 'buyer', envFor(showtimeId), { iterations: 3000, maxMs: 10_000 });
+  it('flash-sale.js: buyers go from the waiting room to bookings, every booking counted; seat maps parsed once and not kept', async () => {
+    // 24 × 60 = 1,440 seats: a seat map of about 150 KB, the size that made the generator the bottleneck.
+    const showtimeId = await sale(24, 60);
+    const run = await runK6Script('flash-sale.js', 'buyer', envFor(showtimeId), { iterations: 2500, maxMs: 12_000 });
     expect(run.failures).toEqual([]);
     expect(serverErrors(run)).toEqual([]);
     expect(count(run, 'buyers_admitted')).toBeGreaterThan(0);
     expect(count(run, 'holds_won')).toBeGreaterThan(0);
     expect(count(run, 'bookings')).toBeGreaterThan(0);
-    expect(run.http.booking?.['200']).toBeGreaterThan(0);
     expect(run.options.scenarios.buyers).toMatchObject({ executor: 'ramping-arrival-rate', exec: 'buyer' });
-    expect(run.exports).toEqual(expect.arrayContaining(['buyer', 'page', 'setup', 'teardown', 'handleSummary', 'options']));
-    expect(Object.keys(run.options.thresholds)).toEqual(expect.arrayContaining(['http_req_failed', 'dropped_iterations', 'http_req_duration{endpoint:poll}', 'http_req_duration{endpoint:hold}']));
+    expect(run.options.scenarios.buyers.preAllocatedVUs).toBe(run.options.scenarios.buyers.maxVUs);
+    expect(run.options.scenarios.drain).toMatchObject({ executor: 'per-vu-iterations', exec: 'drain', iterations: 1 });
+    expect(run.exports).toEqual(expect.arrayContaining(['buyer', 'page', 'drain', 'setup', 'teardown', 'handleSummary', 'options']));
+    const thresholds = Object.keys(run.options.thresholds);
+    expect(thresholds).toEqual(expect.arrayContaining(['http_req_failed', 'checks', 'checks{endpoint:hold}', 'journey_failed', 'run_failures', 'dropped_iterations', 'http_req_duration{endpoint:poll}', 'http_req_duration{endpoint:booking}']));
+    expect(thresholds).not.toContain('http_req_duration{endpoint:cancel}'); // never called by this journey
+    expect(run.options.thresholds['http_req_duration{endpoint:hold}']).toEqual(['p(95)<500', 'p(99)<1000']);
     expect(run.summaryKeys).toContain('stdout');
+
+    // Every answer went through check(), and the classes passed.
+    expect(count(run, 'checks')).toBe(requests(run) - (run.http.admin ? Object.values(run.http.admin).reduce((a, b) => a + b, 0) : 0));
+    expect(sum(run, 'checks')).toBe(count(run, 'checks'));
+    // Every journey ended with a counted outcome; none in error; the drain left nothing behind.
+    expect(count(run, 'journey_failed')).toBeGreaterThan(0);
+    expect(sum(run, 'journey_failed')).toBe(0);
     const invariants = await checkInvariants(stack.sql, { showtimeIds: [Number(showtimeId)] });
     expect(invariants.breaches).toEqual([]);
-  }, 60_000);
+    expect(invariants.showtimes[0]!.held).toBe(0);
+    expect(count(run, 'bookings')).toBe(invariants.figures.bookingsConfirmed);
+    const after = await room(showtimeId);
+    expect(after.stats.active + after.stats.offered).toBe(0);
 
-  it('poll-storm.js: the crowd polls at the server pace and leaves once admitted', async () => {
+    // Generator cost: each seat map read is parsed once (its bytes, no more), and what a buyer
+    // keeps afterwards is a few hundred bytes, not the map.
+    const seatReads = run.http.seats?.['200'] ?? 0;
+    expect(seatReads).toBeGreaterThan(0);
+    const mapBytes = sum(run, 'generator_parsed_bytes{endpoint:seats}') / count(run, 'generator_parsed_bytes{endpoint:seats}');
+    expect(mapBytes).toBeGreaterThan(140_000);
+    expect(count(run, 'generator_parsed_bytes{endpoint:seats}')).toBe(run.http.seats ? Object.values(run.http.seats).reduce((a, b) => a + b, 0) : 0);
+    expect(run.metrics.generator_buyer_bytes!.max).toBeLessThan(2_000);
+    // Bodies no step reads never reach the script.
+    expect(count(run, 'generator_parsed_bytes{endpoint:leave}')).toBe(0);
+  }, 90_000);
+
+  it('flash-sale.js: page views are discarded at the socket', async () => {
     const showtimeId = await sale(2, 5);
-    const run = await runK6Script('poll-storm.js', 'crowd', envFor(showtimeId), { iterations: 150, maxMs: 6_000 });
+    const run = await runK6Script('flash-sale.js', 'page', envFor(showtimeId), { iterations: 20, maxMs: 5_000 });
+    expect(run.http.page?.['200']).toBe(20);
+    expect(sum(run, 'checks{endpoint:page}')).toBe(20);
+    expect(count(run, 'shim_body_bytes_to_script{endpoint:page}')).toBe(0);
+    expect(count(run, 'shim_body_bytes_to_script{endpoint:admin}')).toBeGreaterThan(0); // the shim does count bodies
+  }, 30_000);
+
+  it('poll-storm.js: the warm-up builds the line, the plateau is polls; the drain empties the line and the room settings come back', async () => {
+    const showtimeId = await sale(2, 5);
+    // The server paces far-back buyers at ~22.5 s: the plateau spans one round of polls. One
+    // admission a minute keeps the line waiting; a short expected answer time lets the one VU
+    // hold ~48 buyers, whom the warm-up has ample time to bring in even on a busy machine.
+    const env = envFor(showtimeId, { WARMUP: '6s', DURATION: '25s', ADMIT_PER_MINUTE: '1', BUYERS_PER_VU: '50', RESPONSE_SECONDS: '0.01' });
+    const run = await runK6Script('poll-storm.js', 'crowd', env, { iterations: 100_000, maxMs: 35_000 });
     expect(run.failures).toEqual([]);
     expect(serverErrors(run)).toEqual([]);
     expect(run.http.join?.['200']).toBeGreaterThan(0);
-    expect(run.http.poll?.['200'] ?? 0).toBeGreaterThan(0);
     expect(run.http.seats).toBeUndefined(); // polls only
-  }, 30_000);
+    expect(count(run, 'poll_share{phase:plateau}')).toBeGreaterThan(40);
+    expect(sum(run, 'poll_share{phase:plateau}') / count(run, 'poll_share{phase:plateau}')).toBeGreaterThanOrEqual(0.9);
+    expect(run.options.thresholds).toMatchObject({ 'poll_share{phase:plateau}': ['rate>=0.9'], 'http_req_duration{endpoint:poll,phase:plateau}': ['p(95)<100', 'p(99)<250'] });
+    expect(Object.keys(run.options.thresholds)).not.toContain('http_req_duration{endpoint:hold}');
+    expect(count(run, 'journey_stopped')).toBeGreaterThan(0); // the drain took them out of the line
+    const after = await room(showtimeId);
+    expect(after.stats.waiting).toBe(0);
+    expect(after.settings).toMatchObject({ capacity: 20, admitPerMinute: 1200, state: 'open' });
+  }, 60_000);
 
-  it('hold-race.js: admitted buyers win and give back holds on the best seats', async () => {
+  it('hold-race.js: admitted buyers win and give back every hold on the best seats; the room is put back', async () => {
     const showtimeId = await sale(3, 6);
     const run = await runK6Script('hold-race.js', 'racer', envFor(showtimeId), { iterations: 400, maxMs: 10_000 });
     expect(run.failures).toEqual([]);
     expect(serverErrors(run)).toEqual([]);
     expect(count(run, 'holds_won')).toBeGreaterThan(0);
-    // Every won hold is given back, except those won in the last iterations of the budget,
-    // whose cancel the bounded run never reached.
-    const cancelled = run.http.cancel?.['204'] ?? 0;
-    expect(cancelled).toBeLessThanOrEqual(count(run, 'holds_won'));
-    expect(cancelled).toBeGreaterThanOrEqual(count(run, 'holds_won') - 3);
+    expect(count(run, 'holds_released')).toBe(count(run, 'holds_won')); // the drain cancels what the budget cut short
+    expect(Object.keys(run.options.thresholds)).toContain('http_req_duration{endpoint:cancel}');
+    expect(Object.keys(run.options.thresholds)).not.toContain('http_req_duration{endpoint:checkout}');
     const invariants = await checkInvariants(stack.sql, { showtimeIds: [Number(showtimeId)] });
     expect(invariants.breaches).toEqual([]);
-    expect(invariants.showtimes[0]!.booked).toBe(0);
+    expect(invariants.showtimes[0]).toMatchObject({ booked: 0, held: 0 });
+    expect((await room(showtimeId)).settings).toMatchObject({ capacity: 20, admitPerMinute: 1200 });
+  }, 40_000);
+
+  it('opening.js: the pre-queue fills, the draw runs at the opening, the first admission follows; the room is put back', async () => {
+    const showtimeId = await sale(2, 5, 'scheduled'); // a room that has never opened
+    const env = envFor(showtimeId, { BUYERS: '30', BUYERS_PER_VU: '30', PREQUEUE: '4s', AFTER_OPENING: '6s' });
+    const setup = await runK6Script('opening.js', null, env, { iterations: 0, maxMs: 0, drain: false, teardown: false });
+    expect((await room(showtimeId)).settings.state).toBe('scheduled');
+    const phases = { iterations: 1, maxMs: 30_000, setup: false, data: setup.setupData, drain: false, teardown: false };
+    const [buyers, operator] = await Promise.all([runK6Script('opening.js', 'buyer', env, phases), runK6Script('opening.js', 'operator', env, phases)]);
+    expect([...buyers.failures, ...operator.failures]).toEqual([]);
+    expect(serverErrors(buyers)).toEqual([]);
+    expect(buyers.http.join?.['200']).toBe(30);
+    expect(count(buyers, 'http_req_duration{endpoint:join,phase:peak}')).toBeGreaterThan(0);
+    expect(count(buyers, 'buyers_admitted')).toBeGreaterThan(0);
+    expect(count(operator, 'opening_draw_ms')).toBe(1);
+    expect(count(operator, 'opening_first_admission_ms')).toBe(1);
+    expect(sum(operator, 'opening_draw_ms')).toBeLessThan(5_000);
+    const during = await room(showtimeId);
+    expect(during.stats.waiting + during.stats.prequeue).toBe(0); // admitted buyers left, the rest left at the end
+    await runK6Script('opening.js', null, env, { iterations: 0, maxMs: 0, setup: false, data: setup.setupData, drain: false });
+    // Numbers put back; the state stays open (an opened room cannot be scheduled again).
+    expect((await room(showtimeId)).settings).toMatchObject({ state: 'open', capacity: 20, admitPerMinute: 1200 });
+  }, 60_000);
+
+  it('teardown fails the run on broken seat accounting, with exec.test.fail and, on k6 before v0.59, through the run_failures threshold', async () => {
+    const core = createServer((_, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ counts: { held: 1, booked: 0, available: 3, total: 5 } }));
+    });
+    await new Promise<void>((resolve) => core.listen(0, '127.0.0.1', resolve));
+    const address = core.address() as { port: number };
+    try {
+      const showtimeId = await sale(1, 5);
+      const env = envFor(showtimeId, { CORE_URL: `http://127.0.0.1:${address.port}` });
+      const current = await runK6Script('flash-sale.js', null, env, { iterations: 0, maxMs: 0 });
+      expect(current.failures).toEqual(['seat accounting broken: 4 != 5']);
+      expect(count(current, 'run_failures')).toBe(1);
+      const old = await runK6Script('flash-sale.js', null, { ...env, K6SHIM_K6: '0.47' }, { iterations: 0, maxMs: 0 });
+      expect(old.failures).toEqual([]); // no exec.test.fail there …
+      expect(count(old, 'run_failures')).toBe(1); // … the threshold fails the run instead
+      expect(old.options.thresholds.run_failures).toEqual(['count<1']);
+    } finally {
+      core.close();
+    }
   }, 30_000);
 });

@@ -1,0 +1,209 @@
+// @ts-check
+/**
+ * The k6 transport for the shared buyer journey (../lib/journey.js): one k6 iteration is ONE
+ * request of ONE virtual buyer, so a `ramping-arrival-rate` target is a request rate. Each VU
+ * multiplexes up to `buyersPerVu` buyers (a cookie jar each): an iteration steps the buyer
+ * whose next request is due; when none is due it brings a new buyer in (an arrival) while the
+ * VU has room and arrivals are open, otherwise it sleeps until the earliest one is due. Buyers
+ * never poll before the server's `pollAfterMs`.
+ *
+ * Generator cost is part of the design: a response body is parsed once (JSON.parse of the
+ * text, never `res.json()` on top), answers whose body no step reads are not even kept
+ * (`responseType: 'none'`), and a seat map is dropped as soon as the seats are picked.
+ */
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { check, sleep } from 'k6';
+import { Counter, Rate, Trend } from 'k6/metrics';
+import { applyResponse, closeIdle, EXPECTED_BY_ENDPOINT, EXPECTED_STATUSES, newBuyer, nextRequest, startLeaving, syntheticAddress } from '../lib/journey.js';
+import { settings } from './settings.js';
+
+/** @typedef {import('../lib/journey.js').Buyer} Buyer */
+/** @typedef {import('../lib/journey.js').JourneySettings} JourneySettings */
+/** @typedef {import('../lib/journey.js').JourneyRequest} JourneyRequest */
+/** @typedef {{ arrivalsEndAtMs: number, stepsEndAtMs: number, phaseOf?: (nowMs: number) => string, buyersPerVu?: number }} Plan */
+
+export const OUTCOMES = ['booked', 'held', 'admitted', 'no_seats', 'sold_out', 'closed', 'gave_up', 'stopped', 'error'];
+
+export const metrics = {
+  admitted: new Counter('buyers_admitted'),
+  timeInQueue: new Trend('time_in_queue', true),
+  holdsWon: new Counter('holds_won'),
+  holdsReleased: new Counter('holds_released'),
+  conflicts: new Counter('hold_conflicts'),
+  rateLimited: new Counter('rate_limited'),
+  booked: new Counter('bookings'),
+  journeyTime: new Trend('arrival_to_booking', true),
+  /** One sample per finished journey: 1 when it ended in an error (a threshold keeps it low). */
+  journeyFailed: new Rate('journey_failed'),
+  /** Per plateau request: 1 for a poll (poll-storm wants ≥ 90 %). */
+  pollShare: new Rate('poll_share'),
+  /** Generator cost: bytes handed to JSON.parse, and a buyer's state right after a seat map. */
+  parsedBytes: new Counter('generator_parsed_bytes'),
+  buyerBytes: new Trend('generator_buyer_bytes'),
+};
+/** @type {Record<string, Counter>} */
+const outcomes = {};
+for (const outcome of OUTCOMES) outcomes[outcome] = new Counter(`journey_${outcome}`);
+
+/** 409, 410 and 429 are answers a buyer expects, not failures. */
+export const expected = http.expectedStatuses.apply(http, EXPECTED_STATUSES);
+/** Endpoints whose answer body a step reads; the others are discarded at the socket. */
+const READS_BODY = { login: true, join: true, poll: true, seats: true, hold: true, checkout: true, hold_status: true, booking: true };
+
+/** @type {Map<number, import('k6/http').CookieJar>} */
+const jars = new Map();
+/** @type {Buyer[]} */
+const pool = [];
+let arrivals = 0;
+
+/** @param {string} endpoint @param {string} phase */
+const tagsFor = (endpoint, phase) => ({ endpoint, name: endpoint, phase });
+
+/** Sends one journey request through k6/http, checks its class of answer. @param {Buyer} buyer @param {JourneyRequest} req @param {string} phase */
+function send(buyer, req, phase) {
+  let jar = jars.get(buyer.index);
+  if (!jar) jars.set(buyer.index, (jar = new http.CookieJar()));
+  const base = req.target === 'payments' ? settings.paymentsUrl : settings.baseUrl;
+  const tags = tagsFor(req.endpoint, phase);
+  const res = http.request(req.method, `${base}${req.path}`, req.body, {
+    headers: req.headers, jar, responseCallback: expected, tags, timeout: '10s',
+    responseType: /** @type {any} */ (READS_BODY)[req.endpoint] ? 'text' : 'none',
+  });
+  const wanted = EXPECTED_BY_ENDPOINT[req.endpoint];
+  check(res, { [`${req.endpoint} answered as expected`]: (r) => wanted.indexOf(r.status) !== -1 }, tags);
+  let json = null;
+  if (typeof res.body === 'string' && res.body.length > 0) {
+    metrics.parsedBytes.add(res.body.length, tags);
+    try {
+      json = JSON.parse(res.body);
+    } catch (error) {
+      json = null;
+    }
+  }
+  const retryAfter = Number(res.headers['Retry-After']);
+  return { status: res.status, json, retryAfterSeconds: Number.isFinite(retryAfter) ? retryAfter : null };
+}
+
+/** @param {import('../lib/journey.js').JourneyEvent} event */
+function record(event) {
+  const type = event.type;
+  if (type === 'admitted') metrics.admitted.add(1);
+  else if (type === 'queue_time' && event.value !== undefined) metrics.timeInQueue.add(event.value);
+  else if (type === 'hold_won') metrics.holdsWon.add(1);
+  else if (type === 'hold_released') metrics.holdsReleased.add(1);
+  else if (type === 'conflict') metrics.conflicts.add(1);
+  else if (type === 'rate_limited') metrics.rateLimited.add(1);
+  else if (type === 'booked') {
+    metrics.booked.add(1);
+    if (event.value !== undefined) metrics.journeyTime.add(event.value);
+  } else if (type.indexOf('outcome_') === 0) {
+    const outcome = type.slice('outcome_'.length);
+    if (outcomes[outcome]) outcomes[outcome].add(1);
+    metrics.journeyFailed.add(outcome === 'error');
+  }
+}
+
+/**
+ * Sends the buyer's next request (if any) and records what happened; a finished buyer leaves
+ * the pool. @param {Buyer} buyer @param {JourneySettings} journey @param {string} phase
+ * @returns {import('../lib/journey.js').JourneyEvent[]}
+ */
+function advance(buyer, journey, phase) {
+  const req = nextRequest(buyer, journey);
+  let events;
+  if (req) {
+    const res = send(buyer, req, phase);
+    if (phase === 'plateau') metrics.pollShare.add(req.endpoint === 'poll', { phase });
+    events = applyResponse(buyer, journey, res, Date.now());
+    if (req.endpoint === 'seats') metrics.buyerBytes.add(JSON.stringify(buyer).length);
+  } else events = closeIdle(buyer);
+  for (const event of events) record(event);
+  if (buyer.phase === 'done' || !req) {
+    pool.splice(pool.indexOf(buyer), 1);
+    jars.delete(buyer.index);
+  }
+  return events;
+}
+
+/** A new buyer in this VU's pool, with an address no other buyer of the run has. */
+function arrive(/** @type {number} */ now) {
+  arrivals++;
+  const buyer = newBuyer(arrivals, now, syntheticAddress(exec.vu.idInTest, arrivals));
+  pool.push(buyer);
+  return buyer;
+}
+
+/**
+ * A fixed population in one long iteration (opening.js): buyers arrive at the given times and
+ * go on at the server's pace until `untilMs`, then give back what they hold (drain).
+ * @param {JourneySettings} journey @param {number[]} arrivalsAtMs ascending
+ * @param {{ untilMs: number, phaseOf: (nowMs: number) => string, onEvent?: (event: import('../lib/journey.js').JourneyEvent, nowMs: number) => void }} run
+ */
+export function runPopulation(journey, arrivalsAtMs, run) {
+  let arrived = 0;
+  while (Date.now() < run.untilMs && (arrived < arrivalsAtMs.length || pool.length > 0)) {
+    let next = null;
+    for (const buyer of pool) if (!next || buyer.dueAt < next.dueAt) next = buyer;
+    const arrivalAt = arrived < arrivalsAtMs.length ? arrivalsAtMs[arrived] : Infinity;
+    const dueAt = Math.min(arrivalAt, next ? next.dueAt : Infinity, run.untilMs);
+    const wait = dueAt - Date.now();
+    if (wait > 0) sleep(wait / 1000);
+    const now = Date.now();
+    if (now >= run.untilMs) break;
+    if (arrivalAt <= now) {
+      arrived++;
+      next = arrive(now);
+    }
+    if (!next || next.dueAt > now) continue;
+    const events = advance(next, journey, run.phaseOf(now));
+    if (run.onEvent) for (const event of events) run.onEvent(event, now);
+  }
+  drainBuyers(journey);
+}
+
+/**
+ * One iteration: one request of the buyer that is due (or of a new arrival).
+ * @param {JourneySettings} journey @param {Plan} plan
+ */
+export function step(journey, plan) {
+  let now = Date.now();
+  const phase = plan.phaseOf ? plan.phaseOf(now) : 'run';
+  let next = null;
+  for (const buyer of pool) if (!next || buyer.dueAt < next.dueAt) next = buyer;
+  const open = now < plan.arrivalsEndAtMs;
+  if (open && (!next || (next.dueAt > now && pool.length < (plan.buyersPerVu || settings.buyersPerVu)))) {
+    next = arrive(now);
+  } else if (!next) {
+    return;
+  } else if (next.dueAt > now) {
+    // Never past the end of the steps: the iteration must end inside the graceful stop.
+    const wait = Math.min(next.dueAt, plan.stepsEndAtMs) - now;
+    if (wait > 0) sleep(Math.min(60, wait / 1000));
+    now = Date.now();
+    if (next.dueAt > now) return;
+  }
+  advance(next, journey, phase);
+}
+
+/**
+ * The drain scenario's iteration: every buyer this VU still has gives back what it holds
+ * (a hold not paid is cancelled, the line or the room is left; a paid buyer reads its
+ * booking first), within `budgetMs`.
+ * @param {JourneySettings} journey @param {number} [budgetMs]
+ */
+export function drainBuyers(journey, budgetMs) {
+  const deadline = Date.now() + (budgetMs || 45000);
+  for (const buyer of pool) startLeaving(buyer, Date.now());
+  while (pool.length && Date.now() < deadline) {
+    let next = pool[0];
+    for (const buyer of pool) if (buyer.dueAt < next.dueAt) next = buyer;
+    const wait = next.dueAt - Date.now();
+    if (wait > 0) sleep(Math.min(wait, deadline - Date.now()) / 1000);
+    advance(next, journey, 'drain');
+  }
+  if (pool.length) console.warn(`VU ${exec.vu.idInTest}: ${pool.length} buyers not drained in time`);
+}
+
+/** Buyers this VU holds (for tests and the drain). */
+export const poolSize = () => pool.length;
