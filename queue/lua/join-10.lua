@@ -1,15 +1,20 @@
 --[[
   Join the room: one place per customer per showtime. Joining again while holding a place
   returns that place; after the place is gone (left, released, expired) it queues anew.
-  KEYS: room keys 1..9 (see includes/room.lua)
-  ARGV: 1 customerId
+  A new place counts against the client address's cap (cfg placesPerAddress), atomically
+  here, so a burst from one address cannot slip past it.
+  KEYS: room keys 1..9 (see includes/room.lua), 10 addrs (hash address -> places taken)
+  ARGV: 1 customerId, 2 client address ('' when unknown: not counted)
   Returns: the describe() reply {1, state, ticket, position, ...}
-           -1 unknown room, -2 closed, -3 sold out
+           -1 unknown room, -2 closed, -3 sold out, -12 address has taken its places
 ]]
 --- @include "room"
 --- @include "describe"
 
+local ADDRESS_COUNTS_TTL_MS = 7 * 24 * 3600 * 1000
+local addrsKey = KEYS[10]
 local customer = ARGV[1]
+local address = ARGV[2] or ''
 local s = loadSettings()
 if not s then return {-1} end
 freezeIfDue(s)
@@ -18,9 +23,13 @@ expire()
 if s.state == 'closed' then return {-2} end
 if s.state == 'sold_out' then return {-3} end
 
-local holdsPlace = redis.call('ZSCORE', activeKey, customer) or redis.call('ZSCORE', offersKey, customer)
-  or redis.call('ZSCORE', lineKey, customer) or redis.call('ZSCORE', preKey, customer)
-if not holdsPlace then
+if not holdsPlace(customer) then
+  if address ~= '' then
+    local cap = tonumber(redis.call('HGET', cfgKey, 'placesPerAddress')) or 200
+    if (tonumber(redis.call('HGET', addrsKey, address)) or 0) >= cap then return {-12} end
+    redis.call('HINCRBY', addrsKey, address, 1)
+    redis.call('PEXPIRE', addrsKey, ADDRESS_COUNTS_TTL_MS)
+  end
   if s.state == 'scheduled' then
     redis.call('ZADD', preKey, 0, customer)
     redis.call('HSET', whoKey, customer, 0)

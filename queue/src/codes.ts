@@ -14,6 +14,7 @@ export const RefusalCode = {
   NotOpening: -9,
   CostExceedsCapacity: -10,
   NotAdmitted: -11,
+  AddressCap: -12,
 } as const;
 
 export type Refusal =
@@ -28,6 +29,7 @@ export type Refusal =
   | 'not_opening'
   | 'cost_exceeds_capacity'
   | 'not_admitted'
+  | 'address_cap'
   | 'invalid_input';
 
 export interface Refused {
@@ -48,6 +50,7 @@ const byCode: Record<number, [Refusal, string]> = {
   [RefusalCode.NotOpening]: ['not_opening', 'The room is not waiting for its opening draw'],
   [RefusalCode.CostExceedsCapacity]: ['cost_exceeds_capacity', 'The cost is larger than a bucket can ever hold'],
   [RefusalCode.NotAdmitted]: ['not_admitted', 'This customer holds no live admission for the showtime'],
+  [RefusalCode.AddressCap]: ['address_cap', 'This network address has taken as many places in this line as the room allows'],
 };
 
 export function refusalFromCode(code: number): Refused {

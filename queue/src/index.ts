@@ -14,7 +14,7 @@ export {
   type SnapshotEstimate,
 } from './estimate';
 export { drawOrder, verifyDraw, seedCommitment } from './fair-draw';
-export { DEFAULT_SETTINGS, ROOM_STATES, type RoomSettings, type RoomSettingsPatch, type RoomState } from './settings';
+export { DEFAULT_SETTINGS, POW_MAX_BITS, ROOM_STATES, type RoomSettings, type RoomSettingsPatch, type RoomState } from './settings';
 export { RefusalCode, type Refusal, type Refused } from './codes';
 export { createKeyBuilder, type KeyBuilder } from './keys';
 export { type ScriptStore, runScript, isNoScriptError } from './store';

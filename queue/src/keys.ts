@@ -26,16 +26,13 @@ export const ROOM_KEY_NAMES = [
 export type RoomKeyName = (typeof ROOM_KEY_NAMES)[number];
 
 const SHOWTIME_ID = /^[A-Za-z0-9_-]{1,64}$/;
-const CUSTOMER_ID = /^[A-Za-z0-9_.:@-]{1,128}$/;
 
 /** Showtime ids end up inside key names: keep them to a safe alphabet (no braces). */
 export function isValidShowtimeId(showtimeId: string): boolean {
   return SHOWTIME_ID.test(showtimeId);
 }
 
-export function isValidCustomerId(customerId: string): boolean {
-  return CUSTOMER_ID.test(customerId);
-}
+export { isValidCustomerId } from '../../lib/customer-id';
 
 export interface RoomKeys {
   /** KEYS for the room scripts, in ROOM_KEY_NAMES order. */

@@ -19,6 +19,8 @@ export interface RoomEngineOptions {
   keyPrefix?: string;
   /** Jitter source, replaceable in tests. */
   random?: () => number;
+  /** Pre-queue members per script call in the opening draw (DRAW_CHUNK); small in tests. */
+  drawChunk?: number;
 }
 
 export interface Claimed {
@@ -60,6 +62,8 @@ export interface RoomStats {
 }
 
 const MAX_DRAW_ATTEMPTS = 5;
+/** Pre-queue members read, or placed, per script call during the opening draw. */
+export const DRAW_CHUNK = 1_000;
 
 export function createRoomEngine(options: RoomEngineOptions) {
   const { store, random } = options;
@@ -141,10 +145,14 @@ export function createRoomEngine(options: RoomEngineOptions) {
     return { ok: true, offered: Number(reply[1]), skipped: Number(reply[2]), state: String(reply[3]) as RoomState };
   }
 
-  async function standing(script: LuaScript, showtimeId: string, customerId: string): Promise<Standing | Refused> {
+  async function standing(script: LuaScript, showtimeId: string, customerId: string, address?: string | null): Promise<Standing | Refused> {
     const bad = checkIds(showtimeId, customerId);
     if (bad) return bad;
-    let reply = await call(script, showtimeId, [customerId]);
+    const roomKeys = keys.forShowtime(showtimeId);
+    let reply =
+      script === scripts.join
+        ? await runScript(store, script, [...roomKeys.room, roomKeys.addrs], [customerId, address ?? ''])
+        : await call(script, showtimeId, [customerId]);
     if (isRefusal(reply)) return refused(reply);
     if (String(reply[10]) === 'opening') {
       await runDraw(showtimeId);
@@ -201,8 +209,11 @@ export function createRoomEngine(options: RoomEngineOptions) {
       return this.configure(showtimeId, { state: 'sold_out' });
     },
 
-    /** One place per customer per showtime; joining again returns the same place. */
-    join: (showtimeId: string, customerId: string) => standing(scripts.join, showtimeId, customerId),
+    /**
+     * One place per customer per showtime; joining again returns the same place. A new place
+     * counts against `address`'s cap in this room (null: not counted).
+     */
+    join: (showtimeId: string, customerId: string, address: string | null = null) => standing(scripts.join, showtimeId, customerId, address),
 
     /** Heartbeat plus state, exact position, ETA and a jittered next poll time. */
     poll: (showtimeId: string, customerId: string) => standing(scripts.poll, showtimeId, customerId),

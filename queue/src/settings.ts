@@ -7,6 +7,9 @@ export type RoomState = (typeof ROOM_STATES)[number] | 'opening';
 
 const positiveInt = z.number().int().positive();
 
+/** Past this many leading zero bits a phone needs minutes, not seconds: never ask for more. */
+export const POW_MAX_BITS = 32;
+
 /** What an operator may change, all optional (a patch). */
 export const roomSettingsPatchSchema = z
   .object({

@@ -4,7 +4,7 @@
 -- state: admitted | offered | waiting | prequeue | paused | closed | sold_out | expired | none
 local function describe(s, customer)
   local lineLength = redis.call('ZCARD', lineKey)
-  local preLength = redis.call('ZCARD', preKey)
+  local preLength = undrawnCount(s)
   local admits = redis.call('ZCOUNT', admitsKey, nowMs - RATE_WINDOW_MS, '+inf')
   local openedAt = tonumber(redis.call('HGET', statsKey, 'openedAtMs')) or nowMs
   local windowMs = math.min(RATE_WINDOW_MS, nowMs - openedAt)
@@ -25,7 +25,7 @@ local function describe(s, customer)
         state, position = 'waiting', rank + 1
         -- While the draw is pending, pre-queue members are ahead of everyone in the line.
         if s.state == 'opening' then position = position + preLength end
-      elseif redis.call('ZSCORE', preKey, customer) then
+      elseif inPrequeue(customer) then
         state = 'prequeue'
       elseif ticket then
         state = 'expired'

@@ -99,6 +99,25 @@ local function advance(s)
   return offered, skipped
 end
 
+-- A pre-queue member is one whose `who` entry is 0. From the opening on, the pre-queue set
+-- is frozen (the draw reads it in chunks), so leaving there only drops the `who` entry.
+local function inPrequeue(customer)
+  return redis.call('ZSCORE', preKey, customer) and redis.call('HGET', whoKey, customer) == '0'
+end
+
+-- Where a customer holds a place of any kind: a join then returns it instead of a new one.
+local function holdsPlace(customer)
+  return redis.call('ZSCORE', activeKey, customer) or redis.call('ZSCORE', offersKey, customer)
+    or redis.call('ZSCORE', lineKey, customer) or inPrequeue(customer)
+end
+
+-- Pre-queue members the opening draw has not placed yet (all of them before the opening).
+local function undrawnCount(s)
+  local n = redis.call('ZCARD', preKey)
+  if s.state == 'opening' then n = n - (tonumber(redis.call('HGET', statsKey, 'drawNext')) or 0) end
+  return n
+end
+
 -- Joins and polls drive admission too, at most once per tickGapMs, so a room moves even
 -- without the ticker process, and a crowd of pollers does not repeat the same work.
 local function advanceIfDue(s)

@@ -132,15 +132,26 @@ export class RoomContext {
     if (this.nowMs - lastTick >= s.tickGapMs) this.advance(s);
   }
 
+  /** A pre-queue member has `who` 0; from the opening on the pre-queue set is frozen for the draw. */
+  inPrequeue(customer: string): boolean {
+    return this.db.zset(this.pre).score(customer) !== undefined && this.db.hget(this.who, customer) === '0';
+  }
+
   holdsPlace(customer: string): boolean {
     const { db } = this;
-    return [this.active, this.offers, this.line, this.pre].some((key) => db.zset(key).score(customer) !== undefined);
+    return [this.active, this.offers, this.line].some((key) => db.zset(key).score(customer) !== undefined) || this.inPrequeue(customer);
+  }
+
+  /** Pre-queue members the opening draw has not placed yet. */
+  undrawnCount(s: Settings): number {
+    const n = this.db.zset(this.pre).size;
+    return s.state === 'opening' ? n - (this.db.hnum(this.stats, 'drawNext') ?? 0) : n;
   }
 
   describe(s: Settings, customer: string): (number | string)[] {
     const { db, nowMs } = this;
     const lineLength = db.zset(this.line).size;
-    const preLength = db.zset(this.pre).size;
+    const preLength = this.undrawnCount(s);
     const admits = db.zset(this.admits).countFrom(nowMs - RATE_WINDOW_MS);
     const openedAt = db.hnum(this.stats, 'openedAtMs') ?? nowMs;
     const windowMs = Math.min(RATE_WINDOW_MS, nowMs - openedAt);
@@ -161,7 +172,7 @@ export class RoomContext {
       if (rank !== undefined) {
         state = 'waiting';
         position = rank + 1 + (s.state === 'opening' ? preLength : 0);
-      } else if (db.zset(this.pre).score(customer) !== undefined) {
+      } else if (this.inPrequeue(customer)) {
         state = 'prequeue';
       } else if (ticket !== undefined) {
         state = 'expired';

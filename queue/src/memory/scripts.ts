@@ -18,13 +18,27 @@ const withRoom =
     return s ? body(room, s, argv) : [-1];
   };
 
-const join = withRoom((room, s, [customer]) => {
+const ADDRESS_COUNTS_TTL_MS = 7 * 24 * 3600 * 1000;
+
+const join: Handler = (db, keys, argv) => {
+  const room = new RoomContext(db, keys);
+  const s = room.loadSettings();
+  return s ? joinRoom(room, s, keys[9]!, argv) : [-1];
+};
+
+function joinRoom(room: RoomContext, s: NonNullable<ReturnType<RoomContext['loadSettings']>>, addrs: string, [customer, address = '']: string[]): Reply {
   const { db } = room;
   room.freezeIfDue(s);
   room.expire();
   if (s.state === 'closed') return [-2];
   if (s.state === 'sold_out') return [-3];
   if (!room.holdsPlace(customer!)) {
+    if (address !== '') {
+      const cap = db.hnum(room.cfg, 'placesPerAddress') ?? 200;
+      if ((db.hnum(addrs, address) ?? 0) >= cap) return [-12];
+      db.hincrby(addrs, address, 1);
+      db.pexpire(addrs, ADDRESS_COUNTS_TTL_MS);
+    }
     if (s.state === 'scheduled') {
       db.zset(room.pre).add(customer!, 0);
       db.hset(room.who, customer!, 0);
@@ -38,7 +52,7 @@ const join = withRoom((room, s, [customer]) => {
   db.hset(room.beat, customer!, room.nowMs);
   room.advanceIfDue(s);
   return room.describe(s, customer!);
-});
+}
 
 const poll = withRoom((room, s, [customer]) => {
   if (room.db.hget(room.who, customer!) !== undefined) room.db.hset(room.beat, customer!, room.nowMs);
@@ -90,7 +104,9 @@ const release = withRoom((room, s, [customer]) => {
 const leave = withRoom((room, s, [customer]) => {
   const { db } = room;
   const freed = db.zset(room.active).remove(customer!) + db.zset(room.offers).remove(customer!);
-  const removed = freed + db.zset(room.line).remove(customer!) + db.zset(room.pre).remove(customer!) + db.hdel(room.who, customer!);
+  // From the opening on the pre-queue set is frozen for the chunked draw: only `who` goes.
+  const fromPre = s.state === 'opening' ? 0 : db.zset(room.pre).remove(customer!);
+  const removed = freed + db.zset(room.line).remove(customer!) + fromPre + db.hdel(room.who, customer!);
   db.hdel(room.beat, customer!);
   let offered = 0;
   if (removed > 0) db.hincrby(room.stats, 'left', 1);
@@ -161,14 +177,16 @@ const inspect: Handler = (db, keys) => {
   return reply as Reply;
 };
 
-const prequeue = withRoom((room, s) => {
+const prequeue = withRoom((room, s, [offset, count]) => {
   room.freezeIfDue(s);
-  const reply: Reply = [1, s.state, room.db.hget(room.cfg, 'seed') ?? ''];
-  if (s.state === 'opening') reply.push(...room.db.zset(room.pre).members());
+  const pre = room.db.zset(room.pre);
+  const reply: Reply = [1, s.state, room.db.hget(room.cfg, 'seed') ?? '', pre.size, room.db.hnum(room.stats, 'drawNext') ?? 0];
+  const from = Number(offset ?? 0);
+  if (s.state === 'opening' && Number(count ?? 0) > 0) reply.push(...pre.members().slice(from, from + Number(count)));
   return reply;
 });
 
-const draw = withRoom((room, s, order) => {
+const draw = withRoom((room, s, [offsetText, totalText, ...chunk]) => {
   const { db, nowMs } = room;
   if (s.state !== 'opening') return [-9];
   const pre = db.zset(room.pre);
