@@ -1,12 +1,40 @@
 /**
- * A small accessibility audit run inside the page (no axe-core in this repository): every
+ * The accessibility audit every page test runs: axe-core (from npm, evaluated inside the page:
+ * `page.evaluate` is not bound by the page's strict CSP, a script tag would be) with its WCAG
+ * 2 A/AA and best-practice rules, any violation failing the test; then a small audit of our own: every
  * visible control has an accessible name, every form field a label, the document a language
  * and one h1, and visible text has a contrast of at least 4.5:1 (3:1 for large text) against
  * its nearest opaque background, computed from the rendered styles (WCAG 2 formula).
  */
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/** axe-core's violations as one line each: rule, impact, what it means, where. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+  });
+  return violations.map((v) => `axe ${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(', ')}`);
+}
+
 export async function accessibilityIssues(page: Page): Promise<string[]> {
+  return [...(await axeViolations(page)), ...(await ownAudit(page))];
+}
+
+async function ownAudit(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const issues: string[] = [];
     const visible = (el: Element) => {
@@ -24,7 +52,7 @@ export async function accessibilityIssues(page: Page): Promise<string[]> {
       const name = el.getAttribute('aria-label') ?? el.textContent?.trim() ?? '';
       if (!name) issues.push(`${describe(el)} has no accessible name`);
     }
-    for (const el of Array.from(document.querySelectorAll('input, select, textarea'))) {
+    for (const el of Array.from(document.querySelectorAll('input:not([type="hidden"]), select, textarea'))) {
       const id = el.id;
       const labelled = el.getAttribute('aria-label') || (id && document.querySelector(`label[for="${id}"]`)) || el.closest('label');
       if (!labelled) issues.push(`${describe(el)} has no label`);
