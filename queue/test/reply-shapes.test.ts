@@ -1,0 +1,112 @@
+/**
+ * Every script answers with the fields src/reply-fields.ts names, and the in-process twin
+ * answers with the same shape as the Lua script on Redis: the same scenario runs on both,
+ * every script reply is recorded, and each reply is reduced to the kind of each field.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
+import { createPurchaseBuckets } from '../src/purchase-buckets';
+import { REPLY_FIELDS } from '../src/reply-fields';
+import { createRoomEngine } from '../src/room-engine';
+import { scripts, type ScriptName } from '../src/scripts.gen';
+import type { ScriptStore } from '../src/store';
+import { fastRoom, nextShowtimeId, ok } from './helpers';
+import { ioredisFactory, memoryFactory, type StoreHandle } from './stores';
+
+type Recorded = { name: ScriptName; reply: unknown };
+
+/** The store, with every script reply kept (name and raw value) in `calls`. */
+function recording(store: ScriptStore) {
+  const bySha = new Map<string, ScriptName>(Object.values(scripts).map((s) => [s.sha1, s.name as ScriptName]));
+  const bySource = new Map<string, ScriptName>(Object.values(scripts).map((s) => [s.source, s.name as ScriptName]));
+  const calls: Recorded[] = [];
+  const keep = async (name: ScriptName | undefined, run: Promise<unknown>) => {
+    const reply = await run;
+    if (name) calls.push({ name, reply });
+    return reply;
+  };
+  const wrapped: ScriptStore = {
+    evalsha: (sha1, keys, args) => keep(bySha.get(sha1), store.evalsha(sha1, keys, args)),
+    eval: (source, keys, args) => keep(bySource.get(source), store.eval(source, keys, args)),
+    scriptLoad: (source) => store.scriptLoad(source),
+  };
+  return { store: wrapped, calls };
+}
+
+/** One pass through every script: a room from opening draw to release, leave and buckets. */
+async function scenario(store: ScriptStore) {
+  const keyPrefix = testRedisNamespace('shapes');
+  const room = createRoomEngine({ store, keyPrefix, drawChunk: 2 });
+  const buckets = createPurchaseBuckets({ store, keyPrefix });
+  const show = nextShowtimeId();
+  await room.join(show, 'nobody'); // refused: unknown room
+  ok(await room.configure(show, { ...fastRoom, capacity: 1 }));
+  ok(await room.join(show, 'a'));
+  ok(await room.join(show, 'b'));
+  ok(await room.poll(show, 'b'));
+  await room.claim(show, 'b'); // refused: not offered
+  ok(await room.claim(show, 'a'));
+  ok(await buckets.takePurchaseTokens(show, 'a', 1, { requireAdmission: true }));
+  await buckets.takePurchaseTokens(show, 'b', 1, { requireAdmission: true }); // refused: not admitted
+  ok(await room.tick(show));
+  ok(await room.release(show, 'a'));
+  ok(await room.leave(show, 'b'));
+  ok(await room.stats(show));
+  // A scheduled room whose pre-queue is drawn in chunks when it opens.
+  const scheduled = nextShowtimeId();
+  ok(await room.configure(scheduled, { ...fastRoom, state: 'scheduled', opensAtMs: Date.now() + 3_600_000 }));
+  for (const customer of ['p1', 'p2', 'p3', 'p4', 'p5']) ok(await room.join(scheduled, customer));
+  ok(await room.configure(scheduled, { state: 'open' }));
+  ok(await room.poll(scheduled, 'p1'));
+  await room.listRooms();
+}
+
+/** A reply reduced to what must agree: the kind of each position, lists recursively. */
+function shape(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(shape);
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'fraction';
+  return typeof value;
+}
+
+const isRefusal = (reply: unknown) => Array.isArray(reply) && Number(reply[0]) < 0;
+
+describe('script replies', () => {
+  const handles: StoreHandle[] = [];
+  const runs: Record<'lua' | 'twin', Recorded[]> = { lua: [], twin: [] };
+  beforeAll(async () => {
+    for (const [side, factory] of [['lua', ioredisFactory], ['twin', memoryFactory]] as const) {
+      const handle = await factory.open(testRedisUrl());
+      handles.push(handle);
+      const recorder = recording(handle.store);
+      await scenario(recorder.store);
+      runs[side] = recorder.calls;
+    }
+  });
+  afterAll(async () => {
+    for (const handle of handles) await handle.close();
+  });
+
+  it('the scenario runs every script on both sides', () => {
+    const all = Object.keys(scripts).sort();
+    expect([...new Set(runs.lua.map((c) => c.name))].sort()).toEqual(all);
+    expect([...new Set(runs.twin.map((c) => c.name))].sort()).toEqual(all);
+  });
+
+  it.each(Object.keys(scripts) as ScriptName[])('%s answers with the named fields, on Redis and on the twin alike', (name) => {
+    const lua = runs.lua.filter((c) => c.name === name).map((c) => c.reply);
+    const twin = runs.twin.filter((c) => c.name === name).map((c) => c.reply);
+    expect(twin.map(shape)).toEqual(lua.map(shape));
+    const layout = REPLY_FIELDS[name];
+    const fixed = (layout.status ? 1 : 0) + layout.fields.length;
+    for (const reply of lua) {
+      expect(Array.isArray(reply)).toBe(true);
+      if (isRefusal(reply)) {
+        expect(reply).toHaveLength(1);
+        continue;
+      }
+      if (layout.rest === null) expect(reply).toHaveLength(fixed);
+      else expect((reply as unknown[]).length).toBeGreaterThanOrEqual(fixed);
+      if (layout.status) expect((reply as unknown[])[0]).toBe(1);
+    }
+  });
+});
