@@ -1,6 +1,7 @@
 /** The shared buyer journey without a network: seat choice, 409 and 429 handling, leaving. */
 import { describe, expect, it } from 'vitest';
-import { applyResponse, newBuyer, nextRequest, pickSeats, type Buyer, type JourneySettings } from './journey.js';
+import { isIPv6 } from 'node:net';
+import { applyResponse, closeIdle, newBuyer, nextRequest, pickSeats, startLeaving, syntheticAddress, type Buyer, type JourneySettings } from './journey.js';
 
 const settings: JourneySettings = {
   showtimeId: '7', party: 2, maxHoldTries: 3, seatPreference: 'best', paymentApiKey: 'sk_test', maxWaitMs: 60_000, random: () => 0,
@@ -90,5 +91,61 @@ describe('buyer journey', () => {
     expect(nextRequest(buyer, settings)?.endpoint).toBe('leave');
     expect(applyResponse(buyer, settings, ok({ state: 'left' }), 950).map((e) => e.type)).toEqual(['outcome_booked']);
     expect(buyer).toMatchObject({ phase: 'done', outcome: 'booked' });
+  });
+
+  it('gives every buyer of a million, over 20,050 VUs, an address and a /64 of its own', () => {
+    // Every address is its /64 prefix followed by ::1, so distinct addresses are distinct /64s.
+    const addresses = new Set<string>();
+    for (let vu = 1; vu <= 20_050; vu++) for (let arrival = 1; arrival <= 50; arrival++) addresses.add(syntheticAddress(vu, arrival));
+    expect(addresses.size).toBe(20_050 * 50);
+    expect(syntheticAddress(20_050, 50)).toMatch(/^fd[0-9a-f]{2}(:[0-9a-f]{1,4}){3}::1$/);
+    expect(isIPv6(syntheticAddress(16_777_215, 4_294_967_295))).toBe(true);
+    expect(syntheticAddress(2, 70_000)).not.toBe(syntheticAddress(2, 70_000 - 65_536)); // no wrap at 16 bits
+    expect(newBuyer(7, 0).clientAddress).toBe(syntheticAddress(0, 7)); // the Node harness: generator 0
+  });
+
+  it('at the end of the run gives back what it holds: an unpaid hold is cancelled, then the room left', () => {
+    const buyer = admitted();
+    applyResponse(buyer, { ...settings, afterHold: 'checkout' }, ok({ seats: seatMap(1, 4), counts: { available: 4 } }), 100);
+    applyResponse(buyer, { ...settings, afterHold: 'checkout' }, ok({ holdId: 'h1' }, 201), 110);
+    expect(nextRequest(buyer, settings)?.endpoint).toBe('checkout');
+    startLeaving(buyer, 200);
+    expect(nextRequest(buyer, settings)).toMatchObject({ endpoint: 'cancel', method: 'DELETE', path: '/api/holds/h1' });
+    expect(applyResponse(buyer, settings, ok(null, 204), 210).map((e) => e.type)).toEqual(['hold_released']);
+    expect(nextRequest(buyer, settings)?.endpoint).toBe('leave');
+    expect(applyResponse(buyer, settings, ok({ state: 'left' }), 220).map((e) => e.type)).toEqual(['outcome_stopped']);
+  });
+
+  it('at the end of the run a buyer in line leaves it, a paid buyer reads its booking first, one not yet in line just stops', () => {
+    const waiting = newBuyer(1, 0);
+    applyResponse(waiting, settings, ok({ token: 'ct', customerId: 'c1' }), 0);
+    applyResponse(waiting, settings, ok({ state: 'waiting', position: 9, pollAfterMs: 3000, queueToken: 'qt' }), 5);
+    startLeaving(waiting, 10);
+    expect(nextRequest(waiting, settings)).toMatchObject({ endpoint: 'leave', headers: { authorization: 'Bearer ct' } });
+
+    const paying = admitted();
+    applyResponse(paying, settings, ok({ seats: seatMap(1, 4), counts: { available: 4 } }), 100);
+    applyResponse(paying, settings, ok({ holdId: 'h1' }, 201), 110);
+    applyResponse(paying, settings, ok({ paymentId: 'pay_1' }, 201), 120);
+    applyResponse(paying, settings, ok({ status: 'succeeded' }), 400);
+    startLeaving(paying, 450);
+    expect(nextRequest(paying, settings)?.endpoint).toBe('hold_status');
+    applyResponse(paying, settings, ok({ status: 'CONFIRMED', bookingId: 'b1' }), 460);
+    expect(applyResponse(paying, settings, ok({ status: 'CONFIRMED' }), 470).map((e) => e.type)).toEqual(['booked']);
+    expect(applyResponse(paying, settings, ok({ state: 'left' }), 480).map((e) => e.type)).toEqual(['outcome_booked']);
+
+    const fresh = newBuyer(2, 0);
+    startLeaving(fresh, 5);
+    expect(nextRequest(fresh, settings)).toBeNull();
+    expect(closeIdle(fresh).map((e) => e.type)).toEqual(['outcome_stopped']);
+  });
+
+  it('a buyer who gives up waiting leaves the line instead of being left in it', () => {
+    const buyer = newBuyer(1, 0);
+    applyResponse(buyer, settings, ok({ token: 'ct', customerId: 'c1' }), 0);
+    applyResponse(buyer, settings, ok({ state: 'waiting', position: 900, pollAfterMs: 20_000, queueToken: 'qt' }), 5);
+    applyResponse(buyer, settings, ok({ state: 'waiting', position: 800, pollAfterMs: 20_000 }), 70_000);
+    expect(nextRequest(buyer, settings)?.endpoint).toBe('leave');
+    expect(applyResponse(buyer, settings, ok({ state: 'left' }), 70_010).map((e) => e.type)).toEqual(['outcome_gave_up']);
   });
 });
