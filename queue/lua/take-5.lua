@@ -41,7 +41,8 @@ if ARGV[7] == '1' then
   elseif not epoch then
     -- No copy of the room at all (Redis lost it, not restored yet): nothing is known.
     admission = 2
-  elseif not current and ticket ~= '' and tonumber(ARGV[9]) < epoch and tonumber(ARGV[10]) > nowMs then
+  elseif not current and ticket ~= '' and tonumber(ARGV[9]) < epoch - epoch % 1000 and tonumber(ARGV[10]) > nowMs then
+    -- (iat has whole seconds: only a token from an earlier second than this copy predates it)
     admission = 2
     redis.call('ZADD', KEYS[4], tonumber(ARGV[10]), customer)
     redis.call('HSET', KEYS[5], customer, ticket)
