@@ -235,7 +235,7 @@ const take: Handler = (db, [cfgKey, customerKey, showKey, activeKey, whoKey], ar
       admission = 1;
     } else if (epoch === undefined) {
       admission = 2;
-    } else if (current === undefined && ticket !== '' && Number(argv[8]) < epoch && Number(argv[9]) > nowMs) {
+    } else if (current === undefined && ticket !== '' && Number(argv[8]) < epoch - (epoch % 1000) && Number(argv[9]) > nowMs) {
       admission = 2;
       db.zset(activeKey!).add(customer, Number(argv[9]));
       db.hset(whoKey!, customer, ticket);
