@@ -10,8 +10,10 @@ export default defineConfig({
       wrangler: { configPath: './wrangler.toml' },
       miniflare: {
         bindings: {
-          NODE_ENV: 'production',
+          // Demo login is refused in production; the Worker defaults to production otherwise.
+          NODE_ENV: 'test',
           DEMO_LOGIN: '1',
+          DEMO_LOGIN_PER_MINUTE: '1000',
           CORE_URL: inject('coreUrl'),
           UPSTASH_REDIS_REST_URL: inject('upstashUrl'),
           UPSTASH_REDIS_REST_TOKEN: inject('upstashToken'),

@@ -24,6 +24,7 @@ const BUYERS = 10_000;
 const CONNECTIONS = 64;
 const SAMPLE_TOKENS = 2_000;
 const ROUNDS = 3;
+const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 const POLL_SCRIPT = `
 local tokens = {}
@@ -102,6 +103,7 @@ export default async function edgeBenchmark(args: string[]) {
       REDIS_URL: redisUrl,
       CORE_URL: 'http://127.0.0.1:9', // polls never reach the core
       FLOOD_POINTS: '100000000', // one load generator address: limits would measure themselves
+      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
       LOG_LEVEL: 'error',
     }),
     { tokenKeys, consumeEvents: false },
@@ -182,6 +184,6 @@ export default async function edgeBenchmark(args: string[]) {
 }
 
 async function pollsBySource(url: string): Promise<string> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } })).text();
   return [...text.matchAll(/^edge_queue_polls_total\{source="(\w+)"\} (\d+)$/gm)].map((m) => `${m[1]} ${m[2]}`).join(', ');
 }

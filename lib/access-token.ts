@@ -1,4 +1,5 @@
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
+import { isValidCustomerId } from './customer-id';
 import { unauthorized } from './errors';
 import { TOKEN_ALGORITHM, type TokenKeyMaterial } from './token-keys';
 
@@ -38,8 +39,11 @@ export interface AccessTokenVerifierOptions {
 }
 
 /**
- * Verifies access tokens: ES256 only, the expected `typ`, issuer and a `showtime:<id>` audience.
- * Results are cached by token string until expiry; a cache hit costs a Map lookup.
+ * Verifies access tokens: ES256 only, exactly our `typ` and a `kid` in the header (checked
+ * before any signature work, so junk costs nothing), issuer, a `showtime:<id>` audience, a
+ * valid customer id, an `iat` not in the future. The core and the edge use this one
+ * verifier, so a token one refuses the other refuses too. Results are cached by token
+ * string until expiry; a cache hit costs a Map lookup.
  */
 export function createAccessTokenVerifier(keys: TokenKeyMaterial, options: AccessTokenVerifierOptions = {}) {
   const clockToleranceSeconds = options.clockToleranceSeconds ?? 5;
@@ -53,6 +57,14 @@ export function createAccessTokenVerifier(keys: TokenKeyMaterial, options: Acces
       if (cached.expiresAtMs + clockToleranceSeconds * 1000 > now()) return cached;
       cache.delete(token);
     }
+    const invalid = () => unauthorized('INVALID_TOKEN', 'The access token is not valid');
+    let header;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      throw invalid();
+    }
+    if (header.alg !== TOKEN_ALGORITHM || header.typ !== ACCESS_TOKEN_TYPE || typeof header.kid !== 'string') throw invalid();
     let payload;
     try {
       ({ payload } = await jwtVerify(token, keys.resolveKey, {
@@ -61,7 +73,7 @@ export function createAccessTokenVerifier(keys: TokenKeyMaterial, options: Acces
         issuer: TOKEN_ISSUER,
         clockTolerance: clockToleranceSeconds,
         currentDate: new Date(now()),
-        requiredClaims: ['sub', 'aud', 'exp'],
+        requiredClaims: ['sub', 'aud', 'exp', 'iat'],
       }));
     } catch (error) {
       const expired = error instanceof joseErrors.JWTExpired;
@@ -69,9 +81,9 @@ export function createAccessTokenVerifier(keys: TokenKeyMaterial, options: Acces
     }
     const audience = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
     const match = /^showtime:(\d{1,15})$/.exec(audience ?? '');
-    if (!match || typeof payload.sub !== 'string' || typeof payload.exp !== 'number') {
-      throw unauthorized('INVALID_TOKEN', 'The access token is not valid');
-    }
+    if (!match || !isValidCustomerId(payload.sub) || typeof payload.exp !== 'number') throw invalid();
+    // Issued in the future: not by a clock we trust.
+    if (typeof payload.iat !== 'number' || payload.iat * 1000 > now() + clockToleranceSeconds * 1000) throw invalid();
     const claims: AccessClaims = {
       customerId: payload.sub,
       showtimeId: Number(match[1]),

@@ -16,6 +16,7 @@ import type { EdgeMetrics } from './metrics';
 import { accessGate } from './middleware/access-gate';
 import { purchaseBuckets } from './middleware/purchase-buckets';
 import { requestId } from './middleware/request-id';
+import { openApiRoutes } from './openapi/openapi-routes';
 import { traceLogFields } from '../../lib/trace-context';
 import { requestMetrics } from './middleware/request-metrics';
 import { createRoomCatalog, type RoomCatalog } from './rooms/room-catalog';
@@ -30,6 +31,13 @@ import { opsRoutes } from './routes/ops-routes';
 import { purchaseRoutes } from './routes/purchase-routes';
 import { queueRoutes } from './routes/queue-routes';
 import type { EdgeStore } from './state/edge-store';
+import type { GuardStore } from './state/guard-store';
+import { adminAuth } from './middleware/admin-auth';
+import { createLoginLockout } from './limits/login-lockout';
+import { createConsoleSessions } from './pages/admin-session';
+import { createPowChallenges } from './pow/pow-challenge';
+import { createPowGovernor } from './pow/pow-governor';
+import { createPowGate } from './pow/pow-gate';
 import type { CustomerTokens } from './tokens/customer-token';
 import type { QueueTokens } from './tokens/queue-token';
 
@@ -88,6 +96,18 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway;
     },
   });
 
+  const lockout = createLoginLockout({ store: deps.guardStore, attempts: deps.adminLockoutAttempts });
+  const sessions = createConsoleSessions({ store: deps.guardStore, adminToken: deps.adminToken });
+  const operatorAuth = adminAuth({ adminToken: deps.adminToken, sessions, lockout, clientAddress: deps.clientAddress });
+  const powGovernor = createPowGovernor({ showtimeJoinsPerSecond: deps.pow.showtimeJoinsPerSecond, addressJoinsPerMinute: deps.pow.addressJoinsPerMinute });
+  const pow = createPowGate({
+    challenges: createPowChallenges({ secret: deps.pow.secret, ttlMs: deps.pow.challengeTtlMs }),
+    governor: powGovernor,
+    guard: deps.guardStore,
+    settingsOf: (showtimeId) => rooms.powSettingsOf(showtimeId),
+    onRefused: (code) => deps.metrics.limiterRejections.inc({ limiter: `pow_${code.toLowerCase()}` }),
+  });
+
   app.use('*', requestId());
   app.use('*', requestMetrics({ metrics: deps.metrics }));
   // Skips requests that carry no body itself (lib/http.ts), so polls never pay for it.
@@ -99,8 +119,18 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway;
   // A person who mistypes a page address gets a page; API clients (and /api paths) get JSON.
   app.notFound((c) => (!c.req.path.startsWith('/api/') && (c.req.header('accept') ?? '').includes('text/html') ? pageNotFound(c) : notFoundHandler(c)));
 
-  app.route('/', opsRoutes({ edgeStore: deps.edgeStore, core: deps.core, metrics: deps.metrics }));
-  app.route('/', authRoutes({ customerTokens: deps.customerTokens, tokenKeys: deps.tokenKeys }));
+  app.route('/', openApiRoutes());
+  app.route('/', opsRoutes({ edgeStore: deps.edgeStore, core: deps.core, metrics: deps.metrics, operatorAuth }));
+  app.route(
+    '/',
+    authRoutes({
+      customerTokens: deps.customerTokens,
+      tokenKeys: deps.tokenKeys,
+      guardStore: deps.guardStore,
+      clientAddress: deps.clientAddress,
+      demoLoginPerMinute: deps.demoLoginPerMinute,
+    }),
+  );
   app.route(
     '/api/admin',
     adminRoutes({
@@ -121,6 +151,7 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway;
       floodLimiter: deps.floodLimiter,
       clientAddress: deps.clientAddress,
       metrics: deps.metrics,
+      pow,
     }),
   );
   app.route(
@@ -144,6 +175,9 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway;
       core: deps.core,
       tokenKeys: deps.tokenKeys,
       adminToken: deps.adminToken,
+      sessions,
+      lockout,
+      pow: { gate: pow, governor: powGovernor },
       activity,
       clientAddress: deps.clientAddress,
       ...(deps.statsIntervalMs ? { statsIntervalMs: deps.statsIntervalMs } : {}),

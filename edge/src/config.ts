@@ -65,6 +65,11 @@ const edgeEnvSchema = z.object({
 
 export type EdgeConfig = ReturnType<typeof parseEdgeConfig>;
 
+/** Only this machine can reach a service bound here. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
 export function parseEdgeConfig(env: Record<string, string | undefined>) {
   const parsed = edgeEnvSchema.safeParse(env);
   if (!parsed.success) {

@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import type { AccessClaims } from '../../lib/access-token';
 import type { TraceContext } from '../../lib/trace-context';
+import type { Operator } from './pages/admin-session';
 
 export interface EdgeVariables {
   requestId: string;
@@ -10,6 +11,8 @@ export interface EdgeVariables {
   access: AccessClaims;
   /** The verified access token itself (Bearer or cookie), forwarded to the core. */
   accessToken: string;
+  /** The authenticated operator on /api/admin routes and /metrics (middleware/admin-auth.ts). */
+  operator: Operator;
 }
 
 export type EdgeEnv = { Variables: EdgeVariables };

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { incomingRequestId } from '../../lib/http';
 import type { FloodDecision, FloodLimiter } from './limits/flood-limiter';
+import { clientAddressFrom } from './net/client-address';
 import type { EdgeMetrics } from './metrics';
 import { queueAnswerBody, type QueueAnswer, type RoomGateway } from './rooms/room-gateway';
 import type { QueueTokens } from './tokens/queue-token';
@@ -22,18 +23,15 @@ export interface FastPollDeps {
   queueTokens: QueueTokens;
   floodLimiter: FloodLimiter;
   metrics: EdgeMetrics;
-  trustProxy: boolean;
+  /** Trusted proxies in front of the edge (net/client-address.ts). */
+  trustedHops: number;
 }
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => unknown;
 
-function clientAddress(request: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = request.headers['x-forwarded-for'];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-    if (first) return first;
-  }
-  return request.socket.remoteAddress ?? 'unknown';
+function clientAddress(request: IncomingMessage, trustedHops: number): string {
+  const forwarded = trustedHops > 0 ? request.headers['x-forwarded-for'] : undefined;
+  return clientAddressFrom(forwarded, request.socket.remoteAddress, trustedHops) ?? 'unknown';
 }
 
 export function fastPollListener(deps: FastPollDeps, fallback: Listener): Listener {
@@ -68,7 +66,7 @@ export function fastPollListener(deps: FastPollDeps, fallback: Listener): Listen
     // Decide first, count after: a poll handed to the app must not be counted twice.
     const answer = deps.rooms.pollFromFreshSnapshot(showtimeId, claims.customerId, claims.ticket);
     if (!answer || answer.ticket !== claims.ticket || answer.accessToken) return fallback(request, response);
-    const floodKey = `poll:${clientAddress(request, deps.trustProxy)}`;
+    const floodKey = `poll:${clientAddress(request, deps.trustedHops)}`;
     // An in-process count answers at once (no promise per poll); a shared one is awaited.
     const now = deps.floodLimiter.consumeNow?.(floodKey);
     if (now) return send(request, response, answer, now);

@@ -23,8 +23,10 @@ import { createEdgeMetrics } from './metrics';
 import { createBookingEventsConsumer, type BookingEventsConsumer } from './rooms/booking-events-consumer';
 import { buildEdgeDeps } from './services';
 import { fastPollListener } from './node-fast-poll';
+import { clientAddressFrom } from './net/client-address';
 import { createRedisEdgeStore, type EdgeStore } from './state/edge-store';
 import { createMemoryEdgeStore } from './state/memory-edge-store';
+import { createMemoryGuardStore, createRedisGuardStore } from './state/guard-store';
 
 export interface RunningEdge {
   url: string;
@@ -69,22 +71,22 @@ async function waitReady(redis: Redis, timeoutMs: number): Promise<void> {
   });
 }
 
-export function clientAddressFor(trustProxy: boolean) {
+/** The client address of a Hono request on Node (see net/client-address.ts for the rules). */
+export function clientAddressFor(trustedHops: number) {
   return (c: Context): string | null => {
-    if (trustProxy) {
-      const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
-      if (forwarded) return forwarded;
-    }
+    let socket: string | null = null;
     try {
-      return getConnInfo(c).remote.address ?? null;
+      socket = getConnInfo(c).remote.address ?? null;
     } catch {
-      return null; // app.request() in tests has no socket
+      socket = null; // app.request() in tests has no socket
     }
+    return clientAddressFrom(trustedHops > 0 ? c.req.header('x-forwarded-for') : undefined, socket, trustedHops);
   };
 }
 
 export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): Promise<RunningEdge> {
   const logger = pino({ name: 'edge', level: config.logLevel });
+  for (const warning of config.warnings) logger.warn(`UNSAFE CONFIGURATION: ${warning}`);
   const metrics = createEdgeMetrics();
   const tokenKeys = deps.tokenKeys ?? (await resolveTokenKeys(config));
   const redis = config.redisUrl && !deps.scriptStore ? connectEdgeRedis(config.redisUrl) : null;
@@ -92,6 +94,7 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
   const command = redis ? (args: string[]) => redis.call(args[0]!, ...args.slice(1)) : null;
   const scriptStore = deps.scriptStore ?? (redis ? createIoredisStore(redis) : createMemoryStore());
   const edgeStore = deps.edgeStore ?? (command ? createRedisEdgeStore(command, config.keyPrefix) : createMemoryEdgeStore());
+  const guardStore = command ? createRedisGuardStore(command, config.keyPrefix) : createMemoryGuardStore();
   const floodLimiter =
     deps.floodLimiter ??
     (redis
@@ -101,10 +104,11 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
   const edgeDeps = buildEdgeDeps(config, {
     scriptStore,
     edgeStore,
+    guardStore,
     floodLimiter,
     tokenKeys,
     metrics,
-    clientAddress: clientAddressFor(config.trustProxy),
+    clientAddress: clientAddressFor(config.trustProxyHops),
     logger,
   });
   const app = createApp(edgeDeps);

@@ -12,6 +12,7 @@ import { createCoreClient } from './core-client';
 import type { FloodLimiter } from './limits/flood-limiter';
 import { createEdgeMetrics, type EdgeMetrics } from './metrics';
 import type { EdgeStore } from './state/edge-store';
+import type { GuardStore } from './state/guard-store';
 import { createCustomerTokens } from './tokens/customer-token';
 import { createQueueTokens } from './tokens/queue-token';
 import { createEdgeAccessVerifier } from './tokens/access-token-check';
@@ -20,6 +21,8 @@ import type { JWTVerifyGetKey } from 'jose';
 export interface EdgeRuntime {
   scriptStore: ScriptStore;
   edgeStore: EdgeStore;
+  /** Counters, one-time marks and console sessions shared by every edge process. */
+  guardStore: GuardStore;
   floodLimiter: FloodLimiter;
   tokenKeys: TokenKeyMaterial;
   clientAddress: (c: Context) => string | null;
@@ -59,6 +62,10 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
     engine,
     takePurchaseTokens: (showtimeId, customerId, rules) => buckets.takePurchaseTokens(showtimeId, customerId, 1, rules),
     edgeStore: runtime.edgeStore,
+    guardStore: runtime.guardStore,
+    demoLoginPerMinute: config.demoLoginPerMinute,
+    pow: config.pow,
+    adminLockoutAttempts: config.adminLockoutAttempts,
     core: createCoreClient({
       baseUrl: config.coreUrl,
       timeoutMs: config.coreTimeoutMs,

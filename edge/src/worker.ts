@@ -11,9 +11,11 @@ import { createApp, type EdgeApp } from './app';
 import { parseEdgeConfig } from './config';
 import { createMemoryFloodLimiter } from './limits/flood-limiter';
 import { createEdgeMetrics } from './metrics';
+import { isIpAddress, normalizeAddress } from './net/client-address';
 import { createBookingEventsConsumer, type BookingEventsConsumer } from './rooms/booking-events-consumer';
 import { buildEdgeDeps } from './services';
 import { createRedisEdgeStore, upstashRestCommand } from './state/edge-store';
+import { createRedisGuardStore } from './state/guard-store';
 
 export type WorkerEnv = Record<string, string | undefined>;
 
@@ -46,15 +48,22 @@ async function build(env: WorkerEnv): Promise<Instance> {
     automaticDeserialization: false, // customer ids such as "1e3" must stay strings
     enableTelemetry: false,
   });
-  const edgeStore = createRedisEdgeStore(upstashRestCommand(config.upstash.url, config.upstash.token), config.keyPrefix);
+  const command = upstashRestCommand(config.upstash.url, config.upstash.token);
+  const edgeStore = createRedisEdgeStore(command, config.keyPrefix);
   const metrics = createEdgeMetrics();
   const deps = buildEdgeDeps(config, {
     scriptStore: createUpstashStore(redis),
     edgeStore,
+    guardStore: createRedisGuardStore(command, config.keyPrefix),
     floodLimiter: createMemoryFloodLimiter({ points: config.flood.points, windowMs: config.flood.windowMs, blockMs: config.flood.windowMs }),
     tokenKeys,
     metrics,
-    clientAddress: (c) => c.req.header('cf-connecting-ip') ?? null,
+    // Cloudflare sets CF-Connecting-IP itself (a client-sent one is replaced), so it is the
+    // client's address; X-Forwarded-For is never read here.
+    clientAddress: (c) => {
+      const address = c.req.header('cf-connecting-ip');
+      return address && isIpAddress(address) ? normalizeAddress(address) : null;
+    },
     logger: {
       error: (object, message) => console.error(message ?? 'error', object),
       warn: (object, message) => console.warn(message ?? 'warning', object),

@@ -16,8 +16,10 @@ import { createMemoryFloodLimiter, type FloodLimiter } from '../src/limits/flood
 import { createEdgeMetrics } from '../src/metrics';
 import { createBookingEventsConsumer } from '../src/rooms/booking-events-consumer';
 import { buildEdgeDeps } from '../src/services';
+import { createCustomerTokens } from '../src/tokens/customer-token';
 import { createRedisEdgeStore, type EdgeStore } from '../src/state/edge-store';
 import { createMemoryEdgeStore } from '../src/state/memory-edge-store';
+import { createMemoryGuardStore, createRedisGuardStore, type GuardStore } from '../src/state/guard-store';
 import { createStubCore, type StubCore } from './stub-core';
 
 let keysPromise: Promise<TokenKeyMaterial> | null = null;
@@ -25,6 +27,14 @@ let keysPromise: Promise<TokenKeyMaterial> | null = null;
 export const testTokenKeys = () => (keysPromise ??= generateSigningJwk('edge-test-1').then((jwk) => loadTokenKeys({ signingJwk: jwk })));
 
 export const EDGE_ADMIN_TOKEN = 'edge-test-admin-token-0123456789';
+
+/**
+ * A customer token for a chosen id, signed with the test keys as the demo login would sign
+ * it. Demo login picks ids itself, so a test that must know who is who signs its own.
+ */
+export async function signCustomerToken(customerId: string): Promise<string> {
+  return createCustomerTokens({ keys: await testTokenKeys(), demoLogin: true, idp: null, clockToleranceMs: 5_000 }).signDemo(customerId);
+}
 const CORE_BASE = 'http://core.test';
 
 export interface EdgeHarnessOptions {
@@ -45,6 +55,8 @@ export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
     REDIS_KEY_PREFIX: keyPrefix,
     SNAPSHOT_TTL_MS: '1000',
     LOG_LEVEL: 'silent',
+    // Tests mint many identities from one address; the limit itself has its own test.
+    DEMO_LOGIN_PER_MINUTE: '1000000',
     ...options.env,
   });
   const tokenKeys = await testTokenKeys();
@@ -54,10 +66,12 @@ export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
   const edgeStore: EdgeStore = redis
     ? createRedisEdgeStore((args) => redis.call(args[0]!, ...args.slice(1)), keyPrefix)
     : createMemoryEdgeStore();
+  const guardStore: GuardStore = redis ? createRedisGuardStore((args) => redis.call(args[0]!, ...args.slice(1)), keyPrefix) : createMemoryGuardStore();
   const metrics = createEdgeMetrics();
   const deps = buildEdgeDeps(config, {
     scriptStore: redis ? createIoredisStore(redis) : createMemoryStore(),
     edgeStore,
+    guardStore,
     floodLimiter: options.floodLimiter ?? createMemoryFloodLimiter({ points: 1_000_000, windowMs: 1_000 }),
     tokenKeys,
     metrics,
@@ -77,8 +91,13 @@ export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
   const call = (method: string, path: string, init: JsonCallInit = {}): Promise<ApiResult> =>
     callJson((p, requestInit) => app.request(p, requestInit), method, path, init);
 
+  /**
+   * A customer token: for a chosen id minted directly (demo login picks ids itself, so a
+   * test that needs to know who is who signs its own), else through POST /api/auth/demo.
+   */
   async function login(customerId?: string): Promise<{ token: string; customerId: string }> {
-    const result = await call('POST', '/api/auth/demo', { body: customerId ? { customerId } : {} });
+    if (customerId) return { token: await deps.customerTokens.signDemo(customerId), customerId };
+    const result = await call('POST', '/api/auth/demo', { body: {} });
     if (result.status !== 200) throw new Error(`demo login failed: ${result.status} ${result.text}`);
     return result.json;
   }
@@ -113,4 +132,4 @@ export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
 export type EdgeHarness = Awaited<ReturnType<typeof createEdgeHarness>>;
 
 /** Room settings that move in milliseconds (the queue tests' own), with two slots. */
-export const fastRoom: RoomSettingsPatch = { ...queueFastRoom, capacity: 2 };
+export const fastRoom: RoomSettingsPatch = { ...queueFastRoom, capacity: 2, placesPerAddress: 100_000 };

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEdgeConfig } from '../src/config';
 import { startEdge, type RunningEdge } from '../src/node';
-import { fastRoom, testTokenKeys } from './edge-harness';
+import { EDGE_ADMIN_TOKEN, fastRoom, signCustomerToken, testTokenKeys } from './edge-harness';
 import { serveRestartable, startRestartableRedis, type RestartableHttp, type RestartableRedis } from './private-servers';
 import { createStubCore, type StubCore } from './stub-core';
 import { callJson, eventually, fetchFrom, type JsonCallInit } from '../../test/support/json-call';
@@ -36,6 +36,8 @@ beforeAll(async () => {
       SEAT_MAP_TTL_MS: '100',
       CORE_TIMEOUT_MS: '2000',
       FLOOD_POINTS: '100000',
+      ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+      DEMO_LOGIN_PER_MINUTE: '100000',
       LOG_LEVEL: 'silent',
     }),
     { tokenKeys: keys, consumeEvents: false },
@@ -49,7 +51,7 @@ afterAll(async () => {
 
 const api = (method: string, path: string, init?: JsonCallInit) => callJson(fetchFrom(edge.url), method, path, init);
 
-const login = async (customerId: string) => (await api('POST', '/api/auth/demo', { body: { customerId } })).json.token as string;
+const login = (customerId: string) => signCustomerToken(customerId);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('failure policy', () => {
@@ -81,7 +83,7 @@ describe('failure policy', () => {
     expect(poll.status).toBe(503);
     expect(poll.headers.get('retry-after')).toBeTruthy();
     expect((await api('GET', '/readyz')).json).toMatchObject({ status: 'degraded', redis: 'down', core: 'ok' });
-    const metrics = await (await fetch(`${edge.url}/metrics`)).text();
+    const metrics = await (await fetch(`${edge.url}/metrics`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` } })).text();
     expect(metrics).toMatch(/edge_limiter_fallback_total [1-9]/);
 
     // A fresh Redis (data gone: Redis is a gate, not the truth). No edge restart.

@@ -23,7 +23,7 @@ beforeAll(async () => {
   coreServer = await serveRestartable((request) => core.app.fetch(request));
   edge = await startEdge(
     parseEdgeConfig({
-      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: coreServer.url, ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: coreServer.url, ADMIN_TOKEN: EDGE_ADMIN_TOKEN, DEMO_LOGIN_PER_MINUTE: '100000',
       SNAPSHOT_TTL_MS: '10000', FLOOD_POINTS: String(POLLS_ALLOWED), FLOOD_WINDOW_MS: '60000', LOG_LEVEL: 'silent',
     }),
     { tokenKeys: keys, consumeEvents: false },
@@ -35,7 +35,8 @@ afterAll(async () => {
 });
 
 const api = (method: string, path: string, init?: Parameters<typeof callJson>[3]) => callJson(fetchFrom(edge.url), method, path, init);
-const fastCount = async () => Number(/edge_queue_polls_fast_total (\d+)/.exec(await (await fetch(`${edge.url}/metrics`)).text())?.[1] ?? 0);
+const metricsText = async () => (await fetch(`${edge.url}/metrics`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` } })).text();
+const fastCount = async () => Number(/edge_queue_polls_fast_total (\d+)/.exec(await metricsText())?.[1] ?? 0);
 
 it('answers far-back polls like the app does, and hands everything else to the app', async () => {
   const showtimeId = core.addShowtime();
@@ -67,7 +68,7 @@ it('answers far-back polls like the app does, and hands everything else to the a
   expect((await api('GET', path, { headers: { cookie: `wr_q_${showtimeId}=${last}` } })).status).toBeLessThan(500);
   const unverified = `${last.slice(0, -4)}AAAA`;
   expect((await api('GET', path, { headers: { 'x-queue-token': unverified } })).status).toBe(401);
-  const metrics = await (await fetch(`${edge.url}/metrics`)).text();
+  const metrics = await metricsText();
   expect(metrics).toMatch(/edge_http_requests_total\{method="GET",route="\/api\/showtimes\/:id\/queue",status="200"\} \d+/);
 });
 

@@ -4,7 +4,7 @@
  * snapshot answering far-back polls, the room created from the core's catalog and /metrics.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEdgeHarness, fastRoom, type EdgeHarness } from './edge-harness';
+import { createEdgeHarness, EDGE_ADMIN_TOKEN, fastRoom, type EdgeHarness } from './edge-harness';
 
 let edge: EdgeHarness;
 
@@ -114,7 +114,8 @@ describe('buyer flow through the edge', () => {
     expect(jwks.json.keys[0].d).toBeUndefined();
     expect((await edge.call('GET', '/healthz')).status).toBe(200);
     expect((await edge.call('GET', '/readyz')).json).toMatchObject({ redis: 'ok', core: 'ok' });
-    const metrics = await edge.call('GET', '/metrics');
+    expect((await edge.call('GET', '/metrics')).status).toBe(401); // operators only
+    const metrics = await edge.call('GET', '/metrics', { token: EDGE_ADMIN_TOKEN });
     expect(metrics.headers.get('content-type')).toContain('text/plain');
     expect(metrics.text).toMatch(/^edge_admissions_total \d+$/m);
     expect(metrics.text).toContain('edge_queue_joins_total{state="waiting"}');

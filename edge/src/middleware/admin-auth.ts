@@ -1,27 +1,51 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { forbidden, unauthorized } from '../../../lib/errors';
-import { bearerToken } from '../http-context';
-import { ADMIN_COOKIE, adminSessionValue, CONSOLE_HEADER, sameSecret } from '../pages/admin-session';
+import { AppError, forbidden, unauthorized } from '../../../lib/errors';
+import { bearerToken, type EdgeEnv } from '../http-context';
+import type { LoginLockout } from '../limits/login-lockout';
+import { ADMIN_COOKIE, CONSOLE_HEADER, cleanOperatorName, sameSecret, type ConsoleSessions, type Operator } from '../pages/admin-session';
+
+export interface AdminAuthOptions {
+  adminToken: string;
+  sessions: ConsoleSessions;
+  lockout: LoginLockout;
+  clientAddress: (c: Context) => string | null;
+}
 
 /**
  * Operator routes: `Authorization: Bearer $ADMIN_TOKEN` (WebCrypto, so it runs on Workers),
- * or the operator console's session cookie (pages/admin-session.ts), whose writes must also
- * carry `X-Console: 1`.
+ * or a console session cookie (pages/admin-session.ts), whose writes must also carry
+ * `X-Console: 1`. Wrong Bearer tokens count towards the same per-address lockout as wrong
+ * console sign-ins. Sets `operator` ({name, address, via}) on the context for the audit log.
  */
-export function adminAuth(options: { adminToken: string }): MiddlewareHandler {
-  const session = adminSessionValue(options.adminToken);
+export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<EdgeEnv> {
+  const lockedOut = () =>
+    new AppError(429, 'LOCKED_OUT', 'Too many wrong admin tokens from this address; try again later', {
+      retryAfterSeconds: Math.ceil(options.lockout.windowMs / 1000),
+    });
+
   return async function adminAuthMiddleware(c, next) {
+    const address = options.clientAddress(c) ?? 'unknown';
     const token = bearerToken(c);
-    if (token) {
-      if (!(await sameSecret(token, options.adminToken))) throw unauthorized('INVALID_TOKEN', 'The admin token is not valid');
+    if (token || c.req.header('authorization')) {
+      if (await options.lockout.isLocked(address)) throw lockedOut();
+      if (!token || !(await sameSecret(token, options.adminToken))) {
+        await options.lockout.recordFailure(address);
+        throw unauthorized('INVALID_TOKEN', 'The admin token is not valid');
+      }
+      // The token says nothing about who holds it: an X-Operator name is kept only as a label
+      // next to "admin token", never as the identity itself.
+      const label = cleanOperatorName(c.req.header('x-operator'));
+      c.set('operator', { name: label ? `${label.slice(0, 40)} via admin-token` : 'admin-token', address, via: 'token' } satisfies Operator);
       return next();
     }
     const cookie = getCookie(c, ADMIN_COOKIE);
     if (!cookie) throw unauthorized('MISSING_TOKEN', 'Send the admin token as Authorization: Bearer <token>');
-    if (!(await sameSecret(cookie, await session))) throw unauthorized('INVALID_TOKEN', 'The console session is not valid; sign in again');
+    const session = await options.sessions.find(cookie);
+    if (!session) throw unauthorized('INVALID_TOKEN', 'The console session is not valid; sign in again');
     const reads = c.req.method === 'GET' || c.req.method === 'HEAD';
     if (!reads && c.req.header(CONSOLE_HEADER) !== '1') throw forbidden('CONSOLE_HEADER_REQUIRED', 'Console writes must send X-Console: 1');
+    c.set('operator', { name: session.operator, address, via: 'console' } satisfies Operator);
     return next();
   };
 }

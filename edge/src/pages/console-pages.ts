@@ -5,14 +5,17 @@
 import { html, layout, timeElement, type Html } from './html';
 import { saleStateWords, type PublicShowtime } from './buyer-pages';
 
-const consoleLayout = (title: string, body: Html, signedIn: boolean, scripts: ('console.js' | 'console-charts.js' | 'common.js')[] = ['common.js']) =>
+/** `csrf`: the signed-in session's token, sent back by the sign-out form; null when signed out. */
+const consoleLayout = (title: string, body: Html, csrf: string | null, scripts: ('console.js' | 'console-charts.js' | 'common.js')[] = ['common.js']) =>
   layout(
     {
       title: `${title} · Operator console`,
       area: 'Operator console',
       homeHref: '/admin',
       scripts,
-      ...(signedIn ? { headerExtra: html`<form method="post" action="/admin/logout"><button class="button small" type="submit">Sign out</button></form>` } : {}),
+      ...(csrf !== null
+        ? { headerExtra: html`<form method="post" action="/admin/logout"><input type="hidden" name="csrf" value="${csrf}"><button class="button small" type="submit">Sign out</button></form>` }
+        : {}),
     },
     body,
   );
@@ -29,7 +32,7 @@ export function loginPage(error: string | null): Html {
     <div><button class="button primary" type="submit">Sign in</button></div>
   </form>
 </section>`,
-    false,
+    null,
   );
 }
 
@@ -38,7 +41,7 @@ export interface RoomSummary {
   room: { state: string; capacity: number; waiting: number; active: number; admittedPerMinute: number } | null;
 }
 
-export function roomsPage(rooms: RoomSummary[], unavailable: boolean): Html {
+export function roomsPage(rooms: RoomSummary[], unavailable: boolean, csrf: string): Html {
   return consoleLayout(
     'Rooms',
     html`<h1>Waiting rooms</h1>
@@ -57,7 +60,7 @@ ${rooms.map(({ showtime: s, room }) => html`<tr>
   <td>${room ? room.admittedPerMinute : '—'}</td>
 </tr>`)}
 </tbody></table></div>`,
-    true,
+    csrf,
   );
 }
 
@@ -75,7 +78,7 @@ const TILES: [string, string, boolean][] = [
   ['rateLimited', 'Rate-limited per minute', true],
 ];
 
-export function roomPage(s: PublicShowtime, operator: string | null): Html {
+export function roomPage(s: PublicShowtime, operator: string | null, csrf: string): Html {
   return consoleLayout(
     s.title,
     html`<div id="console" data-showtime-id="${s.id}" data-operator="${operator ?? ''}">
@@ -134,7 +137,7 @@ ${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" pre
   </form>
 </dialog>
 </div>`,
-    true,
+    csrf,
     ['common.js', 'console-charts.js', 'console.js'],
   );
 }

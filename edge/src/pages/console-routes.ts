@@ -15,8 +15,10 @@ import type { CoreClient } from '../core-client';
 import { isHttps, SHOWTIME_ID, type EdgeEnv } from '../http-context';
 import { publicSettings } from '../routes/admin-routes';
 import { createSingleFlightCache } from '../state/single-flight-cache';
-import { createMemoryFloodLimiter } from '../limits/flood-limiter';
-import { ADMIN_COOKIE, ADMIN_SESSION_SECONDS, adminSessionValue, cleanOperatorName, OPERATOR_COOKIE, sameSecret } from './admin-session';
+import type { LoginLockout } from '../limits/login-lockout';
+import type { PowGate } from '../pow/pow-gate';
+import type { PowGovernor } from '../pow/pow-governor';
+import { ADMIN_COOKIE, cleanOperatorName, sameSecret, type ConsoleSessions } from './admin-session';
 import type { PublicShowtime } from './buyer-pages';
 import { loginPage, roomPage, roomsPage, type RoomSummary } from './console-pages';
 import { messagePage, pageHeaders } from './html';
@@ -27,15 +29,16 @@ export interface ConsoleRouteDeps {
   core: CoreClient;
   tokenKeys: TokenKeyMaterial;
   adminToken: string;
+  sessions: ConsoleSessions;
+  /** Shared with the admin API: wrong tokens from one address, by either door, count together. */
+  lockout: LoginLockout;
+  /** The join's proof of work, to show the operator the difficulty in force and why. */
+  pow: { gate: PowGate; governor: PowGovernor };
   activity: ShowtimeActivity;
   /** Who is signing in, for the lockout after repeated wrong tokens. */
   clientAddress: (c: Context) => string | null;
   statsIntervalMs?: number;
 }
-
-/** Wrong admin tokens allowed per client address in a window, then that address waits it out. */
-export const CONSOLE_LOGIN_ATTEMPTS = 10;
-const CONSOLE_LOGIN_WINDOW_MS = 10 * 60_000;
 
 interface SeatCounts {
   total: number;
@@ -46,17 +49,10 @@ interface SeatCounts {
 
 export function consoleRoutes(deps: ConsoleRouteDeps) {
   const app = new Hono<EdgeEnv>();
-  const session = adminSessionValue(deps.adminToken);
   const seatCounts = createSingleFlightCache<SeatCounts | null>({ ttlMs: 1_000, staleForMs: 60_000 });
-  // Only wrong tokens are counted; an address past the limit is locked out for the window,
-  // even with the right token, so guessing costs a window per ten tries.
-  const failedLogins = createMemoryFloodLimiter({ points: CONSOLE_LOGIN_ATTEMPTS, windowMs: CONSOLE_LOGIN_WINDOW_MS, blockMs: CONSOLE_LOGIN_WINDOW_MS });
-  const lockedUntilMs = new Map<string, number>();
 
-  const signedIn = async (c: Context) => {
-    const cookie = getCookie(c, ADMIN_COOKIE);
-    return Boolean(cookie) && (await sameSecret(cookie!, await session));
-  };
+  /** The live console session of this browser, or null. */
+  const signedIn = (c: Context) => deps.sessions.find(getCookie(c, ADMIN_COOKIE)).catch(() => null);
 
   async function catalog(): Promise<PublicShowtime[]> {
     const { status, body } = await deps.core.getJson<PublicShowtime[]>('/showtimes').catch(() => ({ status: 503, body: null }));
@@ -85,7 +81,8 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
 
   app.get('/admin', async (c) => {
     pageHeaders(c);
-    if (!(await signedIn(c))) return c.html(loginPage(null));
+    const session = await signedIn(c);
+    if (!session) return c.html(loginPage(null));
     const listed = await catalog();
     let unavailable = false;
     const roomIds = await deps.engine.listRooms().catch(() => ((unavailable = true), [] as string[]));
@@ -99,7 +96,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
         return { showtime, room: { state: stats.state, capacity: settings.settings.capacity, waiting: stats.waiting + stats.prequeue, active: stats.active, admittedPerMinute: stats.admittedLastMinute } };
       }),
     );
-    return c.html(roomsPage(rooms, unavailable));
+    return c.html(roomsPage(rooms, unavailable, session.csrf));
   });
 
   app.post('/admin/login', async (c) => {
@@ -107,43 +104,53 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const token = typeof form.token === 'string' ? form.token : '';
     const address = deps.clientAddress(c) ?? 'unknown';
-    const lockedFor = (lockedUntilMs.get(address) ?? 0) - Date.now();
-    if (lockedFor > 0) {
-      const minutes = Math.ceil(lockedFor / 60_000);
-      c.header('Retry-After', String(Math.ceil(lockedFor / 1000)));
-      return c.html(loginPage(`Too many wrong tokens from this address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`), 429);
-    }
+    const refuseLockedOut = () => {
+      const minutes = Math.ceil(deps.lockout.windowMs / 60_000);
+      c.header('Retry-After', String(Math.ceil(deps.lockout.windowMs / 1000)));
+      return c.html(loginPage(`Too many wrong tokens from this address. Try again in up to ${minutes} minutes.`), 429);
+    };
+    if (await deps.lockout.isLocked(address)) return refuseLockedOut();
     // 200, not 401: the form is shown again with the reason, and a browser logs every 4xx
     // document as a console error, which the console must not produce in normal use.
     if (!token || !(await sameSecret(token, deps.adminToken))) {
-      const decision = await failedLogins.consume(address);
-      if (!decision.allowed) {
-        if (lockedUntilMs.size >= 10_000) lockedUntilMs.clear();
-        lockedUntilMs.set(address, Date.now() + decision.retryAfterMs);
-      }
+      await deps.lockout.recordFailure(address);
       return c.html(loginPage('That admin token is not right. Check it and try again.'));
     }
-    const secure = isHttps(c);
-    setCookie(c, ADMIN_COOKIE, await session, { httpOnly: true, sameSite: 'Strict', secure, path: '/', maxAge: ADMIN_SESSION_SECONDS });
+    // A fresh id at every sign-in: a session id planted before sign-in never becomes valid.
+    await deps.sessions.revoke(getCookie(c, ADMIN_COOKIE));
     const operator = cleanOperatorName(typeof form.operator === 'string' ? form.operator : undefined);
-    if (operator) setCookie(c, OPERATOR_COOKIE, operator, { httpOnly: true, sameSite: 'Strict', secure, path: '/admin', maxAge: ADMIN_SESSION_SECONDS });
+    const { id } = await deps.sessions.create(operator, address);
+    setCookie(c, ADMIN_COOKIE, id, { httpOnly: true, sameSite: 'Strict', secure: isHttps(c), path: '/', maxAge: Math.floor(deps.sessions.ttlMs / 1000) });
     return c.redirect('/admin', 303);
   });
 
-  app.post('/admin/logout', (c) => {
+  // Sign-out ends the session on the server. It needs the session's CSRF token from the
+  // console's form, so another site cannot sign an operator out.
+  app.post('/admin/logout', async (c) => {
+    pageHeaders(c);
+    const cookie = getCookie(c, ADMIN_COOKIE);
+    const session = await deps.sessions.find(cookie);
+    if (session) {
+      const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+      const csrf = typeof form.csrf === 'string' ? form.csrf : '';
+      if (!(await sameSecret(csrf, session.csrf))) {
+        return c.html(messagePage('Sign-out refused', 'This sign-out did not come from the console. Use the Sign out button.', { href: '/admin', label: 'Back to the console' }), 403);
+      }
+      await deps.sessions.revoke(cookie);
+    }
     deleteCookie(c, ADMIN_COOKIE, { path: '/' });
-    deleteCookie(c, OPERATOR_COOKIE, { path: '/admin' });
     return c.redirect('/admin', 303);
   });
 
   app.get('/admin/showtimes/:id', async (c) => {
     pageHeaders(c);
-    if (!(await signedIn(c))) return c.redirect('/admin', 303);
+    const session = await signedIn(c);
+    if (!session) return c.redirect('/admin', 303);
     const id = c.req.param('id');
     let showtime = SHOWTIME_ID.test(id) ? (await catalog()).find((s) => String(s.id) === id) : undefined;
     if (!showtime && SHOWTIME_ID.test(id) && (await deps.engine.getSettings(id).catch(() => null))?.ok) showtime = unlisted(id);
     if (!showtime) return c.html(messagePage('Showtime not found', 'No showtime on sale or opening soon, and no waiting room, has this number.', { href: '/admin', label: 'All rooms' }), 404);
-    return c.html(roomPage(showtime, cleanOperatorName(getCookie(c, OPERATOR_COOKIE))));
+    return c.html(roomPage(showtime, session.operator, session.csrf));
   });
 
   app.get('/admin/showtimes/:id/live', async (c) => {
@@ -157,7 +164,8 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
         try {
           const [settings, stats, seats] = await Promise.all([deps.engine.getSettings(id), deps.engine.stats(id), seatsOf(id)]);
           const room = settings.ok && stats.ok ? { settings: publicSettings(settings.settings), stats: (({ ok: _ok, ...rest }) => rest)(stats) } : null;
-          const data = { showtimeId: id, at: new Date().toISOString(), room, seats, perMinute: deps.activity.lastMinute(id) };
+          const pow = settings.ok ? deps.pow.governor.showtimeLevel(id, settings.settings.powDifficulty ?? 0, settings.settings.powMaxDifficulty ?? 0) : null;
+          const data = { showtimeId: id, at: new Date().toISOString(), room, seats, perMinute: deps.activity.lastMinute(id), pow };
           await stream.writeSSE({ id: String(++eventId), event: 'stats', data: JSON.stringify(data) });
         } catch {
           await stream.writeSSE({ id: String(++eventId), event: 'unavailable', data: JSON.stringify({ showtimeId: id, retryAfterSeconds: 5 }) });

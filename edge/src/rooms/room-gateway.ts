@@ -49,6 +49,7 @@ const refusalStatus: Record<string, [number, string]> = {
   offer_expired: [410, 'TURN_EXPIRED'],
   turn_expired: [410, 'TURN_EXPIRED'],
   invalid_input: [422, 'VALIDATION_FAILED'],
+  address_cap: [403, 'ADDRESS_PLACE_LIMIT'],
 };
 
 function refusalError(refusal: Refused): AppError {
@@ -60,6 +61,8 @@ export function createRoomGateway(options: RoomGatewayOptions) {
   const { engine, metrics } = options;
   const now = options.now ?? Date.now;
   const snapshots = createSingleFlightCache<RoomSnapshot | null>({ ttlMs: options.snapshotTtlMs, maxEntries: 10_000, now });
+  /** The proof-of-work settings each join checks, read at most once a second per showtime. */
+  const powSettings = createSingleFlightCache<{ powDifficulty: number; powMaxDifficulty: number } | null>({ ttlMs: 1_000, maxEntries: 10_000, now });
   /** When each buyer's poll last reached Redis, so the near-front heartbeat stays fresh. */
   const lastBeatMs = new Map<string, number>();
   const snapshotPolls = metrics.queuePolls.child({ source: 'snapshot' });
@@ -159,11 +162,12 @@ export function createRoomGateway(options: RoomGatewayOptions) {
   return {
     engine,
 
-    async join(showtimeId: string, customerId: string): Promise<QueueAnswer> {
-      let result = await store('join', () => engine.join(showtimeId, customerId));
+    /** `address`: the client's, counted against the room's places-per-address cap. */
+    async join(showtimeId: string, customerId: string, address: string | null = null): Promise<QueueAnswer> {
+      let result = await store('join', () => engine.join(showtimeId, customerId, address));
       if (!result.ok && result.code === 'unknown_room') {
         await store('create_room', () => options.catalog.ensureRoom(showtimeId));
-        result = await store('join', () => engine.join(showtimeId, customerId));
+        result = await store('join', () => engine.join(showtimeId, customerId, address));
       }
       if (!result.ok) {
         // Waiters on a closed or sold-out showtime are told so, as an answer, not an error.
@@ -215,9 +219,23 @@ export function createRoomGateway(options: RoomGatewayOptions) {
       return result.removed;
     },
 
+    /** The room's proof-of-work settings from the snapshot cache (null: no room yet). */
+    async powSettingsOf(showtimeId: string): Promise<{ powDifficulty: number; powMaxDifficulty: number } | null> {
+      // A cache of its own: joins must not decide when the polls' snapshot is taken.
+      const { value } = await store('settings', () =>
+        powSettings.get(showtimeId, async () => {
+          const result = await engine.getSettings(showtimeId);
+          return result.ok ? { powDifficulty: result.settings.powDifficulty ?? 0, powMaxDifficulty: result.settings.powMaxDifficulty ?? 0 } : null;
+        }),
+      );
+      if (value === null) powSettings.invalidate(showtimeId); // no room yet: ask again next join
+      return value;
+    },
+
     /** Drops the cached snapshot (settings changed, sold out) so the next poll sees it. */
     invalidate(showtimeId: string) {
       snapshots.invalidate(showtimeId);
+      powSettings.invalidate(showtimeId);
     },
   };
 }

@@ -1,27 +1,38 @@
 /** Demo login (development) and the JWKS the edge's tokens are verified with. */
-import { Hono } from 'hono';
-import { z } from 'zod';
-import { notFound } from '../../../lib/errors';
-import { readJsonBody } from '../../../lib/http';
+import { Hono, type Context } from 'hono';
+import { setCookie } from 'hono/cookie';
+import { AppError, notFound } from '../../../lib/errors';
 import type { TokenKeyMaterial } from '../../../lib/token-keys';
 import { cookieNames, isHttps, type EdgeEnv } from '../http-context';
-import { setCookie } from 'hono/cookie';
-import { CUSTOMER_ID, type CustomerTokens } from '../tokens/customer-token';
+import type { GuardStore } from '../state/guard-store';
+import type { CustomerTokens } from '../tokens/customer-token';
 
-const demoLoginSchema = z
-  .object({ customerId: z.string().regex(CUSTOMER_ID, 'customerId must be 1-128 of [A-Za-z0-9_.:@-]').optional() })
-  .strict();
+export interface AuthRouteDeps {
+  customerTokens: CustomerTokens;
+  tokenKeys: TokenKeyMaterial;
+  guardStore: GuardStore;
+  clientAddress: (c: Context) => string | null;
+  /** Demo identities one client address may mint per minute. */
+  demoLoginPerMinute: number;
+}
 
-export function authRoutes(deps: { customerTokens: CustomerTokens; tokenKeys: TokenKeyMaterial }) {
+export function authRoutes(deps: AuthRouteDeps) {
   const app = new Hono<EdgeEnv>();
 
+  // The server picks the id, always: a body naming one (someone else's) is ignored, so a
+  // demo login can never hand out another customer's identity. Identities cost something:
+  // a few per minute per address, counted across every edge process.
   app.post('/api/auth/demo', async (c) => {
     if (!deps.customerTokens.demoLogin) throw notFound('ROUTE_NOT_FOUND', 'Demo login is disabled');
-    const hasBody = (c.req.header('content-length') ?? '0') !== '0' || c.req.header('content-type') !== undefined;
-    const body = hasBody ? await readJsonBody(c, demoLoginSchema) : {};
-    const customerId = body.customerId ?? `demo-${crypto.randomUUID().slice(0, 12)}`;
+    const address = deps.clientAddress(c) ?? 'unknown';
+    const used = await deps.guardStore.hit(`demo-login:${address}`, 60_000);
+    if (used > deps.demoLoginPerMinute) {
+      throw new AppError(429, 'RATE_LIMITED', 'Too many demo logins from this address; wait a minute', { retryAfterSeconds: 60 });
+    }
+    const customerId = `demo-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
     const token = await deps.customerTokens.signDemo(customerId);
     setCookie(c, cookieNames.customer, token, { httpOnly: true, sameSite: 'Lax', secure: isHttps(c), path: '/', maxAge: 12 * 3600 });
+    c.header('Cache-Control', 'no-store');
     return c.json({ token, customerId });
   });
 

@@ -1,5 +1,5 @@
 /** Liveness, readiness (with each dependency's state) and Prometheus metrics. */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { CoreClient } from '../core-client';
 import type { EdgeMetrics } from '../metrics';
 import type { EdgeStore } from '../state/edge-store';
@@ -18,7 +18,15 @@ async function probe(run: () => Promise<unknown>, timeoutMs: number): Promise<'o
   }
 }
 
-export function opsRoutes(deps: { edgeStore: EdgeStore; core: CoreClient; metrics: EdgeMetrics }) {
+export interface OpsRouteDeps {
+  edgeStore: EdgeStore;
+  core: CoreClient;
+  metrics: EdgeMetrics;
+  /** /metrics names rooms, rates and failures: operators only (admin token or console session). */
+  operatorAuth: MiddlewareHandler<EdgeEnv>;
+}
+
+export function opsRoutes(deps: OpsRouteDeps) {
   const app = new Hono<EdgeEnv>();
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
@@ -38,7 +46,7 @@ export function opsRoutes(deps: { edgeStore: EdgeStore; core: CoreClient; metric
     return c.json({ status, redis, core }, status === 'not_ready' ? 503 : 200);
   });
 
-  app.get('/metrics', (c) => {
+  app.get('/metrics', deps.operatorAuth, (c) => {
     c.header('Content-Type', deps.metrics.registry.contentType);
     return c.body(deps.metrics.registry.render());
   });

@@ -13,6 +13,7 @@ import { queueAnswerBody, type QueueAnswer, type RoomGateway } from '../rooms/ro
 import { bearerToken, cookieNames, isHttps, SHOWTIME_ID, type EdgeEnv } from '../http-context';
 import type { CustomerTokens } from '../tokens/customer-token';
 import type { QueueTokens } from '../tokens/queue-token';
+import type { PowGate } from '../pow/pow-gate';
 
 export interface QueueRouteDeps {
   rooms: RoomGateway;
@@ -21,6 +22,8 @@ export interface QueueRouteDeps {
   floodLimiter: FloodLimiter;
   clientAddress: (c: Context) => string | null;
   metrics: EdgeMetrics;
+  /** Proof of work at join (pow/pow-gate.ts): 428 with a challenge when the room asks for it. */
+  pow: PowGate;
 }
 
 function showtimeParam(c: Context): string {
@@ -64,7 +67,10 @@ export function queueRoutes(deps: QueueRouteDeps) {
   app.post('/showtimes/:id/queue', limit('join'), async (c) => {
     const showtimeId = showtimeParam(c);
     const customerId = await customerFrom(c, deps.customerTokens);
-    const answer = await deps.rooms.join(showtimeId, customerId);
+    const address = deps.clientAddress(c);
+    const refused = await deps.pow.check(c, showtimeId, address);
+    if (refused) return refused;
+    const answer = await deps.rooms.join(showtimeId, customerId, address);
     return respond(c, showtimeId, customerId, answer, null);
   });
 

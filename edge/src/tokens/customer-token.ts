@@ -6,6 +6,7 @@
  */
 import { SignJWT, createRemoteJWKSet, decodeProtectedHeader, jwtVerify, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
 import { TOKEN_ISSUER } from '../../../lib/access-token';
+import { CUSTOMER_ID_PATTERN, isValidCustomerId } from '../../../lib/customer-id';
 import { unauthorized } from '../../../lib/errors';
 import { TOKEN_ALGORITHM, type TokenKeyMaterial } from '../../../lib/token-keys';
 import { createClaimsCache } from './claims-cache';
@@ -13,7 +14,7 @@ import { createClaimsCache } from './claims-cache';
 export const CUSTOMER_TOKEN_TYPE = 'wr-customer+jwt';
 export const DEMO_CUSTOMER_AUDIENCE = 'flash-sale-customer';
 /** The waiting room's key alphabet: anything else cannot become a room member. */
-export const CUSTOMER_ID = /^[A-Za-z0-9_.:@-]{1,128}$/;
+export const CUSTOMER_ID = CUSTOMER_ID_PATTERN;
 
 export interface CustomerIdentityProvider {
   jwksUrl: string;
@@ -95,7 +96,7 @@ export function createCustomerTokens(options: CustomerTokenOptions) {
       if (error instanceof joseErrors.JWTExpired) throw unauthorized('TOKEN_EXPIRED', 'The customer token has expired');
       throw invalid();
     }
-    if (typeof payload.sub !== 'string' || !CUSTOMER_ID.test(payload.sub) || typeof payload.exp !== 'number') throw invalid();
+    if (!isValidCustomerId(payload.sub) || typeof payload.exp !== 'number') throw invalid();
     cache.set(token, payload.sub, payload.exp * 1000);
     return payload.sub;
   }

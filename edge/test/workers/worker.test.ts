@@ -24,7 +24,8 @@ describe('edge in workerd', () => {
     expect((await call('GET', '/healthz')).status).toBe(200);
     const jwks = await call('GET', '/.well-known/jwks.json');
     expect(jwks.json.keys[0]).toMatchObject({ kid: 'workers-test-1', alg: 'ES256' });
-    expect((await call('GET', '/metrics')).text).toContain('# TYPE edge_admissions_total counter');
+    expect((await call('GET', '/metrics')).status).toBe(401); // operators only
+    expect((await call('GET', '/metrics', { token: ADMIN })).text).toContain('# TYPE edge_admissions_total counter');
   });
 
   it('configures a room live through the operator API, with an audit entry', async () => {
@@ -36,7 +37,8 @@ describe('edge in workerd', () => {
     expect(put.status).toBe(200);
     expect(put.json.settings).toMatchObject({ capacity: 1, state: 'open' });
     const audit = await call('GET', `/api/admin/showtimes/${showtimeId}/room/audit`, { token: ADMIN });
-    expect(audit.json.entries[0]).toMatchObject({ actor: 'workerd', after: { capacity: 1 } });
+    // X-Operator is only a label beside the credential that was actually used.
+    expect(audit.json.entries[0]).toMatchObject({ actor: 'workerd via admin-token', after: { capacity: 1 } });
     expect((await call('GET', `/api/admin/showtimes/${showtimeId}/room`)).status).toBe(401);
   });
 

@@ -1,0 +1,75 @@
+/**
+ * The join's proof-of-work gate. When the room asks for work (its base difficulty, raised by
+ * the governor under load), a join without a valid, unspent solution is answered 428 with
+ * the usual error body plus `challenge` and `difficulty` at the top level; the client solves
+ * it and sends the join again with X-Pow-Challenge and X-Pow-Nonce. A wrong, expired, forged
+ * or reused solution gets a 428 with a fresh challenge and a code saying what was wrong.
+ * A solution is spent with one SET NX in the guard store, so it works exactly once across
+ * every edge process.
+ */
+import type { Context } from 'hono';
+import { AppError, errorResponseBody } from '../../../lib/errors';
+import type { GuardStore } from '../state/guard-store';
+import { POW_CHALLENGE_HEADER, POW_NONCE_HEADER, type PowChallenges, type PowFailure } from './pow-challenge';
+import type { PowGovernor, PowLevel } from './pow-governor';
+
+export interface RoomPowSettings {
+  powDifficulty: number;
+  powMaxDifficulty: number;
+}
+
+export interface PowGateDeps {
+  challenges: PowChallenges;
+  governor: PowGovernor;
+  guard: GuardStore;
+  /** The room's settings as the edge last read them (snapshot cache); null for a room not created yet. */
+  settingsOf: (showtimeId: string) => Promise<RoomPowSettings | null>;
+  onRefused?: (code: string) => void;
+}
+
+const failures: Record<PowFailure | 'reused' | 'missing', [string, string]> = {
+  missing: ['POW_REQUIRED', 'This room asks for a little proof of work before joining: solve the challenge and send the join again'],
+  malformed: ['POW_INVALID', 'The proof-of-work headers are malformed; solve the new challenge'],
+  forged: ['POW_INVALID', 'That challenge was not issued by this waiting room; solve the new challenge'],
+  wrong_showtime: ['POW_INVALID', 'That challenge was issued for another showtime; solve the new challenge'],
+  expired: ['POW_EXPIRED', 'That challenge has expired; solve the new challenge'],
+  too_weak: ['POW_INVALID', 'That nonce does not solve the challenge; solve the new challenge'],
+  reused: ['POW_REUSED', 'That solution has been used already; solve the new challenge'],
+};
+
+export function createPowGate(deps: PowGateDeps) {
+  async function levelOf(showtimeId: string, address: string | null): Promise<PowLevel> {
+    const settings = await deps.settingsOf(showtimeId);
+    return deps.governor.level(showtimeId, address, settings?.powDifficulty ?? 0, settings?.powMaxDifficulty ?? 0);
+  }
+
+  async function refuse(c: Context, showtimeId: string, difficulty: number, failure: keyof typeof failures): Promise<Response> {
+    const [code, message] = failures[failure];
+    deps.onRefused?.(code);
+    const challenge = await deps.challenges.issue(showtimeId, difficulty);
+    c.header('Cache-Control', 'no-store');
+    return c.json({ ...errorResponseBody(new AppError(428, code, message)), challenge, difficulty }, 428);
+  }
+
+  return {
+    levelOf,
+
+    /** null: the join may go on; otherwise the 428 to answer. */
+    async check(c: Context, showtimeId: string, address: string | null): Promise<Response | null> {
+      deps.governor.observe(showtimeId, address);
+      const { difficulty } = await levelOf(showtimeId, address);
+      if (difficulty <= 0) return null;
+      const challenge = c.req.header(POW_CHALLENGE_HEADER);
+      const nonce = c.req.header(POW_NONCE_HEADER);
+      if (!challenge || !nonce) return refuse(c, showtimeId, difficulty, 'missing');
+      const verdict = await deps.challenges.verify(challenge, nonce, showtimeId);
+      if (!verdict.ok) return refuse(c, showtimeId, difficulty, verdict.reason);
+      // The challenge's own difficulty counts (it was the price when issued, minutes ago at most).
+      const fresh = await deps.guard.markOnce(`pow:${verdict.id}`, Math.max(1_000, verdict.expiresAtMs - Date.now() + 5_000));
+      if (!fresh) return refuse(c, showtimeId, difficulty, 'reused');
+      return null;
+    },
+  };
+}
+
+export type PowGate = ReturnType<typeof createPowGate>;
