@@ -3,9 +3,12 @@
  * node:http connections: arrivals ramp up over `rampSeconds` (the arrival rate grows linearly),
  * each buyer waits for its next step as the journey says (pollAfterMs, Retry-After, think time),
  * and the run ends when every buyer is done or at `durationSeconds`, whichever comes first.
+ * At that moment no buyer is abandoned mid-journey: each gives back what it holds (an unpaid
+ * hold is cancelled, the line or the room is left, a paid buyer reads its booking), within
+ * `drainSeconds`, as the k6 scripts' drain scenario does.
  */
 import { Agent, request as httpRequest } from 'node:http';
-import { applyResponse, newBuyer, nextRequest } from '../lib/journey.js';
+import { applyResponse, closeIdle, newBuyer, nextRequest, startLeaving } from '../lib/journey.js';
 import type { Buyer, JourneyRequest, JourneyResponse, JourneySettings } from '../lib/journey.js';
 import type { Recorder } from './recorder';
 
@@ -18,6 +21,8 @@ export interface DriverOptions {
   journey: JourneySettings;
   recorder: Recorder;
   requestTimeoutMs?: number;
+  /** How long buyers still in a journey at the deadline have to give back what they hold (15 s). */
+  drainSeconds?: number;
   /** Every answer as the buyer saw it (the fault suite counts error codes from it). */
   onAnswer?: (endpoint: string, response: JourneyResponse, nowMs: number) => void;
   /** Called once a second while the run lasts (progress line, sampler). */
@@ -62,6 +67,7 @@ export async function runBuyers(options: DriverOptions): Promise<DriverResult> {
   const { recorder, journey } = options;
   const startedAt = Date.now();
   const deadline = startedAt + options.durationSeconds * 1000;
+  const drainDeadline = deadline + (options.drainSeconds ?? 15) * 1000;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
   const buyers: Buyer[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 512 });
@@ -79,14 +85,19 @@ export async function runBuyers(options: DriverOptions): Promise<DriverResult> {
     active++;
     try {
       for (;;) {
-        const req = nextRequest(buyer, journey);
-        if (!req) break;
-        const wait = buyer.dueAt - Date.now();
-        if (wait > 0) await sleep(Math.min(wait, deadline - Date.now()));
-        if (Date.now() >= deadline) {
+        if (!buyer.stopping && Date.now() >= deadline) {
           stopping = true;
+          startLeaving(buyer, Date.now());
+        }
+        const req = nextRequest(buyer, journey);
+        if (!req) {
+          for (const event of closeIdle(buyer)) recorder.event(event.type, event.value, Date.now());
           break;
         }
+        const wait = buyer.dueAt - Date.now();
+        if (wait > 0) await sleep(Math.max(0, Math.min(wait, (buyer.stopping ? drainDeadline : deadline) - Date.now())));
+        if (!buyer.stopping && Date.now() >= deadline) continue; // the deadline came while waiting: leave instead
+        if (Date.now() >= drainDeadline) break;
         const base = req.target === 'payments' ? options.paymentsUrl : options.edgeUrl;
         const sentAt = performance.now();
         recorder.sent(req.endpoint, Date.now());
