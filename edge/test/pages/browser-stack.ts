@@ -177,8 +177,25 @@ export async function startBrowserStack() {
     engine,
     sql,
     createShowtime,
+    /**
+     * Sets a room as an operator would: what an operator may set goes through the core's sale
+     * control (PostgreSQL, versioned, so the edge's room sync keeps it); the engine's test-only
+     * timings (offer window, tick gap…) are then written to Redis stamped with that version.
+     */
     configureRoom: async (showtimeId: number, patch: RoomSettingsPatch) => {
-      const result = await engine.configure(String(showtimeId), patch);
+      const { capacity, admitPerMinute, admitBurst, sessionTtlMs, state, opensAtMs, version: _version, ...engineOnly } = patch;
+      const update: Record<string, unknown> = { capacity, admitPerMinute, admitBurst, state };
+      if (sessionTtlMs !== undefined) update.sessionTtlSeconds = Math.round(sessionTtlMs / 1000);
+      if (opensAtMs !== undefined && opensAtMs !== null) update.opensAt = new Date(opensAtMs).toISOString();
+      for (const key of Object.keys(update)) if (update[key] === undefined) delete update[key];
+      const response = await fetch(`${core.url}/admin/showtimes/${showtimeId}/room`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${STACK_ADMIN_TOKEN}`, 'content-type': 'application/json', 'x-operator': 'page-tests' },
+        body: JSON.stringify(update),
+      });
+      const control = (await response.json()) as { version?: number; room?: RoomSettingsPatch; error?: { message: string } };
+      if (!response.ok || !control.room) throw new Error(`sale control refused ${JSON.stringify(update)}: ${response.status} ${control.error?.message ?? ''}`);
+      const result = await engine.configure(String(showtimeId), { ...control.room, ...engineOnly, version: control.version! });
       if (!result.ok) throw new Error(`configure failed: ${result.code}`);
     },
     api,

@@ -50,10 +50,13 @@ describe('sale page states', () => {
     const buyer = await openPage(browser);
     const { page } = buyer;
     await page.goto(`${stack.edgeUrl}/showtimes/${soldOut}`);
-    await page.getByRole('button', { name: 'Join the line' }).click();
+    // The sale state is one, from the sale control: the page knows at once, nobody is asked to join.
     await waitForStep(page, 'step-ended');
     expect(await page.locator('#ended-title').textContent()).toBe('Sold out');
-    expect(await page.locator('#ended-text').textContent()).toBe('Every seat for this showing has been sold. Thank you for waiting.');
+    expect(await page.locator('#ended-text').textContent()).toBe('Every seat for this showing has been sold.');
+    expect(await page.locator('#sale-badge').textContent()).toBe('Sold out');
+    expect(await page.getByRole('button', { name: 'Join the line again' }).isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Join the line' }).isVisible()).toBe(false);
     await buyer.shot('32-sold-out');
 
     const expiring = await stack.createShowtime({ title: 'Expiry Show' });
