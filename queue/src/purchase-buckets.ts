@@ -5,6 +5,7 @@
  */
 import { invalidInput, refusalFromCode, type Refused } from './codes';
 import { createKeyBuilder, isValidCustomerId, isValidShowtimeId, type BucketScope } from './keys';
+import { readReply } from './reply-fields';
 import { scripts } from './scripts.gen';
 import { DEFAULT_SETTINGS } from './settings';
 import { runScript, type ScriptStore } from './store';
@@ -75,13 +76,14 @@ export function createPurchaseBuckets(options: { store: ScriptStore; keyPrefix?:
         ],
       );
       if (Number(reply[0]) < 0) return refusalFromCode(Number(reply[0]));
+      const taken = readReply('take', reply);
       return {
         ok: true,
-        allowed: Number(reply[0]) === 1,
-        retryAfterMs: Number(reply[1]),
-        remainingCustomer: Number(reply[2]),
-        remainingShowtime: Number(reply[3]),
-        admission: ADMISSION[Number(reply[4] ?? 0)] ?? 'unchecked',
+        allowed: Number(taken.allowed) === 1,
+        retryAfterMs: Number(taken.retryAfterMs),
+        remainingCustomer: Number(taken.customerTokensLeft),
+        remainingShowtime: Number(taken.showtimeTokensLeft),
+        admission: ADMISSION[Number(taken.admission ?? 0)] ?? 'unchecked',
       };
     },
   };

@@ -7,6 +7,7 @@ import { invalidInput, refusalFromCode, RefusalCode, type Refused } from './code
 import { admissionRatePerMs, type RoomSnapshot } from './estimate';
 import { drawOrder, newSeed, seedCommitment } from './fair-draw';
 import { createKeyBuilder, isValidCustomerId, isValidShowtimeId } from './keys';
+import { readReply } from './reply-fields';
 import { roomViewFromReply, standingFromReply, type Standing } from './replies';
 import { scripts } from './scripts.gen';
 import { roomSettingsPatchSchema, settingsToPairs, type RoomSettings, type RoomSettingsPatch, type RoomState } from './settings';
@@ -104,29 +105,34 @@ export function createRoomEngine(options: RoomEngineOptions) {
 
   async function drawOnce(showtimeId: string): Promise<void> {
     for (let attempt = 0; attempt < MAX_DRAW_ATTEMPTS; attempt++) {
-      const first = await call(scripts.prequeue, showtimeId, [0, drawChunk]);
-      if (isRefusal(first) || String(first[1]) !== 'opening') return;
-      const seed = String(first[2]);
-      const total = Number(first[3]);
-      const members = first.slice(5).map(String);
+      const firstReply = await call(scripts.prequeue, showtimeId, [0, drawChunk]);
+      if (isRefusal(firstReply)) return;
+      const first = readReply('prequeue', firstReply);
+      if (String(first.roomState) !== 'opening') return;
+      const seed = String(first.seed);
+      const total = Number(first.total);
+      const members = first.rest.map(String);
       while (members.length < total) {
-        const page = await call(scripts.prequeue, showtimeId, [members.length, drawChunk]);
-        if (isRefusal(page) || String(page[1]) !== 'opening') return;
-        if (Number(page[3]) !== total || page.length <= 5) break; // changed under us: start over
-        for (let i = 5; i < page.length; i++) members.push(String(page[i]));
+        const pageReply = await call(scripts.prequeue, showtimeId, [members.length, drawChunk]);
+        if (isRefusal(pageReply)) return;
+        const page = readReply('prequeue', pageReply);
+        if (String(page.roomState) !== 'opening') return;
+        if (Number(page.total) !== total || page.rest.length === 0) break; // changed under us: start over
+        members.push(...page.rest.map(String));
       }
       if (members.length !== total) continue;
       const order = await drawOrder(seed, members);
-      let next = Number(first[4]);
+      let next = Number(first.drawNext);
       while (next < total) {
-        const applied = await call(scripts.draw, showtimeId, [next, total, ...order.slice(next, next + drawChunk)]);
-        if (isRefusal(applied)) {
+        const reply = await call(scripts.draw, showtimeId, [next, total, ...order.slice(next, next + drawChunk)]);
+        if (isRefusal(reply)) {
           // -9: the draw is over (another process finished it); -8: read again.
-          if (Number(applied[0]) === RefusalCode.NotOpening) return;
+          if (Number(reply[0]) === RefusalCode.NotOpening) return;
           break;
         }
-        if (Number(applied[2]) === 1) return;
-        next = Number(applied[1]);
+        const applied = readReply('draw', reply);
+        if (Number(applied.done) === 1) return;
+        next = Number(applied.drawNext);
       }
       if (next >= total) return;
     }
@@ -137,12 +143,13 @@ export function createRoomEngine(options: RoomEngineOptions) {
     if (bad) return bad;
     let reply = await call(scripts.tick, showtimeId);
     if (isRefusal(reply)) return refused(reply);
-    if (String(reply[3]) === 'opening') {
+    if (String(readReply('tick', reply).roomState) === 'opening') {
       await runDraw(showtimeId);
       reply = await call(scripts.tick, showtimeId);
       if (isRefusal(reply)) return refused(reply);
     }
-    return { ok: true, offered: Number(reply[1]), skipped: Number(reply[2]), state: String(reply[3]) as RoomState };
+    const ticked = readReply('tick', reply);
+    return { ok: true, offered: Number(ticked.offered), skipped: Number(ticked.skipped), state: String(ticked.roomState) as RoomState };
   }
 
   async function standing(script: LuaScript, showtimeId: string, customerId: string, address?: string | null): Promise<Standing | Refused> {
@@ -154,7 +161,7 @@ export function createRoomEngine(options: RoomEngineOptions) {
         ? await runScript(store, script, [...roomKeys.room, roomKeys.addrs], [customerId, address ?? ''])
         : await call(script, showtimeId, [customerId]);
     if (isRefusal(reply)) return refused(reply);
-    if (String(reply[10]) === 'opening') {
+    if (String(readReply('poll', reply).roomState) === 'opening') {
       await runDraw(showtimeId);
       reply = await call(scripts.poll, showtimeId, [customerId]);
       if (isRefusal(reply)) return refused(reply);
@@ -184,8 +191,9 @@ export function createRoomEngine(options: RoomEngineOptions) {
       const args = [seed, await seedCommitment(seed), parsed.data.state ?? '', set.length / 2, ...set, ...defaults];
       const reply = await call(scripts.configure, showtimeId, args);
       if (isRefusal(reply)) return refused(reply);
-      const state = String(reply[1]) as RoomState;
-      if (Number(reply[2]) === 0) return { ok: true, state, applied: false };
+      const configured = readReply('configure', reply);
+      const state = String(configured.state) as RoomState;
+      if (Number(configured.applied) === 0) return { ok: true, state, applied: false };
       const driven = state !== 'closed' && state !== 'sold_out';
       await runScript(store, scripts.registry, [keys.registry], [driven ? 'add' : 'remove', showtimeId]);
       if (state === 'opening') {
@@ -226,11 +234,12 @@ export function createRoomEngine(options: RoomEngineOptions) {
       if (bad) return bad;
       const reply = await call(scripts.claim, showtimeId, [customerId]);
       if (isRefusal(reply)) return refused(reply);
+      const claimed = readReply('claim', reply);
       return {
         ok: true,
-        sessionId: `${showtimeId}.${Number(reply[1])}`,
-        sessionExpiresAtMs: Number(reply[2]),
-        alreadyAdmitted: Number(reply[3]) === 1,
+        sessionId: `${showtimeId}.${Number(claimed.ticket)}`,
+        sessionExpiresAtMs: Number(claimed.sessionExpiresAtMs),
+        alreadyAdmitted: Number(claimed.alreadyAdmitted) === 1,
       };
     },
 
@@ -239,7 +248,7 @@ export function createRoomEngine(options: RoomEngineOptions) {
       const bad = checkIds(showtimeId, customerId);
       if (bad) return bad;
       const reply = await call(scripts.release, showtimeId, [customerId]);
-      return isRefusal(reply) ? refused(reply) : { ok: true, freed: Number(reply[1]) > 0 };
+      return isRefusal(reply) ? refused(reply) : { ok: true, freed: Number(readReply('release', reply).freed) > 0 };
     },
 
     /** Removes the customer from wherever they stand (page closed). */
@@ -247,7 +256,7 @@ export function createRoomEngine(options: RoomEngineOptions) {
       const bad = checkIds(showtimeId, customerId);
       if (bad) return bad;
       const reply = await call(scripts.leave, showtimeId, [customerId]);
-      return isRefusal(reply) ? refused(reply) : { ok: true, removed: Number(reply[1]) > 0 };
+      return isRefusal(reply) ? refused(reply) : { ok: true, removed: Number(readReply('leave', reply).removed) > 0 };
     },
 
     /** One read for the edge's per-showtime cache (see `estimateFromSnapshot`). */
@@ -293,7 +302,7 @@ export function createRoomEngine(options: RoomEngineOptions) {
     /** Showtime ids the ticker drives (rooms not closed or sold out). */
     async listRooms(): Promise<string[]> {
       const reply = await runScript(store, scripts.registry, [keys.registry], ['list']);
-      return reply.slice(1).map(String);
+      return readReply('registry', reply).rest.map(String);
     },
   };
 }
