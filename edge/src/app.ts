@@ -17,6 +17,7 @@ import { accessGate } from './middleware/access-gate';
 import { purchaseBuckets } from './middleware/purchase-buckets';
 import { requestId } from './middleware/request-id';
 import { openApiRoutes } from './openapi/openapi-routes';
+import { openApiRoutes } from './openapi/openapi-routes';
 import { traceLogFields } from '../../lib/trace-context';
 import { requestMetrics } from './middleware/request-metrics';
 import { createRoomCatalog, type RoomCatalog } from './rooms/room-catalog';
@@ -119,6 +120,7 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway;
   // A person who mistypes a page address gets a page; API clients (and /api paths) get JSON.
   app.notFound((c) => (!c.req.path.startsWith('/api/') && (c.req.header('accept') ?? '').includes('text/html') ? pageNotFound(c) : notFoundHandler(c)));
 
+  app.route('/', openApiRoutes());
   app.route('/', openApiRoutes());
   app.route('/', opsRoutes({ edgeStore: deps.edgeStore, core: deps.core, metrics: deps.metrics, operatorAuth }));
   app.route(

@@ -11,7 +11,7 @@ import type { CheckoutService } from './checkout-service';
 import { requestFingerprint, runIdempotently } from './idempotency';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-const checkoutSchema = z.object({ returnUrl: z.string().max(2000).optional() }).strict();
+export const checkoutSchema = z.object({ returnUrl: z.string().max(2000).optional() }).strict();
 
 /** POST /holds/:holdId/checkout, with a required Idempotency-Key scoped to the customer. */
 export function checkoutRoutes(deps: { sql: Sql; checkout: CheckoutService; verifyAccessToken: VerifyAccessToken; admission?: AdmissionCheck | null }) {

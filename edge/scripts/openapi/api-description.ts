@@ -1,0 +1,290 @@
+/**
+ * The OpenAPI 3.1 description of the edge's API (paths as the edge serves them), built from the
+ * zod schemas in api-schemas.ts with zod's own JSON Schema output. A small registry of
+ * operations rather than a framework: the routes stay plain Hono, and this file says what each
+ * answers. `npm run build:openapi` writes it to edge/src/openapi/openapi.gen.ts, which the edge
+ * serves at /api/openapi.json (Workers have no filesystem and no zod-to-JSON at run time).
+ */
+import { z } from 'zod';
+import * as schemas from './api-schemas';
+
+type SchemaName = keyof typeof componentSchemas;
+
+const componentSchemas = {
+  Error: schemas.errorBody,
+  DemoLogin: schemas.demoLoginResponse,
+  QueueAnswer: schemas.queueAnswer,
+  LeaveAnswer: schemas.leaveAnswer,
+  PublicShowtime: schemas.publicShowtime,
+  SeatMap: schemas.seatMap,
+  HoldRequest: schemas.requests.holdRequest,
+  HoldCreated: schemas.holdCreated,
+  Hold: schemas.holdView,
+  CheckoutRequest: schemas.requests.checkoutRequest,
+  CheckoutSession: schemas.checkoutSession,
+  Booking: schemas.booking,
+  PaymentWebhook: schemas.paymentWebhook,
+  RoomUpdate: schemas.requests.roomUpdate,
+  RoomControl: schemas.roomControl,
+  AuditPage: schemas.auditPage,
+  Health: schemas.health,
+  Readiness: schemas.readiness,
+  Jwks: schemas.jwks,
+};
+
+/** Request bodies are described as the route reads them; responses as the code writes them. */
+const requestSchemas = new Set<SchemaName>(['HoldRequest', 'CheckoutRequest', 'RoomUpdate', 'PaymentWebhook']);
+
+interface Answer {
+  description: string;
+  schema?: SchemaName | { array: SchemaName };
+  /** Error codes this status carries on this route (documentation; the body is always Error). */
+  codes?: string[];
+  headers?: ('Retry-After' | 'X-Request-Id' | 'Location' | 'Idempotent-Replayed' | 'Warning')[];
+  contentType?: string;
+}
+
+interface Operation {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  summary: string;
+  tag: 'Buyers' | 'Queue' | 'Payments' | 'Operators' | 'Operations';
+  security?: 'customer' | 'queue' | 'access' | 'admin';
+  body?: SchemaName;
+  headers?: { name: string; required: boolean; description: string }[];
+  responses: Record<number, Answer>;
+}
+
+const err = (description: string, codes: string[], headers?: Answer['headers']): Answer => ({ description, schema: 'Error', codes, ...(headers ? { headers } : {}) });
+const busy = err('A dependency is down or restarting; try again after Retry-After', ['CORE_UNAVAILABLE', 'BUSY', 'DATABASE_UNAVAILABLE'], ['Retry-After']);
+const limited = err('Rate limited (token buckets or flood limit)', ['RATE_LIMITED'], ['Retry-After']);
+const noToken = err('No token, or a bad or expired one', ['MISSING_TOKEN', 'INVALID_TOKEN', 'TOKEN_EXPIRED']);
+const showtimeParam = '{id}';
+
+export const operations: Operation[] = [
+  {
+    method: 'post', path: '/api/auth/demo', tag: 'Buyers', summary: 'Demo login (development): the server picks the customer id',
+    responses: { 200: { description: 'A customer token (also set as the HttpOnly cookie wr_customer)', schema: 'DemoLogin' }, 404: err('Demo login is off', ['ROUTE_NOT_FOUND']), 429: limited },
+  },
+  {
+    method: 'get', path: '/api/showtimes', tag: 'Buyers', summary: 'Showtimes on sale or opening soon, with seats left',
+    responses: { 200: { description: 'Cached about a second; served stale (with Warning) while the core is down', schema: { array: 'PublicShowtime' }, headers: ['Warning'] }, 503: busy },
+  },
+  {
+    method: 'post', path: `/api/showtimes/${showtimeParam}/queue`, tag: 'Queue', security: 'customer', summary: 'Join the waiting room (one place per customer; joining again returns it)',
+    headers: [
+      { name: 'X-Pow-Challenge', required: false, description: 'The challenge from a 428 answer, when the room asks for proof of work' },
+      { name: 'X-Pow-Nonce', required: false, description: 'A nonce such that SHA-256 of "<challenge>:<nonce>" starts with `difficulty` zero bits' },
+    ],
+    responses: {
+      200: { description: 'The place in line, or admission', schema: 'QueueAnswer' }, 401: noToken,
+      403: err('Too many places from this client address', ['ADDRESS_PLACE_LIMIT']),
+      404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND', 'ROOM_NOT_FOUND']),
+      410: err('The turn lapsed: join again', ['TURN_EXPIRED']),
+      428: err('Proof of work required: the body names `challenge` and `difficulty`', ['POW_REQUIRED', 'POW_INVALID', 'POW_EXPIRED', 'POW_REUSED']),
+      429: limited, 503: err('The queue is unavailable; try again after Retry-After', ['QUEUE_UNAVAILABLE'], ['Retry-After']),
+    },
+  },
+  {
+    method: 'get', path: `/api/showtimes/${showtimeParam}/queue`, tag: 'Queue', security: 'queue', summary: 'Poll the place in line (no sooner than pollAfterMs)',
+    responses: {
+      200: { description: 'State, position, estimate; an access token once admitted', schema: 'QueueAnswer' }, 401: noToken,
+      403: err('The queue token belongs to another customer or showtime', ['NOT_YOUR_TOKEN', 'WRONG_SHOWTIME']),
+      404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']),
+      410: err('The place lapsed: join again', ['TURN_EXPIRED']), 429: limited,
+      503: err('The queue is unavailable; try again after Retry-After', ['QUEUE_UNAVAILABLE'], ['Retry-After']),
+    },
+  },
+  {
+    method: 'delete', path: `/api/showtimes/${showtimeParam}/queue`, tag: 'Queue', security: 'customer', summary: 'Leave the line (or give an admission back)',
+    responses: { 200: { description: 'Whether a place was removed', schema: 'LeaveAnswer' }, 401: noToken, 429: limited, 503: err('The queue is unavailable', ['QUEUE_UNAVAILABLE'], ['Retry-After']) },
+  },
+  {
+    method: 'get', path: `/api/showtimes/${showtimeParam}/seats`, tag: 'Buyers', security: 'access', summary: 'The seat map (a lapsed hold reads AVAILABLE)',
+    responses: {
+      200: { description: 'Every seat with its status and the counts; cached about a second, stale with Warning while the core is down', schema: 'SeatMap', headers: ['Warning'] },
+      401: noToken, 403: err('The access token is for another showtime', ['WRONG_SHOWTIME', 'NOT_YOUR_TOKEN']),
+      404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']), 503: busy,
+    },
+  },
+  {
+    method: 'post', path: `/api/showtimes/${showtimeParam}/holds`, tag: 'Buyers', security: 'access', body: 'HoldRequest', summary: 'Hold seats: all of them under one hold, or none',
+    responses: {
+      201: { description: 'Held until expiresAt', schema: 'HoldCreated', headers: ['Location'] },
+      400: err('Body is not JSON', ['MALFORMED_JSON']), 401: noToken,
+      403: err('The access token is for another showtime', ['WRONG_SHOWTIME', 'NOT_YOUR_TOKEN']),
+      404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']),
+      409: err('A seat is taken (`seats` names them), or the sale is not open', ['SEATS_UNAVAILABLE', 'SALE_NOT_OPEN', 'SHOWTIME_STARTED']),
+      410: err('The admission ended: join the queue again', ['TURN_ENDED']),
+      413: err('Body too large', ['PAYLOAD_TOO_LARGE']), 415: err('Not JSON', ['UNSUPPORTED_MEDIA_TYPE']),
+      422: err('Invalid seats (`issues` explains)', ['VALIDATION_FAILED', 'DUPLICATE_SEATS', 'UNKNOWN_SEATS', 'SEAT_LIMIT_EXCEEDED']),
+      429: limited, 503: busy,
+    },
+  },
+  {
+    method: 'get', path: '/api/holds/{holdId}', tag: 'Buyers', security: 'access', summary: "A hold's status (EXPIRED is decided by the database clock)",
+    responses: { 200: { description: 'The hold; bookingId once paid', schema: 'Hold' }, 401: noToken, 403: err('Someone else\'s hold', ['NOT_YOUR_HOLD']), 404: err('No such hold', ['HOLD_NOT_FOUND']), 503: busy },
+  },
+  {
+    method: 'delete', path: '/api/holds/{holdId}', tag: 'Buyers', security: 'access', summary: 'Cancel a hold: its seats are free at once (idempotent)',
+    responses: { 204: { description: 'Cancelled (or already ended)' }, 401: noToken, 403: err('Someone else\'s hold', ['NOT_YOUR_HOLD']), 404: err('No such hold', ['HOLD_NOT_FOUND']), 409: err('Paid for: ask for a refund', ['HOLD_CONFIRMED']), 503: busy },
+  },
+  {
+    method: 'post', path: '/api/holds/{holdId}/checkout', tag: 'Payments', security: 'access', body: 'CheckoutRequest', summary: 'Open a payment session for a live hold',
+    headers: [{ name: 'Idempotency-Key', required: true, description: 'Same key and body: the stored answer, byte for byte (Idempotent-Replayed: true); kept 24 h' }],
+    responses: {
+      201: { description: 'The gateway session; pay at checkoutUrl', schema: 'CheckoutSession', headers: ['Idempotent-Replayed'] },
+      400: err('Missing or malformed Idempotency-Key, or body not JSON', ['IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_KEY_INVALID', 'MALFORMED_JSON']), 401: noToken,
+      403: err('Someone else\'s hold', ['NOT_YOUR_HOLD']), 404: err('No such hold', ['HOLD_NOT_FOUND']),
+      409: err('Hold paid or cancelled, or the same key is in flight', ['HOLD_CONFIRMED', 'HOLD_CANCELLED', 'IDEMPOTENCY_KEY_IN_FLIGHT'], ['Retry-After']),
+      410: err('The hold expired, or too little of it is left to pay', ['HOLD_EXPIRED', 'TURN_ENDED']),
+      422: err('Same key with another body, an invalid body or a returnUrl off the site', ['IDEMPOTENCY_KEY_REUSED', 'VALIDATION_FAILED', 'RETURN_URL_NOT_ALLOWED']),
+      429: limited, 503: busy,
+    },
+  },
+  {
+    method: 'get', path: '/api/bookings/{bookingId}', tag: 'Buyers', security: 'access', summary: "The buyer's booking",
+    responses: { 200: { description: 'The booking', schema: 'Booking' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 503: busy },
+  },
+  {
+    method: 'post', path: '/api/payments/callback', tag: 'Payments', body: 'PaymentWebhook', summary: "The gateway's webhook, forwarded byte for byte to the core",
+    headers: [{ name: 'X-Signature', required: true, description: 't=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> (several v1 during a key rotation)' }],
+    responses: {
+      200: { description: 'Settled, a duplicate, or an event we do not act on' },
+      400: err('Body is not a webhook', ['MALFORMED_JSON', 'VALIDATION_FAILED']), 401: err('Signature refused', ['INVALID_SIGNATURE']),
+      503: err('Not yet (unknown payment, busy database): deliver again', ['PAYMENT_UNKNOWN_YET', 'BUSY', 'DATABASE_UNAVAILABLE', 'CORE_UNAVAILABLE'], ['Retry-After']),
+    },
+  },
+  {
+    method: 'get', path: `/api/admin/showtimes/${showtimeParam}/room`, tag: 'Operators', security: 'admin', summary: "A room's settings, live numbers and recent audit entries",
+    responses: { 200: { description: 'The room', schema: 'RoomControl' }, 401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']), 404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']), 503: busy },
+  },
+  {
+    method: 'put', path: `/api/admin/showtimes/${showtimeParam}/room`, tag: 'Operators', security: 'admin', body: 'RoomUpdate', summary: 'Change room settings or state (audited)',
+    headers: [{ name: 'X-Operator', required: false, description: 'Who is acting, for the audit log' }],
+    responses: {
+      200: { description: 'The room after the change', schema: 'RoomControl' },
+      400: err('Body is not JSON', ['MALFORMED_JSON']), 401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']),
+      404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']), 409: err('The change is not allowed from the current state', ['INVALID_SALE_TRANSITION', 'ALREADY_OPENED']),
+      422: err('Invalid settings (`issues` explains)', ['VALIDATION_FAILED']), 503: busy,
+    },
+  },
+  {
+    method: 'get', path: `/api/admin/showtimes/${showtimeParam}/room/audit`, tag: 'Operators', security: 'admin', summary: 'Audit log: who changed what, before and after, when (newest first)',
+    responses: { 200: { description: 'Audit entries', schema: 'AuditPage' }, 401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']), 503: busy },
+  },
+  {
+    method: 'get', path: `/api/admin/showtimes/${showtimeParam}/room/events`, tag: 'Operators', security: 'admin', summary: 'Live room numbers as server-sent events, one a second',
+    responses: { 200: { description: 'An event stream (`stats`, or `unavailable` while Redis is down)', contentType: 'text/event-stream' }, 401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']) },
+  },
+  { method: 'get', path: '/api/openapi.json', tag: 'Operations', summary: 'This description', responses: { 200: { description: 'OpenAPI 3.1' } } },
+  { method: 'get', path: '/.well-known/jwks.json', tag: 'Operations', summary: "Public keys of the edge's tokens (by kid)", responses: { 200: { description: 'JWKS', schema: 'Jwks' } } },
+  { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness', responses: { 200: { description: 'The process answers', schema: 'Health' } } },
+  {
+    method: 'get', path: '/readyz', tag: 'Operations', summary: 'Readiness per dependency',
+    responses: { 200: { description: 'Ready, or degraded (one dependency down: the failure policy keeps serving)', schema: 'Readiness' }, 503: { description: 'Both Redis and the core are down', schema: 'Readiness', headers: ['Retry-After'] } },
+  },
+  { method: 'get', path: '/metrics', tag: 'Operations', security: 'admin', summary: 'Prometheus metrics', responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' }, 401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']) } },
+];
+
+const headerDocs: Record<NonNullable<Answer['headers']>[number], { description: string; required: boolean; schema: object }> = {
+  'Retry-After': { description: 'Seconds to wait before trying again', required: true, schema: { type: 'string', pattern: '^\\d+$' } },
+  'X-Request-Id': { description: 'The request id, echoed (and passed to the core)', required: true, schema: { type: 'string' } },
+  Location: { description: 'Where the created resource is read', required: true, schema: { type: 'string' } },
+  'Idempotent-Replayed': { description: '"true" when this is the stored answer to an earlier request with the same key', required: false, schema: { type: 'string', enum: ['true'] } },
+  Warning: { description: '110 "Response is stale" when served from cache while the core is down', required: false, schema: { type: 'string' } },
+};
+
+/** zod spells out ISO 8601 as a 400-character regex beside `format: date-time`; the format says it. */
+function dropDateTimePatterns(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(dropDateTimePatterns);
+  if (!node || typeof node !== 'object') return;
+  const record = node as Record<string, unknown>;
+  if (record.format === 'date-time') delete record.pattern;
+  Object.values(record).forEach(dropDateTimePatterns);
+}
+
+/** Components from zod: request bodies as the route reads them (input), responses as written (output). */
+function componentJsonSchemas(): Record<string, object> {
+  const build = (io: 'input' | 'output', names: SchemaName[]) => {
+    const registry = z.registry<{ id: string }>();
+    for (const name of names) registry.add(componentSchemas[name], { id: name });
+    const { schemas: out } = z.toJSONSchema(registry, { target: 'draft-2020-12', io, unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` });
+    for (const schema of Object.values(out)) {
+      delete (schema as Record<string, unknown>).$schema;
+      delete (schema as Record<string, unknown>).$id;
+      dropDateTimePatterns(schema);
+    }
+    return out as Record<string, object>;
+  };
+  const names = Object.keys(componentSchemas) as SchemaName[];
+  return { ...build('output', names.filter((n) => !requestSchemas.has(n))), ...build('input', names.filter((n) => requestSchemas.has(n))) };
+}
+
+const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
+
+function answerObject(answer: Answer) {
+  const schema = answer.schema === undefined ? undefined : typeof answer.schema === 'string' ? ref(answer.schema) : { type: 'array', items: ref(answer.schema.array) };
+  const description = answer.codes ? `${answer.description}. Codes: ${answer.codes.join(', ')}.` : answer.description;
+  const headers = Object.fromEntries(['X-Request-Id' as const, ...(answer.headers ?? [])].map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+  return {
+    description,
+    headers,
+    ...(schema ? { content: { [answer.contentType ?? 'application/json']: { schema } } } : answer.contentType ? { content: { [answer.contentType]: { schema: { type: 'string' } } } } : {}),
+    ...(answer.codes ? { 'x-error-codes': answer.codes } : {}),
+  };
+}
+
+const pathParameters: Record<string, { description: string; schema: object }> = {
+  id: { description: 'Showtime id', schema: { type: 'string', pattern: '^\\d{1,15}$' } },
+  holdId: { description: 'Hold id', schema: { type: 'string', format: 'uuid' } },
+  bookingId: { description: 'Booking id', schema: { type: 'string', format: 'uuid' } },
+};
+
+/** The whole document, deterministic (same input, same bytes). */
+export function buildOpenApiDocument() {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    const params = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, ...pathParameters[name!] }));
+    const headers = (op.headers ?? []).map((h) => ({ name: h.name, in: 'header', required: h.required, description: h.description, schema: { type: 'string' } }));
+    (paths[op.path] ??= {})[op.method] = {
+      operationId: `${op.method}${op.path.replace(/\{(\w+)\}/g, 'By-$1').split(/[^a-zA-Z0-9]+/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('')}`,
+      summary: op.summary,
+      tags: [op.tag],
+      ...(params.length + headers.length > 0 ? { parameters: [...params, ...headers] } : {}),
+      ...(op.security ? { security: [{ [op.security]: [] }] } : {}),
+      ...(op.body ? { requestBody: { required: op.body !== 'CheckoutRequest', content: { 'application/json': { schema: ref(op.body) } } } } : {}),
+      responses: Object.fromEntries(Object.entries(op.responses).map(([status, answer]) => [status, answerObject(answer)])),
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Flash-sale waiting room and seat service',
+      version: '1.0.0',
+      description:
+        'The edge\'s API: the waiting room, seat maps, holds, checkout and bookings for buyers, room control for operators. ' +
+        'Errors are always {"error":{"code","message",…}}; 429 and 503 carry Retry-After. Every answer carries X-Request-Id; ' +
+        'a W3C traceparent sent with a request is continued to the core and the payment gateway. See docs/architecture.md.',
+    },
+    servers: [{ url: '/', description: 'The edge (port 8080)' }],
+    tags: [
+      { name: 'Queue', description: 'Join, poll and leave the waiting room' },
+      { name: 'Buyers', description: 'Seat maps, holds and bookings (access token from the queue)' },
+      { name: 'Payments', description: 'Checkout and the gateway\'s webhook' },
+      { name: 'Operators', description: 'Room control (Bearer ADMIN_TOKEN, or the console cookie)' },
+      { name: 'Operations', description: 'Health, readiness, metrics, keys' },
+    ],
+    paths,
+    components: {
+      schemas: componentJsonSchemas(),
+      headers: headerDocs,
+      securitySchemes: {
+        customer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Customer token (demo login or the identity provider); browsers: cookie wr_customer' },
+        queue: { type: 'apiKey', in: 'header', name: 'X-Queue-Token', description: 'Queue token from the join; browsers: cookie wr_q_<showtime>' },
+        access: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from the admission; browsers: cookie wr_a_<showtime>' },
+        admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
+      },
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * The bodies of the public API as zod schemas, for the OpenAPI description. Request bodies are
+ * the very schemas the routes validate with (imported from where the routes use them); response
+ * bodies are written here once, from the code that builds them, and the contract tests
+ * (edge/test/openapi-contract.test.ts) hold real responses to them, so neither side can drift.
+ */
+import { z } from 'zod';
+import { holdRequestSchema } from '../../../core/src/seats/hold-service';
+import { checkoutSchema } from '../../../core/src/checkout/checkout-routes';
+import { roomUpdateSchema } from '../../../queue/src/room-update';
+
+const instant = z.iso.datetime({ offset: true }).describe('ISO 8601 time');
+const seatCode = z.string().regex(/^[A-Z]{1,2}\d{1,3}$/).describe('Seat code as printed on the ticket, e.g. F5');
+const uuid = z.uuid();
+
+export const errorBody = z
+  .object({
+    error: z
+      .object({
+        code: z.string().regex(/^[A-Z_]+$/).describe('Stable, machine-readable code (e.g. SEATS_UNAVAILABLE)'),
+        message: z.string().describe('What went wrong, in words for a person'),
+        retryAfterSeconds: z.number().int().nonnegative().optional().describe('Also sent as the Retry-After header'),
+      })
+      .catchall(z.unknown())
+      .describe('Details that belong to the code travel beside it (e.g. seats for SEATS_UNAVAILABLE, issues for VALIDATION_FAILED)'),
+  })
+  .strict();
+
+export const demoLoginResponse = z.object({ token: z.string(), customerId: z.string() }).strict();
+
+export const queueAnswer = z
+  .object({
+    state: z.enum(['prequeue', 'waiting', 'admitted', 'paused', 'closed', 'sold_out']),
+    position: z.number().int().nonnegative().optional().describe('People ahead, while waiting'),
+    etaSeconds: z.number().int().nonnegative().optional(),
+    pollAfterMs: z.number().int().nonnegative().nullable().describe('Poll again no sooner than this; null when there is nothing to wait for (admitted)'),
+    queueToken: z.string().optional().describe('Sent when new or changed: X-Queue-Token for the next polls'),
+    accessToken: z.string().optional().describe('Once admitted: Bearer token for seat maps, holds, checkout and bookings'),
+    sessionExpiresAt: instant.optional().describe('When the admission ends'),
+  })
+  .strict();
+
+export const leaveAnswer = z.object({ state: z.literal('left'), removed: z.boolean() }).strict();
+
+export const publicShowtime = z
+  .object({
+    id: z.number().int(),
+    title: z.string(),
+    startsAt: instant,
+    saleState: z.enum(['on_sale', 'opening_soon', 'sold_out', 'paused', 'closed', 'started']),
+    opensAt: instant,
+    seatsAvailable: z.number().int().nonnegative(),
+    seatsTotal: z.number().int().nonnegative(),
+    priceCents: z.number().int().nonnegative(),
+    currency: z.string().length(3),
+  })
+  .catchall(z.unknown());
+
+export const seatMap = z
+  .object({
+    showtimeId: z.number().int(),
+    title: z.string(),
+    startsAt: instant,
+    saleState: z.string(),
+    priceCents: z.number().int(),
+    currency: z.string().length(3),
+    maxSeatsPerCustomer: z.number().int().positive(),
+    holdTtlMs: z.number().int().positive(),
+    counts: z.object({ total: z.number().int(), available: z.number().int(), held: z.number().int(), booked: z.number().int() }).strict(),
+    seats: z.array(
+      z
+        .object({
+          code: seatCode,
+          row: z.number().int(),
+          rowLabel: z.string(),
+          column: z.number().int(),
+          label: z.string(),
+          type: z.enum(['standard', 'couple', 'accessible']),
+          status: z.enum(['AVAILABLE', 'HELD', 'BOOKED']).describe('A lapsed hold reads AVAILABLE'),
+        })
+        .strict(),
+    ),
+    generatedAt: instant,
+  })
+  .catchall(z.unknown());
+
+export const holdCreated = z.object({ holdId: uuid, expiresAt: instant, seats: z.array(seatCode) }).strict();
+
+export const holdView = z
+  .object({
+    holdId: uuid,
+    showtimeId: z.number().int(),
+    status: z.enum(['ACTIVE', 'EXPIRED', 'CANCELLED', 'CONFIRMED']),
+    seats: z.array(seatCode),
+    expiresAt: instant,
+    createdAt: instant,
+    bookingId: uuid.optional(),
+  })
+  .strict();
+
+export const checkoutSession = z
+  .object({
+    paymentId: z.string(),
+    checkoutUrl: z.url().describe("The gateway's hosted payment page"),
+    expiresAt: instant.describe('The session ends before the hold does'),
+    amountCents: z.number().int().positive(),
+    currency: z.string().length(3),
+    holdId: uuid,
+  })
+  .strict();
+
+export const booking = z
+  .object({
+    bookingId: uuid,
+    showtimeId: z.number().int(),
+    holdId: uuid,
+    paymentId: z.string(),
+    status: z.enum(['CONFIRMED', 'FAILED', 'REFUNDED']),
+    seats: z.array(seatCode),
+    amountCents: z.number().int(),
+    currency: z.string().length(3),
+    paymentStatus: z.string(),
+    createdAt: instant,
+  })
+  .strict();
+
+/** The gateway's webhook, as the core parses it after the signature check. */
+export const paymentWebhook = z.object({
+  id: z.string(),
+  type: z.string().describe('payment.succeeded | payment.failed | refund.succeeded (others are acknowledged and ignored)'),
+  created: z.number().int(),
+  data: z.object({ paymentId: z.string(), amount: z.number().int(), currency: z.string(), reference: z.string() }).catchall(z.unknown()),
+});
+
+/** The operator's room read: the sale control, live numbers and recent audit entries (shape owned by the sale control). */
+export const roomControl = z.object({}).catchall(z.unknown());
+export const auditPage = z.object({}).catchall(z.unknown());
+
+export const health = z.object({ status: z.literal('ok') }).strict();
+export const readiness = z
+  .object({ status: z.enum(['ready', 'degraded', 'not_ready']), redis: z.enum(['ok', 'down']), core: z.enum(['ok', 'down']) })
+  .strict();
+export const jwks = z.object({ keys: z.array(z.object({ kty: z.string(), kid: z.string() }).catchall(z.unknown())) }).strict();
+
+export const requests = { holdRequest: holdRequestSchema, checkoutRequest: checkoutSchema, roomUpdate: roomUpdateSchema };

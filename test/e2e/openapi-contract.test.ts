@@ -1,0 +1,257 @@
+/**
+ * Contract tests: real answers of the whole stack (edge on real Redis, core on this run's
+ * PostgreSQL, the payment sandbox) held to the OpenAPI document the edge serves. For every call:
+ * the status is documented for that operation, the body validates against the documented schema
+ * (ajv, JSON Schema 2020-12), the required headers are there (X-Request-Id, Retry-After on 429
+ * and 503, Location on a created hold), and an error's code is one the document lists for that
+ * status. At the end every operation of the document has been called and every /api route the
+ * edge serves is in the document, so the two cannot drift apart.
+ */
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import { isolatedDatabase, testRedisNamespace, testRedisUrl } from '../support/env';
+import { callJson, eventually, fetchFrom, type JsonCallInit, type JsonResult } from '../support/json-call';
+import { connectDatabase } from '../../core/src/db/connect';
+import { parseCoreConfig } from '../../core/src/config';
+import { startCore, type RunningCore } from '../../core/src/node';
+import { redisStreamSink } from '../../core/src/events/event-sink';
+import { parseEdgeConfig } from '../../edge/src/config';
+import { startEdge, type RunningEdge } from '../../edge/src/node';
+import { startPaymentSandbox, type RunningPaymentSandbox } from '../../payment-sandbox/src/start';
+import { generateSigningJwk, loadTokenKeys, type TokenKeyMaterial } from '../../lib/token-keys';
+import { rectangularLayout } from '../../core/src/demo/seat-layout';
+
+const ADMIN = 'contract-admin-token-0123456789';
+const SECRET = 'whsec_contract';
+const API_KEY = 'sk_test_contract';
+
+let sql: ReturnType<typeof connectDatabase>;
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+let redis: Redis;
+let keys: TokenKeyMaterial;
+let sandbox: RunningPaymentSandbox;
+let core: RunningCore;
+let edge: RunningEdge;
+let namespace: string;
+
+interface Answer { headers?: Record<string, { $ref: string }>; content?: Record<string, { schema: object }>; 'x-error-codes'?: string[] }
+interface ApiDocument {
+  paths: Record<string, Record<string, { responses: Record<string, Answer> }>>;
+  components: { schemas: Record<string, object>; headers: Record<string, { required: boolean }> };
+}
+let doc: ApiDocument;
+let ajv: InstanceType<typeof Ajv2020Module>;
+const exercised = new Set<string>();
+
+beforeAll(async () => {
+  database = await isolatedDatabase('contract');
+  sql = connectDatabase(database.url, { max: 8, applicationName: 'test-contract' });
+  redis = new Redis(testRedisUrl());
+  namespace = testRedisNamespace('contract');
+  keys = await loadTokenKeys({ signingJwk: await generateSigningJwk('contract-1') });
+  let edgeUrl = '';
+  sandbox = await startPaymentSandbox({
+    port: 0,
+    config: { apiKey: API_KEY, webhookSecrets: [SECRET], webhook: { baseDelayMs: 20, maxDelayMs: 200, maxAttempts: 50 } },
+    fetch: (_url, init) => fetch(`${edgeUrl}/api/payments/callback`, init as RequestInit),
+  });
+  core = await startCore(
+    parseCoreConfig({
+      CORE_PORT: '0', CORE_HOST: '127.0.0.1', ADMIN_TOKEN: ADMIN, PAYMENT_URL: sandbox.url, PAYMENT_API_KEY: API_KEY,
+      PAYMENT_WEBHOOK_SECRET: SECRET, PUBLIC_URL: 'http://127.0.0.1:1', LOG_LEVEL: 'silent',
+    }),
+    { sql, tokenKeys: keys, eventSink: redisStreamSink(redis, { keyPrefix: namespace }), jobSettings: { relayEveryMs: 50, sweepEveryMs: 200 } },
+  );
+  edge = await startEdge(parseEdgeConfig({
+    EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: core.url, REDIS_URL: testRedisUrl(), REDIS_KEY_PREFIX: namespace,
+    ADMIN_TOKEN: ADMIN, DEMO_LOGIN: '1', SNAPSHOT_TTL_MS: '50', SEAT_MAP_TTL_MS: '100', EVENTS_POLL_MS: '50',
+    CORE_TIMEOUT_MS: '2000', FLOOD_POINTS: '100000', LOG_LEVEL: 'silent',
+  }), { tokenKeys: keys });
+  edgeUrl = edge.url;
+
+  // The document as the edge serves it, nothing else.
+  const served = await callJson(fetchFrom(edge.url), 'GET', '/api/openapi.json');
+  expect(served.status).toBe(200);
+  doc = served.json as ApiDocument;
+  // ajv is CommonJS: under Node's ESM loader the class is on .default, under a bundler it is the import itself.
+  const Ajv2020 = (Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module;
+  ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addFormat('date-time', { type: 'string', validate: (value: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value) && !Number.isNaN(Date.parse(value)) });
+  ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+  ajv.addFormat('uri', { type: 'string', validate: (value: string) => URL.canParse(value) });
+  ajv.addSchema({ $id: 'api', components: { schemas: doc.components.schemas } });
+});
+afterAll(async () => {
+  await edge?.close();
+  await core?.close();
+  await sandbox?.close();
+  await sql?.end();
+  await database?.drop();
+  redis?.disconnect();
+});
+
+/** Calls the edge and holds the answer to the document's operation `method path` (a template). */
+async function call(method: string, template: string, params: Record<string, string | number>, init?: JsonCallInit): Promise<JsonResult> {
+  const path = template.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
+  const result = await callJson(fetchFrom(edge.url), method.toUpperCase(), path, init);
+  conforms(method, template, result);
+  return result;
+}
+
+function conforms(method: string, template: string, result: JsonResult) {
+  const where = `${method.toUpperCase()} ${template} → ${result.status} ${result.text.slice(0, 300)}`;
+  const operation = doc.paths[template]?.[method];
+  expect(operation, `${method} ${template} is not in the document`).toBeDefined();
+  const answer = operation!.responses[String(result.status)];
+  expect(answer, `undocumented status: ${where}`).toBeDefined();
+  for (const [name, header] of Object.entries(answer!.headers ?? {})) {
+    const required = doc.components.headers[header.$ref.split('/').at(-1)!]?.required;
+    if (required) expect(result.headers.get(name), `header ${name} missing: ${where}`).not.toBeNull();
+  }
+  const json = answer!.content?.['application/json'];
+  if (json) {
+    const ref = (json.schema as { $ref?: string; items?: { $ref: string } }).$ref;
+    const schema = ref ? { $ref: `api${ref}` } : { type: 'array', items: { $ref: `api${(json.schema as { items: { $ref: string } }).items.$ref}` } };
+    const valid = ajv.validate(schema, result.json);
+    expect(valid, `${ajv.errorsText(ajv.errors)}: ${where}`).toBe(true);
+  } else if (result.status === 204) {
+    expect(result.text).toBe('');
+  }
+  if (answer!['x-error-codes']) expect(answer!['x-error-codes'], `undocumented error code: ${where}`).toContain(result.json?.error?.code);
+  exercised.add(`${method} ${template} ${result.status}`);
+}
+
+const adminHeaders = { authorization: `Bearer ${ADMIN}` };
+const coreCall = (method: string, path: string, init?: JsonCallInit) => callJson(fetchFrom(core.url), method, path, init);
+
+async function createShowtime() {
+  const venue = await coreCall('POST', '/admin/venues', { headers: adminHeaders, body: { name: `Contract ${Date.now()}-${Math.random()}` } });
+  const seats = rectangularLayout({ rows: 2, columns: 6 }).map(({ code, rowLabel, row, column, type }) => ({ code, rowLabel, row, column, type }));
+  const hall = await coreCall('POST', `/admin/venues/${venue.json.id}/halls`, { headers: adminHeaders, body: { name: 'Hall', seats } });
+  const showtime = await coreCall('POST', '/admin/showtimes', {
+    headers: adminHeaders, body: { hallId: hall.json.id, title: 'Contract premiere', startsAt: new Date(Date.now() + 86_400_000).toISOString(), priceCents: 900 },
+  });
+  expect(showtime.status).toBe(201);
+  return showtime.json.id as number;
+}
+
+async function admittedBuyer(id: number) {
+  const login = await call('post', '/api/auth/demo', {}, { body: {} });
+  const token = login.json.token as string;
+  const joined = await eventually(() => call('post', '/api/showtimes/{id}/queue', { id }, { token }), (r) => r.json?.state === 'admitted');
+  expect(joined.json.state).toBe('admitted');
+  return { token, access: joined.json.accessToken as string, queueToken: joined.json.queueToken as string };
+}
+
+describe('real answers conform to /api/openapi.json', () => {
+  it('operations: health, readiness, keys, metrics, the description and the reference page', async () => {
+    await call('get', '/healthz', {});
+    await call('get', '/readyz', {});
+    await call('get', '/.well-known/jwks.json', {});
+    await call('get', '/api/openapi.json', {});
+    await call('get', '/metrics', {});
+    await call('get', '/metrics', {}, { headers: adminHeaders });
+    const page = await fetch(`${edge.url}/api/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const text = await page.text();
+    expect(text).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
+    for (const path of Object.keys(doc.paths)) expect(text).toContain(path);
+  });
+
+  it('operators set a room up; bad settings and missing tokens are refused as documented', async () => {
+    const id = await createShowtime();
+    await call('put', '/api/admin/showtimes/{id}/room', { id }, { headers: adminHeaders, body: { capacity: 5, admitPerMinute: 600, sessionTtlSeconds: 120, state: 'open' } });
+    await call('put', '/api/admin/showtimes/{id}/room', { id }, { headers: adminHeaders, body: { capacity: -1 } });
+    await call('put', '/api/admin/showtimes/{id}/room', { id }, { headers: adminHeaders, body: { nonsense: true } });
+    await call('put', '/api/admin/showtimes/{id}/room', { id }, { body: { capacity: 2 } });
+    await call('get', '/api/admin/showtimes/{id}/room', { id }, { headers: adminHeaders });
+    await call('get', '/api/admin/showtimes/{id}/room', { id }, {});
+    await call('get', '/api/admin/showtimes/{id}/room/audit', { id }, { headers: adminHeaders });
+    const events = await fetch(`${edge.url}/api/admin/showtimes/${id}/room/events`, { headers: adminHeaders, signal: AbortSignal.timeout(5_000) });
+    expect(events.status).toBe(200);
+    expect(events.headers.get('content-type')).toContain('text/event-stream');
+    await events.body?.cancel();
+    conforms('get', '/api/admin/showtimes/{id}/room/events', { status: 200, json: null, text: '', headers: events.headers });
+  });
+
+  it('a buyer from the queue to a booking, with the refusals on the way', async () => {
+    const id = await createShowtime();
+    await call('put', '/api/admin/showtimes/{id}/room', { id }, { headers: adminHeaders, body: { capacity: 5, admitPerMinute: 600, sessionTtlSeconds: 120, state: 'open' } });
+    await call('get', '/api/showtimes', {});
+    await call('post', '/api/showtimes/{id}/queue', { id }, {});
+    const buyer = await admittedBuyer(id);
+    await call('get', '/api/showtimes/{id}/queue', { id }, { headers: { 'x-queue-token': buyer.queueToken } });
+    await call('get', '/api/showtimes/{id}/queue', { id }, {});
+
+    await call('get', '/api/showtimes/{id}/seats', { id }, { token: buyer.access });
+    await call('get', '/api/showtimes/{id}/seats', { id }, {});
+    const other = await createShowtime();
+    await call('get', '/api/showtimes/{id}/seats', { id: other }, { token: buyer.access });
+
+    await call('post', '/api/showtimes/{id}/holds', { id }, { token: buyer.access, rawBody: '{not json' });
+    await call('post', '/api/showtimes/{id}/holds', { id }, { token: buyer.access, body: { seats: [] } });
+    await call('post', '/api/showtimes/{id}/holds', { id }, { token: buyer.access, body: { seats: ['Z99'] } });
+    const hold = await call('post', '/api/showtimes/{id}/holds', { id }, { token: buyer.access, body: { seats: ['A1', 'A2'] } });
+    expect(hold.status).toBe(201);
+    const second = await admittedBuyer(id);
+    const taken = await call('post', '/api/showtimes/{id}/holds', { id }, { token: second.access, body: { seats: ['A2', 'A3'] } });
+    expect(taken.status).toBe(409);
+    await call('get', '/api/holds/{holdId}', { holdId: hold.json.holdId }, { token: buyer.access });
+    await call('get', '/api/holds/{holdId}', { holdId: hold.json.holdId }, { token: second.access });
+    await call('get', '/api/holds/{holdId}', { holdId: '00000000-0000-4000-8000-000000000000' }, { token: buyer.access });
+
+    await call('post', '/api/holds/{holdId}/checkout', { holdId: hold.json.holdId }, { token: buyer.access });
+    const checkout = await call('post', '/api/holds/{holdId}/checkout', { holdId: hold.json.holdId }, { token: buyer.access, headers: { 'idempotency-key': 'contract-1' } });
+    expect(checkout.status).toBe(201);
+    const replay = await call('post', '/api/holds/{holdId}/checkout', { holdId: hold.json.holdId }, { token: buyer.access, headers: { 'idempotency-key': 'contract-1' } });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    await call('post', '/api/holds/{holdId}/checkout', { holdId: hold.json.holdId }, { token: buyer.access, headers: { 'idempotency-key': 'contract-1' }, body: { returnUrl: '/elsewhere' } });
+
+    await call('post', '/api/payments/callback', {}, { rawBody: '{"id":"evt_x"}', headers: { 'content-type': 'application/json', 'x-signature': 't=1,v1=00' } });
+    const approved = await callJson(fetchFrom(sandbox.url), 'POST', `/v1/payments/${checkout.json.paymentId}/approve`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(approved.status).toBe(200);
+    const confirmed = await eventually(() => call('get', '/api/holds/{holdId}', { holdId: hold.json.holdId }, { token: buyer.access }), (r) => r.json?.status === 'CONFIRMED');
+    await call('get', '/api/bookings/{bookingId}', { bookingId: confirmed.json.bookingId }, { token: buyer.access });
+    await call('get', '/api/bookings/{bookingId}', { bookingId: confirmed.json.bookingId }, { token: second.access });
+    await call('get', '/api/bookings/{bookingId}', { bookingId: '00000000-0000-4000-8000-000000000000' }, { token: buyer.access });
+    await call('delete', '/api/holds/{holdId}', { holdId: hold.json.holdId }, { token: buyer.access });
+
+    // A correctly signed callback the core has to act on, then a second hold cancelled and the line left.
+    const body = JSON.stringify({ id: `evt_contract_${Date.now()}`, type: 'payment.failed', created: Math.floor(Date.now() / 1000), data: { paymentId: checkout.json.paymentId, amount: 1800, currency: 'EUR', reference: hold.json.holdId } });
+    const t = Math.floor(Date.now() / 1000);
+    await call('post', '/api/payments/callback', {}, { rawBody: body, headers: { 'content-type': 'application/json', 'x-signature': `t=${t},v1=${createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')}` } });
+    const again = await call('post', '/api/showtimes/{id}/holds', { id }, { token: second.access, body: { seats: ['B1'] } });
+    expect(again.status, again.text).toBe(201);
+    expect((await call('delete', '/api/holds/{holdId}', { holdId: again.json.holdId }, { token: second.access })).status).toBe(204);
+    await call('delete', '/api/showtimes/{id}/queue', { id }, { token: second.token });
+    await call('delete', '/api/showtimes/{id}/queue', { id }, {});
+  });
+
+  it('rate limits answer 429 with Retry-After; a core outage answers 503 with Retry-After', async () => {
+    const id = await createShowtime();
+    await call('put', '/api/admin/showtimes/{id}/room', { id }, { headers: adminHeaders, body: { capacity: 5, admitPerMinute: 600, sessionTtlSeconds: 120, state: 'open', customerBucketCapacity: 1, customerRefillPerMinute: 1 } });
+    const buyer = await admittedBuyer(id);
+    const first = await call('post', '/api/showtimes/{id}/holds', { id }, { token: buyer.access, body: { seats: ['A5'] } });
+    expect(first.status).toBe(201);
+    const limited = await call('post', '/api/showtimes/{id}/holds', { id }, { token: buyer.access, body: { seats: ['A6'] } });
+    expect(limited.status).toBe(429);
+
+    await core.close();
+    const down = await call('get', '/api/holds/{holdId}', { holdId: first.json.holdId }, { token: buyer.access });
+    expect(down.status).toBe(503);
+    await call('get', '/api/bookings/{bookingId}', { bookingId: '00000000-0000-4000-8000-000000000000' }, { token: buyer.access });
+  });
+
+  it('every operation in the document was called, and every /api route the edge serves is documented', () => {
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`));
+    const called = new Set([...exercised].map((entry) => entry.split(' ').slice(0, 2).join(' ')));
+    expect(operations.filter((operation) => !called.has(operation))).toEqual([]);
+    const served = edge.app.routes
+      .filter((route) => route.path.startsWith('/api/') && route.method !== 'ALL' && route.path !== '/api/docs')
+      .map((route) => `${route.method.toLowerCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
+    expect([...new Set(served)].filter((route) => !operations.includes(route))).toEqual([]);
+  });
+});
