@@ -3,13 +3,9 @@
  * browser code is TypeScript under edge/client/, bundled by esbuild into
  * client-bundle.gen.ts; the stylesheet is a string module. Each asset's URL carries a hash
  * of its content (`/assets/buyer.3f2a…js`), so browsers keep it for a year and a new page
- * never runs an old script. The operator console's older scripts are plain strings until
- * they move to edge/client/ as well.
+ * never runs an old script.
  */
 import { clientBundles } from './client-bundle.gen';
-import { commonScript } from './common-script';
-import { consoleChartsScript } from './console-charts-script';
-import { consoleScript } from './console-script';
 import { styles } from './styles';
 
 const JS = 'text/javascript; charset=utf-8';
@@ -28,9 +24,6 @@ const SOURCES = {
   'styles.css': { body: styles, type: 'text/css; charset=utf-8', hash: fingerprint(styles) },
   'buyer.js': { body: clientBundles['buyer.js'].code, type: JS, hash: clientBundles['buyer.js'].hash },
   'operator.js': { body: clientBundles['operator.js'].code, type: JS, hash: clientBundles['operator.js'].hash },
-  'common.js': { body: commonScript, type: JS, hash: fingerprint(commonScript) },
-  'console.js': { body: consoleScript, type: JS, hash: fingerprint(consoleScript) },
-  'console-charts.js': { body: consoleChartsScript, type: JS, hash: fingerprint(consoleChartsScript) },
 } as const;
 
 export type AssetName = keyof typeof SOURCES;

@@ -1,18 +1,21 @@
 /**
  * The operator console's pages: sign-in, the rooms list, and one room with live numbers,
- * charts, controls and the audit log (filled in and kept live by console.js).
+ * charts, controls and the audit log (filled in and kept live by the room-console component
+ * under edge/client/operator/).
  */
 import { html, layout, timeElement, type Html } from './html';
 import { saleStateWords, type PublicShowtime } from './buyer-pages';
 
 /** `csrf`: the signed-in session's token, sent back by the sign-out form; null when signed out. */
-const consoleLayout = (title: string, body: Html, csrf: string | null, scripts: ('console.js' | 'console-charts.js' | 'common.js')[] = ['common.js']) =>
+const consoleLayout = (title: string, body: Html, csrf: string | null) =>
   layout(
     {
       title: `${title} · Operator console`,
       area: 'Operator console',
       homeHref: '/admin',
-      scripts,
+      scripts: ['operator.js'],
+      // The buyers' footer (about the fair queue) is not for operators.
+      footer: false,
       ...(csrf !== null
         ? { headerExtra: html`<form method="post" action="/admin/logout"><input type="hidden" name="csrf" value="${csrf}"><button class="button small" type="submit">Sign out</button></form>` }
         : {}),
@@ -20,7 +23,8 @@ const consoleLayout = (title: string, body: Html, csrf: string | null, scripts: 
     body,
   );
 
-export function loginPage(error: string | null): Html {
+/** `operator`: the name typed before a refused attempt, kept so only the token is typed again. */
+export function loginPage(error: string | null, operator = ''): Html {
   return consoleLayout(
     'Sign in',
     html`<section class="panel" aria-labelledby="login-title">
@@ -28,7 +32,7 @@ export function loginPage(error: string | null): Html {
   ${error ? html`<p class="alert" role="alert">${error}</p>` : ''}
   <form method="post" action="/admin/login" class="form-grid">
     <div><label for="token">Admin token</label><input id="token" name="token" type="password" autocomplete="current-password" required></div>
-    <div><label for="operator">Your name (for the audit log)</label><input id="operator" name="operator" type="text" autocomplete="name" maxlength="64"></div>
+    <div><label for="operator">Your name (for the audit log)</label><input id="operator" name="operator" type="text" autocomplete="name" maxlength="64" value="${operator}"></div>
     <div><button class="button primary" type="submit">Sign in</button></div>
   </form>
 </section>`,
@@ -81,7 +85,7 @@ const TILES: [string, string, boolean][] = [
 export function roomPage(s: PublicShowtime, operator: string | null, csrf: string): Html {
   return consoleLayout(
     s.title,
-    html`<div id="console" data-showtime-id="${s.id}" data-operator="${operator ?? ''}">
+    html`<div id="console" data-module="room-console" data-showtime-id="${s.id}" data-operator="${operator ?? ''}">
 <p><a href="/admin">← All rooms</a></p>
 <h1>${s.title} <span id="room-state" class="badge">…</span></h1>
 <p>${s.startsAt ? html`Starts ${timeElement(s.startsAt)}. ` : ''}<span id="live" class="live" role="status">Connecting…</span></p>
@@ -91,16 +95,17 @@ export function roomPage(s: PublicShowtime, operator: string | null, csrf: strin
 <h2 id="numbers-title">Live numbers</h2>
 <dl class="tiles">
 ${TILES.map(([key, label, chart]) => html`<div class="tile"><dt id="label-${key}">${label}</dt><dd id="v-${key}">—</dd>
-${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" preserveAspectRatio="none" role="img" aria-label="${label}, last minutes"><polyline points=""></polyline></svg></dd>` : ''}</div>`)}
+${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" preserveAspectRatio="none" role="img" aria-label="${label}, last minutes"><polyline points=""></polyline></svg></dd>
+<dd class="axis" id="axis-${key}">waiting for data</dd>` : ''}</div>`)}
 </dl>
 </section>
 
 <section class="panel" aria-labelledby="controls-title">
 <h2 id="controls-title">Controls</h2>
-<form id="settings-form" class="form-grid">
-  <div><label for="capacity">Capacity (buyers choosing seats at once)</label><input id="capacity" name="capacity" type="number" min="1" required></div>
-  <div><label for="admitPerMinute">Admissions per minute</label><input id="admitPerMinute" name="admitPerMinute" type="number" min="1" required></div>
-  <div><label for="sessionTtlSeconds">Session length (seconds)</label><input id="sessionTtlSeconds" name="sessionTtlSeconds" type="number" min="1" required></div>
+<form id="settings-form" class="form-grid" novalidate>
+  <div><label for="capacity">Capacity (buyers choosing seats at once)</label><input id="capacity" name="capacity" type="number" min="1" max="1000000" step="1" required></div>
+  <div><label for="admitPerMinute">Admissions per minute</label><input id="admitPerMinute" name="admitPerMinute" type="number" min="1" max="10000000" step="1" required></div>
+  <div><label for="sessionTtlSeconds">Session length (seconds)</label><input id="sessionTtlSeconds" name="sessionTtlSeconds" type="number" min="1" max="86400" step="1" required></div>
   <div><button class="button primary" type="submit">Apply settings</button></div>
 </form>
 <p class="actions">
@@ -108,7 +113,7 @@ ${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" pre
   <button class="button" type="button" data-state="open">Resume (open)</button>
   <button class="button danger" type="button" data-state="closed">Close the sale</button>
 </p>
-<form id="opening-form" class="form-grid">
+<form id="opening-form" class="form-grid" novalidate>
   <div><label for="opensAt">Opening time (your local time)</label><input id="opensAt" name="opensAt" type="datetime-local" step="1" required></div>
   <div><button class="button" type="submit">Schedule the opening (pre-queue until then)</button></div>
 </form>
@@ -138,6 +143,5 @@ ${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" pre
 </dialog>
 </div>`,
     csrf,
-    ['common.js', 'console-charts.js', 'console.js'],
   );
 }

@@ -114,7 +114,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     // document as a console error, which the console must not produce in normal use.
     if (!token || !(await sameSecret(token, deps.adminToken))) {
       await deps.lockout.recordFailure(address);
-      return c.html(loginPage('That admin token is not right. Check it and try again.'));
+      return c.html(loginPage('That admin token is not right. Check it and try again.', typeof form.operator === 'string' ? form.operator.slice(0, 64) : ''));
     }
     // A fresh id at every sign-in: a session id planted before sign-in never becomes valid.
     await deps.sessions.revoke(getCookie(c, ADMIN_COOKIE));

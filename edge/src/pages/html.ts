@@ -20,6 +20,8 @@ export interface LayoutOptions {
   homeHref?: string;
   /** Extra header content at the right (the console's sign-out button). */
   headerExtra?: Html;
+  /** The buyers' footer; false on operator pages. */
+  footer?: boolean;
 }
 
 /**
@@ -65,7 +67,7 @@ ${(options.scripts ?? []).map((name) => html`<script defer src="${assetUrl(name)
 <main id="main" tabindex="-1">
 ${body}
 </main>
-<footer class="site-footer"><p>Fair queue: everyone who joins before the opening gets a random place at the opening time.</p></footer>
+${options.footer === false ? '' : html`<footer class="site-footer"><p>Fair queue: everyone who joins before the opening gets a random place at the opening time.</p></footer>`}
 </body>
 </html>`;
 }
@@ -88,7 +90,7 @@ export function formatMoney(cents: number, currency: string): string {
 /** A whole page that explains a failure in plain words (404, 503). */
 export function messagePage(title: string, message: string, action?: { href: string; label: string }): Html {
   return layout(
-    { title, scripts: ['common.js'] },
+    { title, scripts: ['buyer.js'] },
     html`<section class="panel notice" aria-labelledby="message-title">
   <h1 id="message-title">${title}</h1>
   <p>${message}</p>

@@ -74,12 +74,14 @@ progress { width: 100%; height: 1.25rem; accent-color: var(--brand); }
 table { border-collapse: collapse; width: 100%; font-size: 0.95rem; }
 th, td { text-align: left; padding: 0.35rem 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 .table-scroll { overflow-x: auto; }
-.tiles { display: grid; gap: 0.75rem; grid-template-columns: repeat(auto-fill, minmax(10.5rem, 1fr)); margin: 0; }
-.tile { background: var(--paper); border: 1px solid var(--line); border-radius: 0.5rem; padding: 0.6rem 0.75rem; }
+/* Flex, not a grid: the last row's tiles widen to fill it, so no tile sits alone in a corner. */
+.tiles { display: flex; flex-wrap: wrap; gap: 0.75rem; margin: 0; }
+.tile { flex: 1 1 10.5rem; background: var(--paper); border: 1px solid var(--line); border-radius: 0.5rem; padding: 0.6rem 0.75rem; }
 .tile dt { font-size: 0.9rem; color: var(--muted); }
 .tile dd { margin: 0; font-size: 1.6rem; font-weight: 700; }
 .spark { width: 100%; height: 2.2rem; display: block; }
 .spark polyline { fill: none; stroke: var(--brand); stroke-width: 2; }
+.tile .axis { font-size: 0.8rem; font-weight: 400; color: var(--muted); }
 .form-grid { display: grid; gap: 0.75rem; grid-template-columns: repeat(auto-fill, minmax(13rem, 1fr)); align-items: end; }
 label { display: block; font-weight: 600; }
 input, select { font: inherit; padding: 0.45rem 0.5rem; border: 2px solid var(--muted); border-radius: 0.3rem; width: 100%; background: #fff; color: var(--ink); }

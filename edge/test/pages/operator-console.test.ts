@@ -27,8 +27,12 @@ describe('operator console', () => {
     const { page } = operator;
     await page.goto(`${stack.edgeUrl}/admin`);
     await page.getByLabel('Admin token').fill('not-the-token');
+    await page.getByLabel('Your name (for the audit log)').fill('Ada Operator');
     await page.getByRole('button', { name: 'Sign in' }).click();
     expect(await page.getByRole('alert').textContent()).toContain('not right');
+    // Only the token is typed again; operator pages carry no buyer footer.
+    expect(await page.getByLabel('Your name (for the audit log)').inputValue()).toBe('Ada Operator');
+    expect(await page.locator('footer').count()).toBe(0);
     expect(await accessibilityIssues(page)).toEqual([]);
     await operator.shot('20-console-login-refused');
 
@@ -73,11 +77,29 @@ describe('operator console', () => {
     expect(points?.split(' ').length).toBeGreaterThan(1);
     await operator.shot('24-console-after-capacity-change');
 
+    // Seats are charted on the hall's fixed scale, with the scale said beside the chart.
+    expect(await page.locator('#axis-seatsAvailable').textContent()).toMatch(/^0 to 24 \(all seats\) · last minute$/);
+    // Out of bounds: said in plain words, nothing sent.
+    await page.locator('#capacity').fill('0');
+    await page.locator('#settings-form').evaluate((form: HTMLFormElement) => form.requestSubmit());
+    await expect.poll(() => page.locator('#console-alert').textContent()).toBe('Capacity must be a whole number from 1 to 1,000,000.');
+    expect(await page.getByRole('dialog').isVisible()).toBe(false);
+    // An opening in the past is refused before anything is asked.
+    await page.locator('#opensAt').fill('2020-01-01T10:00:00');
+    await page.getByRole('button', { name: /Schedule the opening/ }).click();
+    await expect.poll(() => page.locator('#console-alert').textContent()).toContain('already passed');
+    await page.locator('#capacity').fill('1');
+
+    // The buttons know the state: "Resume (open)" is off while the room is open.
+    expect(await page.getByRole('button', { name: 'Resume (open)' }).isDisabled()).toBe(true);
     // Pause, confirmed: the state badge follows.
     await page.getByRole('button', { name: 'Pause admissions' }).click();
     await page.getByRole('button', { name: 'Yes, apply it' }).click();
     await expect.poll(() => page.locator('#room-state').textContent(), { timeout: 10_000 }).toBe('paused');
     await expect.poll(() => page.locator('#audit-rows').textContent()).toContain('state: open → paused');
+    expect(await page.getByRole('button', { name: 'Pause admissions' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Resume (open)' }).isDisabled()).toBe(false);
+    expect(await accessibilityIssues(page)).toEqual([]);
     await operator.shot('25-console-paused');
 
     expect(operator.errors).toEqual([]);

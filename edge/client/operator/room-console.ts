@@ -1,0 +1,202 @@
+/**
+ * data-module="room-console": one room of the operator console. Live numbers from the
+ * server-sent events (EventSource reconnects by itself), charts of the last minutes,
+ * controls that know the room's current state (no "closed to closed", no opening in the
+ * past, bounds said in plain words), each change confirmed in a <dialog> and sent through
+ * the operator API, and the audit log, refreshed after every change.
+ */
+import { api } from '../core/api';
+import { byId, setText } from '../core/dom';
+import { explain } from '../core/explain';
+import { duration, localTime } from '../core/format';
+import { createSeries, drawSpark } from './spark-chart';
+import { describeChange, validateSettings, type RoomChange, type RoomSettingsView } from './room-controls';
+
+interface StatsEvent {
+  at: string;
+  room: { settings: RoomSettingsView; stats: Record<string, number | string | null> } | null;
+  seats?: { available: number; held: number; booked: number };
+  perMinute: { holdConflicts: number; rateLimited: number };
+}
+
+const CHARTS = ['waiting', 'active', 'admittedPerMinute', 'seatsAvailable', 'seatsHeld', 'seatsBooked', 'holdConflicts', 'rateLimited'] as const;
+const SEAT_CHARTS = new Set(['seatsAvailable', 'seatsHeld', 'seatsBooked']);
+const STATE_WORDS: Record<string, string> = { open: 'open', paused: 'paused', closed: 'closed', scheduled: 'scheduled', opening: 'opening', sold_out: 'sold out' };
+
+export function roomConsole(root: HTMLElement) {
+  const id = root.dataset.showtimeId ?? '';
+  const operator = root.dataset.operator || null;
+  const series = createSeries();
+  let settings: RoomSettingsView | null = null;
+
+  function numbers(data: StatsEvent): Record<string, number | string | null | undefined> {
+    const stats = data.room?.stats ?? {};
+    const n = (key: string) => (data.room ? (stats[key] as number) : null);
+    const seats = data.seats;
+    return {
+      waiting: data.room ? Number(stats.waiting) + Number(stats.prequeue) : null,
+      offered: n('offered'),
+      active: n('active'),
+      admittedPerMinute: n('admittedLastMinute'),
+      abandoned: n('abandoned'),
+      etaLast: data.room && stats.etaLastMs !== null && stats.etaLastMs !== undefined ? duration(Number(stats.etaLastMs) / 1000) : '—',
+      seatsAvailable: seats?.available,
+      seatsHeld: seats?.held,
+      seatsBooked: seats?.booked,
+      holdConflicts: data.perMinute.holdConflicts,
+      rateLimited: data.perMinute.rateLimited,
+    };
+  }
+
+  function onStats(event: MessageEvent<string>) {
+    const data = JSON.parse(event.data) as StatsEvent;
+    const values = numbers(data);
+    for (const [key, value] of Object.entries(values)) setText(`v-${key}`, value === null || value === undefined ? '—' : String(value));
+    const seatsTotal = data.seats ? data.seats.available + data.seats.held + data.seats.booked : null;
+    for (const key of CHARTS) {
+      series.push(key, values[key]);
+      drawSpark(document.getElementById(`chart-${key}`) as SVGSVGElement | null, series.get(key), SEAT_CHARTS.has(key) ? seatsTotal : null);
+    }
+    live(`Live · updated ${localTime(new Date(data.at), false)}`, true);
+    if (!data.room) {
+      setText('room-state', 'no room yet');
+      return;
+    }
+    const state = data.room.settings.state;
+    const badge = setText('room-state', STATE_WORDS[state] ?? state);
+    if (badge) badge.className = `badge badge-${state}`;
+    setText('seed-hash', String(data.room.stats.seedHash ?? '—'));
+    setText('seed', String(data.room.stats.seed ?? 'revealed after the opening draw'));
+    const first = settings === null;
+    settings = data.room.settings;
+    if (first) fillForm();
+    stateButtons();
+  }
+
+  function live(text: string, ok: boolean) {
+    const element = setText('live', text);
+    if (element) element.className = ok ? 'live' : 'live down';
+  }
+
+  /** A button for the state the room is already in is disabled, and says why. */
+  function stateButtons() {
+    root.querySelectorAll<HTMLButtonElement>('button[data-state]').forEach((button) => {
+      const current = settings?.state === button.dataset.state;
+      button.disabled = current;
+      button.title = current ? `The room is already ${STATE_WORDS[settings!.state] ?? settings!.state}` : '';
+    });
+  }
+
+  function fillForm() {
+    if (!settings) return;
+    for (const name of ['capacity', 'admitPerMinute', 'sessionTtlSeconds'] as const) {
+      const input = byId<HTMLInputElement>(name);
+      if (document.activeElement !== input) input.value = String(settings[name]);
+    }
+    if (settings.opensAt) {
+      const d = new Date(settings.opensAt);
+      byId<HTMLInputElement>('opensAt').value = new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+    }
+  }
+
+  function consoleAlert(message: string | null) {
+    const element = setText('console-alert', message ?? '');
+    if (!element) return;
+    element.hidden = !message;
+    if (message) {
+      element.tabIndex = -1;
+      element.focus();
+    }
+  }
+
+  /** Every change asks first; resolves true only on "Yes". */
+  function confirmChange(text: string): Promise<boolean> {
+    const dialog = byId<HTMLDialogElement>('confirm-dialog');
+    setText('confirm-text', text);
+    return new Promise((resolve) => {
+      dialog.addEventListener('close', () => resolve(dialog.returnValue === 'yes'), { once: true });
+      dialog.returnValue = '';
+      dialog.showModal();
+      byId('confirm-no').focus();
+    });
+  }
+
+  async function apply(change: RoomChange) {
+    if (Object.keys(change).length === 0) return consoleAlert('Nothing changed.');
+    if (!(await confirmChange(`Change ${describeChange(change, settings)}?`))) return;
+    const headers: Record<string, string> = { 'x-console': '1' };
+    if (operator) headers['x-operator'] = operator;
+    const result = await api<{ settings: RoomSettingsView }>('PUT', `/api/admin/showtimes/${id}/room`, change, headers);
+    if (!result.ok || !result.json) return consoleAlert(`Not applied: ${explain(result)}`);
+    consoleAlert(null);
+    settings = result.json.settings;
+    fillForm();
+    stateButtons();
+    setText('live', `Applied: ${describeChange(change, null)}`);
+    void loadAudit();
+  }
+
+  function onSettings(event: SubmitEvent) {
+    event.preventDefault();
+    const values = {
+      capacity: byId<HTMLInputElement>('capacity').value,
+      admitPerMinute: byId<HTMLInputElement>('admitPerMinute').value,
+      sessionTtlSeconds: byId<HTMLInputElement>('sessionTtlSeconds').value,
+    };
+    const checked = validateSettings(values, settings);
+    if (!checked.ok) return consoleAlert(checked.message);
+    void apply(checked.change);
+  }
+
+  function onOpening(event: SubmitEvent) {
+    event.preventDefault();
+    const at = new Date(byId<HTMLInputElement>('opensAt').value);
+    if (Number.isNaN(at.getTime())) return consoleAlert('Enter the opening date and time.');
+    if (at.getTime() <= Date.now()) return consoleAlert('That opening time has already passed. Choose a time in the future, or press "Resume (open)" to open now.');
+    void apply({ state: 'scheduled', opensAt: at.toISOString() });
+  }
+
+  async function loadAudit() {
+    const result = await api<{ entries?: { atMs: number; actor: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null }[] }>(
+      'GET',
+      `/api/admin/showtimes/${id}/room/audit`,
+    );
+    const body = byId<HTMLTableSectionElement>('audit-rows');
+    if (!result.ok || !result.json) {
+      if (result.status !== 404) consoleAlert(`Audit log: ${explain(result)}`);
+      return;
+    }
+    body.textContent = '';
+    const entries = result.json.entries ?? [];
+    if (entries.length === 0) {
+      const cell = body.insertRow().insertCell();
+      cell.colSpan = 3;
+      cell.textContent = 'No changes yet.';
+    }
+    for (const entry of entries) {
+      const row = body.insertRow();
+      row.insertCell().textContent = localTime(new Date(entry.atMs), true);
+      row.insertCell().textContent = entry.actor;
+      row.insertCell().textContent = auditChanges(entry.before, entry.after);
+    }
+  }
+
+  byId('settings-form').addEventListener('submit', onSettings);
+  byId('opening-form').addEventListener('submit', onOpening);
+  root.querySelectorAll<HTMLButtonElement>('button[data-state]').forEach((button) => {
+    button.addEventListener('click', () => void apply({ state: button.dataset.state as RoomChange['state'] }));
+  });
+  const source = new EventSource(`/admin/showtimes/${id}/live`);
+  source.addEventListener('stats', onStats);
+  source.addEventListener('unavailable', () => live('The room store is not answering; retrying…', false));
+  source.onerror = () => live('Connection lost; reconnecting…', false);
+  void loadAudit();
+  setInterval(() => void loadAudit(), 15_000);
+}
+
+function auditChanges(before: Record<string, unknown> | null, after: Record<string, unknown> | null): string {
+  if (!after) return 'settings changed';
+  const keys = ['state', 'capacity', 'admitPerMinute', 'sessionTtlSeconds', 'opensAt'];
+  const parts = keys.filter((k) => !before || before[k] !== after[k]).map((k) => `${k}: ${before ? String(before[k]) : '—'} → ${String(after[k])}`);
+  return parts.length ? parts.join(', ') : 'no visible change';
+}
