@@ -3,6 +3,7 @@
  * Kept line for line close to the Lua so a change in one is easy to carry to the other;
  * the shared contract suite fails when they drift apart.
  */
+import { buildReply, type ReplyValue } from '../reply-fields';
 import type { MiniRedis } from './mini-redis';
 
 const RATE_WINDOW_MS = 60_000;
@@ -148,7 +149,7 @@ export class RoomContext {
     return s.state === 'opening' ? n - (this.db.hnum(this.stats, 'drawNext') ?? 0) : n;
   }
 
-  describe(s: Settings, customer: string): (number | string)[] {
+  describe(s: Settings, customer: string): ReplyValue[] {
     const { db, nowMs } = this;
     const lineLength = db.zset(this.line).size;
     const preLength = this.undrawnCount(s);
@@ -182,6 +183,20 @@ export class RoomContext {
     if (((state === 'waiting' || state === 'prequeue') && (roomStops || s.state === 'paused')) || (state === 'offered' && roomStops)) {
       state = s.state;
     }
-    return [1, state, ticket ?? 0, position, expiresAt, lineLength, preLength, admits, windowMs, nowMs, s.state, s.opensAtMs ?? 0, s.admitPerMinute, s.abandonGraceMs];
+    return buildReply('poll', {
+      state,
+      ticket: ticket ?? 0,
+      position,
+      expiresAtMs: expiresAt,
+      lineLength,
+      preLength,
+      admitsInWindow: admits,
+      rateWindowMs: windowMs,
+      nowMs,
+      roomState: s.state,
+      opensAtMs: s.opensAtMs ?? 0,
+      admitPerMinute: s.admitPerMinute,
+      abandonGraceMs: s.abandonGraceMs,
+    });
   }
 }

@@ -3,11 +3,13 @@
  * same KEYS, ARGV and replies. JavaScript runs each to completion, which gives the same
  * atomicity a Lua script has inside Redis.
  */
+import { buildReply, type ReplyValue } from '../reply-fields';
 import type { ScriptName } from '../scripts.gen';
 import type { MiniRedis } from './mini-redis';
 import { RoomContext } from './room-context';
 
-type Reply = (number | string)[];
+/** Refusals are `[code]`; success replies are built from the named fields (reply-fields.ts). */
+type Reply = ReplyValue[];
 type Handler = (db: MiniRedis, keys: string[], argv: string[]) => Reply;
 
 const withRoom =
@@ -62,14 +64,14 @@ const poll = withRoom((room, s, [customer]) => {
 
 const tick = withRoom((room, s) => {
   const [offered, skipped] = room.advance(s);
-  return [1, offered, skipped, s.state];
+  return buildReply('tick', { offered, skipped, roomState: s.state });
 });
 
 const claim = withRoom((room, s, [customer]) => {
   const { db, nowMs } = room;
   const ticket = db.hnum(room.who, customer!) ?? 0;
   const session = db.zset(room.active).score(customer!);
-  if (session !== undefined && session > nowMs) return [1, ticket, session, 1];
+  if (session !== undefined && session > nowMs) return buildReply('claim', { ticket, sessionExpiresAtMs: session, alreadyAdmitted: 1 });
   if (s.state === 'closed') return [-2];
   if (s.state === 'sold_out') return [-3];
   const offer = db.zset(room.offers).score(customer!);
@@ -85,7 +87,7 @@ const claim = withRoom((room, s, [customer]) => {
   const expiresAt = nowMs + s.sessionTtlMs;
   db.zset(room.active).add(customer!, expiresAt);
   db.hincrby(room.stats, 'admitted', 1);
-  return [1, ticket, expiresAt, 0];
+  return buildReply('claim', { ticket, sessionExpiresAtMs: expiresAt, alreadyAdmitted: 0 });
 });
 
 const release = withRoom((room, s, [customer]) => {
@@ -98,7 +100,7 @@ const release = withRoom((room, s, [customer]) => {
     db.hincrby(room.stats, 'released', 1);
     [offered] = room.advance(s);
   }
-  return [1, freed, offered];
+  return buildReply('release', { freed, offered });
 });
 
 const leave = withRoom((room, s, [customer]) => {
@@ -111,7 +113,7 @@ const leave = withRoom((room, s, [customer]) => {
   let offered = 0;
   if (removed > 0) db.hincrby(room.stats, 'left', 1);
   if (freed > 0) [offered] = room.advance(s);
-  return [1, removed > 0 ? 1 : 0, offered];
+  return buildReply('leave', { removed: removed > 0 ? 1 : 0, offered });
 });
 
 const configure: Handler = (db, keys, argv) => {
@@ -122,7 +124,7 @@ const configure: Handler = (db, keys, argv) => {
   const firstDefault = 4 + Number(pairCount) * 2;
   for (let i = 4; i < firstDefault; i += 2) {
     if (argv[i] === 'version' && Number(argv[i + 1]) < (db.hnum(room.cfg, 'version') ?? 0)) {
-      return [1, db.hget(room.cfg, 'state') ?? '', 0];
+      return buildReply('configure', { state: db.hget(room.cfg, 'state') ?? '', applied: 0 });
     }
   }
   if (db.hget(room.cfg, 'epochMs') === undefined) db.hset(room.cfg, 'epochMs', room.nowMs);
@@ -158,7 +160,7 @@ const configure: Handler = (db, keys, argv) => {
     if (ended && retentionMs !== undefined) db.pexpire(key, retentionMs);
     else db.persist(key);
   }
-  return [1, s.state, 1];
+  return buildReply('configure', { state: s.state, applied: 1 });
 };
 
 const inspect: Handler = (db, keys) => {
@@ -169,21 +171,27 @@ const inspect: Handler = (db, keys) => {
   const visible: string[] = [];
   for (let i = 0; i < cfg.length; i += 2) if (cfg[i] !== 'seed' || revealed) visible.push(cfg[i]!, cfg[i + 1]!);
   const line = db.zset(room.line);
-  const reply: unknown[] = [
-    1, room.nowMs, db.zset(room.pre).size, line.size, db.zset(room.offers).size, db.zset(room.active).size,
-    db.zset(room.admits).countFrom(room.nowMs - 60_000), line.first()?.score ?? 0, line.last()?.score ?? 0,
-    visible, db.hgetall(room.stats),
-  ];
-  return reply as Reply;
+  return buildReply('inspect', {
+    nowMs: room.nowMs,
+    preLength: db.zset(room.pre).size,
+    lineLength: line.size,
+    offered: db.zset(room.offers).size,
+    active: db.zset(room.active).size,
+    admitsInWindow: db.zset(room.admits).countFrom(room.nowMs - 60_000),
+    headTicket: line.first()?.score ?? 0,
+    tailTicket: line.last()?.score ?? 0,
+    cfg: visible,
+    stats: db.hgetall(room.stats),
+  });
 };
 
 const prequeue = withRoom((room, s, [offset, count]) => {
   room.freezeIfDue(s);
   const pre = room.db.zset(room.pre);
-  const reply: Reply = [1, s.state, room.db.hget(room.cfg, 'seed') ?? '', pre.size, room.db.hnum(room.stats, 'drawNext') ?? 0];
   const from = Number(offset ?? 0);
-  if (s.state === 'opening' && Number(count ?? 0) > 0) reply.push(...pre.members().slice(from, from + Number(count)));
-  return reply;
+  const members = s.state === 'opening' && Number(count ?? 0) > 0 ? pre.members().slice(from, from + Number(count)) : [];
+  const head = { roomState: s.state, seed: room.db.hget(room.cfg, 'seed') ?? '', total: pre.size, drawNext: room.db.hnum(room.stats, 'drawNext') ?? 0 };
+  return buildReply('prequeue', head, members);
 });
 
 const draw = withRoom((room, s, [offsetText, totalText, ...chunk]) => {
@@ -193,7 +201,7 @@ const draw = withRoom((room, s, [offsetText, totalText, ...chunk]) => {
   const [offset, total] = [Number(offsetText), Number(totalText)];
   if (pre.size !== total) return [-8];
   const drawNext = db.hnum(room.stats, 'drawNext') ?? 0;
-  if (offset !== drawNext) return [1, drawNext, 0, 0];
+  if (offset !== drawNext) return buildReply('draw', { drawNext, done: 0, placed: 0 });
   const base = db.hnum(room.stats, 'drawBase') ?? 0;
   let placed = 0;
   chunk.forEach((customer, i) => {
@@ -210,10 +218,10 @@ const draw = withRoom((room, s, [offsetText, totalText, ...chunk]) => {
     db.del(room.pre);
     db.hdel(room.stats, 'drawNext');
     db.hset(room.cfg, 'state', 'open', 'seedRevealed', '1');
-    return [1, next, 1, placed];
+    return buildReply('draw', { drawNext: next, done: 1, placed });
   }
   db.hset(room.stats, 'drawNext', next);
-  return [1, next, 0, placed];
+  return buildReply('draw', { drawNext: next, done: 0, placed });
 });
 
 const take: Handler = (db, [cfgKey, customerKey, showKey, activeKey, whoKey], argv) => {
@@ -257,19 +265,31 @@ const take: Handler = (db, [cfgKey, customerKey, showKey, activeKey, whoKey], ar
   if (customerTokens >= cost && showTokens >= cost) {
     store(customerKey!, customerTokens - cost, customerCap, customerRate);
     store(showKey!, showTokens - cost, showCap, showRate);
-    return [1, 0, Math.floor(customerTokens - cost), Math.floor(showTokens - cost), admission];
+    return buildReply('take', {
+      allowed: 1,
+      retryAfterMs: 0,
+      customerTokensLeft: Math.floor(customerTokens - cost),
+      showtimeTokensLeft: Math.floor(showTokens - cost),
+      admission,
+    });
   }
   let wait = 0;
   if (customerTokens < cost) wait = Math.max(wait, Math.ceil((cost - customerTokens) / customerRate));
   if (showTokens < cost) wait = Math.max(wait, Math.ceil((cost - showTokens) / showRate));
-  return [0, wait, Math.floor(customerTokens), Math.floor(showTokens), admission];
+  return buildReply('take', {
+    allowed: 0,
+    retryAfterMs: wait,
+    customerTokensLeft: Math.floor(customerTokens),
+    showtimeTokensLeft: Math.floor(showTokens),
+    admission,
+  });
 };
 
 const registry: Handler = (db, [key], [op, id]) => {
   const set = db.set(key!);
-  if (op === 'add') return [1, set.has(id!) ? 0 : (set.add(id!), 1)];
-  if (op === 'remove') return [1, set.delete(id!) ? 1 : 0];
-  return [1, ...[...set].sort()];
+  if (op === 'add') return buildReply('registry', {}, [set.has(id!) ? 0 : (set.add(id!), 1)]);
+  if (op === 'remove') return buildReply('registry', {}, [set.delete(id!) ? 1 : 0]);
+  return buildReply('registry', {}, [...set].sort());
 };
 
 export const memoryScripts: Record<ScriptName, Handler> = {
