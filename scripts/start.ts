@@ -6,6 +6,7 @@
  * in process; with it, Redis carries both. Ports: edge 8080, core 8081, payment sandbox 8082
  * (EDGE_PORT, CORE_PORT, PAYMENT_PORT).
  */
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { encodeBookingEvent } from '../lib/booking-events';
@@ -25,6 +26,12 @@ import { configFromEnv } from '../payment-sandbox/src/config';
 import { startPaymentSandbox } from '../payment-sandbox/src/start';
 
 const log = pino({ name: 'start', level: process.env.LOG_LEVEL ?? 'info' });
+// The edge and the sandbox listen on the network, where the public development secrets are
+// refused: a stack started without its own gets fresh random ones (printed below).
+const secrets = {
+  ADMIN_TOKEN: process.env.ADMIN_TOKEN || randomBytes(18).toString('base64url'),
+  PAYMENT_WEBHOOK_SECRET: process.env.PAYMENT_WEBHOOK_SECRET || `whsec_${randomBytes(18).toString('base64url')}`,
+};
 // One process, one machine: unless told otherwise, the core finds the sandbox and sends buyers
 // back to the edge on the ports this process is about to open.
 const localUrl = (port: string | undefined, fallback: number) => `http://127.0.0.1:${port ?? fallback}`;
@@ -32,6 +39,7 @@ const coreConfig = parseCoreConfig({
   PAYMENT_URL: localUrl(process.env.PAYMENT_PORT, 8082),
   PUBLIC_URL: localUrl(process.env.EDGE_PORT, 8080),
   ...process.env,
+  ...secrets,
 });
 
 const database = coreConfig.databaseUrl
@@ -61,7 +69,7 @@ const eventSink = eventsRedis
 const tickerRedis = redisUrl ? connectEdgeRedis(redisUrl) : null;
 const roomStore = tickerRedis ? createIoredisStore(tickerRedis) : createMemoryStore();
 const core = await startCore(coreConfig, { sql: database.sql, defaultMetrics: true, tokenKeys, eventSink, admissionStore: roomStore });
-const sandboxEnv = configFromEnv({ CORE_URL: core.url, ...process.env });
+const sandboxEnv = configFromEnv({ CORE_URL: core.url, ...process.env, ...secrets });
 const sandbox = await startPaymentSandbox({
   port: sandboxEnv.port,
   hostname: '0.0.0.0',
@@ -69,7 +77,7 @@ const sandbox = await startPaymentSandbox({
   logger: pino({ name: 'payment-sandbox', level: process.env.LOG_LEVEL ?? 'info' }),
 });
 
-const edgeConfig = parseEdgeConfig({ ...process.env, CORE_URL: core.url });
+const edgeConfig = parseEdgeConfig({ ...process.env, ...secrets, CORE_URL: core.url });
 const edge = await startEdge(edgeConfig, {
   tokenKeys,
   ...(redisUrl ? {} : { scriptStore: roomStore, edgeStore: embeddedEvents!.store }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkDefaultSecret } from '../../lib/secrets-policy';
 
 /** Plain env record in, typed config out; nothing else in the core reads process.env. */
 const coreEnvSchema = z.object({
@@ -43,10 +44,17 @@ export function parseCoreConfig(env: Record<string, string | undefined>) {
   if (production && !value.TOKEN_PUBLIC_JWKS && !value.TOKEN_SIGNING_KEY) {
     throw new Error('TOKEN_PUBLIC_JWKS (the edge\'s public keys) is required in production');
   }
+  const host = value.CORE_HOST ?? value.HOST ?? '127.0.0.1';
+  const webhookSecrets = (value.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET).split(',').map((s) => s.trim()).filter(Boolean);
+  // Public development defaults: refused off loopback and in production, said loudly otherwise.
+  const warnings = [
+    checkDefaultSecret({ service: 'core', name: 'ADMIN_TOKEN', usingDefault: !value.ADMIN_TOKEN || value.ADMIN_TOKEN === DEV_ADMIN_TOKEN, host, production }),
+    checkDefaultSecret({ service: 'core', name: 'PAYMENT_WEBHOOK_SECRET', usingDefault: webhookSecrets.includes(DEV_WEBHOOK_SECRET), host, production }),
+  ].filter((warning): warning is string => warning !== null);
   return {
     production,
     port: value.CORE_PORT,
-    host: value.CORE_HOST ?? value.HOST ?? '127.0.0.1',
+    host,
     serviceToken: value.CORE_SERVICE_TOKEN ?? null,
     redisKeyPrefix: value.REDIS_KEY_PREFIX,
     databaseUrl: value.DATABASE_URL ?? null,
@@ -58,10 +66,12 @@ export function parseCoreConfig(env: Record<string, string | undefined>) {
     paymentUrl: value.PAYMENT_URL,
     paymentApiKey: value.PAYMENT_API_KEY,
     // Comma-separated during a rotation: any listed secret verifies.
-    webhookSecrets: (value.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET).split(',').map((s) => s.trim()).filter(Boolean),
+    webhookSecrets,
     publicUrl: value.PUBLIC_URL,
     jobsEnabled: value.JOBS_ENABLED === 'true',
     reconcileAfterMs: value.RECONCILE_AFTER_MS,
     logLevel: value.LOG_LEVEL,
+    /** Logged loudly at start (node.ts). */
+    warnings,
   };
 }

@@ -41,6 +41,7 @@ export interface CoreRuntimeDeps {
  */
 export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Promise<RunningCore> {
   const logger = pino({ name: 'core', level: config.logLevel });
+  for (const warning of config.warnings ?? []) logger.warn(`UNSAFE CONFIGURATION: ${warning}`);
   const metrics = createCoreMetrics();
   if (deps.defaultMetrics) collectDefaultMetrics({ register: metrics.registry, prefix: 'core_' });
   registerBacklogGauges(metrics.registry, deps.sql);

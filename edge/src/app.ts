@@ -17,7 +17,6 @@ import { accessGate } from './middleware/access-gate';
 import { purchaseBuckets } from './middleware/purchase-buckets';
 import { requestId } from './middleware/request-id';
 import { openApiRoutes } from './openapi/openapi-routes';
-import { openApiRoutes } from './openapi/openapi-routes';
 import { traceLogFields } from '../../lib/trace-context';
 import { requestMetrics } from './middleware/request-metrics';
 import { createRoomCatalog, type RoomCatalog } from './rooms/room-catalog';
@@ -34,6 +33,7 @@ import { queueRoutes } from './routes/queue-routes';
 import type { EdgeStore } from './state/edge-store';
 import type { GuardStore } from './state/guard-store';
 import { adminAuth } from './middleware/admin-auth';
+import { floodLimit } from './middleware/flood-limit';
 import { createLoginLockout } from './limits/login-lockout';
 import { createConsoleSessions } from './pages/admin-session';
 import { createPowChallenges } from './pow/pow-challenge';
@@ -121,7 +121,6 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway;
   app.notFound((c) => (!c.req.path.startsWith('/api/') && (c.req.header('accept') ?? '').includes('text/html') ? pageNotFound(c) : notFoundHandler(c)));
 
   app.route('/', openApiRoutes());
-  app.route('/', openApiRoutes());
   app.route('/', opsRoutes({ edgeStore: deps.edgeStore, core: deps.core, metrics: deps.metrics, operatorAuth }));
   app.route(
     '/',
@@ -169,7 +168,17 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway;
     }),
   );
   // Pages for people (buyers and operators); API clients never need them.
-  app.route('/', buyerRoutes({ core: deps.core, rooms, customerTokens: deps.customerTokens, logger: deps.logger, ...(deps.leaveGraceMs !== undefined ? { leaveGraceMs: deps.leaveGraceMs } : {}) }));
+  app.route(
+    '/',
+    buyerRoutes({
+      core: deps.core,
+      rooms,
+      customerTokens: deps.customerTokens,
+      logger: deps.logger,
+      leaveFloodLimit: floodLimit({ limiter: deps.floodLimiter, clientAddress: deps.clientAddress, metrics: deps.metrics, name: 'join' }),
+      ...(deps.leaveGraceMs !== undefined ? { leaveGraceMs: deps.leaveGraceMs } : {}),
+    }),
+  );
   app.route(
     '/',
     consoleRoutes({

@@ -3,6 +3,7 @@
  * nothing else in the edge reads the environment.
  */
 import { z } from 'zod';
+import { checkDefaultSecret } from '../../lib/secrets-policy';
 
 export const DEV_ADMIN_TOKEN = 'dev-admin-token-change-me';
 
@@ -59,16 +60,17 @@ const edgeEnvSchema = z.object({
   POW_CHALLENGE_TTL_MS: z.coerce.number().int().min(5_000).max(3_600_000).default(120_000),
   /** Wrong admin tokens (console or API) one address may send in ten minutes before it is locked out. */
   ADMIN_LOCKOUT_ATTEMPTS: z.coerce.number().int().min(1).default(10),
+  /**
+   * Node: also serve /metrics without credentials on this port (0 = off), for a scraper on an
+   * internal network; the public port serves /metrics to operators only.
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  METRICS_HOST: z.string().default('127.0.0.1'),
   EVENTS_POLL_MS: z.coerce.number().int().min(10).default(200),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export type EdgeConfig = ReturnType<typeof parseEdgeConfig>;
-
-/** Only this machine can reach a service bound here. */
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
 
 export function parseEdgeConfig(env: Record<string, string | undefined>) {
   const parsed = edgeEnvSchema.safeParse(env);
@@ -78,15 +80,14 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
   const value = parsed.data;
   const production = value.NODE_ENV === 'production';
   const warnings: string[] = [];
-  const adminTokenIsDefault = !value.ADMIN_TOKEN || value.ADMIN_TOKEN === DEV_ADMIN_TOKEN;
-  if (adminTokenIsDefault) {
-    if (production) throw new Error('ADMIN_TOKEN is required in production (and must not be the development default)');
-    if (!isLoopbackHost(value.EDGE_HOST)) {
-      throw new Error(`ADMIN_TOKEN is not set (or is the public development default) while the edge listens on ${value.EDGE_HOST}: set ADMIN_TOKEN, or EDGE_HOST=127.0.0.1`);
-    }
-    warnings.push('ADMIN_TOKEN is the public development default: anyone who can reach this edge can operate it');
-  }
-  if (production && !value.CORE_SERVICE_TOKEN) throw new Error('CORE_SERVICE_TOKEN (shared with the core) is required in production');
+  const adminTokenWarning = checkDefaultSecret({
+    service: 'edge',
+    name: 'ADMIN_TOKEN',
+    usingDefault: !value.ADMIN_TOKEN || value.ADMIN_TOKEN === DEV_ADMIN_TOKEN,
+    host: value.EDGE_HOST,
+    production,
+  });
+  if (adminTokenWarning) warnings.push(adminTokenWarning);
   if (production && !value.TOKEN_SIGNING_KEY) throw new Error('TOKEN_SIGNING_KEY is required in production');
   // Demo login hands out identities for free: never in production, never beside a real
   // identity provider (one id namespace, so a demo id could be a real customer's).
@@ -136,6 +137,8 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
       secret: value.POW_SECRET ?? `admin-token-derived\n${value.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN}`,
     },
     adminLockoutAttempts: value.ADMIN_LOCKOUT_ATTEMPTS,
+    metricsPort: value.METRICS_PORT,
+    metricsHost: value.METRICS_HOST,
     /** Said loudly at start (node.ts logs them). */
     warnings,
     eventsPollMs: value.EVENTS_POLL_MS,

@@ -128,6 +128,14 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
   );
   const server = createServer(listener);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  // The internal metrics port: /metrics only, no credentials, meant for a scraper inside the network.
+  const metricsServer = config.metricsPort
+    ? createServer((request, response) => {
+        if (request.method !== 'GET' || request.url !== '/metrics') return void response.writeHead(404).end();
+        response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(metrics.registry.render());
+      })
+    : null;
+  if (metricsServer) await new Promise<void>((resolve) => metricsServer.listen(config.metricsPort, config.metricsHost, resolve));
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
   logger.info({ port, redis: redis ? 'redis' : 'in-process' }, 'edge listening');
@@ -144,6 +152,7 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
         server.close(() => resolve());
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
+      await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
       redis?.disconnect();
     },
   };

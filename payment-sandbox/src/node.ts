@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { checkDefaultSecret } from '../../lib/secrets-policy';
 import { configFromEnv, DEV_API_KEY, DEV_WEBHOOK_SECRET } from './config';
 import { startPaymentSandbox } from './start';
 
@@ -6,14 +7,22 @@ import { startPaymentSandbox } from './start';
 const logger = pino({ name: 'payment-sandbox', level: process.env.LOG_LEVEL ?? 'info' });
 const { port, config } = configFromEnv(process.env);
 
-if (config.webhookSecrets.includes(DEV_WEBHOOK_SECRET)) {
-  logger.warn('PAYMENT_WEBHOOK_SECRET not set: signing with the development secret');
-}
+const hostname = process.env.PAYMENT_HOST ?? '0.0.0.0';
+// A webhook signed with the public development secret is a forged payment: refused off
+// loopback and in production (lib/secrets-policy.ts).
+const secretWarning = checkDefaultSecret({
+  service: 'payment sandbox',
+  name: 'PAYMENT_WEBHOOK_SECRET',
+  usingDefault: config.webhookSecrets.includes(DEV_WEBHOOK_SECRET),
+  host: hostname,
+  production: process.env.NODE_ENV === 'production',
+});
+if (secretWarning) logger.warn(`UNSAFE CONFIGURATION: ${secretWarning}`);
 if (config.apiKey === DEV_API_KEY) logger.warn('PAYMENT_API_KEY not set: using the development key');
 
 const running = await startPaymentSandbox({
   port,
-  hostname: process.env.PAYMENT_HOST ?? '0.0.0.0',
+  hostname,
   config,
   logger,
 });

@@ -8,8 +8,12 @@ export interface StoredResponse {
   replayed: boolean;
 }
 
-/** Answers meant to be retried are never stored: the next attempt must run for real. */
-const NOT_STORED = new Set([409, 429, 503]);
+/**
+ * Answers meant to be retried are never stored: the next attempt must run for real. Nor are
+ * refusals about a hold that is not there or not the caller's (404, 403): nothing happened to
+ * replay, and storing them would let anyone fill the table for 24 hours with random hold ids.
+ */
+const NOT_STORED = new Set([403, 404, 409, 429, 503]);
 /**
  * How long a request's claim on its key lasts before a retry may take it over (its process
  * died). Longer than a checkout can run (gateway timeout 5 s, lock timeout 2 s); short enough

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { z } from 'zod';
-import { AppError, badRequest, unauthorized } from '../../../lib/errors';
+import { AppError, badRequest, unauthorized, unprocessable } from '../../../lib/errors';
 import { parseWith } from '../../../lib/http';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifyWebhookSignature } from '../../../lib/webhook-signature';
 import type { RequestContextVariables } from '../http/request-context';
@@ -48,6 +48,11 @@ export function paymentCallbackRoutes(deps: { sql: Sql; webhookSecrets: string[]
     const event = parseWith(webhookSchema, parsed);
     const outcome = OUTCOMES[event.type];
     if (!outcome) return c.json({ received: true, outcome: 'ignored', reason: `unhandled event type ${event.type}` });
+    // Money moves only with the amount and currency stated, so they can be checked against
+    // the checkout; an event without them is refused, never settled unchecked.
+    if (event.data.amount === undefined || event.data.currency === undefined) {
+      throw unprocessable('AMOUNT_REQUIRED', `A ${event.type} event must state data.amount and data.currency`);
+    }
     try {
       const result = await settlePayment(deps.sql, {
         paymentId: event.data.paymentId,

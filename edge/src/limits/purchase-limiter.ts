@@ -70,7 +70,9 @@ export function createPurchaseLimiter(options: PurchaseLimiterOptions) {
       try {
         const decision = await options.take(showtimeId, customerId, rules);
         if (!decision.ok && decision.code === 'not_admitted') return { allowed: false, notAdmitted: true, retryAfterMs: 0, source: 'redis' };
-        if (!decision.ok) return { allowed: true, retryAfterMs: 0, source: 'redis' }; // invalid ids never reach here
+        // Any other refusal (a bucket that can never hold the cost, ids Redis refused) is a
+        // refusal: failing open here would hand out purchases the limits never granted.
+        if (!decision.ok) return { allowed: false, retryAfterMs: 1_000, source: 'redis' };
         return { allowed: decision.allowed, retryAfterMs: decision.retryAfterMs, source: 'redis' };
       } catch (error) {
         options.onFallback?.(error);

@@ -3,7 +3,7 @@
  * beacon and the static assets. API clients never need any of this (the JSON API under /api
  * is unchanged); the pages call that same API with the HttpOnly cookies the edge sets.
  */
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { compress } from 'hono/compress';
 import type { CoreClient } from '../core-client';
@@ -22,6 +22,8 @@ export interface BuyerRouteDeps {
   customerTokens: CustomerTokens;
   /** How long a leave beacon waits for the same buyer to come back (a reload). */
   leaveGraceMs?: number;
+  /** The leave beacon is flood-limited per client address like the API's leave (`join` budget). */
+  leaveFloodLimit?: MiddlewareHandler<EdgeEnv>;
   logger: { warn(object: object, message?: string): void };
 }
 
@@ -121,7 +123,7 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
   });
 
   // navigator.sendBeacon can only POST; the customer cookie says who is leaving.
-  app.post('/showtimes/:id/leave', async (c) => {
+  app.post('/showtimes/:id/leave', deps.leaveFloodLimit ?? ((_c, next) => next()), async (c) => {
     const id = c.req.param('id');
     const viewId = c.req.query('view') ?? '';
     const customerId = SHOWTIME_ID.test(id) && VIEW_ID.test(viewId) ? await customerOf(c) : null;

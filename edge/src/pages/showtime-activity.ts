@@ -24,13 +24,18 @@ export function createShowtimeActivity(options: { now?: () => number; maxShowtim
   function record(showtimeId: string, kind: ActivityKind) {
     let s = series.get(showtimeId);
     if (!s) {
-      if (series.size >= (options.maxShowtimes ?? 10_000)) series.clear();
+      // Full: the showtime idle longest goes (the Map keeps recently active ones last), never
+      // all of them, so requests on made-up showtime ids cannot wipe the real ones' counts.
+      if (series.size >= (options.maxShowtimes ?? 10_000)) series.delete(series.keys().next().value as string);
       s = { seconds: new Int32Array(WINDOW_SECONDS).fill(-1), counts: { holdConflicts: new Int32Array(WINDOW_SECONDS), rateLimited: new Int32Array(WINDOW_SECONDS) } };
       series.set(showtimeId, s);
     }
     const second = Math.floor(now() / 1000);
     const slot = second % WINDOW_SECONDS;
     if (s.seconds[slot] !== second) {
+      // Once a second per showtime: move it to the recent end of the Map.
+      series.delete(showtimeId);
+      series.set(showtimeId, s);
       s.seconds[slot] = second;
       s.counts.holdConflicts[slot] = 0;
       s.counts.rateLimited[slot] = 0;

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { createPowChallenges, leadingZeroBits } from './pow-challenge';
+import { solvePow } from './pow-solve-node';
+
+describe('proof-of-work challenges', () => {
+  it('counts leading zero bits', () => {
+    expect(leadingZeroBits(new Uint8Array([0x00, 0x0f, 0xff]))).toBe(12);
+    expect(leadingZeroBits(new Uint8Array([0x80]))).toBe(0);
+    expect(leadingZeroBits(new Uint8Array([0, 0]))).toBe(16);
+  });
+
+  it('accepts a solution and refuses forged, foreign, expired and weak ones', async () => {
+    let now = 1_000_000;
+    const pow = createPowChallenges({ secret: 'test-secret', ttlMs: 60_000, now: () => now });
+    const challenge = await pow.issue('42', 10);
+    const { nonce } = solvePow(challenge, 10);
+    expect(await pow.verify(challenge, nonce, '42')).toMatchObject({ ok: true, difficulty: 10 });
+    expect(await pow.verify(challenge, nonce, '43')).toEqual({ ok: false, reason: 'wrong_showtime' });
+    const tampered = challenge.replace('.10.', '.1.');
+    expect(await pow.verify(tampered, solvePow(tampered, 1).nonce, '42')).toEqual({ ok: false, reason: 'forged' });
+    const other = createPowChallenges({ secret: 'another-secret', ttlMs: 60_000, now: () => now });
+    expect(await other.verify(challenge, nonce, '42')).toEqual({ ok: false, reason: 'forged' });
+    // A nonce that misses: find one whose hash does not have the bits.
+    let weak = 0;
+    while ((await pow.verify(challenge, weak.toString(36), "42")).ok) weak++;
+    expect(await pow.verify(challenge, weak.toString(36), '42')).toEqual({ ok: false, reason: 'too_weak' });
+    expect(await pow.verify('junk', nonce, '42')).toEqual({ ok: false, reason: 'malformed' });
+    now += 60_001;
+    expect(await pow.verify(challenge, nonce, '42')).toEqual({ ok: false, reason: 'expired' });
+  });
+});
