@@ -6,10 +6,13 @@ import { startCore } from './node';
 import { Redis } from 'ioredis';
 import { redisStreamSink } from './events/event-sink';
 import { watchRedisClient } from './events/redis-health';
+import { installDriverCloseRaceGuard } from './db/driver-guard';
 import pino from 'pino';
 import { createIoredisStore } from '../../queue/src/index';
 
 const config = parseCoreConfig(process.env);
+const processLog = pino({ name: 'core', level: config.logLevel });
+installDriverCloseRaceGuard(processLog);
 if (!config.databaseUrl) {
   console.error('DATABASE_URL is required to run the core on its own (npm start runs everything embedded).');
   process.exit(2);
@@ -20,7 +23,7 @@ await migrate(sql);
 // outbox table until a relay with Redis runs.
 const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }) : null;
 if (!redis) console.warn('REDIS_URL not set: booking events stay in the outbox until a relay can publish them');
-if (redis) watchRedisClient(redis, pino({ name: 'core', level: config.logLevel }), 'booking-events');
+if (redis) watchRedisClient(redis, processLog, 'booking-events');
 // The core's own admission check talks to the waiting room's Redis; it must fail fast when
 // Redis is away (the failure policy then lets known turns go on), never queue commands.
 const roomRedis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000 }) : null;
