@@ -1,20 +1,10 @@
 /**
- * The few Redis keys the edge keeps besides the queue's own: the operator audit log (per
- * room, next to the room's keys under its `{show:<id>}` hash tag), the booking-event cursor
- * and the event dedupe marks. One narrow port, three implementations: ioredis (Node),
- * Upstash REST (Workers) and in-process (embedded `npm start`).
+ * The few Redis keys the edge keeps besides the queue's own (queue/src/keys.ts): the
+ * booking-event cursor and the event dedupe marks. The operator audit log is not here: it
+ * lives in PostgreSQL with the sale state (core/src/sale/). One narrow port, three
+ * implementations: ioredis (Node), Upstash REST (Workers) and in-process (embedded `npm start`).
  */
 import { bookingEventsRepublishKey, bookingEventsStreamKey } from '../../../lib/booking-events';
-
-export interface AuditEntry {
-  /** Who: the operator name sent in X-Operator, or "admin-token". */
-  actor: string;
-  action: string;
-  showtimeId: string;
-  before: unknown;
-  after: unknown;
-  atMs: number;
-}
 
 export interface StreamEntry {
   id: string;
@@ -22,9 +12,6 @@ export interface StreamEntry {
 }
 
 export interface EdgeStore {
-  appendAudit(entry: AuditEntry): Promise<void>;
-  /** Newest first. */
-  listAudit(showtimeId: string, limit: number): Promise<AuditEntry[]>;
   /** Entries of the booking-events stream after `afterId` ("0" = from the start). */
   readEvents(afterId: string, count: number): Promise<StreamEntry[]>;
   getCursor(consumer: string): Promise<string | null>;
@@ -43,11 +30,8 @@ export interface EdgeStore {
 /** One Redis command in, its raw reply out (ioredis `call`, or one Upstash REST request). */
 export type RedisCommand = (args: string[]) => Promise<unknown>;
 
-export const AUDIT_LOG_LENGTH = 1_000;
-
 export function edgeKeys(prefix: string) {
   return {
-    audit: (showtimeId: string) => `${prefix}wr:{show:${showtimeId}}:audit`,
     cursor: (consumer: string) => `${prefix}wr:edge:cursor:${consumer}`,
     seen: (eventId: string) => `${prefix}wr:edge:seen:${eventId}`,
     stream: bookingEventsStreamKey(prefix),
@@ -69,15 +53,6 @@ function parseStreamReply(reply: unknown): StreamEntry[] {
 export function createRedisEdgeStore(command: RedisCommand, prefix = ''): EdgeStore {
   const keys = edgeKeys(prefix);
   return {
-    async appendAudit(entry) {
-      const key = keys.audit(entry.showtimeId);
-      await command(['LPUSH', key, JSON.stringify(entry)]);
-      await command(['LTRIM', key, '0', String(AUDIT_LOG_LENGTH - 1)]);
-    },
-    async listAudit(showtimeId, limit) {
-      const reply = await command(['LRANGE', keys.audit(showtimeId), '0', String(limit - 1)]);
-      return (Array.isArray(reply) ? reply : []).map((raw) => JSON.parse(String(raw)) as AuditEntry);
-    },
     async readEvents(afterId, count) {
       return parseStreamReply(await command(['XREAD', 'COUNT', String(count), 'STREAMS', keys.stream, afterId]));
     },

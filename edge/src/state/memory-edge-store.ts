@@ -2,7 +2,7 @@
  * The edge's keys in process memory, for the embedded `npm start` (no Redis). The booking
  * event stream is an array here: an in-process relay appends with `publishEvent`.
  */
-import { AUDIT_LOG_LENGTH, type AuditEntry, type EdgeStore, type StreamEntry } from './edge-store';
+import type { EdgeStore, StreamEntry } from './edge-store';
 
 export interface MemoryEdgeStore extends EdgeStore {
   /** XADD for the in-process stream; returns the entry id. */
@@ -10,7 +10,6 @@ export interface MemoryEdgeStore extends EdgeStore {
 }
 
 export function createMemoryEdgeStore(now: () => number = Date.now): MemoryEdgeStore {
-  const audit = new Map<string, AuditEntry[]>();
   const stream: StreamEntry[] = [];
   const cursors = new Map<string, string>();
   const seen = new Map<string, number>();
@@ -23,15 +22,6 @@ export function createMemoryEdgeStore(now: () => number = Date.now): MemoryEdgeS
   };
 
   return {
-    async appendAudit(entry) {
-      const list = audit.get(entry.showtimeId) ?? [];
-      list.unshift(structuredClone(entry));
-      list.length = Math.min(list.length, AUDIT_LOG_LENGTH);
-      audit.set(entry.showtimeId, list);
-    },
-    async listAudit(showtimeId, limit) {
-      return (audit.get(showtimeId) ?? []).slice(0, limit).map((entry) => structuredClone(entry));
-    },
     async readEvents(afterId, count) {
       return stream.filter((entry) => compareIds(entry.id, afterId) > 0).slice(0, count);
     },
