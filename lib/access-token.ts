@@ -13,8 +13,6 @@ export interface AccessClaims {
   /** The admission session this token belongs to (lets the queue release the slot). */
   sessionId: string;
   expiresAtMs: number;
-  /** When the edge signed it (iat); 0 when signing. Tells a turn Redis has lost from one it ended. */
-  issuedAtMs?: number;
 }
 
 export const showtimeAudience = (showtimeId: number | string) => `showtime:${showtimeId}`;
@@ -89,7 +87,6 @@ export function createAccessTokenVerifier(keys: TokenKeyMaterial, options: Acces
       showtimeId: Number(match[1]),
       sessionId: typeof payload.sid === 'string' ? payload.sid : '',
       expiresAtMs: payload.exp * 1000,
-      issuedAtMs: typeof payload.iat === 'number' ? payload.iat * 1000 : 0,
     };
     if (cache.size >= cacheSize) cache.delete(cache.keys().next().value as string);
     cache.set(token, claims);

@@ -56,6 +56,21 @@ CREATE TABLE operator_audit (
 );
 CREATE INDEX operator_audit_showtime_idx ON operator_audit (showtime_id, id DESC);
 
+-- Admission turns the waiting room granted, written when a buyer is admitted, ended when they
+-- leave or the sale closes. Redis keeps the live copy; when Redis loses a room, its turns come
+-- back from here, so they keep working until they expire and count against the capacity.
+-- No foreign key to showtime, as for seat_hold: inserts would share-lock the hot showtime row.
+CREATE TABLE admission_turn (
+  showtime_id bigint NOT NULL,
+  customer_id varchar(128) NOT NULL,
+  ticket      bigint NOT NULL CHECK (ticket >= 0),
+  expires_at  timestamptz NOT NULL,
+  created_at  timestamptz NOT NULL DEFAULT now(),
+  ended_at    timestamptz,
+  PRIMARY KEY (showtime_id, customer_id, ticket)
+);
+CREATE INDEX admission_turn_live_idx ON admission_turn (showtime_id, expires_at) WHERE ended_at IS NULL;
+
 -- GUARD + LOG: the switch moves only along the sale state machine; every move is logged.
 -- VERSION: the room's copy in Redis is stale as soon as the switch or the sale's times change.
 CREATE FUNCTION guard_sale_state() RETURNS trigger LANGUAGE plpgsql AS $$

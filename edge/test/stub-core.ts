@@ -80,7 +80,13 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     return showtime;
   };
   app.get('/admin/rooms', (c) => c.json([...showtimes.values()].map(control)));
-  app.get('/admin/showtimes/:id/room', (c) => c.json(control(known(c))));
+  app.get('/admin/showtimes/:id/room', (c) => {
+    const showtime = known(c);
+    const live = [...turns.entries()]
+      .filter(([key, turn]) => key.startsWith(`${showtime.id}/`) && !turn.ended && turn.expiresAtMs > Date.now())
+      .map(([, { customerId, ticket, expiresAtMs }]) => ({ customerId, ticket, expiresAtMs }));
+    return c.json({ ...control(showtime), turns: live });
+  });
   app.put('/admin/showtimes/:id/room', async (c) => {
     const showtime = known(c);
     const { state, opensAt, sessionTtlSeconds, ...settings } = (await c.req.json()) as Record<string, unknown>;
@@ -91,6 +97,21 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     showtime.version++;
     audit.unshift({ showtimeId: String(showtime.id), actor: c.req.header('x-operator') ?? 'admin-token', action: 'room.update', version: showtime.version, atMs: Date.now() });
     return c.json(control(showtime));
+  });
+  // The turn ledger, kept as the core keeps it (restored with the room).
+  const turns = new Map<string, { customerId: string; ticket: number; expiresAtMs: number; ended: boolean }>();
+  app.post('/admin/showtimes/:id/turns', async (c) => {
+    const showtime = known(c);
+    const turn = (await c.req.json()) as { customerId: string; ticket: number; expiresAtMs: number };
+    turns.set(`${showtime.id}/${turn.customerId}/${turn.ticket}`, { ...turn, ended: false });
+    return c.body(null, 204);
+  });
+  app.post('/admin/showtimes/:id/turns/end', async (c) => {
+    const showtime = known(c);
+    const { customerId } = (await c.req.json()) as { customerId: string };
+    let ended = 0;
+    for (const [key, turn] of turns) if (key.startsWith(`${showtime.id}/${customerId}/`) && !turn.ended) (turn.ended = true), ended++;
+    return c.json({ ended });
   });
   app.get('/admin/showtimes/:id/room/audit', (c) => {
     const showtime = known(c);
@@ -139,6 +160,14 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     received,
     get seatMapReads() {
       return seatMapReads;
+    },
+    /** What an operator set, stored as the core would (engine units), with a new version. */
+    setRoomSettings(showtimeId: number, settings: Record<string, unknown>) {
+      const showtime = showtimes.get(showtimeId)!;
+      const { state, ...rest } = settings;
+      if (typeof state === 'string') showtime.saleState = SALE_STATE[state] ?? showtime.saleState;
+      showtime.settings = { ...showtime.settings, ...rest };
+      showtime.version++;
     },
     addShowtime(saleState = 'on_sale', opensAt = new Date(Date.now() - 60_000)): number {
       const id = nextShowtime++;

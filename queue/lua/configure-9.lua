@@ -8,8 +8,6 @@
            state 'opening' means the draw is pending (and a requested pause not yet applied);
            applied 0: the pairs carry a `version` older than the room's, nothing changed
   Closing ends every turn: offers and admission sessions are dropped at once.
-  `epochMs` records when this copy of the room came into being: an access token issued before
-  it was granted by a copy Redis has lost (see take-5.lua).
   A closed or sold-out room's keys expire after closedRetentionMs (its waiters are still told
   why until then); a room that opens again keeps its keys for good.
 ]]
@@ -29,7 +27,6 @@ for i = 5, firstDefault - 1, 2 do
     end
   end
 end
-redis.call('HSETNX', cfgKey, 'epochMs', nowMs)
 for i = 5, firstDefault - 1, 2 do redis.call('HSET', cfgKey, ARGV[i], ARGV[i + 1]) end
 for i = firstDefault, #ARGV, 2 do redis.call('HSETNX', cfgKey, ARGV[i], ARGV[i + 1]) end
 redis.call('HSETNX', cfgKey, 'seedHash', ARGV[2])

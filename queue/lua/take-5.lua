@@ -4,19 +4,18 @@
   With requireAdmission, the customer must also hold a live admission session, and the one
   their token names (routes that start a purchase: a token outliving a released slot, or one
   from before the buyer left and joined again, must not let its holder in again).
-  A token issued before this copy of the room existed (cfg epochMs) was granted by a copy
-  Redis has lost: its turn is not known to have ended, so it keeps working until it expires
-  and is entered in the active set again, where it counts against the capacity.
+  A room with no copy in Redis at all (lost, not yet restored from PostgreSQL) knows nothing:
+  the turn keeps working (the failure policy); the restore brings its turns back from the
+  core's ledger (restore-9.lua), and from then on they are checked again.
   KEYS: 1 room cfg (per-showtime overrides), 2 customer bucket, 3 showtime bucket,
         4 room active sessions (zset customer -> session expiry ms),
         5 room who (hash customer -> ticket)
   ARGV: 1 cost, 2 default customer capacity, 3 default customer refill per minute,
         4 default showtime capacity, 5 default showtime refill per second,
         6 customer id, 7 requireAdmission (1|0),
-        8 the token's ticket ('' = any session), 9 token issued at ms, 10 token expires at ms
+        8 the token's ticket ('' = any session)
   Returns: {allowed (1|0), retryAfterMs, customerTokensLeft, showtimeTokensLeft, admission}
-           admission: 1 live session, 2 not known (room lost, or restored after the token),
-                      0 not checked
+           admission: 1 live session, 2 not known (no copy of the room), 0 not checked
            -10 cost exceeds a bucket's capacity (can never succeed)
            -11 no live admission session (nothing charged)
 ]]
@@ -35,17 +34,10 @@ if ARGV[7] == '1' then
   local customer, ticket = ARGV[6], ARGV[8]
   local sessionEndsAt = tonumber(redis.call('ZSCORE', KEYS[4], customer))
   local current = redis.call('HGET', KEYS[5], customer)
-  local epoch = tonumber(redis.call('HGET', KEYS[1], 'epochMs'))
   if sessionEndsAt and sessionEndsAt > nowMs and (ticket == '' or current == ticket) then
     admission = 1
-  elseif not epoch then
-    -- No copy of the room at all (Redis lost it, not restored yet): nothing is known.
+  elseif redis.call('EXISTS', KEYS[1]) == 0 then
     admission = 2
-  elseif not current and ticket ~= '' and tonumber(ARGV[9]) < epoch - epoch % 1000 and tonumber(ARGV[10]) > nowMs then
-    -- (iat has whole seconds: only a token from an earlier second than this copy predates it)
-    admission = 2
-    redis.call('ZADD', KEYS[4], tonumber(ARGV[10]), customer)
-    redis.call('HSET', KEYS[5], customer, ticket)
   else
     return {-11}
   end

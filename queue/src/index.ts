@@ -1,7 +1,7 @@
 /**
  * The waiting-room engine. See queue/README.md for the contract.
  */
-export { createRoomEngine, type RoomEngine, type RoomEngineOptions, type Claimed, type TickResult, type RoomStats } from './room-engine';
+export { createRoomEngine, type RoomEngine, type RoomEngineOptions, type Claimed, type TickResult, type RoomStats, type RestoredTurn } from './room-engine';
 export { createPurchaseBuckets, ticketOfSession, type BucketDecision, type TokenSession } from './purchase-buckets';
 export { type Standing, type BuyerState } from './replies';
 export {

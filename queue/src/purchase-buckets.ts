@@ -29,8 +29,6 @@ export interface BucketDecision {
 export interface TokenSession {
   /** The ticket of the turn (`sid` is `<showtime>.<ticket>`); '' accepts any live session. */
   ticket: string;
-  issuedAtMs: number;
-  expiresAtMs: number;
 }
 
 /** The ticket part of an access token's session id (`<showtime>.<ticket>`), or ''. */
@@ -71,8 +69,6 @@ export function createPurchaseBuckets(options: { store: ScriptStore; keyPrefix?:
           customerId,
           rules.requireAdmission ? 1 : 0,
           rules.session?.ticket ?? '',
-          rules.session?.issuedAtMs ?? 0,
-          rules.session?.expiresAtMs ?? 0,
         ],
       );
       if (Number(reply[0]) < 0) return refusalFromCode(Number(reply[0]));

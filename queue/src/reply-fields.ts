@@ -37,6 +37,7 @@ export const REPLY_FIELDS = {
   release: { status: true, fields: ['freed', 'offered'], rest: null },
   leave: { status: true, fields: ['removed', 'offered'], rest: null },
   configure: { status: true, fields: ['state', 'applied'], rest: null },
+  restore: { status: true, fields: ['restored'], rest: null },
   inspect: {
     status: true,
     fields: ['nowMs', 'preLength', 'lineLength', 'offered', 'active', 'admitsInWindow', 'headTicket', 'tailTicket', 'cfg', 'stats'],

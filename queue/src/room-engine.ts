@@ -32,6 +32,16 @@ export interface Claimed {
   alreadyAdmitted: boolean;
 }
 
+/** A turn from the core's ledger: who, which ticket, until when. */
+export interface RestoredTurn {
+  customerId: string;
+  ticket: number;
+  expiresAtMs: number;
+}
+
+/** Turns restored per script call: bounded work inside Redis for a room of any capacity. */
+const RESTORE_CHUNK = 500;
+
 export interface TickResult {
   ok: true;
   offered: number;
@@ -241,6 +251,23 @@ export function createRoomEngine(options: RoomEngineOptions) {
         sessionExpiresAtMs: Number(claimed.sessionExpiresAtMs),
         alreadyAdmitted: Number(claimed.alreadyAdmitted) === 1,
       };
+    },
+
+    /**
+     * Puts back turns a lost copy of the room had granted (from the core's ledger), so they keep
+     * working and count against the capacity; customers the room already knows are left alone.
+     */
+    async restoreTurns(showtimeId: string, turns: readonly RestoredTurn[]): Promise<{ ok: true; restored: number } | Refused> {
+      const bad = checkIds(showtimeId);
+      if (bad) return bad;
+      let restored = 0;
+      for (let i = 0; i < turns.length; i += RESTORE_CHUNK) {
+        const args = turns.slice(i, i + RESTORE_CHUNK).flatMap((turn) => [turn.customerId, turn.ticket, turn.expiresAtMs]);
+        const reply = await call(scripts.restore, showtimeId, args);
+        if (isRefusal(reply)) return refused(reply);
+        restored += Number(readReply('restore', reply).restored);
+      }
+      return { ok: true, restored };
     },
 
     /** Gives the admission (or offer) back at once: booking done or buyer left (a released hold keeps the turn). */

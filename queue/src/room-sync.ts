@@ -4,7 +4,7 @@
  * fetched it (the edge through its core client, the ticker over HTTP); the engine ignores a
  * copy older than the room's, so several writers may race safely.
  */
-import type { RoomEngine } from './room-engine';
+import type { RestoredTurn, RoomEngine } from './room-engine';
 import type { RoomSettingsPatch } from './settings';
 
 /** What the core's sale control answers for one showtime (GET /admin/rooms is a list of these). */
@@ -36,28 +36,48 @@ export async function applySaleControl(engine: RoomEngine, control: SaleControl,
 
 /**
  * Restores rooms Redis lost (unless their sale is over: a join restores those on demand, to
- * say so) and brings older copies up to date. One Redis read per room. Returns rooms written.
+ * say so) and brings older copies up to date. One Redis read per room. A lost room is
+ * restored by `restoreLost` (settings and the turns it had granted); without one, from the
+ * control alone. Returns rooms written.
  */
-export async function syncRooms(engine: RoomEngine, controls: SaleControl[], logger?: SyncLogger): Promise<number> {
+export async function syncRooms(
+  engine: RoomEngine,
+  controls: SaleControl[],
+  logger?: SyncLogger,
+  restoreLost?: (showtimeId: string) => Promise<void>,
+): Promise<number> {
   let written = 0;
   for (const control of controls) {
-    const held = await engine.getSettings(String(control.showtimeId));
+    const showtimeId = String(control.showtimeId);
+    const held = await engine.getSettings(showtimeId);
     const missing = !held.ok && held.code === 'unknown_room';
     if (missing && control.room.state === 'closed') continue;
-    if (missing || (held.ok && held.settings.version < control.version)) {
+    if (missing && restoreLost) {
+      await restoreLost(showtimeId);
+      written++;
+    } else if (missing || (held.ok && held.settings.version < control.version)) {
       if (await applySaleControl(engine, control, logger)) written++;
     }
   }
   return written;
 }
 
-/** Fetches the room list from the core over HTTP (the standalone ticker's way in). */
-export function coreRoomList(options: { coreUrl: string; adminToken: string; serviceToken?: string | null; timeoutMs?: number }) {
-  return async function fetchRoomList(): Promise<SaleControl[]> {
-    const headers: Record<string, string> = { authorization: `Bearer ${options.adminToken}`, accept: 'application/json' };
-    if (options.serviceToken) headers['x-service-token'] = options.serviceToken;
-    const response = await fetch(`${options.coreUrl.replace(/\/+$/, '')}/admin/rooms`, { headers, signal: AbortSignal.timeout(options.timeoutMs ?? 5_000) });
-    if (!response.ok) throw new Error(`core answered ${response.status} for the room list`);
-    return (await response.json()) as SaleControl[];
+/** The core's sale control over HTTP (the standalone ticker's way in). */
+export function coreSaleControl(options: { coreUrl: string; adminToken: string; serviceToken?: string | null; timeoutMs?: number }) {
+  const headers: Record<string, string> = { authorization: `Bearer ${options.adminToken}`, accept: 'application/json' };
+  if (options.serviceToken) headers['x-service-token'] = options.serviceToken;
+  const get = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${options.coreUrl.replace(/\/+$/, '')}${path}`, { headers, signal: AbortSignal.timeout(options.timeoutMs ?? 5_000) });
+    if (!response.ok) throw new Error(`core answered ${response.status} for ${path}`);
+    return (await response.json()) as T;
+  };
+  return {
+    list: () => get<SaleControl[]>('/admin/rooms'),
+    /** One room with the turns still live, for a room Redis lost. */
+    async restore(engine: RoomEngine, showtimeId: string, logger?: SyncLogger): Promise<void> {
+      const control = await get<SaleControl & { turns?: RestoredTurn[] }>(`/admin/showtimes/${showtimeId}/room`);
+      await applySaleControl(engine, control, logger);
+      if (control.turns && control.turns.length > 0) await engine.restoreTurns(showtimeId, control.turns);
+    },
   };
 }

@@ -13,7 +13,7 @@ import pino from 'pino';
 import { createIoredisStore } from './ioredis-store';
 import { createRoomEngine } from './room-engine';
 import { createRoomTicker } from './room-ticker';
-import { coreRoomList, syncRooms } from './room-sync';
+import { coreSaleControl, syncRooms } from './room-sync';
 
 const logger = pino({ name: 'queue-ticker' });
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -39,13 +39,14 @@ const coreUrl = process.env.CORE_URL;
 const syncEveryMs = Number(process.env.ROOM_SYNC_MS ?? 2_000);
 let syncTimer: ReturnType<typeof setInterval> | null = null;
 if (coreUrl && process.env.ADMIN_TOKEN) {
-  const fetchRooms = coreRoomList({ coreUrl, adminToken: process.env.ADMIN_TOKEN, serviceToken: process.env.CORE_SERVICE_TOKEN ?? null });
+  const control = coreSaleControl({ coreUrl, adminToken: process.env.ADMIN_TOKEN, serviceToken: process.env.CORE_SERVICE_TOKEN ?? null });
   let syncing = false;
   syncTimer = setInterval(() => {
     if (syncing) return;
     syncing = true;
-    fetchRooms()
-      .then((controls) => syncRooms(engine, controls, logger))
+    control
+      .list()
+      .then((controls) => syncRooms(engine, controls, logger, (showtimeId) => control.restore(engine, showtimeId, logger)))
       .then((written) => written > 0 && logger.info({ written }, 'rooms restored from the database'))
       .catch((error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'room sync failed'))
       .finally(() => (syncing = false));

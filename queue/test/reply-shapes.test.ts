@@ -49,6 +49,8 @@ async function scenario(store: ScriptStore) {
   ok(await buckets.takePurchaseTokens(show, 'a', 1, { requireAdmission: true }));
   await buckets.takePurchaseTokens(show, 'b', 1, { requireAdmission: true }); // refused: not admitted
   ok(await room.tick(show));
+  ok(await room.restoreTurns(show, [{ customerId: 'r', ticket: 7, expiresAtMs: Date.now() + 60_000 }]));
+  await room.restoreTurns(nextShowtimeId(), [{ customerId: 'r', ticket: 1, expiresAtMs: Date.now() + 60_000 }]); // refused: unknown room
   ok(await room.release(show, 'a'));
   ok(await room.leave(show, 'b'));
   ok(await room.stats(show));

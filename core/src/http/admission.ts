@@ -26,7 +26,7 @@ export function createAdmissionCheck(options: { store: ScriptStore; keyPrefix?: 
     try {
       decision = await buckets.takePurchaseTokens(String(access.showtimeId), access.customerId, 1, {
         requireAdmission: true,
-        session: { ticket: ticketOfSession(access.sessionId), issuedAtMs: access.issuedAtMs ?? 0, expiresAtMs: access.expiresAtMs },
+        session: { ticket: ticketOfSession(access.sessionId) },
       });
     } catch {
       metrics.admissionUnchecked.inc({ reason: 'store_down' });

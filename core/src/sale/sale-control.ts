@@ -12,6 +12,7 @@ import { findShowtime, listCurrentShowtimes, updateShowtime, type SaleSwitch, ty
 import type { Db } from '../db/connect';
 import { mapDatabaseError } from '../db/sql-errors';
 import { findRoomSettings, insertAudit, listAudit, listRoomSettings, lockShowtime, mergeRoomSettings, type RoomSettingsRow } from './sale-repo';
+import { endTurns, listLiveTurns, recordTurn, type LiveTurn } from './turn-repo';
 
 export interface SaleControl {
   showtimeId: number;
@@ -113,6 +114,18 @@ export function createSaleControlService(deps: { sql: Sql }) {
   return {
     read: (showtimeId: number) => read(deps.sql, showtimeId),
 
+    /** The control plus the turns still live: what a room Redis lost is restored from. */
+    async readForRestore(showtimeId: number): Promise<(SaleControl & { turns: LiveTurn[] }) | null> {
+      const control = await read(deps.sql, showtimeId);
+      return control ? { ...control, turns: control.room.state === 'closed' ? [] : await listLiveTurns(deps.sql, showtimeId) } : null;
+    },
+
+    /** Records a turn the waiting room granted; false when the showtime does not exist. */
+    recordTurn: (showtimeId: number, turn: LiveTurn) => recordTurn(deps.sql, showtimeId, turn),
+
+    /** The customer left the line: their turns are over. */
+    endTurns: (showtimeId: number, customerId: string) => endTurns(deps.sql, showtimeId, customerId),
+
     /** Every showtime whose room matters now (for the edge's and the ticker's sync). */
     async listCurrent(limit = 500): Promise<SaleControl[]> {
       const rows = await listCurrentShowtimes(deps.sql, limit);
@@ -140,6 +153,8 @@ export function createSaleControlService(deps: { sql: Sql }) {
           if (Object.keys(changes).length > 0) await updateShowtime(tx, showtimeId, changes);
           const settings = change.update ? operatorSettingsOf(change.update) : {};
           if (Object.keys(settings).length > 0) await mergeRoomSettings(tx, showtimeId, settings);
+          // Closing ends every turn, here as in Redis, so a restore cannot bring one back.
+          if (changes.saleState === 'CLOSED') await endTurns(tx, showtimeId, null);
           const after = (await read(tx, showtimeId))!;
           await insertAudit(tx, { showtimeId, actor: operator.actor, source: operator.source, action, before: auditView(before), after: auditView(after), version: after.version });
           return after;

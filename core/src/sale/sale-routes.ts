@@ -10,11 +10,19 @@ import { readJsonBody } from '../../../lib/http';
 import { roomUpdateSchema } from '../../../queue/src/room-update';
 import { requireAdminToken } from '../http/auth';
 import { showtimeIdParam } from '../http/params';
+import { isValidCustomerId } from '../../../lib/customer-id';
 import type { Operator, SaleControlService } from './sale-control';
 
 const OPERATOR = /^[\w .@:-]{1,64}$/;
 const SOURCE = /^[0-9A-Fa-f:.]{1,64}$/;
 const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(200) });
+const customerId = z.string().refine(isValidCustomerId, 'a customer id: 1-128 of [A-Za-z0-9_.:@-]');
+const turnSchema = z.object({
+  customerId,
+  ticket: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  expiresAtMs: z.number().int().positive().max(8.64e15),
+}).strict();
+const endTurnSchema = z.object({ customerId }).strict();
 
 /**
  * Who made the change: the edge names the signed-in operator and their address; a caller that
@@ -36,7 +44,7 @@ export function saleControlRoutes(deps: { sale: SaleControlService; adminToken: 
   app.get('/rooms', async (c) => c.json(await deps.sale.listCurrent()));
 
   app.get('/showtimes/:showtimeId/room', async (c) => {
-    const control = await deps.sale.read(showtimeIdParam(c.req.param('showtimeId')));
+    const control = await deps.sale.readForRestore(showtimeIdParam(c.req.param('showtimeId')));
     if (!control) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
     return c.json(control);
   });
@@ -45,6 +53,20 @@ export function saleControlRoutes(deps: { sale: SaleControlService; adminToken: 
     const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
     const update = await readJsonBody(c, roomUpdateSchema);
     return c.json(await deps.sale.change(showtimeId, { update }, operatorOf(c)));
+  });
+
+  // The turn ledger: the edge records each admission, and each leave, as it happens.
+  app.post('/showtimes/:showtimeId/turns', async (c) => {
+    const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
+    const turn = await readJsonBody(c, turnSchema);
+    if (!(await deps.sale.recordTurn(showtimeId, turn))) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    return c.body(null, 204);
+  });
+
+  app.post('/showtimes/:showtimeId/turns/end', async (c) => {
+    const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
+    const { customerId: customer } = await readJsonBody(c, endTurnSchema);
+    return c.json({ ended: await deps.sale.endTurns(showtimeId, customer) });
   });
 
   app.get('/showtimes/:showtimeId/room/audit', async (c) => {

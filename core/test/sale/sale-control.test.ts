@@ -119,6 +119,40 @@ describe('one sale state per showtime, in PostgreSQL', () => {
     expect(final.json.room.capacity).toBe(entries[0].after.capacity);
   });
 
+  it('the turn ledger: admissions recorded, leaves and close end them, a restore reads only live turns', async () => {
+    const { showtimeId } = await h.createShowtime();
+    const expiresAtMs = Date.now() + 60_000;
+    const record = (customerId: string, ticket: number, expires = expiresAtMs) =>
+      h.call('POST', `/admin/showtimes/${showtimeId}/turns`, { headers: admin, body: { customerId, ticket, expiresAtMs: expires } });
+    expect((await record('ana', 1)).status).toBe(204);
+    expect((await record('ana', 1)).status).toBe(204); // idempotent
+    expect((await record('ben', 2)).status).toBe(204);
+    expect((await record('cy', 3)).status).toBe(204);
+    expect((await record('old', 4, Date.now() - 1_000)).status).toBe(204);
+    expect((await h.call('POST', `/admin/showtimes/${showtimeId}/turns/end`, { headers: admin, body: { customerId: 'ben' } })).json).toEqual({ ended: 1 });
+    // cy has bought since: the booking completes the turn.
+    await sql`INSERT INTO seat_hold (id, showtime_id, customer_id, seat_codes, expires_at) VALUES (gen_random_uuid(), ${showtimeId}, 'cy', '{A1}', now() + interval '1 minute')`;
+    await sql`
+      WITH h AS (SELECT id FROM seat_hold WHERE showtime_id = ${showtimeId} AND customer_id = 'cy'),
+           p AS (INSERT INTO payment (id, hold_id, showtime_id, customer_id, amount_cents, currency, checkout_url, expires_at)
+                 SELECT ${`pay_${showtimeId}`}, id, ${showtimeId}, 'cy', 1000, 'EUR', 'http://pay.test', now() + interval '1 minute' FROM h RETURNING id, hold_id)
+      INSERT INTO booking (id, hold_id, payment_id, showtime_id, customer_id, seat_codes, amount_cents, currency, status, status_cause)
+      SELECT gen_random_uuid(), hold_id, id, ${showtimeId}, 'cy', '{A1}', 1000, 'EUR', 'CONFIRMED', 'test' FROM p`;
+    const read = await room(showtimeId);
+    expect(read.json.turns).toEqual([{ customerId: 'ana', ticket: 1, expiresAtMs: expect.any(Number) }]);
+    expect(Math.abs(read.json.turns[0].expiresAtMs - expiresAtMs)).toBeLessThan(2);
+
+    await change(showtimeId, { state: 'closed' });
+    expect((await room(showtimeId)).json.turns).toEqual([]);
+    const [{ live }] = await sql<{ live: number }[]>`SELECT count(*)::int AS live FROM admission_turn WHERE showtime_id = ${showtimeId} AND ended_at IS NULL`;
+    expect(live).toBe(0);
+
+    for (const body of [{}, { customerId: '__proto__', ticket: 1, expiresAtMs }, { customerId: 'x', ticket: -1, expiresAtMs }, { customerId: 'x', ticket: 1 }, { customerId: 'x y', ticket: 1, expiresAtMs }]) {
+      expect((await h.call('POST', `/admin/showtimes/${showtimeId}/turns`, { headers: admin, body })).status).toBe(422);
+    }
+    expect((await h.call('POST', '/admin/showtimes/999999999/turns', { headers: admin, body: { customerId: 'x', ticket: 1, expiresAtMs } })).status).toBe(404);
+  });
+
   it('bad input on every sale-control route: 4xx, nothing written, audit unchanged', async () => {
     const { showtimeId } = await h.createShowtime();
     const bodies: unknown[] = [{}, { capacity: 0 }, { capacity: -1 }, { capacity: 'many' }, { state: 'exploded' }, { unknown: 1 },

@@ -24,7 +24,7 @@ export function purchaseBuckets(options: {
     const access = c.get('access');
     const decision = await options.limiter.take(String(access.showtimeId), access.customerId, {
       requireAdmission: options.requireAdmission ?? false,
-      session: { ticket: ticketOfSession(access.sessionId), issuedAtMs: access.issuedAtMs ?? 0, expiresAtMs: access.expiresAtMs },
+      session: { ticket: ticketOfSession(access.sessionId) },
     });
     if (decision.notAdmitted) {
       options.metrics.limiterRejections.inc({ limiter: 'admission_ended' });

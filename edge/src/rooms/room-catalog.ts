@@ -6,7 +6,7 @@
  * only happens inside a room's own scripts.
  */
 import { AppError, notFound, unavailable } from '../../../lib/errors';
-import type { RoomEngine } from '../../../queue/src/index';
+import type { RestoredTurn, RoomEngine } from '../../../queue/src/index';
 import { applySaleControl, syncRooms, type SaleControl } from '../../../queue/src/room-sync';
 import type { CoreClient } from '../core-client';
 
@@ -24,39 +24,60 @@ export function createRoomCatalog(options: { core: CoreClient; engine: RoomEngin
     await applySaleControl(engine, control, options.logger);
   };
 
-  async function fetchControl(showtimeId: string): Promise<SaleControl> {
-    const { status, body } = await core.adminJson<SaleControl>('GET', `/admin/showtimes/${showtimeId}/room`);
+  async function fetchControl(showtimeId: string): Promise<SaleControl & { turns?: RestoredTurn[] }> {
+    const { status, body } = await core.adminJson<SaleControl & { turns?: RestoredTurn[] }>('GET', `/admin/showtimes/${showtimeId}/room`);
     if (status === 404) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
     if (status !== 200 || !body) throw unavailable('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', 2);
     return body;
   }
 
   async function restore(showtimeId: string): Promise<void> {
-    await apply(await fetchControl(showtimeId));
+    const control = await fetchControl(showtimeId);
+    await apply(control);
+    // The turns this room had granted (from the core's ledger) come back with it: they keep
+    // working until they expire and count against the capacity, so the cap holds after a loss.
+    if (control.turns && control.turns.length > 0) await engine.restoreTurns(showtimeId, control.turns);
+  }
+
+  /** Brings one room in Redis up to the database's copy (single-flight per showtime). */
+  function ensureRoom(showtimeId: string): Promise<void> {
+    const running = restoring.get(showtimeId);
+    if (running) return running;
+    const started = restore(showtimeId).finally(() => restoring.delete(showtimeId));
+    restoring.set(showtimeId, started);
+    return started;
   }
 
   return {
-    /** Brings one room in Redis up to the database's copy (single-flight per showtime). */
-    ensureRoom(showtimeId: string): Promise<void> {
-      const running = restoring.get(showtimeId);
-      if (running) return running;
-      const started = restore(showtimeId).finally(() => restoring.delete(showtimeId));
-      restoring.set(showtimeId, started);
-      return started;
-    },
+    ensureRoom,
 
     /** Applies a control the core has just answered with (after an operator's change). */
     apply,
 
     /**
-     * One pass over every current showtime: rooms Redis lost are restored (unless their sale is
-     * over: a join restores those on demand, to say so), older copies are brought up to date.
-     * Returns how many rooms it wrote.
+     * Writes a granted turn into the core's ledger before the buyer hears "admitted", so a
+     * Redis that loses the room can be given it back. No ledger, no admission: 503.
+     */
+    async recordTurn(showtimeId: string, turn: RestoredTurn): Promise<void> {
+      const { status } = await core.adminJson('POST', `/admin/showtimes/${showtimeId}/turns`, { body: turn });
+      if (status === 404) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+      if (status !== 204) throw unavailable('CORE_UNAVAILABLE', 'Admissions are paused while the seat service is unavailable; your place is kept', 2);
+    },
+
+    /** The buyer left: their turn is over in the ledger too (best effort: Redis already said so). */
+    async endTurns(showtimeId: string, customerId: string): Promise<void> {
+      await core.adminJson('POST', `/admin/showtimes/${showtimeId}/turns/end`, { body: { customerId } });
+    },
+
+    /**
+     * One pass over every current showtime: rooms Redis lost are restored with their turns
+     * (unless their sale is over: a join restores those on demand, to say so), older copies
+     * are brought up to date. Returns how many rooms it wrote.
      */
     async syncAll(): Promise<number> {
       const { status, body } = await core.adminJson<SaleControl[]>('GET', '/admin/rooms');
       if (status !== 200 || !Array.isArray(body)) throw new AppError(503, 'CORE_UNAVAILABLE', `core answered ${status} for the room list`);
-      return syncRooms(engine, body, options.logger);
+      return syncRooms(engine, body, options.logger, ensureRoom);
     },
   };
 }

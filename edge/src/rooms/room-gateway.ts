@@ -6,7 +6,7 @@
 import { signAccessToken } from '../../../lib/access-token';
 import { AppError, unavailable } from '../../../lib/errors';
 import type { TokenKeyMaterial } from '../../../lib/token-keys';
-import { estimateFromSnapshot, type Refused, type RoomEngine, type RoomSnapshot, type Standing } from '../../../queue/src/index';
+import { estimateFromSnapshot, ticketOfSession, type Refused, type RoomEngine, type RoomSnapshot, type Standing } from '../../../queue/src/index';
 import type { EdgeMetrics } from '../metrics';
 import { createSingleFlightCache } from '../state/single-flight-cache';
 import type { RoomCatalog } from './room-catalog';
@@ -88,6 +88,17 @@ export function createRoomGateway(options: RoomGatewayOptions) {
     if (!claimed.ok) {
       if (claimed.code === 'not_offered') return { state: 'waiting', pollAfterMs: 1_000, ticket, source: 'redis' };
       throw refusalError(claimed);
+    }
+    // Into the core's ledger before the buyer gets a token: a turn Redis could lose without a
+    // trace would, given back later on the token alone, push the room past its capacity. While
+    // the core cannot record it the buyer keeps the slot and hears "waiting"; the next poll
+    // (claiming again returns the same session) tries again.
+    try {
+      await options.catalog.recordTurn(showtimeId, { customerId, ticket: Number(ticketOfSession(claimed.sessionId)), expiresAtMs: claimed.sessionExpiresAtMs });
+    } catch (error) {
+      if (error instanceof AppError && error.status === 404) throw error;
+      metrics.coreErrors.inc();
+      return { state: 'waiting', pollAfterMs: 2_000, ticket, source: 'redis' };
     }
     const accessToken = await signAccessToken(options.tokenKeys, {
       customerId,
@@ -216,6 +227,9 @@ export function createRoomGateway(options: RoomGatewayOptions) {
         if (result.code === 'unknown_room') return false;
         throw refusalError(result);
       }
+      // The ledger follows; leaving must work while the core is down, so this may fail quietly
+      // (the turn then only outlives a Redis loss, until it expires).
+      if (result.removed) await options.catalog.endTurns(showtimeId, customerId).catch(() => metrics.coreErrors.inc());
       return result.removed;
     },
 

@@ -103,6 +103,23 @@ const release = withRoom((room, s, [customer]) => {
   return buildReply('release', { freed, offered });
 });
 
+const restore = withRoom((room, _s, argv) => {
+  const { db } = room;
+  let restored = 0;
+  let maxTicket = 0;
+  for (let i = 0; i + 2 < argv.length; i += 3) {
+    const [customer, ticket, expiresAt] = [argv[i]!, Number(argv[i + 1]), Number(argv[i + 2])];
+    if (expiresAt > room.nowMs && db.hget(room.who, customer) === undefined) {
+      db.zset(room.active).add(customer, expiresAt);
+      db.hset(room.who, customer, ticket);
+      restored++;
+    }
+    maxTicket = Math.max(maxTicket, ticket);
+  }
+  if (maxTicket > (db.hnum(room.stats, 'seq') ?? 0)) db.hset(room.stats, 'seq', maxTicket);
+  return [1, restored];
+});
+
 const leave = withRoom((room, s, [customer]) => {
   const { db } = room;
   const freed = db.zset(room.active).remove(customer!) + db.zset(room.offers).remove(customer!);
@@ -127,7 +144,6 @@ const configure: Handler = (db, keys, argv) => {
       return buildReply('configure', { state: db.hget(room.cfg, 'state') ?? '', applied: 0 });
     }
   }
-  if (db.hget(room.cfg, 'epochMs') === undefined) db.hset(room.cfg, 'epochMs', room.nowMs);
   for (let i = 4; i < firstDefault; i += 2) db.hset(room.cfg, argv[i]!, argv[i + 1]!);
   const cfg = db.hash(room.cfg);
   for (let i = firstDefault; i + 1 < argv.length; i += 2) if (!cfg.has(argv[i]!)) cfg.set(argv[i]!, argv[i + 1]!);
@@ -238,15 +254,10 @@ const take: Handler = (db, [cfgKey, customerKey, showKey, activeKey, whoKey], ar
     const [customer, ticket] = [argv[5]!, argv[7] ?? ''];
     const sessionEndsAt = db.zset(activeKey!).score(customer);
     const current = db.hget(whoKey!, customer);
-    const epoch = db.hnum(cfgKey!, 'epochMs');
     if (sessionEndsAt !== undefined && sessionEndsAt > nowMs && (ticket === '' || current === ticket)) {
       admission = 1;
-    } else if (epoch === undefined) {
+    } else if (db.hgetall(cfgKey!).length === 0) {
       admission = 2;
-    } else if (current === undefined && ticket !== '' && Number(argv[8]) < epoch - (epoch % 1000) && Number(argv[9]) > nowMs) {
-      admission = 2;
-      db.zset(activeKey!).add(customer, Number(argv[9]));
-      db.hset(whoKey!, customer, ticket);
     } else {
       return [-11];
     }
@@ -293,5 +304,5 @@ const registry: Handler = (db, [key], [op, id]) => {
 };
 
 export const memoryScripts: Record<ScriptName, Handler> = {
-  claim, configure, draw, inspect, join, leave, poll, prequeue, registry, release, take, tick,
+  claim, configure, draw, inspect, join, leave, poll, prequeue, registry, release, restore, take, tick,
 };
