@@ -32,10 +32,10 @@ export function createShowtimeActivity(options: { now?: () => number; maxShowtim
     }
     const second = Math.floor(now() / 1000);
     const slot = second % WINDOW_SECONDS;
+    // The most recently active showtime goes to the end of the Map (first to go is the idlest).
+    series.delete(showtimeId);
+    series.set(showtimeId, s);
     if (s.seconds[slot] !== second) {
-      // Once a second per showtime: move it to the recent end of the Map.
-      series.delete(showtimeId);
-      series.set(showtimeId, s);
       s.seconds[slot] = second;
       s.counts.holdConflicts[slot] = 0;
       s.counts.rateLimited[slot] = 0;

@@ -1,0 +1,93 @@
+/**
+ * Abuse matrix, client addresses, on a real port (node:http) with the run's Redis: behind
+ * one trusted proxy the edge keys every per-address limit on the entry that proxy appended
+ * to X-Forwarded-For, never on what the client wrote to the left of it. So a spoofed
+ * leftmost entry neither escapes the join flood limit nor the console lockout, nor locks
+ * out somebody else; and a line takes only so many places from one address.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
+import { callJson, fetchFrom } from '../../test/support/json-call';
+import { parseEdgeConfig } from '../src/config';
+import { startEdge, type RunningEdge } from '../src/node';
+import { EDGE_ADMIN_TOKEN, fastRoom, signCustomerToken, testTokenKeys } from './edge-harness';
+import { serveRestartable, type RestartableHttp } from './private-servers';
+import { createStubCore, type StubCore } from './stub-core';
+
+let core: StubCore;
+let coreServer: RestartableHttp;
+let edge: RunningEdge;
+const JOINS_PER_SECOND = 20;
+
+beforeAll(async () => {
+  const keys = await testTokenKeys();
+  core = createStubCore(keys);
+  coreServer = await serveRestartable((request) => core.app.fetch(request));
+  edge = await startEdge(
+    parseEdgeConfig({
+      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: coreServer.url, ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+      REDIS_URL: testRedisUrl(), REDIS_KEY_PREFIX: testRedisNamespace('abuse-address'),
+      TRUST_PROXY_HOPS: '1', FLOOD_POINTS: String(JOINS_PER_SECOND), FLOOD_WINDOW_MS: '1000', LOG_LEVEL: 'silent',
+    }),
+    { tokenKeys: keys, consumeEvents: false },
+  );
+});
+afterAll(async () => {
+  await edge?.close();
+  await coreServer?.stop();
+});
+
+const api = (method: string, path: string, init?: Parameters<typeof callJson>[3]) => callJson(fetchFrom(edge.url), method, path, init);
+/** What our proxy forwards: whatever the client wrote, then the address it saw. */
+const via = (realAddress: string, clientWrote = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.1`) => ({
+  'x-forwarded-for': `${clientWrote}, ${realAddress}`,
+});
+
+async function openRoom(settings: object = {}) {
+  const showtimeId = core.addShowtime();
+  const configured = await edge.app.rooms.engine.configure(String(showtimeId), { ...fastRoom, state: 'paused', ...settings });
+  expect(configured.ok).toBe(true);
+  return showtimeId;
+}
+
+describe('addresses behind a trusted proxy', () => {
+  it('counts a burst of joins with spoofed leftmost entries against the one real address', async () => {
+    const showtimeId = await openRoom({ placesPerAddress: 1_000 });
+    const tokens = await Promise.all(Array.from({ length: 100 }, (_, i) => signCustomerToken(`burst-${showtimeId}-${i}`)));
+    const results = await Promise.all(tokens.map((token) => api('POST', `/api/showtimes/${showtimeId}/queue`, { token, headers: via('198.51.100.1') })));
+    const passed = results.filter((r) => r.status === 200).length;
+    expect(passed).toBeGreaterThan(0);
+    expect(passed).toBeLessThanOrEqual(2 * JOINS_PER_SECOND); // at most two windows if the burst straddles one
+    expect(results.filter((r) => r.status === 429).length).toBe(100 - passed);
+  });
+
+  it('locks out the real address however the leftmost entry changes, and never the address it names', async () => {
+    // redirect: 'manual', so a successful sign-in shows as its 303.
+    const signIn = (token: string, headers: Record<string, string>) =>
+      fetch(`${edge.url}/admin/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        body: new URLSearchParams({ token }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      });
+    // The attacker (real address 203.0.113.66) writes the operator's address on the left.
+    for (let i = 0; i < 11; i++) expect((await signIn(`guess-${i}-0123456789abcdef`, via('203.0.113.66', '198.51.100.5'))).status).toBe(200);
+    expect((await signIn(EDGE_ADMIN_TOKEN, via('203.0.113.66'))).status).toBe(429);
+    expect((await signIn(EDGE_ADMIN_TOKEN, via('203.0.113.66', '192.0.2.1'))).status).toBe(429);
+    // The operator, whose address the attacker wrote, signs in as usual.
+    expect((await signIn(EDGE_ADMIN_TOKEN, via('198.51.100.5'))).status).toBe(303);
+  });
+
+  it('caps the places one address takes in a line; other addresses still join', async () => {
+    const showtimeId = await openRoom({ placesPerAddress: 3 });
+    const join = async (customerId: string, address: string) =>
+      api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await signCustomerToken(customerId), headers: via(address) });
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await join(`cap-${showtimeId}-${i}`, '198.51.100.20')).status);
+    expect(statuses).toEqual([200, 200, 200, 403, 403]);
+    expect((await join(`cap-${showtimeId}-0`, '198.51.100.20')).status).toBe(200); // a re-join keeps its place
+    const refused = await join(`cap-${showtimeId}-9`, '198.51.100.20');
+    expect(refused.json.error.code).toBe('ADDRESS_PLACE_LIMIT');
+    expect((await join(`cap-${showtimeId}-10`, '198.51.100.21')).status).toBe(200);
+  });
+});
