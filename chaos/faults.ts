@@ -1,0 +1,132 @@
+/**
+ * The faults, one at a time: each breaks one component, repairs it, and says when buyers are
+ * served again. "Back" is the moment the component itself is up again (the process answers its
+ * health check, the database accepts connections, Redis answers PING); recovery is measured
+ * from there to the first request the buyers' path answers normally.
+ */
+import { answers200 } from './processes';
+import type { ChaosStack } from './stack';
+
+export interface FaultTiming {
+  /** How long a stopped component stays away. */
+  outageMs: number;
+}
+
+export interface Fault {
+  name: string;
+  /** Breaks and repairs; resolves at the moment the component is back. */
+  inject(stack: ChaosStack, timing: FaultTiming): Promise<void>;
+  /** True once the buyers' path works again (null: nothing to recover, e.g. gateway faults). */
+  recovered: ((stack: ChaosStack, showtimeId: string) => Promise<boolean>) | null;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function setGatewayFaults(stack: ChaosStack, faults: Record<string, unknown> | null): Promise<void> {
+  const response = await fetch(`${stack.paymentsUrl}/v1/faults`, {
+    method: faults ? 'PUT' : 'DELETE',
+    headers: { authorization: `Bearer ${stack.paymentApiKey}`, ...(faults ? { 'content-type': 'application/json' } : {}) },
+    ...(faults ? { body: JSON.stringify(faults) } : {}),
+  });
+  if (!response.ok) throw new Error(`gateway faults: ${response.status} ${await response.text()}`);
+}
+
+/** The core answers through the edge: the showtime list and the core's own readiness. */
+async function coreServesBuyers(stack: ChaosStack, showtimeId: string): Promise<boolean> {
+  if (!(await answers200(`${stack.coreUrl}/readyz`))) return false;
+  try {
+    const response = await fetch(`${stack.coreUrl}/showtimes`, { signal: AbortSignal.timeout(2_000) });
+    const list = (await response.json()) as { id: number }[];
+    return response.status === 200 && Array.isArray(list) && list.some((s) => String(s.id) === showtimeId);
+  } catch {
+    return false;
+  }
+}
+
+/** A new buyer can join the line again (needs Redis, the room restored, the edge). */
+async function buyersCanJoin(stack: ChaosStack, showtimeId: string): Promise<boolean> {
+  try {
+    const address = `10.250.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+    const login = await fetch(`${stack.edgeUrl}/api/auth/demo`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': address }, body: '{}', signal: AbortSignal.timeout(2_000),
+    });
+    if (login.status !== 200 && login.status !== 201) return false;
+    const { token } = (await login.json()) as { token: string };
+    const join = await fetch(`${stack.edgeUrl}/api/showtimes/${showtimeId}/queue`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address }, signal: AbortSignal.timeout(2_000),
+    });
+    const body = (await join.json().catch(() => null)) as { state?: string } | null;
+    await fetch(`${stack.edgeUrl}/api/showtimes/${showtimeId}/queue`, { method: 'DELETE', headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address } }).catch(() => {});
+    return join.status < 300 && typeof body?.state === 'string';
+  } catch {
+    return false;
+  }
+}
+
+export const FAULTS: Fault[] = [
+  {
+    name: 'kill -9 core',
+    async inject(stack, timing) {
+      await stack.core.kill9();
+      await sleep(timing.outageMs);
+      await stack.core.start();
+    },
+    recovered: coreServesBuyers,
+  },
+  {
+    name: 'PostgreSQL restart -m fast',
+    inject: (stack) => stack.postgres.restart('fast'),
+    recovered: coreServesBuyers,
+  },
+  {
+    name: 'PostgreSQL restart -m immediate',
+    inject: (stack) => stack.postgres.restart('immediate'),
+    recovered: coreServesBuyers,
+  },
+  {
+    name: 'Redis stopped, restarted empty',
+    async inject(stack, timing) {
+      await stack.redis.kill();
+      await sleep(timing.outageMs);
+      await stack.redis.start();
+    },
+    recovered: buyersCanJoin,
+  },
+  {
+    name: 'gateway: webhooks dropped, slow query API',
+    async inject(stack, timing) {
+      // The reconciler must find the payments through the (slow) query API.
+      await setGatewayFaults(stack, { dropWebhooks: true, queryDelayMs: 1_500 });
+      await sleep(timing.outageMs);
+      await setGatewayFaults(stack, null);
+    },
+    recovered: null,
+  },
+  {
+    name: 'gateway: webhooks delayed, duplicated, reordered',
+    async inject(stack, timing) {
+      await setGatewayFaults(stack, { webhookDelayMs: 400, webhookCopies: 3, webhookOrder: 'reverse', reorderWindowMs: 300 });
+      await sleep(timing.outageMs);
+      await setGatewayFaults(stack, null);
+    },
+    recovered: null,
+  },
+  {
+    name: 'kill -9 edge',
+    async inject(stack, timing) {
+      await stack.edge.kill9();
+      await sleep(timing.outageMs);
+      await stack.edge.start();
+    },
+    recovered: buyersCanJoin,
+  },
+  {
+    name: 'queue ticker killed',
+    async inject(stack, timing) {
+      await stack.ticker.kill9();
+      await sleep(timing.outageMs);
+      await stack.ticker.start();
+    },
+    recovered: buyersCanJoin,
+  },
+];

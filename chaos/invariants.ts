@@ -1,0 +1,84 @@
+/**
+ * What must hold after every fault, read from the database (the arbiter), the event stream and
+ * the room: the money-and-seats invariants of `loadtest/invariants.ts`, plus what a fault can
+ * leave behind (holds stuck past expiry, an outbox backlog, lost events, a room over its cap,
+ * settings that changed without an operator).
+ */
+import type { Redis } from 'ioredis';
+import type { Sql } from 'postgres';
+import { checkInvariants } from '../loadtest/invariants';
+
+export interface FaultInvariants {
+  oversold: number;
+  paidWithoutSeatOrRefund: number;
+  doubleCharges: number;
+  holdsStuckPastExpiry: number;
+  outboxBacklog: number;
+  eventsLost: number;
+  admittedAboveCap: number;
+  roomSettingsChanged: number;
+}
+
+export const INVARIANT_LABELS: Record<keyof FaultInvariants, string> = {
+  oversold: 'oversold',
+  paidWithoutSeatOrRefund: 'paid w/o seat or refund',
+  doubleCharges: 'double charges',
+  holdsStuckPastExpiry: 'holds stuck past expiry',
+  outboxBacklog: 'outbox backlog',
+  eventsLost: 'events lost',
+  admittedAboveCap: 'admitted above cap',
+  roomSettingsChanged: 'room settings changed',
+};
+
+/** The operator's settings as the edge's admin API shows them (the fields an operator sets). */
+export type RoomSettings = Record<string, unknown>;
+
+export function settingsDifferences(before: RoomSettings | null, after: RoomSettings | null): string[] {
+  if (!before || !after) return [before ? 'room settings unreadable after the fault' : 'room settings unreadable before the fault'];
+  const fields = ['capacity', 'admitPerMinute', 'sessionTtlSeconds', 'state', 'powDifficulty'];
+  return fields.filter((field) => field in before && JSON.stringify(before[field]) !== JSON.stringify(after[field]))
+    .map((field) => `${field}: ${JSON.stringify(before[field])} → ${JSON.stringify(after[field])}`);
+}
+
+/** Durable room settings, when the schema has them (a `room_settings` table); null otherwise. */
+export async function durableRoomSettings(sql: Sql, showtimeId: number): Promise<Record<string, unknown> | null> {
+  const [exists] = await sql<{ present: boolean }[]>`SELECT to_regclass('room_settings') IS NOT NULL AS present`;
+  if (!exists?.present) return null;
+  // The operator's values and their version; updated_at alone may move when a copy is restored.
+  const [row] = await sql<Record<string, unknown>[]>`SELECT settings, version FROM room_settings WHERE showtime_id = ${showtimeId}`;
+  return row ?? null;
+}
+
+export async function readFaultInvariants(
+  sql: Sql,
+  showtimeId: number,
+  context: { redis: Redis | null; maxActiveSeen: number; capacity: number; settingsChanged: string[]; staleAfterSeconds: number },
+): Promise<{ figures: FaultInvariants; details: string[] }> {
+  const base = await checkInvariants(sql, { showtimeIds: [showtimeId], ...(context.redis ? { redis: { client: context.redis } } : {}) });
+  const details = [...base.breaches];
+  const stale = `${context.staleAfterSeconds} seconds`;
+  const [row] = await sql<{ double_charges: number; stuck: number; backlog: number }[]>`
+    SELECT (SELECT count(*) FROM (SELECT hold_id FROM payment WHERE showtime_id = ${showtimeId} AND status = 'SUCCEEDED'
+                                   GROUP BY hold_id HAVING count(*) > 1) twice)::int AS double_charges,
+           (SELECT count(*) FROM seat_hold WHERE showtime_id = ${showtimeId} AND status = 'ACTIVE'
+               AND expires_at < now() - ${stale}::interval)::int AS stuck,
+           (SELECT count(*) FROM outbox WHERE published_at IS NULL AND created_at < now() - ${stale}::interval)::int AS backlog`;
+  const seatBreaches = base.breaches.filter((b) => /seat|hall|BOOKED/.test(b) && !/payment/.test(b));
+  const lost = /missing from the stream: (\d+)/.exec(base.breaches.join('\n'));
+  const figures: FaultInvariants = {
+    oversold: seatBreaches.length,
+    paidWithoutSeatOrRefund: /neither booking nor refund: (\d+)/.exec(base.breaches.join('\n'))?.[1] ? Number(/neither booking nor refund: (\d+)/.exec(base.breaches.join('\n'))![1]) : 0,
+    doubleCharges: row!.double_charges,
+    holdsStuckPastExpiry: row!.stuck,
+    outboxBacklog: row!.backlog,
+    eventsLost: lost ? Number(lost[1]) : 0,
+    admittedAboveCap: Math.max(0, context.maxActiveSeen - context.capacity),
+    roomSettingsChanged: context.settingsChanged.length,
+  };
+  if (row!.double_charges) details.push(`holds paid twice without a refund: ${row!.double_charges}`);
+  if (row!.stuck) details.push(`ACTIVE holds more than ${stale} past expiry: ${row!.stuck}`);
+  if (row!.backlog) details.push(`outbox rows unpublished for more than ${stale}: ${row!.backlog}`);
+  if (figures.admittedAboveCap) details.push(`room had ${context.maxActiveSeen} admitted at once, capacity ${context.capacity}`);
+  details.push(...context.settingsChanged.map((change) => `room setting changed: ${change}`));
+  return { figures, details };
+}

@@ -1,0 +1,76 @@
+/**
+ * A PostgreSQL cluster of its own for fault injection: initdb into a temporary directory owned
+ * by the postgres user (initdb and pg_ctl refuse to run as root), started on a spare loopback
+ * port with its socket in that directory, so restarting it never touches the shared server.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../queue/test/redis-servers';
+
+const run = promisify(execFile);
+const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+
+export interface PrivatePostgres {
+  port: number;
+  url: string;
+  /** `pg_ctl restart -m fast|immediate`: resolves once the server accepts connections again. */
+  restart(mode: 'fast' | 'immediate'): Promise<void>;
+  stop(mode?: 'fast' | 'immediate'): Promise<void>;
+  start(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+async function asPostgres(command: string, args: string[]): Promise<string> {
+  const asRoot = process.getuid?.() === 0;
+  const { stdout } = asRoot
+    ? await run('runuser', ['-u', 'postgres', '--', join(BIN, command), ...args], { timeout: 60_000 })
+    : await run(join(BIN, command), args, { timeout: 60_000 });
+  return stdout;
+}
+
+async function postgresIds(): Promise<{ uid: number; gid: number } | null> {
+  if (process.getuid?.() !== 0) return null;
+  const { stdout: uid } = await run('id', ['-u', 'postgres']);
+  const { stdout: gid } = await run('id', ['-g', 'postgres']);
+  return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
+}
+
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const dir = mkdtempSync(join(tmpdir(), 'wr-chaos-pg-'));
+  chmodSync(dir, 0o700);
+  const ids = await postgresIds();
+  if (ids) chownSync(dir, ids.uid, ids.gid);
+  const data = join(dir, 'data');
+  const port = await freePort();
+  await asPostgres('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  // Durability settings are relaxed (this cluster lives for one run); the restart behaviour is not.
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100`;
+  const log = join(dir, 'server.log');
+  const handle: PrivatePostgres = {
+    port,
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async start() {
+      await asPostgres('pg_ctl', ['-D', data, '-o', serverOptions, '-l', log, '-w', '-t', '60', 'start']);
+    },
+    async stop(mode = 'fast') {
+      await asPostgres('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']).catch(() => {});
+    },
+    async restart(mode) {
+      await asPostgres('pg_ctl', ['-D', data, '-m', mode, '-o', serverOptions, '-l', log, '-w', '-t', '60', 'restart']);
+    },
+    async destroy() {
+      await handle.stop('immediate');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await handle.start();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return handle;
+}

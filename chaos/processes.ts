@@ -1,0 +1,97 @@
+/**
+ * The stack as separate operating-system processes, as it runs in production: each service is
+ * its own `node --import tsx <entry>` with its own environment, so a fault can kill one of
+ * them with SIGKILL (no cleanup, no goodbye) and start it again on the same port.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface ServiceProcess {
+  name: string;
+  /** Starts the process and resolves once `ready` says yes (at most `startTimeoutMs`). */
+  start(): Promise<void>;
+  /** SIGKILL: the process dies mid-request, as with an OOM kill or a lost machine. */
+  kill9(): Promise<void>;
+  /** SIGTERM and wait (the service's own shutdown), for the end of a run. */
+  stop(): Promise<void>;
+  running(): boolean;
+}
+
+export interface ServiceOptions {
+  name: string;
+  entry: string;
+  env: Record<string, string>;
+  /** Resolves true once the service answers; polled every 100 ms. */
+  ready: () => Promise<boolean>;
+  logDir: string;
+  startTimeoutMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function serviceProcess(options: ServiceOptions): ServiceProcess {
+  let child: ChildProcess | null = null;
+  let log: WriteStream | null = null;
+  const exited = () => !child || child.exitCode !== null || child.signalCode !== null;
+
+  async function waitForExit(process: ChildProcess): Promise<void> {
+    if (process.exitCode !== null || process.signalCode !== null) return;
+    await new Promise<void>((resolve) => process.once('exit', () => resolve()));
+  }
+
+  return {
+    name: options.name,
+    running: () => !exited(),
+    async start() {
+      if (!exited()) return;
+      log ??= createWriteStream(join(options.logDir, `${options.name}.log`), { flags: 'a' });
+      log.write(`--- start ${new Date().toISOString()}\n`);
+      child = spawn(process.execPath, ['--import', 'tsx', options.entry], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout!.pipe(log, { end: false });
+      child.stderr!.pipe(log, { end: false });
+      const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
+      while (Date.now() < deadline) {
+        if (exited()) throw new Error(`${options.name} exited while starting (see ${options.logDir}/${options.name}.log)`);
+        if (await options.ready().catch(() => false)) return;
+        await sleep(100);
+      }
+      throw new Error(`${options.name} did not become ready within ${options.startTimeoutMs ?? 60_000} ms`);
+    },
+    async kill9() {
+      const running = child;
+      if (!running || exited()) return;
+      running.kill('SIGKILL');
+      await waitForExit(running);
+    },
+    async stop() {
+      const running = child;
+      if (running && !exited()) {
+        running.kill('SIGTERM');
+        const timer = setTimeout(() => running.kill('SIGKILL'), 5_000);
+        await waitForExit(running);
+        clearTimeout(timer);
+      }
+      log?.end();
+      log = null;
+    },
+  };
+}
+
+/** True when GET `url` answers 200 within a second. */
+export async function answers200(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+    await response.arrayBuffer();
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
