@@ -24,7 +24,7 @@ import { createRoomGateway, type RoomGateway } from './rooms/room-gateway';
 import { buyerRoutes } from './pages/buyer-routes';
 import { pageNotFound } from './pages/html';
 import { consoleRoutes } from './pages/console-routes';
-import { createShowtimeActivity } from './pages/showtime-activity';
+import { createShowtimeActivity, type ShowtimeActivity } from './pages/showtime-activity';
 import { adminRoutes } from './routes/admin-routes';
 import { authRoutes } from './routes/auth-routes';
 import { opsRoutes } from './routes/ops-routes';
@@ -76,7 +76,10 @@ export interface EdgeDeps {
   random?: () => number;
 }
 
-export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway; catalog: RoomCatalog } {
+/** The Hono app with the parts its entry points drive or inspect (the room gateway, the catalog, the console's activity counters). */
+export type EdgeApp = Hono<EdgeEnv> & { rooms: RoomGateway; catalog: RoomCatalog; activity: ShowtimeActivity };
+
+export function createApp(deps: EdgeDeps): EdgeApp {
   const app = new Hono<EdgeEnv>();
   const catalog = createRoomCatalog({ core: deps.core, engine: deps.engine, logger: deps.logger });
   const rooms = createRoomGateway({
@@ -196,5 +199,3 @@ export function createApp(deps: EdgeDeps): Hono<EdgeEnv> & { rooms: RoomGateway;
   );
   return Object.assign(app, { rooms, catalog, activity });
 }
-
-export type EdgeApp = ReturnType<typeof createApp>;
