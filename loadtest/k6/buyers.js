@@ -8,8 +8,9 @@
  * never poll before the server's `pollAfterMs`.
  *
  * Generator cost is part of the design: a response body is parsed once (JSON.parse of the
- * text, never `res.json()` on top), answers whose body no step reads are not even kept
- * (`responseType: 'none'`), and a seat map is dropped as soon as the seats are picked.
+ * text, never `res.json()` on top), a seat map not at all in JS (only its available seats
+ * come out of k6's Go-side selector, and are dropped once picked), and answers whose body no
+ * step reads are not even kept (`responseType: 'none'`).
  */
 import http from 'k6/http';
 import exec from 'k6/execution';
@@ -38,8 +39,9 @@ export const metrics = {
   journeyFailed: new Rate('journey_failed'),
   /** Per plateau request: 1 for a poll (poll-storm wants ≥ 90 %). */
   pollShare: new Rate('poll_share'),
-  /** Generator cost: bytes handed to JSON.parse, and a buyer's state right after a seat map. */
+  /** Generator cost: bytes handed to JSON.parse, seats a seat map hands to JS, a buyer's state right after a seat map. */
   parsedBytes: new Counter('generator_parsed_bytes'),
+  seatsSelected: new Counter('generator_seats_selected'),
   buyerBytes: new Trend('generator_buyer_bytes'),
 };
 /** @type {Record<string, Counter>} */
@@ -73,7 +75,13 @@ function send(buyer, req, phase) {
   const wanted = EXPECTED_BY_ENDPOINT[req.endpoint];
   check(res, { [`${req.endpoint} answered as expected`]: (r) => wanted.indexOf(r.status) !== -1 }, tags);
   let json = null;
-  if (typeof res.body === 'string' && res.body.length > 0) {
+  if (req.endpoint === 'seats' && res.status === 200) {
+    // A seat map (150 KB for 1,440 seats) is never parsed in JS: k6 picks the available seats
+    // out in Go (gjson), and only those reach the script; the buyer picks and drops them.
+    const seats = /** @type {any} */ (res.json('seats.#(status=="AVAILABLE")#'));
+    json = { counts: { available: res.json('counts.available') }, seats: Array.isArray(seats) ? seats : [] };
+    metrics.seatsSelected.add(json.seats.length, tags);
+  } else if (typeof res.body === 'string' && res.body.length > 0) {
     metrics.parsedBytes.add(res.body.length, tags);
     try {
       json = JSON.parse(res.body);

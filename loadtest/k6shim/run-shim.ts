@@ -10,6 +10,8 @@ export interface ShimRun {
   ran: number;
   /** Wall time of the exec iterations (requests included). */
   execMs: number;
+  /** Of that, the script's own work: neither waiting on answers nor sleeping (the shim's CPU per request). */
+  scriptMs: number;
   setupData: any;
   options: any;
   exports: string[];

@@ -23,12 +23,15 @@ state.config.discardResponseBodies = Boolean(module.options?.discardResponseBodi
 const data = job.setup && module.setup ? module.setup() : job.data;
 const deadline = Date.now() + job.maxMs;
 let ran = 0;
-const started = Date.now();
+const before = { ...state.timing };
+const started = performance.now();
 for (; job.exec && ran < job.iterations && Date.now() < deadline; ran++) {
   /** @type {any} */ (globalThis).__ITER = ran;
   module[job.exec](data);
 }
-const execMs = Date.now() - started;
+const execMs = performance.now() - started;
+// The script's own time in the iterations: neither waiting on an answer nor sleeping.
+const scriptMs = execMs - (state.timing.blockedMs - before.blockedMs) - (state.timing.sleptMs - before.sleptMs);
 if (job.drain && module.drain) module.drain(data);
 if (job.teardown && module.teardown) module.teardown(data);
 const summary = job.teardown && module.handleSummary ? module.handleSummary({ metrics: {} }) : null;
@@ -37,6 +40,7 @@ parentPort?.postMessage({
   type: 'done',
   ran,
   execMs,
+  scriptMs,
   setupData: data,
   options: JSON.parse(JSON.stringify(module.options ?? {})),
   exports: Object.keys(module),
