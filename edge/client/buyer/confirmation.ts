@@ -6,12 +6,17 @@
  */
 import { setText, show } from '../core/dom';
 import { explain } from '../core/explain';
+import { money } from '../core/format';
+import { bookingCalendar } from '../logic/calendar';
+import { rememberBooking } from './booking-store';
 import type { SaleFlow } from './flow';
 import type { Purchase, SavedHold } from './purchase';
 
 interface Booking {
   bookingId?: string;
   seats?: string[];
+  amountCents?: number;
+  currency?: string;
 }
 
 /** A short reference a person can read out at the door. */
@@ -62,10 +67,17 @@ export function createConfirmation(flow: SaleFlow, purchase: Purchase) {
     const booking = result.json;
     purchase.saveHold(null);
     setText('confirm-state', 'Your booking is confirmed. Show the reference below at the entrance.');
-    const fullId = booking.bookingId ?? bookingId;
-    setText('booking-reference', bookingReference(fullId));
-    setText('booking-id', fullId);
-    setText('booking-seats', (booking.seats ?? []).join(', '));
+    const reference = bookingReference(booking.bookingId ?? bookingId);
+    const seats = booking.seats ?? [];
+    const paid = typeof booking.amountCents === 'number' && booking.currency ? money(booking.amountCents, booking.currency) : '';
+    setText('booking-reference', reference);
+    setText('booking-seats', seats.join(', '));
+    setText('booking-amount', paid);
+    const title = flow.root.dataset.title ?? '';
+    const startsAt = flow.root.dataset.startsAt ?? '';
+    const calendar = document.getElementById('calendar-link') as HTMLAnchorElement | null;
+    if (calendar && startsAt) calendar.href = URL.createObjectURL(new Blob([bookingCalendar({ reference, title, startsAt, seats })], { type: 'text/calendar' }));
+    rememberBooking({ reference, showtimeId: flow.showtimeId, title, startsAt, seats, paid, bookedAt: new Date().toISOString() });
     show('booking-details', true);
     flow.title('Booking confirmed');
     flow.announce('Booking confirmed.');

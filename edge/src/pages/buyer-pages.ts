@@ -67,7 +67,7 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
   const opening = s.saleState === 'opening_soon';
   return layout(
     { title: `${s.title} · Premiere Tickets`, scripts: ['buyer.js'] },
-    html`<div id="sale" data-module="sale-page" data-showtime-id="${s.id}" data-opens-at="${s.opensAt}" data-sale-state="${s.saleState}"
+    html`<div id="sale" data-module="sale-page" data-showtime-id="${s.id}" data-opens-at="${s.opensAt}" data-starts-at="${s.startsAt}" data-title="${s.title}" data-sale-state="${s.saleState}"
   data-joined="${state.joined ? '1' : '0'}" data-customer="${state.customer ? '1' : '0'}"
   data-return-hold="${state.returnHold ?? ''}" data-return-status="${state.returnStatus ?? ''}" data-view="${state.viewId}">
 <section class="panel show-head" aria-labelledby="show-title">
@@ -145,8 +145,13 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
   <p id="confirm-state">Confirming your payment…</p>
   <div id="booking-details" hidden>
     <p>Booking reference: <strong id="booking-reference" class="reference" tabindex="-1"></strong></p>
-    <p>Seats: <strong id="booking-seats"></strong></p>
-    <p class="muted">Booking id <span id="booking-id"></span></p>
+    <dl class="summary">
+      <dt>Showing</dt><dd>${s.title}, ${timeElement(s.startsAt)}</dd>
+      <dt>Seats</dt><dd id="booking-seats"></dd>
+      <dt>Paid</dt><dd id="booking-amount"></dd>
+    </dl>
+    <p class="actions"><a id="calendar-link" class="button" href="/bookings" download="premiere-tickets-booking.ics">Add to calendar (.ics)</a>
+      <a class="button" href="/bookings">My bookings</a></p>
   </div>
   <p><a href="/">Back to all showtimes</a></p>
 </section>
@@ -158,5 +163,18 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
 </section>
 <noscript><p class="panel">This page needs JavaScript to keep your place in line.</p></noscript>
 </div>`,
+  );
+}
+
+/** Bookings made in this browser (kept by the page at confirmation; the server keeps the real ones). */
+export function myBookingsPage(): Html {
+  return layout(
+    { title: 'My bookings · Premiere Tickets', scripts: ['buyer.js'] },
+    html`<h1>My bookings</h1>
+<section class="panel" aria-labelledby="bookings-note">
+  <p id="bookings-note">Bookings made in this browser are listed here. Show the reference at the entrance.</p>
+  <ul id="my-bookings" class="bookings" data-module="my-bookings"><li>No bookings in this browser yet.</li></ul>
+</section>
+<p><a href="/">See all showtimes</a></p>`,
   );
 }

@@ -12,7 +12,7 @@ import type { RoomGateway } from '../rooms/room-gateway';
 import { createSingleFlightCache } from '../state/single-flight-cache';
 import type { CustomerTokens } from '../tokens/customer-token';
 import { findAsset } from './assets';
-import { salePage, showtimeListPage, type PublicShowtime } from './buyer-pages';
+import { myBookingsPage, salePage, showtimeListPage, type PublicShowtime } from './buyer-pages';
 import { createDeferredLeaves, VIEW_ID } from './deferred-leave';
 import { messagePage, pageHeaders } from './html';
 
@@ -120,6 +120,11 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
         viewId,
       }),
     );
+  });
+
+  app.get('/bookings', compressed, (c) => {
+    pageHeaders(c);
+    return c.html(myBookingsPage());
   });
 
   // navigator.sendBeacon can only POST; the customer cookie says who is leaving.

@@ -71,6 +71,10 @@ progress { width: 100%; height: 1.25rem; accent-color: var(--brand); }
 .seat-selected { background: var(--chosen); border-color: var(--ink); color: var(--ink); }
 .aisle { width: 2.1rem; }
 .reference { font-size: 1.6rem; letter-spacing: 0.08em; }
+.summary { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; }
+.summary dt { font-weight: 600; }
+.summary dd { margin: 0; }
+.bookings { padding-left: 1.2rem; }
 table { border-collapse: collapse; width: 100%; font-size: 0.95rem; }
 th, td { text-align: left; padding: 0.35rem 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 .table-scroll { overflow-x: auto; }

@@ -5,6 +5,7 @@
  * request leaves the loopback stack, a screenshot of every step.
  */
 import type { Browser } from 'playwright-core';
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { accessibilityIssues } from './accessibility';
 import { openPage, waitForStep } from './browser';
@@ -84,8 +85,25 @@ describe('buyer journey', () => {
     expect(ended).toEqual([]);
     expect(await page.locator('#booking-reference').textContent()).toMatch(/^BK-[0-9A-F]{8}$/);
     expect(await page.locator('#booking-seats').textContent()).toBe('B3, B4');
+    expect(await page.locator('#booking-amount').textContent()).toMatch(/25[.,]00/);
+    // No raw ids for the buyer to read: the reference is the name of the booking.
+    expect(await page.locator('#step-confirm').textContent()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
     expect(await accessibilityIssues(page)).toEqual([]);
     await buyer.shot('07-confirmation');
+
+    // The calendar file is the showing, under the booking's reference.
+    const reference = (await page.locator('#booking-reference').textContent())!;
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Add to calendar (.ics)' }).click()]);
+    const ics = (await readFile((await download.path())!, 'utf8')).replace(/\r\n /g, '');
+    expect(ics).toContain(`UID:${reference}@premiere-tickets`);
+    expect(ics).toMatch(/DESCRIPTION:Booking BK-[0-9A-F]{8}\. Seats: B3\\, B4\./);
+    // "My bookings" lists it (kept by this browser).
+    await page.getByRole('link', { name: 'My bookings' }).click();
+    await page.getByRole('heading', { name: 'My bookings' }).waitFor();
+    expect(await page.locator('#my-bookings').textContent()).toContain(reference);
+    expect(await page.locator('#my-bookings').textContent()).toContain('seats B3, B4');
+    expect(await accessibilityIssues(page)).toEqual([]);
+    await buyer.shot('08-my-bookings');
 
     expect(buyer.errors).toEqual([]);
     expect(buyer.external).toEqual([]);
