@@ -124,4 +124,27 @@ describe('keeping the turn', () => {
     expect(buyer.errors.filter((e) => !e.includes('status of 409'))).toEqual([]);
     await buyer.context.close();
   });
+
+  it('a second tab of the same buyer shows their hold, and the turn warns 2 minutes before it ends', async () => {
+    const showtimeId = await stack.createShowtime({ title: 'Two Tabs' });
+    await stack.configureRoom(showtimeId, { ...quickRoom(2), sessionTtlMs: 121_000 });
+    const buyer = await admittedBuyer(showtimeId);
+    expect(await buyer.page.title()).toBe("It's your turn · Two Tabs · Premiere Tickets");
+    await expect.poll(() => buyer.page.locator('#status').textContent(), { timeout: 10_000 }).toBe('2 minutes left in your turn to choose seats.');
+    expect(await holdSeats(buyer.page, ['B3'])).toEqual(['B3']);
+
+    const second = await buyer.context.newPage();
+    await second.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
+    await waitForStep(second, 'step-hold');
+    expect(await second.locator('#held-seats').textContent()).toBe('B3');
+    expect(await accessibilityIssues(second)).toEqual([]);
+    await second.screenshot({ path: 'test-artifacts/pages/73-second-tab-hold.png', fullPage: true });
+    // Cancelled in the second tab: the first follows back to the map, and its own seat is free again.
+    await second.getByRole('button', { name: 'Cancel and release the seats' }).click();
+    await waitForStep(second, 'step-seats');
+    await waitForStep(buyer.page, 'step-seats');
+    await expect.poll(() => buyer.page.locator('#seat-grid button[data-code="B3"]').getAttribute('aria-disabled')).toBeNull();
+    expect(buyer.errors).toEqual([]);
+    await buyer.context.close();
+  });
 });

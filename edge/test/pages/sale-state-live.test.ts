@@ -105,6 +105,7 @@ describe('sale state without a reload', () => {
     await waitForStep(waiter.page, 'step-waiting');
     await expect.poll(() => waiter.page.locator('#position').textContent()).toBe('1');
     await expect.poll(() => waiter.page.locator('#status').textContent()).toContain('You are next in line.');
+    expect(await waiter.page.title()).toBe('#1 in line · Pause And Close Night · Premiere Tickets');
 
     // The operator pauses: the room stops admitting and the catalog says paused.
     await stack.configureRoom(showtimeId, { state: 'paused' });
