@@ -69,8 +69,10 @@ export function setup() {
 /** @param {{ showtimeId: string, opensAtMs: number }} data */
 export function buyer(data) {
   // This VU's share of the buyers, each at its place on a linearly growing arrival rate:
-  // buyer g of N arrives at PREQUEUE · sqrt(g / N) after the start of the window.
-  const first = (exec.vu.idInTest - 1) * settings.buyersPerVu;
+  // buyer g of N arrives at PREQUEUE · sqrt(g / N) after the start of the window. The share is
+  // numbered by the scenario's iteration (one per VU, 0…VUs−1 across every generator), not
+  // by VU id, which the operator scenario's VU may take.
+  const first = exec.scenario.iterationInTest * settings.buyersPerVu;
   const startMs = data.opensAtMs - prequeue * 1000;
   const arrivalsAtMs = [];
   for (let g = first; g < Math.min(buyers, first + settings.buyersPerVu); g++) arrivalsAtMs.push(startMs + prequeue * 1000 * Math.sqrt(g / buyers));

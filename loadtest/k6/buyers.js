@@ -49,7 +49,7 @@ const outcomes = {};
 for (const outcome of OUTCOMES) outcomes[outcome] = new Counter(`journey_${outcome}`);
 
 /** 409, 410 and 429 are answers a buyer expects, not failures. */
-export const expected = http.expectedStatuses.apply(http, EXPECTED_STATUSES);
+export const expected = http.expectedStatuses(...EXPECTED_STATUSES);
 /** Endpoints whose answer body a step reads; the others are discarded at the socket. */
 const READS_BODY = { login: true, join: true, poll: true, seats: true, hold: true, checkout: true, hold_status: true, booking: true };
 

@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * Shim of `k6/execution`: one VU (its id from K6SHIM_VU, default 1); abort throws, fail is
+ * Shim of `k6/execution`: one VU (its id from K6SHIM_VU, default 1; its scenario iteration
+ * from K6SHIM_ITERATION, default 0); abort throws, fail is
  * recorded. K6SHIM_K6=0.47 leaves out `test.fail` (k6 v0.59+), as on the oldest release the
  * scripts support, so the fallback is exercised.
  */
@@ -25,6 +26,6 @@ if (env.K6SHIM_K6 !== '0.47') {
 
 export default {
   vu: { idInTest: Number(env.K6SHIM_VU || 1), iterationInScenario: 0 },
-  scenario: { name: 'shim', iterationInTest: 0 },
+  scenario: { name: 'shim', iterationInTest: Number(env.K6SHIM_ITERATION || 0) },
   test,
 };
