@@ -17,7 +17,12 @@ interface StatsEvent {
   room: { settings: RoomSettingsView; stats: Record<string, number | string | null> } | null;
   seats?: { available: number; held: number; booked: number };
   perMinute: { holdConflicts: number; rateLimited: number };
+  /** The join's proof of work in force on this edge process, and why (pow/pow-governor.ts). */
+  pow?: { difficulty: number; base: number; ceiling: number; reason: string } | null;
 }
+
+/** "12 bits (raised: …)" or "off", for the proof-of-work tile. */
+const powWords = (pow: StatsEvent['pow']) => (!pow ? null : pow.difficulty > 0 ? `${pow.difficulty} bits (${pow.reason})` : 'off');
 
 const CHARTS = ['waiting', 'active', 'admittedPerMinute', 'seatsAvailable', 'seatsHeld', 'seatsBooked', 'holdConflicts', 'rateLimited'] as const;
 const SEAT_CHARTS = new Set(['seatsAvailable', 'seatsHeld', 'seatsBooked']);
@@ -45,6 +50,7 @@ export function roomConsole(root: HTMLElement) {
       seatsBooked: seats?.booked,
       holdConflicts: data.perMinute.holdConflicts,
       rateLimited: data.perMinute.rateLimited,
+      pow: powWords(data.pow),
     };
   }
 

@@ -80,6 +80,7 @@ const TILES: [string, string, boolean][] = [
   ['seatsBooked', 'Seats booked', true],
   ['holdConflicts', 'Hold conflicts per minute', true],
   ['rateLimited', 'Rate-limited per minute', true],
+  ['pow', 'Proof of work at join', false],
 ];
 
 export function roomPage(s: PublicShowtime, operator: string | null, csrf: string): Html {
