@@ -33,10 +33,11 @@ local function describe(s, customer)
     end
   end
   -- Waiters learn the room's state; an open offer survives a pause (pausing stops new
-  -- offers only) but not a close or a sell-out.
+  -- offers only) but not a close or a sell-out. A turn or offer a close has ended reads as
+  -- the close itself, not as a lapse of the buyer's own.
   local roomStops = s.state == 'closed' or s.state == 'sold_out'
   if ((state == 'waiting' or state == 'prequeue') and (roomStops or s.state == 'paused')) or
-     (state == 'offered' and roomStops) then
+     ((state == 'offered' or state == 'expired') and roomStops) then
     state = s.state
   end
   return {1, state, ticket or 0, position, expiresAt, lineLength, preLength, admits, windowMs,

@@ -180,7 +180,7 @@ export class RoomContext {
       }
     }
     const roomStops = s.state === 'closed' || s.state === 'sold_out';
-    if (((state === 'waiting' || state === 'prequeue') && (roomStops || s.state === 'paused')) || (state === 'offered' && roomStops)) {
+    if (((state === 'waiting' || state === 'prequeue') && (roomStops || s.state === 'paused')) || ((state === 'offered' || state === 'expired') && roomStops)) {
       state = s.state;
     }
     return buildReply('poll', {
