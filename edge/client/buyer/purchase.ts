@@ -9,7 +9,7 @@ import { api, errorCode, isTransient, serverNow, type ApiResult } from '../core/
 import { byId, setText, show } from '../core/dom';
 import { explain } from '../core/explain';
 import { clock } from '../core/format';
-import { createDeadlineWarnings, minutesLeftWords } from '../logic/deadlines';
+import { createDeadlineWarnings, minutesLeftWords, paymentDeadlineMs } from '../logic/deadlines';
 import type { SaleFlow } from './flow';
 import { createSeatMap, type SeatMapData } from './seat-map';
 
@@ -19,6 +19,8 @@ export interface SavedHold {
   seats: string[];
   /** Idempotency-Key of the current checkout attempt (one per attempt: a retry replays it). */
   key: string | null;
+  /** When the payment must be done by (server clock, ms), known when this page made the hold. */
+  payByMs?: number;
   status?: string;
 }
 
@@ -118,6 +120,8 @@ export function createPurchase(flow: SaleFlow) {
     button.disabled = false;
     if (result.ok && result.json) {
       const held: SavedHold = { holdId: result.json.holdId, expiresAt: result.json.expiresAt, seats: result.json.seats, key: null };
+      const expiresAtMs = Date.parse(result.json.expiresAt);
+      if (!Number.isNaN(expiresAtMs)) held.payByMs = paymentDeadlineMs(serverNow(), expiresAtMs);
       seatMap.forget('all');
       saveHold(held);
       return showHold(held);
@@ -138,14 +142,18 @@ export function createPurchase(flow: SaleFlow) {
     setText('hold-total', lastMap ? seatMap.priceOf(held.seats.length) : '');
     show('hold-total-line', Boolean(lastMap));
     const expires = Date.parse(held.expiresAt);
+    // The payment's own deadline when known (the payment page shows the same clock), else the hold's.
+    const payBy = held.payByMs && held.payByMs < expires ? held.payByMs : expires;
     holdWarnings.reset();
     if (holdTimer) clearInterval(holdTimer);
     const tick = () => {
-      const left = expires - serverNow();
-      setText('hold-countdown', clock(left));
-      const warn = holdWarnings.check(left);
+      const now = serverNow();
+      const left = expires - now;
+      const leftToPay = payBy - now;
+      setText('hold-countdown', clock(leftToPay));
+      const warn = holdWarnings.check(leftToPay);
       if (warn) flow.announce(`${minutesLeftWords(warn)} left to pay for your seats.`);
-      const tooLate = left < MIN_TIME_TO_PAY_MS;
+      const tooLate = leftToPay < MIN_TIME_TO_PAY_MS;
       byId<HTMLButtonElement>('pay-button').disabled = tooLate;
       show('hold-too-late', tooLate && left > 0);
       if (left <= 0) {

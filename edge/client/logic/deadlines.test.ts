@@ -21,3 +21,11 @@ describe('deadline warnings', () => {
     expect(late.check(0)).toBeNull();
   });
 });
+
+describe('payment deadline', () => {
+  it('is at 8/10 of the hold, as the core ends the payment session', async () => {
+    const { paymentDeadlineMs } = await import('./deadlines');
+    expect(paymentDeadlineMs(0, 600_000)).toBe(480_000);
+    expect(paymentDeadlineMs(1_000, 11_000)).toBe(9_000);
+  });
+});

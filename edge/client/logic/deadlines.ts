@@ -27,3 +27,14 @@ export function createDeadlineWarnings(thresholdsMs: readonly number[] = WARN_AT
 }
 
 export const minutesLeftWords = (thresholdMs: number) => (thresholdMs >= 120_000 ? `${Math.round(thresholdMs / 60_000)} minutes` : '1 minute');
+
+/**
+ * The core ends a payment session at 8/10 of the hold's life (core/src/checkout/
+ * checkout-service.ts, PAYMENT_SHARE_OF_HOLD), so the honest "time left to pay" on the hold
+ * step is that point, not the hold's own end: the payment page then shows the same clock.
+ */
+export const PAYMENT_SHARE_OF_HOLD = 0.8;
+
+export function paymentDeadlineMs(heldAtMs: number, holdExpiresAtMs: number): number {
+  return heldAtMs + Math.floor((holdExpiresAtMs - heldAtMs) * PAYMENT_SHARE_OF_HOLD);
+}

@@ -135,7 +135,7 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
   <p id="hold-total-line" hidden>Total: <strong id="hold-total"></strong></p>
   <p class="countdown">Time left to pay: <span id="hold-countdown" role="timer">…</span></p>
   <p id="hold-paused-note" class="note" hidden>The cinema has paused sales for a moment. Your seats stay held until the time above runs out.</p>
-  <p id="hold-too-late" class="note" hidden>Too little time is left to get through the payment page. The seats will be released in a moment; you can choose again while your turn lasts.</p>
+  <p id="hold-too-late" class="note" hidden>Too little time is left to get through the payment page. The seats will be released shortly; you can choose again while your turn lasts.</p>
   <p class="actions"><button id="pay-button" type="button" class="button primary">Pay now</button>
     <button id="cancel-button" type="button" class="button">Cancel and release the seats</button></p>
 </section>
