@@ -72,7 +72,7 @@ const core = await startCore(coreConfig, { sql: database.sql, defaultMetrics: tr
 const sandboxEnv = configFromEnv({ CORE_URL: core.url, ...process.env, ...secrets });
 const sandbox = await startPaymentSandbox({
   port: sandboxEnv.port,
-  hostname: '0.0.0.0',
+  hostname: process.env.PAYMENT_HOST ?? process.env.HOST ?? '127.0.0.1',
   config: sandboxEnv.config,
   logger: pino({ name: 'payment-sandbox', level: process.env.LOG_LEVEL ?? 'info' }),
 });

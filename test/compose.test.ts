@@ -18,8 +18,13 @@ it('docker-compose.yml is a valid description of the stack', () => {
     if (script) expect(existsSync(script), `${name} runs ${script}`).toBe(true);
   }
   for (const name of ['postgres', 'redis', 'core', 'payment', 'edge']) expect(services[name]!.healthcheck, name).toBeDefined();
+  // Only the edge faces buyers: it alone is published on every address; the pay page and the
+  // dashboards on the host's loopback; the core, PostgreSQL and Redis not at all.
   expect(services.edge!.ports).toEqual(['8080:8080']);
-  expect(services.core!.ports).toEqual(['8081:8081']);
-  expect(services.payment!.ports).toEqual(['8082:8082']);
+  for (const name of ['core', 'postgres', 'redis', 'migrate', 'ticker']) expect(services[name]!.ports, name).toBeUndefined();
+  for (const [name, service] of Object.entries(services)) {
+    if (name !== 'edge') for (const port of service.ports ?? []) expect(port, name).toMatch(/^127\.0\.0\.1:/);
+  }
+  expect(services.core!.environment).toMatchObject({ CORE_SERVICE_TOKEN: expect.any(String), HOST: '0.0.0.0' });
   expect(services.core!.environment).toMatchObject({ DATABASE_URL: expect.any(String), REDIS_URL: expect.any(String), PUBLIC_URL: expect.any(String) });
 });

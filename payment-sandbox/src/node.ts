@@ -7,7 +7,8 @@ import { startPaymentSandbox } from './start';
 const logger = pino({ name: 'payment-sandbox', level: process.env.LOG_LEVEL ?? 'info' });
 const { port, config } = configFromEnv(process.env);
 
-const hostname = process.env.PAYMENT_HOST ?? '0.0.0.0';
+// Only the edge faces buyers: loopback unless told otherwise (PAYMENT_HOST, or HOST).
+const hostname = process.env.PAYMENT_HOST ?? process.env.HOST ?? '127.0.0.1';
 // A webhook signed with the public development secret is a forged payment: refused off
 // loopback and in production (lib/secrets-policy.ts).
 const secretWarning = checkDefaultSecret({

@@ -22,6 +22,7 @@ import { createCoreHarness, type CoreHarness } from '../../core/test/core-harnes
 import { generateSigningJwk, loadTokenKeys } from '../../lib/token-keys';
 
 const ADMIN = 'sale-control-admin-token-0123';
+const SERVICE = 'sale-control-service-token-0123';
 let sql: Sql;
 let h: CoreHarness;
 let redis: RestartableRedis;
@@ -37,12 +38,12 @@ beforeAll(async () => {
   roomRedis = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   roomRedis.on('error', () => {});
   core = await startCore(
-    parseCoreConfig({ CORE_PORT: '0', CORE_HOST: '127.0.0.1', ADMIN_TOKEN: ADMIN, JOBS_ENABLED: 'false', LOG_LEVEL: 'silent' }),
+    parseCoreConfig({ CORE_PORT: '0', ADMIN_TOKEN: ADMIN, CORE_SERVICE_TOKEN: SERVICE, JOBS_ENABLED: 'false', LOG_LEVEL: 'silent' }),
     { sql, tokenKeys, admissionStore: createIoredisStore(roomRedis) },
   );
   edge = await startEdge(
     parseEdgeConfig({
-      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: core.url, REDIS_URL: redis.url, ADMIN_TOKEN: ADMIN, DEMO_LOGIN: '1',
+      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: core.url, CORE_SERVICE_TOKEN: SERVICE, REDIS_URL: redis.url, ADMIN_TOKEN: ADMIN, DEMO_LOGIN: '1',
       DEMO_LOGIN_PER_MINUTE: '100000', SNAPSHOT_TTL_MS: '50', ROOM_SYNC_MS: '200', FLOOD_POINTS: '100000', CORE_TIMEOUT_MS: '2000',
       LOG_LEVEL: 'silent',
     }),
@@ -58,7 +59,9 @@ afterAll(async () => {
 });
 
 const api = (method: string, path: string, init?: JsonCallInit) => callJson(fetchFrom(edge.url), method, path, init);
-const atCore = (method: string, path: string, init?: JsonCallInit) => callJson(fetchFrom(core.url), method, path, init);
+/** Straight at the core, as a caller who found its port and holds the service credential too. */
+const atCore = (method: string, path: string, init: JsonCallInit = {}) =>
+  callJson(fetchFrom(core.url), method, path, { ...init, headers: { 'x-service-token': SERVICE, ...init.headers } });
 const admin = { authorization: `Bearer ${ADMIN}` };
 const setRoom = (showtimeId: number, body: unknown) => api('PUT', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin, body });
 const readRoom = (showtimeId: number) => api('GET', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin });
@@ -225,6 +228,19 @@ describe('sale control on the real stack', () => {
     expect(poll.json.state).toBe('closed');
     // The edge's copy of the showtime list is at most a second old.
     await eventually(() => api('GET', '/api/showtimes'), (r) => !r.json.some((s: { id: number }) => s.id === showtimeId), 3_000);
+  });
+
+  it('the core listens on loopback by default and answers only the edge: without its credential every buyer and operator route is 401', async () => {
+    expect(new URL(core.url).hostname).toBe('127.0.0.1');
+    const bare = (method: string, path: string, init?: JsonCallInit) => callJson(fetchFrom(core.url), method, path, init);
+    expect((await bare('GET', '/showtimes')).json.error.code).toBe('SERVICE_TOKEN_REQUIRED');
+    expect((await bare('GET', '/admin/rooms', { headers: admin })).status).toBe(401);
+    expect((await bare('POST', '/showtimes/1/holds', { body: { seats: ['A1'] } })).status).toBe(401);
+    expect((await bare('GET', '/showtimes', { headers: { 'x-service-token': 'wrong-wrong-wrong-wrong' } })).status).toBe(401);
+    // Probes and the gateway's (signed) webhook stay open.
+    expect((await bare('GET', '/healthz')).status).toBe(200);
+    expect((await bare('POST', '/payments/callback', { rawBody: '{}' })).json.error.code).not.toBe('SERVICE_TOKEN_REQUIRED');
+    expect((await atCore('GET', '/showtimes')).status).toBe(200);
   });
 
   it('an operator configures a room before anyone joins; a showtime that does not exist has no room', async () => {
