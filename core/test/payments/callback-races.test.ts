@@ -191,7 +191,7 @@ describe('webhook signature matrix', () => {
     expect((await post('{"id":')).status).toBe(400);
     expect((await post('{"id":"evt_1","type":"payment.succeeded"}')).status).toBe(422);
     expect((await post(JSON.stringify({ id: 'evt_x', type: 'customer.created', created: now(), data: { paymentId: 'pay_x' } }))).json.outcome).toBe('ignored');
-    const unknown = await post(JSON.stringify({ id: 'evt_unknown', type: 'payment.succeeded', created: now(), data: { paymentId: 'pay_nope' } }));
+    const unknown = await post(JSON.stringify({ id: 'evt_unknown', type: 'payment.succeeded', created: now(), data: { paymentId: 'pay_nope', amount: 1000, currency: 'EUR' } }));
     expect(unknown.status).toBe(503);
     expect(unknown.headers.get('retry-after')).toBeTruthy();
     const [events] = await sql`SELECT count(*)::int AS n FROM payment_event WHERE event_id = 'evt_unknown'`;
