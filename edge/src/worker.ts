@@ -2,7 +2,8 @@
  * The edge on Cloudflare Workers: the same app, with @upstash/redis (REST) for the queue,
  * secrets as bindings, an in-isolate flood limiter and CF-Connecting-IP as the client
  * address. Booking events are drained from a cron trigger and, at most once a second per
- * isolate, after a request (waitUntil), since a Worker has no background loop.
+ * isolate, after a request (waitUntil), since a Worker has no background loop; the cron also
+ * restores rooms from the core's sale control (a join restores a missing room at once).
  */
 import { Redis } from '@upstash/redis/cloudflare';
 import { loadTokenKeys, parseJwkJson } from '../../lib/token-keys';
@@ -105,5 +106,7 @@ export default {
   async scheduled(_event: unknown, env: WorkerEnv, ctx: ExecutionContextLike): Promise<void> {
     const current = await instanceFor(env);
     ctx.waitUntil(current.consumer.pumpOnce());
+    // Rooms Redis lost, or holds an older copy of, come back from the core's sale control.
+    ctx.waitUntil(current.app.catalog.syncAll().catch((error: unknown) => console.error('room sync failed', error)));
   },
 };
