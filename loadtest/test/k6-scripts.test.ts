@@ -158,6 +158,19 @@ describe('k6 scripts on the k6 shims', () => {
     expect((await room(showtimeId)).settings).toMatchObject({ state: 'open', capacity: 20, admitPerMinute: 1200 });
   }, 60_000);
 
+  it('VUs: all pre-allocated, by Little\'s law, overridable per scenario', async () => {
+    const options = (env: Record<string, string>) =>
+      runK6Script('flash-sale.js', null, { PEAK_RPS: '200', DURATION: '30s', BUYERS_PER_VU: '20', ...env }, { iterations: 0, maxMs: 0, setup: false, drain: false, teardown: false }).then((run) => run.options.scenarios);
+    // buyers: 180 req/s × (10 s pace / 20 buyers per VU + 0.25 s answer) × 1.1 + 10 = 159; pages: 20 × 0.25 × 1.1 + 10 = 16.
+    const planned = await options({});
+    expect(planned.buyers).toMatchObject({ preAllocatedVUs: 159, maxVUs: 159 });
+    expect(planned.pages).toMatchObject({ preAllocatedVUs: 16, maxVUs: 16 });
+    expect(planned.drain).toMatchObject({ vus: 175, startTime: '41s' }); // after the stages (3 + 5 + 20 + 3 s, rounded from 30 s) and the 10 s graceful stop
+    const overridden = await options({ PRE_VUS_BUYERS: '7', MAX_VUS: '300', PRE_VUS_PAGES: '3' });
+    expect(overridden.buyers).toMatchObject({ preAllocatedVUs: 7, maxVUs: 300 });
+    expect(overridden.pages).toMatchObject({ preAllocatedVUs: 3, maxVUs: 3 });
+  }, 30_000);
+
   it('teardown fails the run on broken seat accounting, with exec.test.fail and, on k6 before v0.59, through the run_failures threshold', async () => {
     const core = createServer((_, res) => {
       res.setHeader('content-type', 'application/json');
