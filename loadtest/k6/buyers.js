@@ -78,9 +78,13 @@ function send(buyer, req, phase) {
   if (req.endpoint === 'seats' && res.status === 200) {
     // A seat map (150 KB for 1,440 seats) is never parsed in JS: k6 picks the available seats
     // out in Go (gjson), and only those reach the script; the buyer picks and drops them.
-    const seats = /** @type {any} */ (res.json('seats.#(status=="AVAILABLE")#'));
-    json = { counts: { available: res.json('counts.available') }, seats: Array.isArray(seats) ? seats : [] };
-    metrics.seatsSelected.add(json.seats.length, tags);
+    try {
+      const seats = /** @type {any} */ (res.json('seats.#(status=="AVAILABLE")#'));
+      json = { counts: { available: res.json('counts.available') }, seats: Array.isArray(seats) ? seats : [] };
+      metrics.seatsSelected.add(json.seats.length, tags);
+    } catch (error) {
+      json = null; // not JSON: the journey treats it as an answer without a map
+    }
   } else if (typeof res.body === 'string' && res.body.length > 0) {
     metrics.parsedBytes.add(res.body.length, tags);
     try {
