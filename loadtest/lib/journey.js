@@ -10,7 +10,7 @@
  * 409 and 429 are answers, not failures: 429 waits Retry-After and tries the same step again.
  *
  * k6 loads this file too, so it is written in ES2017 (no object spread, `?.`, `??`, numeric
- * separators): releases before v0.53 refuse anything newer (loadtest/test/k6-syntax.test.ts).
+ * separators): releases before v0.53 refuse anything newer (loadtest/k6/k6-syntax.test.ts).
  */
 import { pickSeats } from './seat-choice.js';
 
