@@ -87,6 +87,10 @@ describe('failure policy', () => {
     const metrics = await (await fetch(`${edge.url}/metrics`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` } })).text();
     expect(metrics).toMatch(/edge_limiter_fallback_total [1-9]/);
 
+    // An operator's change while Redis is away is saved (the core holds it) and said to be pending.
+    const change = await api('PUT', `/api/admin/showtimes/${showtimeId}/room`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` }, body: { admitPerMinute: 90 } });
+    expect(change).toMatchObject({ status: 202, json: { applied: false } });
+
     // A fresh Redis (data gone: Redis is a gate, not the truth). No edge restart.
     await redis.start();
     const rejoined = await eventually(
@@ -102,6 +106,9 @@ describe('failure policy', () => {
     expect(holdAfter.status).toBe(201);
     const stats = await edge.app.rooms.engine.stats(String(showtimeId));
     expect(stats.ok && stats.active).toBe(1);
+    // The change made while Redis was away is in the restored room.
+    const settings = await edge.app.rooms.engine.getSettings(String(showtimeId));
+    expect(settings.ok && settings.settings).toMatchObject({ admitPerMinute: 90, capacity: 1 });
   });
 
   it('a released turn cannot start another purchase: an access token outliving its slot gets 410', async () => {

@@ -114,11 +114,17 @@ export function adminRoutes(deps: AdminRouteDeps) {
       headers: operatorHeaders(c),
     });
     if (status !== 200) throw coreError(status, body);
-    // Saved in PostgreSQL; now the copy. Should Redis be away, the sync loop applies it later.
-    await guarded(() => deps.catalog.apply(body));
-    deps.rooms.invalidate(showtimeId);
-    const room = await guarded(() => readRoom(showtimeId));
-    return c.json({ ...room, showtimeId, saleState: body.saleState, version: body.version });
+    // Saved in PostgreSQL; now the copy. Should Redis be away, the change stands and the sync
+    // applies it when Redis is back: 202, saying so.
+    try {
+      await deps.catalog.apply(body);
+      deps.rooms.invalidate(showtimeId);
+      const room = await readRoom(showtimeId);
+      return c.json({ ...room, showtimeId, saleState: body.saleState, version: body.version, applied: true });
+    } catch {
+      c.header('Retry-After', String(QUEUE_RETRY_AFTER_SECONDS));
+      return c.json({ showtimeId, saleState: body.saleState, version: body.version, applied: false, settings: body.room }, 202);
+    }
   });
 
   app.get('/showtimes/:id/room/audit', async (c) => {
