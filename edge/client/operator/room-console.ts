@@ -10,7 +10,7 @@ import { byId, setText } from '../core/dom';
 import { explain } from '../core/explain';
 import { duration, localTime } from '../core/format';
 import { createSeries, drawSpark } from './spark-chart';
-import { describeChange, validateSettings, type RoomChange, type RoomSettingsView } from './room-controls';
+import { describeChange, describeSaleChange, validateSale, validateSettings, type RoomChange, type RoomSettingsView } from './room-controls';
 
 interface StatsEvent {
   at: string;
@@ -163,7 +163,7 @@ export function roomConsole(root: HTMLElement) {
   }
 
   async function loadAudit() {
-    const result = await api<{ entries?: { atMs: number; actor: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null }[] }>(
+    const result = await api<{ entries?: { atMs: number; actor: string; action?: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null }[] }>(
       'GET',
       `/api/admin/showtimes/${id}/room/audit`,
     );
@@ -183,9 +183,33 @@ export function roomConsole(root: HTMLElement) {
       const row = body.insertRow();
       row.insertCell().textContent = localTime(new Date(entry.atMs), true);
       row.insertCell().textContent = entry.actor;
-      row.insertCell().textContent = auditChanges(entry.before, entry.after);
+      row.insertCell().textContent = auditChanges(entry.before, entry.after, entry.action);
     }
   }
+
+  /** Hold time and seats per customer: the sale's settings at the core (the form is there when the core answered). */
+  const saleForm = document.getElementById('sale-form');
+  const saleValue = (name: 'holdTtlSeconds' | 'maxSeatsPerCustomer') => Number(byId<HTMLInputElement>(name).defaultValue);
+  async function onSale(event: SubmitEvent) {
+    event.preventDefault();
+    const current = { holdTtlSeconds: saleValue('holdTtlSeconds'), maxSeatsPerCustomer: saleValue('maxSeatsPerCustomer') };
+    const checked = validateSale({ holdTtlSeconds: byId<HTMLInputElement>('holdTtlSeconds').value, maxSeatsPerCustomer: byId<HTMLInputElement>('maxSeatsPerCustomer').value }, current);
+    if (!checked.ok) return consoleAlert(checked.message);
+    if (Object.keys(checked.change).length === 0) return consoleAlert('Nothing changed.');
+    const words = describeSaleChange(checked.change, current);
+    if (!(await confirmChange(`Change ${words}? It applies to holds made from now on.`))) return;
+    const result = await api<{ holdTtlSeconds: number; maxSeatsPerCustomer: number }>('PATCH', `/admin/showtimes/${id}/sale`, checked.change, { 'x-console': '1' });
+    if (!result.ok || !result.json) return consoleAlert(`Not applied: ${explain(result)}`);
+    consoleAlert(null);
+    for (const name of ['holdTtlSeconds', 'maxSeatsPerCustomer'] as const) {
+      const input = byId<HTMLInputElement>(name);
+      input.defaultValue = String(result.json[name]);
+      input.value = input.defaultValue;
+    }
+    setText('live', `Applied: ${words.replace(/ from \S+ to /g, ' → ')}`);
+    void loadAudit();
+  }
+  saleForm?.addEventListener('submit', (event) => void onSale(event as SubmitEvent));
 
   byId('settings-form').addEventListener('submit', onSettings);
   byId('opening-form').addEventListener('submit', onOpening);
@@ -200,9 +224,11 @@ export function roomConsole(root: HTMLElement) {
   setInterval(() => void loadAudit(), 15_000);
 }
 
-function auditChanges(before: Record<string, unknown> | null, after: Record<string, unknown> | null): string {
-  if (!after) return 'settings changed';
-  const keys = ['state', 'capacity', 'admitPerMinute', 'sessionTtlSeconds', 'opensAt'];
+/** What changed, by field; a change the log keeps no fields of (a catalog edit) is named by its action. */
+function auditChanges(before: Record<string, unknown> | null, after: Record<string, unknown> | null, action?: string): string {
+  const named = action === 'showtime.update' ? 'sale settings changed (hold time, seats per customer or times)' : action ? `${action}` : 'settings changed';
+  if (!after) return named;
+  const keys = ['state', 'saleState', 'capacity', 'admitPerMinute', 'sessionTtlSeconds', 'opensAt', 'powDifficulty'];
   const parts = keys.filter((k) => !before || before[k] !== after[k]).map((k) => `${k}: ${before ? String(before[k]) : '—'} → ${String(after[k])}`);
-  return parts.length ? parts.join(', ') : 'no visible change';
+  return parts.length ? parts.join(', ') : named;
 }

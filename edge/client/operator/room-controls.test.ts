@@ -40,3 +40,13 @@ describe('spark chart geometry', () => {
     expect(sparkGeometry([])).toBeNull();
   });
 });
+
+describe('sale settings', () => {
+  it('checks hold time and seats per customer against the core bounds, and sends only changes', async () => {
+    const { validateSale, describeSaleChange } = await import('./room-controls');
+    const current = { holdTtlSeconds: 600, maxSeatsPerCustomer: 4 };
+    expect(validateSale({ holdTtlSeconds: '600', maxSeatsPerCustomer: '2' }, current)).toEqual({ ok: true, change: { maxSeatsPerCustomer: 2 } });
+    expect(validateSale({ holdTtlSeconds: '5', maxSeatsPerCustomer: '2' }, current)).toEqual({ ok: false, message: 'Time to pay must be a whole number from 10 to 3600 seconds.' });
+    expect(describeSaleChange({ maxSeatsPerCustomer: 2 }, current)).toBe('seats per customer from 4 to 2');
+  });
+});

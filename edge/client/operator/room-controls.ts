@@ -66,3 +66,33 @@ export function describeChange(change: RoomChange, before: RoomSettingsView | nu
     })
     .join('; ');
 }
+
+/** The sale's settings at the core: hold time and seats per customer. */
+export const SALE_BOUNDS = {
+  holdTtlSeconds: { min: 10, max: 3600, words: 'Time to pay' },
+  maxSeatsPerCustomer: { min: 1, max: 50, words: 'Seats per customer' },
+} as const;
+
+export type SaleChange = Partial<Record<keyof typeof SALE_BOUNDS, number>>;
+
+export function validateSale(
+  values: Record<keyof typeof SALE_BOUNDS, string>,
+  current: Record<keyof typeof SALE_BOUNDS, number>,
+): { ok: true; change: SaleChange } | { ok: false; message: string } {
+  const change: SaleChange = {};
+  for (const name of Object.keys(SALE_BOUNDS) as (keyof typeof SALE_BOUNDS)[]) {
+    const { min, max, words } = SALE_BOUNDS[name];
+    const text = values[name].trim();
+    const value = Number(text);
+    if (text === '' || !Number.isInteger(value) || value < min || value > max) {
+      return { ok: false, message: `${words} must be a whole number from ${min} to ${max}${name === 'holdTtlSeconds' ? ' seconds' : ''}.` };
+    }
+    if (value !== current[name]) change[name] = value;
+  }
+  return { ok: true, change };
+}
+
+export function describeSaleChange(change: SaleChange, before: Record<keyof typeof SALE_BOUNDS, number>): string {
+  const words = { holdTtlSeconds: 'time to pay (s)', maxSeatsPerCustomer: 'seats per customer' };
+  return (Object.keys(change) as (keyof SaleChange)[]).map((key) => `${words[key]} from ${before[key]} to ${change[key]}`).join('; ');
+}

@@ -83,7 +83,13 @@ const TILES: [string, string, boolean][] = [
   ['pow', 'Proof of work at join', false],
 ];
 
-export function roomPage(s: PublicShowtime, operator: string | null, csrf: string): Html {
+/** The sale's own settings at the core, shown and changed beside the room's. */
+export interface SaleSettingsView {
+  holdTtlSeconds: number;
+  maxSeatsPerCustomer: number;
+}
+
+export function roomPage(s: PublicShowtime, operator: string | null, csrf: string, sale: SaleSettingsView | null = null): Html {
   return consoleLayout(
     s.title,
     html`<div id="console" data-module="room-console" data-showtime-id="${s.id}" data-operator="${operator ?? ''}">
@@ -109,6 +115,13 @@ ${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" pre
   <div><label for="sessionTtlSeconds">Session length (seconds)</label><input id="sessionTtlSeconds" name="sessionTtlSeconds" type="number" min="1" max="86400" step="1" required></div>
   <div><button class="button primary" type="submit">Apply settings</button></div>
 </form>
+${sale
+  ? html`<form id="sale-form" class="form-grid" novalidate>
+  <div><label for="holdTtlSeconds">Time to pay for held seats (seconds)</label><input id="holdTtlSeconds" name="holdTtlSeconds" type="number" min="10" max="3600" step="1" required value="${sale.holdTtlSeconds}"></div>
+  <div><label for="maxSeatsPerCustomer">Seats per customer</label><input id="maxSeatsPerCustomer" name="maxSeatsPerCustomer" type="number" min="1" max="50" step="1" required value="${sale.maxSeatsPerCustomer}"></div>
+  <div><button class="button" type="submit">Apply sale settings</button></div>
+</form>`
+  : ''}
 <p class="actions">
   <button class="button" type="button" data-state="paused">Pause admissions</button>
   <button class="button" type="button" data-state="open">Resume (open)</button>

@@ -8,6 +8,7 @@
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
 import { signAccessToken } from '../../../lib/access-token';
 import type { TokenKeyMaterial } from '../../../lib/token-keys';
 import type { RoomEngine } from '../../../queue/src/index';
@@ -20,7 +21,7 @@ import type { PowGate } from '../pow/pow-gate';
 import type { PowGovernor } from '../pow/pow-governor';
 import { ADMIN_COOKIE, cleanOperatorName, sameSecret, type ConsoleSessions } from './admin-session';
 import type { PublicShowtime } from './buyer-pages';
-import { loginPage, roomPage, roomsPage, type RoomSummary } from './console-pages';
+import { loginPage, roomPage, roomsPage, type RoomSummary, type SaleSettingsView } from './console-pages';
 import { messagePage, pageHeaders } from './html';
 import type { ShowtimeActivity } from './showtime-activity';
 
@@ -40,6 +41,17 @@ export interface ConsoleRouteDeps {
   statsIntervalMs?: number;
 }
 
+const saleSettingsSchema = z
+  .object({ holdTtlSeconds: z.number().int().min(10).max(3600), maxSeatsPerCustomer: z.number().int().min(1).max(50) })
+  .partial()
+  .strict()
+  .refine((value) => Object.keys(value).length > 0);
+
+const saleSettingsView = (body: { holdTtlMs?: number; maxSeatsPerCustomer?: number }): SaleSettingsView => ({
+  holdTtlSeconds: Math.round((body.holdTtlMs ?? 0) / 1000),
+  maxSeatsPerCustomer: body.maxSeatsPerCustomer ?? 0,
+});
+
 interface SeatCounts {
   total: number;
   available: number;
@@ -53,6 +65,13 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
 
   /** The live console session of this browser, or null. */
   const signedIn = (c: Context) => deps.sessions.find(getCookie(c, ADMIN_COOKIE)).catch(() => null);
+
+  /** The sale's hold time and seat limit, as the core's admin view has them (null: not now). */
+  async function saleSettingsOf(showtimeId: string): Promise<SaleSettingsView | null> {
+    if (!SHOWTIME_ID.test(showtimeId)) return null;
+    const answer = await deps.core.adminJson<{ holdTtlMs?: number; maxSeatsPerCustomer?: number }>('GET', `/admin/showtimes/${showtimeId}`).catch(() => null);
+    return answer?.status === 200 ? saleSettingsView(answer.body) : null;
+  }
 
   async function catalog(): Promise<PublicShowtime[]> {
     const { status, body } = await deps.core.getJson<PublicShowtime[]>('/showtimes').catch(() => ({ status: 503, body: null }));
@@ -150,7 +169,29 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     let showtime = SHOWTIME_ID.test(id) ? (await catalog()).find((s) => String(s.id) === id) : undefined;
     if (!showtime && SHOWTIME_ID.test(id) && (await deps.engine.getSettings(id).catch(() => null))?.ok) showtime = unlisted(id);
     if (!showtime) return c.html(messagePage('Showtime not found', 'No showtime on sale or opening soon, and no waiting room, has this number.', { href: '/admin', label: 'All rooms' }), 404);
-    return c.html(roomPage(showtime, session.operator, session.csrf));
+    return c.html(roomPage(showtime, session.operator, session.csrf, await saleSettingsOf(id)));
+  });
+
+  /**
+   * Hold time and seats per customer: settings of the sale at the core, changed through its
+   * sale control (versioned and in the audit log). Same guard as the operator API's writes:
+   * the session cookie plus `X-Console: 1`, which no cross-site form can send.
+   */
+  app.patch('/admin/showtimes/:id/sale', async (c) => {
+    const session = await signedIn(c);
+    if (!session) return c.json({ error: { code: 'MISSING_TOKEN', message: 'Sign in to the console first' } }, 401);
+    if (c.req.header('x-console') !== '1') return c.json({ error: { code: 'CONSOLE_HEADER_REQUIRED', message: 'Send X-Console: 1 with console changes' } }, 403);
+    const id = c.req.param('id');
+    if (!SHOWTIME_ID.test(id)) return c.json({ error: { code: 'SHOWTIME_NOT_FOUND', message: 'Unknown showtime' } }, 404);
+    const parsed = saleSettingsSchema.safeParse(await c.req.json().catch(() => null));
+    if (!parsed.success) return c.json({ error: { code: 'VALIDATION_FAILED', message: 'Send holdTtlSeconds (10 to 3600) and/or maxSeatsPerCustomer (1 to 50) as whole numbers' } }, 422);
+    const { holdTtlSeconds, maxSeatsPerCustomer } = parsed.data;
+    const changes = { ...(holdTtlSeconds !== undefined ? { holdTtlMs: holdTtlSeconds * 1000 } : {}), ...(maxSeatsPerCustomer !== undefined ? { maxSeatsPerCustomer } : {}) };
+    const headers: Record<string, string> = session.operator ? { 'x-operator': session.operator } : {};
+    const answer = await deps.core.adminJson<{ holdTtlMs?: number; maxSeatsPerCustomer?: number; error?: unknown }>('PATCH', `/admin/showtimes/${id}`, { body: changes, headers }).catch(() => null);
+    if (!answer) return c.json({ error: { code: 'CORE_UNAVAILABLE', message: 'The seat service is not answering; try again shortly' } }, 503);
+    if (answer.status !== 200) return c.json(answer.body as object, answer.status as 400);
+    return c.json(saleSettingsView(answer.body));
   });
 
   app.get('/admin/showtimes/:id/live', async (c) => {

@@ -90,6 +90,27 @@ describe('operator console', () => {
     await expect.poll(() => page.locator('#console-alert').textContent()).toContain('already passed');
     await page.locator('#capacity').fill('1');
 
+    // The sale's own settings at the core: seats per customer, confirmed, applied and audited.
+    expect(await page.getByLabel('Seats per customer').inputValue()).toBe('4');
+    await page.getByLabel('Seats per customer').fill('51');
+    await page.getByRole('button', { name: 'Apply sale settings' }).click();
+    await expect.poll(() => page.locator('#console-alert').textContent()).toBe('Seats per customer must be a whole number from 1 to 50.');
+    await page.getByLabel('Seats per customer').fill('2');
+    await page.getByRole('button', { name: 'Apply sale settings' }).click();
+    expect(await page.getByRole('dialog').textContent()).toContain('seats per customer from 4 to 2');
+    await page.getByRole('button', { name: 'Yes, apply it' }).click();
+    await expect.poll(async () => (await stack.sql`SELECT max_seats_per_customer FROM showtime WHERE id = ${showtimeId}`)[0]!.max_seats_per_customer).toBe(2);
+    await expect.poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 }).toContain('sale settings changed');
+    expect(await page.getByLabel('Seats per customer').inputValue()).toBe('2');
+    // The route refuses clearly and changes nothing: no session, no X-Console header, bad numbers.
+    const refusals = await page.evaluate(async (path) => {
+      const send = async (headers: Record<string, string>, body: string) => (await fetch(path, { method: 'PATCH', headers: { 'content-type': 'application/json', ...headers }, body })).status;
+      return [await send({}, '{"maxSeatsPerCustomer":3}'), await send({ 'x-console': '1' }, '{"maxSeatsPerCustomer":0}'), await send({ 'x-console': '1' }, 'not json'), await send({ 'x-console': '1' }, '{"holdTtlMs":5}')];
+    }, `/admin/showtimes/${showtimeId}/sale`);
+    expect(refusals).toEqual([403, 422, 422, 422]);
+    expect((await fetch(`${stack.edgeUrl}/admin/showtimes/${showtimeId}/sale`, { method: 'PATCH', headers: { 'x-console': '1', 'content-type': 'application/json' }, body: '{"maxSeatsPerCustomer":3}' })).status).toBe(401);
+    expect((await stack.sql`SELECT max_seats_per_customer FROM showtime WHERE id = ${showtimeId}`)[0]!.max_seats_per_customer).toBe(2);
+
     // The buttons know the state: "Resume (open)" is off while the room is open.
     expect(await page.getByRole('button', { name: 'Resume (open)' }).isDisabled()).toBe(true);
     // Pause, confirmed: the state badge follows.
@@ -102,7 +123,8 @@ describe('operator console', () => {
     expect(await accessibilityIssues(page)).toEqual([]);
     await operator.shot('25-console-paused');
 
-    expect(operator.errors).toEqual([]);
+    // Only the refusals sent on purpose above may show as failed loads.
+    expect(operator.errors.filter((e) => !/status of (403|422)/.test(e))).toEqual([]);
     expect(operator.external).toEqual([]);
     await operator.context.close();
   });
