@@ -21,6 +21,8 @@ export interface Fault {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A probe waits this long for each answer (the buyers' own requests wait 8 s). */
+const PROBE_TIMEOUT_MS = 5_000;
 
 async function setGatewayFaults(stack: ChaosStack, faults: Record<string, unknown> | null): Promise<void> {
   const response = await fetch(`${stack.paymentsUrl}/v1/faults`, {
@@ -33,9 +35,9 @@ async function setGatewayFaults(stack: ChaosStack, faults: Record<string, unknow
 
 /** The core answers through the edge: the showtime list and the core's own readiness. */
 async function coreServesBuyers(stack: ChaosStack, showtimeId: string): Promise<boolean> {
-  if (!(await answers200(`${stack.coreUrl}/readyz`))) return false;
+  if (!(await answers200(`${stack.coreUrl}/readyz`, PROBE_TIMEOUT_MS))) return false;
   try {
-    const response = await fetch(`${stack.coreUrl}/showtimes`, { signal: AbortSignal.timeout(2_000) });
+    const response = await fetch(`${stack.coreUrl}/showtimes`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
     const list = (await response.json()) as { id: number }[];
     return response.status === 200 && Array.isArray(list) && list.some((s) => String(s.id) === showtimeId);
   } catch {
@@ -48,12 +50,12 @@ async function buyersCanJoin(stack: ChaosStack, showtimeId: string): Promise<boo
   try {
     const address = `10.250.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
     const login = await fetch(`${stack.edgeUrl}/api/auth/demo`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': address }, body: '{}', signal: AbortSignal.timeout(2_000),
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': address }, body: '{}', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     });
     if (login.status !== 200 && login.status !== 201) return false;
     const { token } = (await login.json()) as { token: string };
     const join = await fetch(`${stack.edgeUrl}/api/showtimes/${showtimeId}/queue`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address }, signal: AbortSignal.timeout(2_000),
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address }, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     });
     const body = (await join.json().catch(() => null)) as { state?: string } | null;
     await fetch(`${stack.edgeUrl}/api/showtimes/${showtimeId}/queue`, { method: 'DELETE', headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address } }).catch(() => {});

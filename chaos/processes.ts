@@ -85,10 +85,10 @@ export function serviceProcess(options: ServiceOptions): ServiceProcess {
   };
 }
 
-/** True when GET `url` answers 200 within a second. */
-export async function answers200(url: string): Promise<boolean> {
+/** True when GET `url` answers 200 within `timeoutMs`. */
+export async function answers200(url: string, timeoutMs = 1_000): Promise<boolean> {
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
     await response.arrayBuffer();
     return response.status === 200;
   } catch {

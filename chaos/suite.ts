@@ -127,8 +127,11 @@ async function runFault(stack: ChaosStack, sql: Sql, redis: Redis, fault: Fault,
   let recoveryMs: number | null = null;
   if (fault.recovered) {
     while (Date.now() - backAt < 30_000) {
+      // Recovered as of when the successful probe was sent: on a saturated machine its own
+      // answer may take a while, and that is load, not the fault.
+      const probeSentAt = Date.now();
       if (await fault.recovered(stack, showtimeId)) {
-        recoveryMs = Date.now() - backAt;
+        recoveryMs = probeSentAt - backAt;
         break;
       }
       await sleep(100);
