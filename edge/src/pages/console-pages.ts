@@ -127,6 +127,7 @@ ${sale
   <button class="button" type="button" data-state="open">Resume (open)</button>
   <button class="button danger" type="button" data-state="closed">Close the sale</button>
 </p>
+<p class="muted" id="state-hint">Pausing stops admissions: people in line keep their places and are told; buyers already choosing seats keep their turn and may still buy. Closing ends every turn at once and tells the line the sale is over.</p>
 <form id="opening-form" class="form-grid" novalidate>
   <div><label for="opensAt">Opening time (your local time)</label><input id="opensAt" name="opensAt" type="datetime-local" step="1" required></div>
   <div><button class="button" type="submit">Schedule the opening (pre-queue until then)</button></div>
