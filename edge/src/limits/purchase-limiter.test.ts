@@ -24,6 +24,13 @@ describe('purchase limiter', () => {
     expect(calls).toEqual([['42', 'alice', { requireAdmission: true }]]);
   });
 
+  it('any other refusal from the script is a refusal too, never a free pass', async () => {
+    for (const code of ['cost_exceeds_capacity', 'invalid_input'] as const) {
+      const limiter = createPurchaseLimiter({ take: async (): Promise<Refused> => ({ ok: false, code, message: code }) });
+      expect(await limiter.take('42', 'alice'), code).toMatchObject({ allowed: false, source: 'redis' });
+    }
+  });
+
   it('a refused admission says so, without a retry time', async () => {
     const notAdmitted: Refused = { ok: false, code: 'not_admitted', message: 'no live admission' };
     const limiter = createPurchaseLimiter({ take: async () => notAdmitted });
