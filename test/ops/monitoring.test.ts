@@ -104,11 +104,18 @@ describe('Grafana dashboard', () => {
   });
 
   it('is provisioned in docker-compose.yml next to a Prometheus that scrapes the edge and the core', () => {
-    const compose = yaml<{ services: Record<string, { volumes?: string[]; depends_on?: Record<string, unknown> }> }>('docker-compose.yml').services;
+    const compose = yaml<{ services: Record<string, { volumes?: string[]; environment?: Record<string, string> }> }>('docker-compose.yml').services;
     for (const name of ['prometheus', 'grafana']) {
       for (const volume of compose[name]!.volumes ?? []) expect(existsSync(volume.split(':')[0]!), volume).toBe(true);
     }
     const scrape = yaml<{ scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[] }>('ops/prometheus/prometheus.yml').scrape_configs;
-    expect(Object.fromEntries(scrape.map((job) => [job.job_name, job.static_configs[0]!.targets]))).toEqual({ edge: ['edge:8080'], core: ['core:8081'] });
+    expect(scrape.map((job) => job.job_name).sort()).toEqual(['core', 'edge']);
+    // Each target is the service of that name, on a port it listens on for metrics.
+    for (const job of scrape) {
+      const [host, port] = job.static_configs[0]!.targets[0]!.split(':');
+      const env = compose[host!]?.environment ?? {};
+      expect(host).toBe(job.job_name);
+      expect([env.METRICS_PORT, env.CORE_PORT, env.EDGE_PORT], job.job_name).toContain(port);
+    }
   });
 });

@@ -4,9 +4,11 @@ import type { Sql } from 'postgres';
 /**
  * Retention: the tables that only grow are kept to what someone may still need.
  *
- * - state_transition is partitioned by month (migrations/0007_operations_retention.sql): this job
- *   creates the coming months ahead of time and detaches months past their retention into the
- *   `archive` schema, to be dumped and dropped by an operator.
+ * - state_transition is partitioned by month and show_seat by blocks of showtime ids
+ *   (migrations/0007_operations_retention.sql): this job creates partitions ahead of time (the
+ *   coming months; the blocks after the newest showtime's) and detaches those past their
+ *   retention (months; blocks whose showtimes all started long enough ago) into the `archive`
+ *   schema, to be dumped and dropped by an operator.
  * - payment_event (webhook deduplication) rows are deleted after their retention: a gateway stops
  *   redelivering an event within days, and a redelivery is also settled by state, not only by id.
  * - The outbox (published rows only) and idempotency keys are purged by the sweeper
@@ -21,6 +23,10 @@ export interface RetentionSettings {
   transitionRetentionMonths: number;
   /** Monthly partitions that exist ahead of the current one. */
   partitionsAheadMonths: number;
+  /** A block of show_seat is detached once all its showtimes started this many days ago. */
+  showSeatRetentionDays: number;
+  /** show_seat blocks that exist after the one holding the newest showtime. */
+  showSeatBlocksAhead: number;
   webhookEventRetentionDays: number;
   /** Published outbox rows are kept this long by the sweeper; reported here as backlog. */
   outboxRetention: string;
@@ -30,12 +36,14 @@ export interface RetentionSettings {
 export const DEFAULT_RETENTION: RetentionSettings = {
   transitionRetentionMonths: 13,
   partitionsAheadMonths: 3,
+  showSeatRetentionDays: 30,
+  showSeatBlocksAhead: 2,
   webhookEventRetentionDays: 30,
   outboxRetention: '1 day',
   deleteBatchSize: 5000,
 };
 
-const PARTITION_LOCK = 'state_transition_partitions';
+const PARTITION_LOCK = 'partition_maintenance';
 
 export interface PartitionPass {
   /** False when another instance held the maintenance lock or a table lock was not granted in time. */
@@ -44,8 +52,11 @@ export interface PartitionPass {
   detached: string[];
 }
 
-/** Creates the months ahead and detaches the months past retention, in one short transaction. */
-export async function maintainTransitionPartitions(sql: Sql, settings: RetentionSettings = DEFAULT_RETENTION): Promise<PartitionPass> {
+/**
+ * Creates the partitions ahead and detaches those past retention, for state_transition and
+ * show_seat, in one short transaction.
+ */
+export async function maintainPartitions(sql: Sql, settings: RetentionSettings = DEFAULT_RETENTION): Promise<PartitionPass> {
   try {
     return await sql.begin(async (tx) => {
       const [lock] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtextextended(${PARTITION_LOCK}, 0)) AS ok`;
@@ -60,7 +71,16 @@ export async function maintainTransitionPartitions(sql: Sql, settings: Retention
       const detached = await tx<{ name: string }[]>`
         SELECT state_transition_detach_partitions(
                  date_trunc('month', now(), 'UTC') - make_interval(months => ${settings.transitionRetentionMonths})) AS name`;
-      return { ran: true, created: made!.created, detached: detached.map((row) => row.name) };
+      const [blocks] = await tx<{ created: number }[]>`
+        SELECT show_seat_ensure_partitions(
+                 coalesce((SELECT max(id) FROM showtime), 0) + ${settings.showSeatBlocksAhead} * show_seat_block_size()) AS created`;
+      const finished = await tx<{ name: string }[]>`
+        SELECT show_seat_detach_partitions(now() - make_interval(days => ${settings.showSeatRetentionDays})) AS name`;
+      return {
+        ran: true,
+        created: made!.created + blocks!.created,
+        detached: [...detached, ...finished].map((row) => row.name),
+      };
     });
   } catch (error) {
     if ((error as { code?: string }).code === '55P03') return { ran: false, created: 0, detached: [] };
@@ -81,7 +101,7 @@ export async function purgeOldWebhookEvents(sql: Sql, settings: RetentionSetting
 
 /** One retention pass: partitions, then webhook events until a short batch. */
 export async function runRetention(sql: Sql, settings: RetentionSettings = DEFAULT_RETENTION): Promise<number> {
-  const partitions = await maintainTransitionPartitions(sql, settings);
+  const partitions = await maintainPartitions(sql, settings);
   let removed = 0;
   for (let batch = settings.deleteBatchSize; batch === settings.deleteBatchSize; removed += batch) {
     batch = await purgeOldWebhookEvents(sql, settings);
@@ -93,33 +113,48 @@ export interface RetentionBacklog {
   outbox: number;
   idempotency_key: number;
   payment_event: number;
+  /** Rows in partitions due to be detached (estimated from the planner's statistics). */
   state_transition: number;
-  /** Rows that landed in the DEFAULT partition: the job fell behind creating months. */
+  show_seat: number;
+  /** Rows that landed in a DEFAULT partition: the job fell behind creating partitions. */
   state_transition_default: number;
-  /** Whole months that exist ahead of the current one. */
-  partitions_ahead: number;
+  show_seat_default: number;
+  /** Whole months after the current one. */
+  state_transition_ahead: number;
+  /** Blocks after the one holding the newest showtime. */
+  show_seat_ahead: number;
 }
 
 /** What is past its retention and still there, read at each scrape. */
 export async function readRetentionBacklog(sql: Sql, settings: RetentionSettings = DEFAULT_RETENTION): Promise<RetentionBacklog> {
   const [row] = await sql<RetentionBacklog[]>`
-    WITH parts AS (
-      SELECT c.relname, c.reltuples,
+    WITH months AS (
+      SELECT c.reltuples,
              make_timestamptz(substr(c.relname, 19, 4)::int, substr(c.relname, 24, 2)::int, 1, 0, 0, 0, 'UTC') AS month_start
         FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
        WHERE i.inhparent = 'state_transition'::regclass AND c.relname ~ '^state_transition_y[0-9]{4}m[0-9]{2}$'
-    )
+    ), blocks AS (
+      SELECT c.reltuples, substr(c.relname, 12)::bigint AS low
+        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+       WHERE i.inhparent = 'show_seat'::regclass AND c.relname ~ '^show_seat_b[0-9]{12}$'
+    ), newest AS (SELECT coalesce(max(id), 0) AS id FROM showtime)
     SELECT
       (SELECT count(*) FROM outbox WHERE published_at < now() - ${settings.outboxRetention}::interval)::int AS outbox,
       (SELECT count(*) FROM idempotency_key WHERE expires_at <= now())::int AS idempotency_key,
       (SELECT count(*) FROM payment_event
         WHERE received_at < now() - make_interval(days => ${settings.webhookEventRetentionDays}))::int AS payment_event,
-      -- Estimated from the planner's statistics: counting months of history at every scrape would cost more than it tells.
-      (SELECT coalesce(sum(greatest(reltuples, 0)), 0) FROM parts
+      -- Estimated: counting months of history at every scrape would cost more than it tells.
+      (SELECT coalesce(sum(greatest(reltuples, 0)), 0) FROM months
         WHERE month_start + interval '1 month'
               <= date_trunc('month', now(), 'UTC') - make_interval(months => ${settings.transitionRetentionMonths}))::int AS state_transition,
+      (SELECT coalesce(sum(greatest(b.reltuples, 0)), 0) FROM blocks b, newest n
+        WHERE b.low + show_seat_block_size() <= n.id
+          AND NOT EXISTS (SELECT 1 FROM showtime t WHERE t.id >= b.low AND t.id < b.low + show_seat_block_size()
+                             AND t.starts_at >= now() - make_interval(days => ${settings.showSeatRetentionDays})))::int AS show_seat,
       (SELECT count(*) FROM state_transition_default)::int AS state_transition_default,
-      (SELECT count(*) FROM parts WHERE month_start > date_trunc('month', now(), 'UTC'))::int AS partitions_ahead`;
+      (SELECT count(*) FROM show_seat_default)::int AS show_seat_default,
+      (SELECT count(*) FROM months WHERE month_start > date_trunc('month', now(), 'UTC'))::int AS state_transition_ahead,
+      (SELECT count(*) FROM blocks b, newest n WHERE b.low > n.id)::int AS show_seat_ahead`;
   return row!;
 }
 
@@ -132,32 +167,37 @@ export function registerRetentionGauges(registry: Registry, sql: Sql, settings: 
       .finally(() => setTimeout(() => (pending = null), 0)));
   new Gauge({
     name: 'core_retention_backlog_rows',
-    help: 'Rows past their retention and not yet removed, by table (state_transition estimated)',
+    help: 'Rows past their retention and not yet removed, by table (partitioned tables estimated)',
     labelNames: ['table'] as const,
     registers: [registry],
     async collect() {
       const backlog = await read();
-      for (const table of ['outbox', 'idempotency_key', 'payment_event', 'state_transition'] as const) {
+      for (const table of ['outbox', 'idempotency_key', 'payment_event', 'state_transition', 'show_seat'] as const) {
         this.set({ table }, backlog?.[table] ?? 0);
       }
     },
   });
   new Gauge({
-    name: 'core_state_transition_default_rows',
-    help: 'state_transition rows in the DEFAULT partition (the month had no partition yet)',
+    name: 'core_partition_default_rows',
+    help: 'Rows in a DEFAULT partition, by table (their partition had not been created in time)',
+    labelNames: ['table'] as const,
     registers: [registry],
     async collect() {
-      this.set((await read())?.state_transition_default ?? 0);
+      const backlog = await read();
+      this.set({ table: 'state_transition' }, backlog?.state_transition_default ?? 0);
+      this.set({ table: 'show_seat' }, backlog?.show_seat_default ?? 0);
     },
   });
   new Gauge({
-    name: 'core_state_transition_partitions_ahead',
-    help: 'Monthly state_transition partitions created ahead of the current month',
+    name: 'core_partitions_ahead',
+    help: 'Partitions created ahead, by table (state_transition: months after this one; show_seat: blocks after the newest showtime)',
+    labelNames: ['table'] as const,
     registers: [registry],
     async collect() {
       const backlog = await read();
       // Unknown (database unreachable) reads as healthy here; core_database_up reports that.
-      this.set(backlog?.partitions_ahead ?? DEFAULT_RETENTION.partitionsAheadMonths);
+      this.set({ table: 'state_transition' }, backlog?.state_transition_ahead ?? DEFAULT_RETENTION.partitionsAheadMonths);
+      this.set({ table: 'show_seat' }, backlog?.show_seat_ahead ?? DEFAULT_RETENTION.showSeatBlocksAhead);
     },
   });
 }

@@ -12,7 +12,7 @@ import { connectDatabase } from '../../src/db/connect';
 import { registerBacklogGauges } from '../../src/metrics';
 import { purgePublishedOutbox } from '../../src/jobs/sweeper';
 import {
-  DEFAULT_RETENTION, maintainTransitionPartitions, purgeOldWebhookEvents, readRetentionBacklog, registerRetentionGauges, runRetention,
+  DEFAULT_RETENTION, maintainPartitions, purgeOldWebhookEvents, readRetentionBacklog, registerRetentionGauges, runRetention,
 } from '../../src/jobs/retention';
 import { createCoreHarness, releasedTogether, unique, type CoreHarness } from '../core-harness';
 
@@ -50,14 +50,14 @@ describe('state_transition partitions', () => {
     await sql.unsafe(`DROP TABLE IF EXISTS ${furthest}`);
     expect(await attachedPartitions()).not.toContain(furthest);
 
-    const pass = await maintainTransitionPartitions(sql);
+    const pass = await maintainPartitions(sql);
     expect(pass).toMatchObject({ ran: true });
     expect(pass.created).toBeGreaterThanOrEqual(1);
     const attached = await attachedPartitions();
     for (let ahead = 0; ahead <= DEFAULT_RETENTION.partitionsAheadMonths; ahead++) expect(attached).toContain(monthName(monthsFromNow(ahead)));
     expect(attached).toContain('state_transition_default');
-    expect(await maintainTransitionPartitions(sql)).toEqual({ ran: true, created: 0, detached: [] });
-    expect((await readRetentionBacklog(sql)).partitions_ahead).toBe(DEFAULT_RETENTION.partitionsAheadMonths);
+    expect(await maintainPartitions(sql)).toEqual({ ran: true, created: 0, detached: [] });
+    expect((await readRetentionBacklog(sql)).state_transition_ahead).toBe(DEFAULT_RETENTION.partitionsAheadMonths);
   });
 
   it('detaches months past their retention into the archive schema, rows and all, and keeps the rest', async () => {
@@ -75,7 +75,7 @@ describe('state_transition partitions', () => {
     const backlog = await readRetentionBacklog(sql);
     expect(backlog.state_transition).toBeGreaterThanOrEqual(500);
 
-    const pass = await maintainTransitionPartitions(sql);
+    const pass = await maintainPartitions(sql);
     expect(pass.detached).toContain(monthName(old));
     expect(pass.detached).not.toContain(monthName(kept));
     const [archived] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${sql('archive')}.${sql(monthName(old))} WHERE entity_id = ${entity}`;
@@ -90,8 +90,9 @@ describe('state_transition partitions', () => {
 
   it('two instances running the job at once: one does the work, neither fails', async () => {
     await sql.unsafe(`DROP TABLE IF EXISTS ${monthName(monthsFromNow(DEFAULT_RETENTION.partitionsAheadMonths))}`);
-    const passes = await releasedTogether(4, () => maintainTransitionPartitions(sql));
+    const passes = await releasedTogether(4, () => maintainPartitions(sql));
     expect(passes.reduce((sum, pass) => sum + pass.created, 0)).toBe(1);
+    expect(passes.filter((pass) => pass.ran).length).toBeGreaterThanOrEqual(1);
     expect(await attachedPartitions()).toContain(monthName(monthsFromNow(DEFAULT_RETENTION.partitionsAheadMonths)));
   });
 
@@ -108,7 +109,7 @@ describe('state_transition partitions', () => {
         const ancient = new Date(Date.UTC(2000 + (i % 20), 0, 1));
         await sql.unsafe(`DROP TABLE IF EXISTS archive.${monthName(ancient)}`);
         await sql`SELECT state_transition_ensure_partitions(${ancient}, ${new Date(ancient.getTime() + 86_400_000)})`.catch(() => {});
-        await maintainTransitionPartitions(sql);
+        await maintainPartitions(sql);
         jobPasses++;
       }
     })();
@@ -133,6 +134,75 @@ describe('state_transition partitions', () => {
         FROM state_transition t JOIN seat_hold h ON h.id::text = t.entity_id
        WHERE t.entity_type = 'hold' AND h.showtime_id = ${showtimeId}`;
     expect(row).toEqual({ n: rounds * 32 * 2, in_default: 0 });
+  });
+});
+
+describe('show_seat partitions (blocks of showtime ids)', () => {
+  const BLOCK = 10_000;
+  const blockName = (low: number) => `show_seat_b${String(low).padStart(12, '0')}`;
+
+  /**
+   * A copy of a fresh showtime under an explicit id (ids of other blocks), with its seats. Its
+   * block is created first, as the job does ahead of the ids in use, unless `early` says the
+   * seats were written before the job got there (they land in DEFAULT).
+   */
+  async function showtimeWithId(id: number, startsInDays: number, early = false) {
+    if (!early) await sql`SELECT show_seat_ensure_partitions(${id})`;
+    const { showtimeId } = await core.createShowtime({ layout: { rows: 1, columns: 5 } });
+    await sql.begin(async (tx) => {
+      await tx`CREATE TEMP TABLE copy ON COMMIT DROP AS SELECT * FROM showtime WHERE id = ${showtimeId}`;
+      await tx`UPDATE copy SET id = ${id}, starts_at = now() + make_interval(days => ${startsInDays}),
+                              sale_opens_at = now() + make_interval(days => ${startsInDays - 10})`;
+      await tx`INSERT INTO showtime OVERRIDING SYSTEM VALUE SELECT * FROM copy`;
+      await tx`INSERT INTO show_seat (showtime_id, seat_code) SELECT ${id}, seat_code FROM show_seat WHERE showtime_id = ${showtimeId}`;
+    });
+  }
+
+  it('every seat of every showtime lives in its block, none in the default partition', async () => {
+    const { showtimeId } = await core.createShowtime();
+    const [row] = await sql<{ parts: string[]; in_default: number }[]>`
+      SELECT array_agg(DISTINCT tableoid::regclass::text) AS parts,
+             count(*) FILTER (WHERE tableoid = 'show_seat_default'::regclass)::int AS in_default
+        FROM show_seat WHERE showtime_id = ${showtimeId}`;
+    expect(row).toEqual({ parts: [blockName(Math.floor(showtimeId / BLOCK) * BLOCK)], in_default: 0 });
+  });
+
+  it('seats written before their block existed wait in DEFAULT, holds work on them, and the job moves them into the block', async () => {
+    const id = 5 * BLOCK + 7;
+    await showtimeWithId(id, 3, true);
+    const [before] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM show_seat_default WHERE showtime_id = ${id}`;
+    expect(before!.n).toBe(5);
+    expect((await readRetentionBacklog(sql)).show_seat_default).toBe(5);
+    expect((await core.hold(id, unique('early'), ['A1', 'A2'])).status).toBe(201);
+    await sql`SELECT show_seat_ensure_partitions(${id})`;
+    const [after] = await sql<{ n: number; held: number; part: string }[]>`
+      SELECT count(*)::int AS n, count(*) FILTER (WHERE status = 'HELD')::int AS held, min(tableoid::regclass::text) AS part
+        FROM show_seat WHERE showtime_id = ${id}`;
+    expect(after).toEqual({ n: 5, held: 2, part: blockName(5 * BLOCK) });
+    expect((await readRetentionBacklog(sql)).show_seat_default).toBe(0);
+  });
+
+  it('detaches a block once all its showtimes started long ago, never one with a showtime to come or the newest block', async () => {
+    await showtimeWithId(3 * BLOCK + 1, -(DEFAULT_RETENTION.showSeatRetentionDays + 5));
+    await showtimeWithId(4 * BLOCK + 1, -(DEFAULT_RETENTION.showSeatRetentionDays - 5));
+    await showtimeWithId(6 * BLOCK + 1, 30);
+    await sql`ANALYZE show_seat`;
+    expect((await readRetentionBacklog(sql)).show_seat).toBeGreaterThanOrEqual(5);
+
+    const pass = await maintainPartitions(sql);
+    expect(pass.detached).toContain(blockName(3 * BLOCK));
+    expect(pass.detached).not.toContain(blockName(0));
+    expect(pass.detached).not.toContain(blockName(4 * BLOCK));
+    expect(pass.detached).not.toContain(blockName(6 * BLOCK));
+    const [archived] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${sql('archive')}.${sql(blockName(3 * BLOCK))} WHERE showtime_id = ${3 * BLOCK + 1}`;
+    expect(archived!.n).toBe(5);
+    const [left] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM show_seat WHERE showtime_id = ${3 * BLOCK + 1}`;
+    expect(left!.n).toBe(0);
+    // Blocks after the newest showtime's were created ahead of it.
+    const attached = await sql<{ name: string }[]>`
+      SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'show_seat'::regclass`;
+    expect(attached.map((r) => r.name)).toEqual(expect.arrayContaining([blockName(6 * BLOCK), blockName(7 * BLOCK), blockName(8 * BLOCK)]));
+    expect((await readRetentionBacklog(sql)).show_seat_ahead).toBe(DEFAULT_RETENTION.showSeatBlocksAhead);
   });
 });
 
@@ -184,8 +254,11 @@ describe('row retention', () => {
     expect(text).toMatch(/^core_retention_backlog_rows\{table="outbox"\} \d+$/m);
     expect(text).toMatch(/^core_retention_backlog_rows\{table="payment_event"\} \d+$/m);
     expect(text).toMatch(/^core_retention_backlog_rows\{table="state_transition"\} \d+$/m);
-    expect(text).toMatch(/^core_state_transition_default_rows 0$/m);
-    expect(text).toMatch(new RegExp(`^core_state_transition_partitions_ahead ${DEFAULT_RETENTION.partitionsAheadMonths}$`, 'm'));
+    expect(text).toMatch(/^core_retention_backlog_rows\{table="show_seat"\} \d+$/m);
+    expect(text).toMatch(/^core_partition_default_rows\{table="state_transition"\} 0$/m);
+    expect(text).toMatch(/^core_partition_default_rows\{table="show_seat"\} 0$/m);
+    expect(text).toMatch(new RegExp(`^core_partitions_ahead\\{table="state_transition"\\} ${DEFAULT_RETENTION.partitionsAheadMonths}$`, 'm'));
+    expect(text).toMatch(new RegExp(`^core_partitions_ahead\\{table="show_seat"\\} ${DEFAULT_RETENTION.showSeatBlocksAhead}$`, 'm'));
   });
 
   it('reports the age of the oldest unpublished event and pending payment, and whether the database answered', async () => {
