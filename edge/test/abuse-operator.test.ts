@@ -77,7 +77,7 @@ describe('console sessions', () => {
 
   it('refuses a sign-out without the session CSRF token, and the session goes on', async () => {
     const cookie = await signIn('carol');
-    for (const fields of [{}, { csrf: 'forged-token-forged-token-forged' }]) {
+    for (const fields of [{}, { csrf: 'forged-token-forged-token-forged' }] as Record<string, string>[]) {
       const out = await edge.call('POST', '/admin/logout', form(fields, '192.0.2.10', cookie));
       expect(out.status).toBe(403);
     }

@@ -102,13 +102,14 @@ describe('proof of work at join', () => {
     expect((await join(showtimeId, (await edge.login()).token)).status).toBe(200);
   });
 
-  it('takes powDifficulty and powMaxDifficulty in the operator API, and refuses out-of-range values', async () => {
+  it('takes powDifficulty, powMaxDifficulty and placesPerAddress in the operator API, and refuses out-of-range values', async () => {
     const showtimeId = edge.core.addShowtime();
     const put = (body: object) => edge.call('PUT', `/api/admin/showtimes/${showtimeId}/room`, { token: EDGE_ADMIN_TOKEN, body });
     expect((await put({ powDifficulty: 40 })).status).toBe(422);
     expect((await put({ powDifficulty: -1 })).status).toBe(422);
-    const saved = await put({ powDifficulty: 6, powMaxDifficulty: 14 });
+    const saved = await put({ powDifficulty: 6, powMaxDifficulty: 14, placesPerAddress: 50 });
     expect(saved.status).toBe(200);
+    expect(saved.json.settings).toMatchObject({ powDifficulty: 6, powMaxDifficulty: 14, placesPerAddress: 50 });
     const refused = await join(showtimeId, (await edge.login()).token);
     expect(refused).toMatchObject({ status: 428, json: { difficulty: 6 } });
   });

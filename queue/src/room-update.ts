@@ -21,6 +21,8 @@ export const roomUpdateSchema = z
     /** Proof of work at join: base difficulty in leading zero bits (0 = off) and the edge's ceiling. */
     powDifficulty: z.number().int().min(0).max(POW_MAX_BITS),
     powMaxDifficulty: z.number().int().min(0).max(POW_MAX_BITS),
+    /** Places one client address may take in the line (shared networks: be generous). */
+    placesPerAddress: z.number().int().positive().max(1_000_000),
   })
   .partial()
   .strict()
@@ -49,6 +51,7 @@ export function publicSettings(settings: RoomSettings) {
     opensAt: settings.opensAtMs === null ? null : new Date(settings.opensAtMs).toISOString(),
     powDifficulty: settings.powDifficulty,
     powMaxDifficulty: settings.powMaxDifficulty,
+    placesPerAddress: settings.placesPerAddress,
     version: settings.version,
     engine: settings,
   };
