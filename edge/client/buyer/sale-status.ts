@@ -30,7 +30,9 @@ export function createSaleStatus(flow: SaleFlow, initial: string) {
   }
 
   const feed = createShowtimeFeed({
-    intervalMs: Number(flow.root.dataset.refreshMs) || 5_000,
+    // A buyer choosing seats or paying hears of a pause or close within seconds; a page not yet
+    // in line (the crowd before the opening) reads less often, and at the opening time itself.
+    intervalMs: () => (flow.step === 'step-seats' || flow.step === 'step-hold' ? 5_000 : 10_000),
     // While the queue poll is live it already carries paused/closed/sold out.
     skip: () => Date.now() - lastQueueNewsMs < 10_000,
     onList: (list) => set(stateInList(list, flow.showtimeId)),
@@ -69,7 +71,7 @@ export function showSaleStateOnSteps(flow: SaleFlow, status: SaleStatus) {
     if (buying && state === 'paused') flow.announce('The cinema has paused sales for a moment. You keep your turn.');
     if (buying && previous === 'paused' && state === 'on_sale') flow.announce('Sales have resumed.');
     if (state === 'closed' && step !== 'step-confirm' && step !== 'step-ended') {
-      flow.ended('Sales are closed', 'The cinema has closed sales for this showing. Nothing was charged for seats you had not paid for.', false);
+      flow.ended('Sales are closed', 'The cinema has closed sales for this showing.', false);
     }
     if (state === 'sold_out' && (step === 'step-seats' || step === 'step-start')) {
       flow.ended('Sold out', 'Every seat for this showing has been sold.', false);

@@ -8,7 +8,8 @@ import { api } from './api';
 import type { ListedShowtime } from '../logic/sale-state';
 
 export interface ShowtimeFeedOptions {
-  intervalMs: number;
+  /** Between reads (a function: the page may want news sooner in some steps than others). */
+  intervalMs: number | (() => number);
   onList: (list: ListedShowtime[]) => void;
   /** Skips a round (another source is already fresh, e.g. the queue poll). */
   skip?: () => boolean;
@@ -23,7 +24,9 @@ export function createShowtimeFeed(options: ShowtimeFeedOptions) {
     if (result.ok && Array.isArray(result.json)) options.onList(result.json);
   }
 
-  function schedule(delayMs = options.intervalMs) {
+  const interval = () => (typeof options.intervalMs === 'function' ? options.intervalMs() : options.intervalMs);
+
+  function schedule(delayMs = interval()) {
     if (stopped) return;
     if (timer) clearTimeout(timer);
     timer = setTimeout(async () => {
