@@ -3,7 +3,7 @@
  * Home/End, Page Up/Down, Space or Enter to choose). Row labels stay in view while the map
  * scrolls sideways on a phone. Couple seats are chosen in pairs.
  */
-import { setText } from '../core/dom';
+import { setText, show as showElement } from '../core/dom';
 import { money, plural } from '../core/format';
 import { couplePartners, toggleSeat } from '../logic/seat-pairs';
 import type { SaleFlow } from './flow';
@@ -84,6 +84,13 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
       grid.appendChild(rowElement);
     }
     summary();
+    overflowHint();
+  }
+
+  /** Says the map scrolls sideways only when it really is wider than its box (a phone, a big hall). */
+  function overflowHint() {
+    const scroller = grid.parentElement;
+    if (scroller) showElement('scroll-hint', scroller.scrollWidth > scroller.clientWidth + 1);
   }
 
   function seatButton(seat: Seat): HTMLButtonElement {
@@ -180,6 +187,7 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     if (button?.dataset.code) toggle(button.dataset.code);
   });
   grid.addEventListener('keydown', onKey);
+  window.addEventListener('resize', overflowHint);
 
   return {
     show,

@@ -120,7 +120,7 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
   </ul>
   <div class="screen" aria-hidden="true">Screen</div>
   <div data-alert-slot></div>
-  <p class="scroll-hint">Wide hall: scroll the map sideways to see every seat.</p>
+  <p id="scroll-hint" class="scroll-hint" hidden>Wide hall: scroll the map sideways to see every seat.</p>
   <div class="seat-scroll"><div id="seat-grid" class="seat-grid" role="grid" aria-label="Seat map, screen at the top"></div></div>
   <p class="muted">Couple seats are sold as pairs. Each wheelchair space has a companion seat beside it.</p>
   <p id="selection">No seats chosen yet.</p>

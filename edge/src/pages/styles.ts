@@ -57,7 +57,7 @@ progress { width: 100%; height: 1.25rem; accent-color: var(--brand); }
 .seat-grid { display: grid; gap: 0.3rem; justify-content: center; min-width: min-content; }
 .seat-row { display: grid; grid-template-columns: 1.6rem repeat(var(--columns, 15), 2.1rem); gap: 0.25rem; align-items: center; }
 .row-label { font-weight: 700; text-align: center; color: var(--muted); position: sticky; left: 0; z-index: 1; background: var(--paper); }
-.scroll-hint { display: none; }
+.scroll-hint { color: var(--muted); font-size: 0.9rem; }
 .seat-mine { border-style: dashed; }
 .check { display: flex; gap: 0.5rem; align-items: center; }
 .check input { width: auto; }
@@ -97,7 +97,6 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 @media (max-width: 40rem) {
   main { padding: 0.6rem; }
   .panel { padding: 0.75rem; }
-  .scroll-hint { display: block; color: var(--muted); font-size: 0.9rem; }
   h1 { font-size: 1.4rem; }
   .seat-row { grid-template-columns: 1.3rem repeat(var(--columns, 15), 1.75rem); gap: 0.15rem; }
   .seat, .aisle { width: 1.75rem; height: 1.9rem; font-size: 0.7rem; }

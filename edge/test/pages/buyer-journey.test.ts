@@ -16,7 +16,12 @@ let browser: Browser;
 
 useBrowserStack((b, s) => ((browser = b), (stack = s)));
 
-describe('buyer journey', () => {
+const VIEWPORTS = [
+  ['a laptop', { width: 1100, height: 900 }, ''],
+  ['a 390 px phone', { width: 390, height: 844 }, 'phone-'],
+] as const;
+
+describe.each(VIEWPORTS)('buyer journey on %s', (_name, viewport, shotPrefix) => {
   it('lists showtimes, queues, is admitted, holds seats, pays in the sandbox and sees the booking', async () => {
     const title = `The Long Premiere ${process.pid}-${Date.now() % 1_000_000}`;
     const showtimeId = await stack.createShowtime({ title });
@@ -25,12 +30,13 @@ describe('buyer journey', () => {
     const blocker = await stack.apiBuyer(showtimeId, `blocker-${showtimeId}`);
     expect(blocker.state).toBe('admitted');
 
-    const buyer = await openPage(browser);
+    const buyer = await openPage(browser, { viewport });
+    const shot = (name: string) => buyer.shot(`${shotPrefix}${name}`);
     const { page } = buyer;
     await page.goto(`${stack.edgeUrl}/`);
     await expect.poll(() => page.getByRole('link', { name: title, exact: true }).count()).toBe(1);
     expect(await accessibilityIssues(page)).toEqual([]);
-    await buyer.shot('01-showtime-list');
+    await shot('01-showtime-list');
 
     await page.getByRole('link', { name: `Buy tickets for ${title}` }).click();
     await page.getByRole('button', { name: 'Join the line' }).click();
@@ -38,7 +44,7 @@ describe('buyer journey', () => {
     await expect.poll(() => page.locator('#position').textContent()).toBe('1');
     expect(await page.locator('#ahead').textContent()).toBe('You are next.');
     expect(await accessibilityIssues(page)).toEqual([]);
-    await buyer.shot('02-waiting');
+    await shot('02-waiting');
 
     // A reload keeps the place (the leave beacon is deferred and cancelled by the reload).
     await page.reload();
@@ -56,24 +62,26 @@ describe('buyer journey', () => {
     expect(await page.locator('#seat-grid .seat-couple').count()).toBe(6);
     expect(await page.locator('#seat-grid .seat-accessible').count()).toBe(2);
     expect(await accessibilityIssues(page)).toEqual([]);
-    await buyer.shot('03-seat-map');
+    await shot('03-seat-map');
 
     await page.locator('#seat-grid button[data-code="B3"]').click();
     await page.locator('#seat-grid button[data-code="B4"]').click();
     expect(await page.locator('#seat-grid button[data-code="B3"]').getAttribute('aria-pressed')).toBe('true');
     expect(await page.locator('#selection').textContent()).toContain('B3, B4');
-    await buyer.shot('04-seats-chosen');
+    // A small hall fits even the phone: no "scroll sideways" hint where there is nothing to scroll.
+    expect(await page.locator('#scroll-hint').isVisible()).toBe(false);
+    await shot('04-seats-chosen');
 
     await page.getByRole('button', { name: 'Hold these seats' }).click();
     await waitForStep(page, 'step-hold');
     expect(await page.locator('#held-seats').textContent()).toBe('B3, B4');
     expect(await page.locator('#hold-countdown').textContent()).toMatch(/^\d+:\d\d$/);
     expect(await accessibilityIssues(page)).toEqual([]);
-    await buyer.shot('05-hold');
+    await shot('05-hold');
 
     await page.getByRole('button', { name: 'Pay now' }).click();
     await page.waitForURL(`${stack.sandbox.url}/pay/**`);
-    await buyer.shot('06-sandbox-pay-page');
+    await shot('06-sandbox-pay-page');
     await page.getByRole('button', { name: 'Approve payment' }).click();
 
     await page.waitForURL(`${stack.edgeUrl}/showtimes/${showtimeId}?**`);
@@ -89,7 +97,7 @@ describe('buyer journey', () => {
     // No raw ids for the buyer to read: the reference is the name of the booking.
     expect(await page.locator('#step-confirm').textContent()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
     expect(await accessibilityIssues(page)).toEqual([]);
-    await buyer.shot('07-confirmation');
+    await shot('07-confirmation');
 
     // The calendar file is the showing, under the booking's reference.
     const reference = (await page.locator('#booking-reference').textContent())!;
@@ -103,7 +111,7 @@ describe('buyer journey', () => {
     expect(await page.locator('#my-bookings').textContent()).toContain(reference);
     expect(await page.locator('#my-bookings').textContent()).toContain('seats B3, B4');
     expect(await accessibilityIssues(page)).toEqual([]);
-    await buyer.shot('08-my-bookings');
+    await shot('08-my-bookings');
 
     expect(buyer.errors).toEqual([]);
     expect(buyer.external).toEqual([]);
