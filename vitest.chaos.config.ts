@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+// The fault suite's short version (chaos/test/), run by `npm test` after the other suites and
+// alone: it starts a PostgreSQL cluster, a redis-server and four service processes, and kills
+// and restarts them. Beside other heavy test files on a 2-core machine it would slow them past
+// their timeouts and be slowed itself past its recovery goal; on its own it takes about 80 s.
+export default defineConfig({
+  test: {
+    include: ['chaos/test/**/*.test.ts'],
+    pool: 'forks',
+    maxWorkers: 1,
+    testTimeout: 300_000,
+    hookTimeout: 120_000,
+    reporters: ['default'],
+  },
+});
