@@ -41,6 +41,7 @@ export function simulateEdgePolling(
       tailTicket: head0 + buyers - 1,
       admitsInWindow: start.settings.admitPerMinute,
       rateWindowMs: 60_000,
+      learning: { busyMs: 60_000, busyAdmits: start.settings.admitPerMinute, turnsEnded: 0, turnMs: null },
     };
     for (let i = 0; i < buyers; i++) {
       if (done[i] || nextPollAt[i]! > t) continue;

@@ -27,7 +27,13 @@ for i = 5, firstDefault - 1, 2 do
     end
   end
 end
-for i = 5, firstDefault - 1, 2 do redis.call('HSET', cfgKey, ARGV[i], ARGV[i + 1]) end
+for i = 5, firstDefault - 1, 2 do
+  -- A new admission rate makes the rate learned under the old one meaningless for estimates.
+  if ARGV[i] == 'admitPerMinute' and redis.call('HGET', cfgKey, ARGV[i]) ~= ARGV[i + 1] then
+    redis.call('HDEL', statsKey, 'lrnBusyMs', 'lrnBusyAdm')
+  end
+  redis.call('HSET', cfgKey, ARGV[i], ARGV[i + 1])
+end
 for i = firstDefault, #ARGV, 2 do redis.call('HSETNX', cfgKey, ARGV[i], ARGV[i + 1]) end
 redis.call('HSETNX', cfgKey, 'seedHash', ARGV[2])
 redis.call('HSETNX', cfgKey, 'seed', ARGV[1])

@@ -19,7 +19,7 @@ local s = loadSettings()
 if not s then return {-1} end
 freezeIfDue(s)
 -- Sweep first, so a customer whose offer or session just ran out queues anew.
-expire()
+expire(s)
 if s.state == 'closed' then return {-2} end
 if s.state == 'sold_out' then return {-3} end
 

@@ -12,6 +12,7 @@
 local customer = ARGV[1]
 local s = loadSettings()
 if not s then return {-1} end
+learnEarlyEnd(s, customer)
 local freed = redis.call('ZREM', activeKey, customer) + redis.call('ZREM', offersKey, customer)
 local removed = freed + redis.call('ZREM', lineKey, customer)
 if s.state ~= 'opening' then removed = removed + redis.call('ZREM', preKey, customer) end

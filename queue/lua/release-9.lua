@@ -10,6 +10,7 @@
 local customer = ARGV[1]
 local s = loadSettings()
 if not s then return {-1} end
+learnEarlyEnd(s, customer)
 local freed = redis.call('ZREM', activeKey, customer) + redis.call('ZREM', offersKey, customer)
 local offered = 0
 if freed > 0 then

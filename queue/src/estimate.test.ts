@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { estimateFromSnapshot, MAX_POLL_MS, MIN_POLL_MS, nearFrontSize, pollAfterWaitingMs, type RoomSnapshot } from './estimate';
+import {
+  estimateFromSnapshot,
+  learningFromStats,
+  MAX_POLL_MS,
+  MIN_POLL_MS,
+  nearFrontSize,
+  NOTHING_LEARNED,
+  pollAfterWaitingMs,
+  predictedRatePerMs,
+  serviceRatePerMs,
+  type RoomSnapshot,
+} from './estimate';
 import { DEFAULT_SETTINGS } from './settings';
 
 const snapshot = (over: Partial<RoomSnapshot> = {}): RoomSnapshot => ({
@@ -15,6 +26,7 @@ const snapshot = (over: Partial<RoomSnapshot> = {}): RoomSnapshot => ({
   active: 190,
   admitsInWindow: 600,
   rateWindowMs: 60_000,
+  learning: { busyMs: 60_000, busyAdmits: 600, turnsEnded: 0, turnMs: null },
   settings: { ...DEFAULT_SETTINGS, opensAtMs: null },
   seedHash: null,
   ...over,
@@ -71,5 +83,43 @@ describe('estimateFromSnapshot', () => {
     expect(pollAfterWaitingMs(0, 10_000, mid)).toBe(MIN_POLL_MS);
     expect(pollAfterWaitingMs(1_000_000, 10_000, () => 0)).toBe(4_000);
     expect(pollAfterWaitingMs(1_000_000, 10_000, () => 1)).toBe(6_000);
+  });
+});
+
+describe('serviceRatePerMs', () => {
+  const perSecond = (ratePerMs: number) => Math.round(ratePerMs * 1_000 * 1_000) / 1_000;
+
+  it('uses the configured rate until the line has been busy, whatever the idle time before', () => {
+    // A quiet room: plenty of time open, no busy time: the idle minutes do not count.
+    expect(perSecond(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning: NOTHING_LEARNED }))).toBe(2);
+  });
+
+  it('is governed by the capacity when turns hold their slots longer than the rate allows', () => {
+    const learning = { ...NOTHING_LEARNED, turnsEnded: 8, turnMs: 9_000 };
+    expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning }))).toBe(1.111);
+    // Turns that end at once leave the configured rate in charge.
+    expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...learning, turnMs: 500 } }))).toBe(2);
+    // Two ended turns are not believed yet.
+    expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...learning, turnsEnded: 2 } }))).toBe(2);
+  });
+
+  it('moves toward the measured busy rate as busy time accumulates, without jumping', () => {
+    const rates = [0, 2_000, 5_000, 10_000, 30_000, 120_000].map((busyMs) =>
+      serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...NOTHING_LEARNED, busyMs, busyAdmits: busyMs / 1_000 } }),
+    );
+    for (let i = 1; i < rates.length; i++) expect(rates[i]!).toBeLessThan(rates[i - 1]!);
+    expect(perSecond(rates[3]!)).toBe(1.5); // half-way between 2/s predicted and 1/s measured
+    expect(perSecond(rates.at(-1)!)).toBeLessThan(1.1);
+  });
+
+  it('never believes a measured rate above the configured one (a burst of banked admissions)', () => {
+    const learning = { ...NOTHING_LEARNED, busyMs: 60_000, busyAdmits: 600 };
+    expect(perSecond(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning }))).toBe(2);
+  });
+
+  it('reads what the scripts keep in the stats hash', () => {
+    const stats = new Map([['lrnBusyMs', '12000.5'], ['lrnBusyAdm', '24'], ['lrnTurns', '4'], ['lrnTurnMs', '36000']]);
+    expect(learningFromStats(stats)).toEqual({ busyMs: 12_000.5, busyAdmits: 24, turnsEnded: 4, turnMs: 9_000 });
+    expect(learningFromStats(new Map())).toEqual(NOTHING_LEARNED);
   });
 });

@@ -10,21 +10,69 @@ export const MAX_POLL_MS = 30_000;
 /** The near-front zone never shrinks below this many places. */
 export const NEAR_FRONT_MIN = 50;
 const JITTER = 0.2;
-/** Before the measured rate means anything, ETAs use the configured rate. */
-const MIN_MEASURE_MS = 5_000;
+/**
+ * Busy time after which the measured rate and the predicted one weigh the same: the
+ * prediction answers at once (a new rate, the first seconds of a crowd), the measurement
+ * takes over as the line keeps moving, so the estimate slides instead of jumping.
+ */
+const BUSY_TRUST_MS = 10_000;
+/** Ended turns needed before their mean duration is believed. */
+const MIN_TURNS = 3;
 
-export interface RateSample {
-  admitsInWindow: number;
-  rateWindowMs: number;
-  admitPerMinute: number;
+/**
+ * What the room learned (decayed sums kept by the scripts, lua/includes/room.lua): admissions
+ * over the time the line was busy, and how long a slot stayed taken per turn.
+ */
+export interface AdmissionLearning {
+  busyMs: number;
+  busyAdmits: number;
+  turnsEnded: number;
+  /** Mean time a slot stays taken per turn (offer to release, leave or expiry); null: unknown. */
+  turnMs: number | null;
 }
 
-/** Admissions per ms as measured over the last minute (or since opening). */
-export function admissionRatePerMs(sample: RateSample): number {
-  if (sample.rateWindowMs >= MIN_MEASURE_MS && sample.admitsInWindow > 0) {
-    return sample.admitsInWindow / sample.rateWindowMs;
-  }
-  return sample.admitPerMinute / 60_000;
+export const NOTHING_LEARNED: AdmissionLearning = { busyMs: 0, busyAdmits: 0, turnsEnded: 0, turnMs: null };
+
+export interface RateInputs {
+  admitPerMinute: number;
+  capacity: number;
+  learning: AdmissionLearning;
+}
+
+/**
+ * What governs admission now: the configured rate, or the capacity divided by how long a
+ * turn keeps its slot, whichever is slower.
+ */
+export function predictedRatePerMs({ admitPerMinute, capacity, learning }: RateInputs): number {
+  const configured = admitPerMinute / 60_000;
+  const turnMs = learning.turnsEnded >= MIN_TURNS ? learning.turnMs : null;
+  return turnMs && turnMs > 0 ? Math.min(configured, capacity / turnMs) : configured;
+}
+
+/**
+ * Admissions per ms a buyer in line can count on: the prediction, blended with the rate
+ * measured over the time the line was actually busy (never the idle time before a crowd, and
+ * never above the configured rate, which the burst can exceed for a moment).
+ */
+export function serviceRatePerMs(inputs: RateInputs): number {
+  const predicted = predictedRatePerMs(inputs);
+  const { busyMs, busyAdmits } = inputs.learning;
+  if (busyMs <= 0) return predicted;
+  const measured = Math.min(busyAdmits / busyMs, inputs.admitPerMinute / 60_000);
+  const weight = busyMs / (busyMs + BUSY_TRUST_MS);
+  return Math.max((1 - weight) * predicted + weight * measured, predicted / 20);
+}
+
+/** The learning as the stats hash keeps it (the snapshot carries the whole hash). */
+export function learningFromStats(stats: Map<string, string>): AdmissionLearning {
+  const number = (field: string) => Number(stats.get(field) ?? 0) || 0;
+  const turnsEnded = number('lrnTurns');
+  return {
+    busyMs: number('lrnBusyMs'),
+    busyAdmits: number('lrnBusyAdm'),
+    turnsEnded,
+    turnMs: turnsEnded > 0 ? number('lrnTurnMs') / turnsEnded : null,
+  };
 }
 
 /** Places that get admitted within two abandonment grace periods at the current rate. */
@@ -68,6 +116,7 @@ export interface RoomSnapshot {
   active: number;
   admitsInWindow: number;
   rateWindowMs: number;
+  learning: AdmissionLearning;
   settings: RoomSettings;
   seedHash: string | null;
 }
@@ -118,7 +167,7 @@ export function estimateFromSnapshot(snapshot: RoomSnapshot, ticket: number, opt
   if (snapshot.state === 'closed' || snapshot.state === 'sold_out') {
     return { needsRedis: false, state: snapshot.state, position: null, etaMs: null, pollAfterMs: null };
   }
-  const rate = admissionRatePerMs({ ...snapshot, admitPerMinute: snapshot.settings.admitPerMinute });
+  const rate = serviceRatePerMs({ ...snapshot.settings, learning: snapshot.learning });
   const graceMs = snapshot.settings.abandonGraceMs;
   const near = nearFrontSize(rate, graceMs);
   const etaMs = Math.round(position / rate);

@@ -6,7 +6,9 @@ export { createPurchaseBuckets, ticketOfSession, type BucketDecision, type Token
 export { type Standing, type BuyerState } from './replies';
 export {
   estimateFromSnapshot,
-  admissionRatePerMs,
+  serviceRatePerMs,
+  predictedRatePerMs,
+  type AdmissionLearning,
   nearFrontSize,
   heartbeatEveryMs,
   type EstimateOptions,

@@ -4,11 +4,12 @@
  * strings, Upstash), hence Number().
  */
 import {
-  admissionRatePerMs,
+  learningFromStats,
   MAX_POLL_MS,
   MIN_POLL_MS,
   pollAfterPrequeueMs,
   pollAfterWaitingMs,
+  serviceRatePerMs,
   type RoomSnapshot,
 } from './estimate';
 import { readReply } from './reply-fields';
@@ -47,15 +48,21 @@ export interface Standing {
 const num = (value: unknown): number => Number(value);
 
 export function standingFromReply(reply: unknown[], random?: () => number): Standing {
-  const { state: rawState, ticket, position, expiresAtMs, lineLength, admitsInWindow, rateWindowMs, nowMs, roomState, opensAtMs, admitPerMinute, abandonGraceMs } =
-    readReply('poll', reply);
+  const named = readReply('poll', reply);
+  const { state: rawState, ticket, position, expiresAtMs, lineLength, nowMs, roomState, opensAtMs, admitPerMinute, abandonGraceMs } = named;
   const state = String(rawState) as BuyerState;
   const now = num(nowMs);
   const opensAt = num(opensAtMs) || null;
-  const rate = admissionRatePerMs({
-    admitsInWindow: num(admitsInWindow),
-    rateWindowMs: num(rateWindowMs),
+  const turnsEnded = num(named.turnsEnded);
+  const rate = serviceRatePerMs({
     admitPerMinute: num(admitPerMinute),
+    capacity: num(named.capacity),
+    learning: {
+      busyMs: num(named.busyMs),
+      busyAdmits: num(named.busyAdmitsMilli) / 1000,
+      turnsEnded,
+      turnMs: turnsEnded > 0 ? num(named.turnMs) : null,
+    },
   });
   const waitingPosition = state === 'waiting' || state === 'paused' ? num(position) || null : null;
   const etaMs = state === 'waiting' && waitingPosition !== null ? Math.round(waitingPosition / rate) : null;
@@ -115,6 +122,7 @@ export function roomViewFromReply(showtimeId: string, reply: unknown[]): RoomVie
       active: num(active),
       admitsInWindow: num(admitsInWindow),
       rateWindowMs: Math.min(60_000, now - openedAt),
+      learning: learningFromStats(counters),
       settings,
       seedHash: cfgFields.get('seedHash') ?? null,
     },

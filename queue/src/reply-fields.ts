@@ -27,6 +27,12 @@ const STANDING_FIELDS = [
   'opensAtMs',
   'admitPerMinute',
   'abandonGraceMs',
+  'capacity',
+  /** What the wait estimate learned (decayed sums, see lua/includes/room.lua learnBusy/learnTurns). */
+  'busyMs',
+  'busyAdmitsMilli',
+  'turnsEnded',
+  'turnMs',
 ] as const;
 
 export const REPLY_FIELDS = {

@@ -4,7 +4,7 @@
  * only store failures (Redis down) throw.
  */
 import { invalidInput, refusalFromCode, RefusalCode, type Refused } from './codes';
-import { admissionRatePerMs, type RoomSnapshot } from './estimate';
+import { serviceRatePerMs, type RoomSnapshot } from './estimate';
 import { drawOrder, newSeed, seedCommitment } from './fair-draw';
 import { createKeyBuilder, isValidCustomerId, isValidShowtimeId } from './keys';
 import { readReply } from './reply-fields';
@@ -301,7 +301,7 @@ export function createRoomEngine(options: RoomEngineOptions) {
       if (!('snapshot' in view)) return view;
       const { snapshot: s, counters, seed } = view;
       const count = (field: string) => Number(counters.get(field) ?? 0);
-      const rate = admissionRatePerMs({ ...s, admitPerMinute: s.settings.admitPerMinute });
+      const rate = serviceRatePerMs({ ...s.settings, learning: s.learning });
       const lastPosition = s.lineLength + (s.state === 'opening' || s.state === 'scheduled' ? s.preLength : 0);
       return {
         ok: true,

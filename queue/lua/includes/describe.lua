@@ -1,6 +1,7 @@
 -- Where one customer stands, as the flat reply shared by join and poll:
 --   {1, state, ticket, position, expiresAtMs, lineLength, preLength, admitsInWindow,
---    rateWindowMs, nowMs, roomState, opensAtMs, admitPerMinute, abandonGraceMs}
+--    rateWindowMs, nowMs, roomState, opensAtMs, admitPerMinute, abandonGraceMs, capacity,
+--    busyMs, busyAdmitsMilli, turnsEnded, turnMs}   (the last four: see learnBusy/learnTurns)
 -- state: admitted | offered | waiting | prequeue | paused | closed | sold_out | expired | none
 local function describe(s, customer)
   local lineLength = redis.call('ZCARD', lineKey)
@@ -40,6 +41,10 @@ local function describe(s, customer)
      ((state == 'offered' or state == 'expired') and roomStops) then
     state = s.state
   end
+  local l = redis.call('HMGET', statsKey, 'lrnBusyMs', 'lrnBusyAdm', 'lrnTurns', 'lrnTurnMs')
+  local turns = tonumber(l[3]) or 0
+  local turnMs = turns > 0 and math.floor((tonumber(l[4]) or 0) / turns) or 0
   return {1, state, ticket or 0, position, expiresAt, lineLength, preLength, admits, windowMs,
-    nowMs, s.state, s.opensAtMs or 0, s.admitPerMinute, s.abandonGraceMs}
+    nowMs, s.state, s.opensAtMs or 0, s.admitPerMinute, s.abandonGraceMs, s.capacity,
+    math.floor(tonumber(l[1]) or 0), math.floor((tonumber(l[2]) or 0) * 1000), math.floor(turns), turnMs}
 end

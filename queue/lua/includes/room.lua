@@ -43,13 +43,51 @@ local function freezeIfDue(s)
   end
 end
 
+-- What the wait estimate learns (queue/src/estimate.ts), kept in the stats hash as decayed
+-- sums so that old behaviour fades: how long a slot stays taken per turn (from turns that
+-- ended), and how many were admitted over the time the line was busy (waiters left behind
+-- by the last step, room open), so the idle time before a crowd never dilutes the rate.
+local TURN_DECAY_MS = 600000
+local BUSY_DECAY_MS = 30000
+
+local function learnTurns(count, totalMs)
+  if count <= 0 then return end
+  local v = redis.call('HMGET', statsKey, 'lrnTurnAtMs', 'lrnTurns', 'lrnTurnMs')
+  local keep = math.exp(-math.max(0, nowMs - (tonumber(v[1]) or nowMs)) / TURN_DECAY_MS)
+  redis.call('HSET', statsKey, 'lrnTurnAtMs', nowMs, 'lrnTurns', (tonumber(v[2]) or 0) * keep + count,
+    'lrnTurnMs', (tonumber(v[3]) or 0) * keep + math.max(0, totalMs))
+end
+
+-- A slot given back before its expiry (release, leave): it was taken for the window it was
+-- granted minus what was left of it.
+local function learnEarlyEnd(s, customer)
+  local session = tonumber(redis.call('ZSCORE', activeKey, customer))
+  if session then return learnTurns(1, s.sessionTtlMs - (session - nowMs)) end
+  local offer = tonumber(redis.call('ZSCORE', offersKey, customer))
+  if offer then learnTurns(1, s.offerWindowMs - (offer - nowMs)) end
+end
+
+local function learnBusy(s, offered)
+  local v = redis.call('HMGET', statsKey, 'lrnAtMs', 'lrnBusy', 'lrnBusyMs', 'lrnBusyAdm')
+  local busyMs, busyAdmits = tonumber(v[3]) or 0, tonumber(v[4]) or 0
+  if v[2] == '1' then
+    local dt = math.max(0, nowMs - (tonumber(v[1]) or nowMs))
+    local keep = math.exp(-dt / BUSY_DECAY_MS)
+    busyMs, busyAdmits = busyMs * keep + dt, busyAdmits * keep + offered
+  end
+  local busy = s.state == 'open' and redis.call('ZCARD', lineKey) > 0
+  redis.call('HSET', statsKey, 'lrnAtMs', nowMs, 'lrnBusy', busy and '1' or '0',
+    'lrnBusyMs', busyMs, 'lrnBusyAdm', busyAdmits)
+end
+
 -- Expired offers and sessions give their slot back. Their customers keep their `who` entry,
 -- so a later poll says "expired" rather than "unknown".
-local function expire()
+local function expire(s)
   local sessions = redis.call('ZREMRANGEBYSCORE', activeKey, '-inf', nowMs)
   local offers = redis.call('ZREMRANGEBYSCORE', offersKey, '-inf', nowMs)
   if sessions > 0 then redis.call('HINCRBY', statsKey, 'sessionsExpired', sessions) end
   if offers > 0 then redis.call('HINCRBY', statsKey, 'offersExpired', offers) end
+  learnTurns(sessions + offers, sessions * s.sessionTtlMs + offers * s.offerWindowMs)
 end
 
 -- Offers up to min(free slots, token bucket, what is left of the one-minute window) places.
@@ -93,8 +131,9 @@ end
 -- concurrent callers (pollers, ticker processes) ask for.
 local function advance(s)
   freezeIfDue(s)
-  expire()
+  expire(s)
   local offered, skipped = offerToHead(s)
+  learnBusy(s, offered)
   redis.call('HSET', statsKey, 'lastTickMs', nowMs)
   return offered, skipped
 end

@@ -8,6 +8,8 @@ import type { MiniRedis } from './mini-redis';
 
 const RATE_WINDOW_MS = 60_000;
 const MAX_SKIPS_PER_TICK = 500;
+const TURN_DECAY_MS = 600_000;
+const BUSY_DECAY_MS = 30_000;
 
 export interface Settings {
   state: string;
@@ -76,12 +78,46 @@ export class RoomContext {
     }
   }
 
-  expire(): void {
+  learnTurns(count: number, totalMs: number): void {
+    if (count <= 0) return;
+    const { db, nowMs } = this;
+    const keep = Math.exp(-Math.max(0, nowMs - (db.hnum(this.stats, 'lrnTurnAtMs') ?? nowMs)) / TURN_DECAY_MS);
+    db.hset(
+      this.stats,
+      'lrnTurnAtMs', nowMs,
+      'lrnTurns', (db.hnum(this.stats, 'lrnTurns') ?? 0) * keep + count,
+      'lrnTurnMs', (db.hnum(this.stats, 'lrnTurnMs') ?? 0) * keep + Math.max(0, totalMs),
+    );
+  }
+
+  learnEarlyEnd(s: Settings, customer: string): void {
+    const session = this.db.zset(this.active).score(customer);
+    if (session !== undefined) return this.learnTurns(1, s.sessionTtlMs - (session - this.nowMs));
+    const offer = this.db.zset(this.offers).score(customer);
+    if (offer !== undefined) this.learnTurns(1, s.offerWindowMs - (offer - this.nowMs));
+  }
+
+  learnBusy(s: Settings, offered: number): void {
+    const { db, nowMs } = this;
+    let busyMs = db.hnum(this.stats, 'lrnBusyMs') ?? 0;
+    let busyAdmits = db.hnum(this.stats, 'lrnBusyAdm') ?? 0;
+    if (db.hget(this.stats, 'lrnBusy') === '1') {
+      const dt = Math.max(0, nowMs - (db.hnum(this.stats, 'lrnAtMs') ?? nowMs));
+      const keep = Math.exp(-dt / BUSY_DECAY_MS);
+      busyMs = busyMs * keep + dt;
+      busyAdmits = busyAdmits * keep + offered;
+    }
+    const busy = s.state === 'open' && db.zset(this.line).size > 0;
+    db.hset(this.stats, 'lrnAtMs', nowMs, 'lrnBusy', busy ? '1' : '0', 'lrnBusyMs', busyMs, 'lrnBusyAdm', busyAdmits);
+  }
+
+  expire(s: Settings): void {
     const { db } = this;
     const sessions = db.zset(this.active).removeUpTo(this.nowMs);
     const offers = db.zset(this.offers).removeUpTo(this.nowMs);
     if (sessions > 0) db.hincrby(this.stats, 'sessionsExpired', sessions);
     if (offers > 0) db.hincrby(this.stats, 'offersExpired', offers);
+    this.learnTurns(sessions + offers, sessions * s.sessionTtlMs + offers * s.offerWindowMs);
   }
 
   offerToHead(s: Settings): [number, number] {
@@ -122,8 +158,9 @@ export class RoomContext {
 
   advance(s: Settings): [number, number] {
     this.freezeIfDue(s);
-    this.expire();
+    this.expire(s);
     const result = this.offerToHead(s);
+    this.learnBusy(s, result[0]);
     this.db.hset(this.stats, 'lastTickMs', this.nowMs);
     return result;
   }
@@ -179,6 +216,7 @@ export class RoomContext {
         state = 'expired';
       }
     }
+    const turns = db.hnum(this.stats, 'lrnTurns') ?? 0;
     const roomStops = s.state === 'closed' || s.state === 'sold_out';
     if (((state === 'waiting' || state === 'prequeue') && (roomStops || s.state === 'paused')) || ((state === 'offered' || state === 'expired') && roomStops)) {
       state = s.state;
@@ -197,6 +235,11 @@ export class RoomContext {
       opensAtMs: s.opensAtMs ?? 0,
       admitPerMinute: s.admitPerMinute,
       abandonGraceMs: s.abandonGraceMs,
+      capacity: s.capacity,
+      busyMs: Math.floor(db.hnum(this.stats, 'lrnBusyMs') ?? 0),
+      busyAdmitsMilli: Math.floor((db.hnum(this.stats, 'lrnBusyAdm') ?? 0) * 1000),
+      turnsEnded: Math.floor(turns),
+      turnMs: turns > 0 ? Math.floor((db.hnum(this.stats, 'lrnTurnMs') ?? 0) / turns) : 0,
     });
   }
 }

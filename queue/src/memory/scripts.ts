@@ -31,7 +31,7 @@ const join: Handler = (db, keys, argv) => {
 function joinRoom(room: RoomContext, s: NonNullable<ReturnType<RoomContext['loadSettings']>>, addrs: string, [customer, address = '']: string[]): Reply {
   const { db } = room;
   room.freezeIfDue(s);
-  room.expire();
+  room.expire(s);
   if (s.state === 'closed') return [-2];
   if (s.state === 'sold_out') return [-3];
   if (!room.holdsPlace(customer!)) {
@@ -92,6 +92,7 @@ const claim = withRoom((room, s, [customer]) => {
 
 const release = withRoom((room, s, [customer]) => {
   const { db } = room;
+  room.learnEarlyEnd(s, customer!);
   const freed = db.zset(room.active).remove(customer!) + db.zset(room.offers).remove(customer!);
   let offered = 0;
   if (freed > 0) {
@@ -122,6 +123,7 @@ const restore = withRoom((room, _s, argv) => {
 
 const leave = withRoom((room, s, [customer]) => {
   const { db } = room;
+  room.learnEarlyEnd(s, customer!);
   const freed = db.zset(room.active).remove(customer!) + db.zset(room.offers).remove(customer!);
   // From the opening on the pre-queue set is frozen for the chunked draw: only `who` goes.
   const fromPre = s.state === 'opening' ? 0 : db.zset(room.pre).remove(customer!);
@@ -144,7 +146,13 @@ const configure: Handler = (db, keys, argv) => {
       return buildReply('configure', { state: db.hget(room.cfg, 'state') ?? '', applied: 0 });
     }
   }
-  for (let i = 4; i < firstDefault; i += 2) db.hset(room.cfg, argv[i]!, argv[i + 1]!);
+  for (let i = 4; i < firstDefault; i += 2) {
+    if (argv[i] === 'admitPerMinute' && db.hget(room.cfg, argv[i]!) !== argv[i + 1]) {
+      db.hdel(room.stats, 'lrnBusyMs');
+      db.hdel(room.stats, 'lrnBusyAdm');
+    }
+    db.hset(room.cfg, argv[i]!, argv[i + 1]!);
+  }
   const cfg = db.hash(room.cfg);
   for (let i = firstDefault; i + 1 < argv.length; i += 2) if (!cfg.has(argv[i]!)) cfg.set(argv[i]!, argv[i + 1]!);
   if (!cfg.has('seedHash')) cfg.set('seedHash', seedHash);

@@ -1,0 +1,87 @@
+/**
+ * What the wait estimate learns inside the scripts, on every store adapter (see stores.ts):
+ * idle time never dilutes the rate, turns teach how long a slot stays taken, busy time is
+ * counted only while buyers wait in an open room, and a new rate starts a new measurement.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
+import { createRoomEngine } from '../src/room-engine';
+import { allFactories, type StoreHandle } from './stores';
+import { fastRoom, nextShowtimeId, ok, sleep } from './helpers';
+
+const selected = process.env.QUEUE_STORES?.split(',');
+const factories = allFactories.filter((f) => !selected || selected.includes(f.name.split(' ')[0]!));
+
+describe.each(factories)('wait estimate learning on $name', (factory) => {
+  let handle: StoreHandle;
+  beforeAll(async () => {
+    handle = await factory.open(testRedisUrl());
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+  const engine = () => createRoomEngine({ store: handle.store, keyPrefix: testRedisNamespace('eta') });
+  const learning = async (room: ReturnType<typeof engine>, show: string) => ok(await room.snapshot(show)).snapshot.learning;
+
+  it('quotes the configured rate to a crowd arriving after a quiet spell', async () => {
+    const room = engine();
+    const show = nextShowtimeId();
+    // 60 a minute, one turn at a time cannot be the limit here: capacity 1,000.
+    ok(await room.configure(show, { ...fastRoom, capacity: 1_000, admitPerMinute: 60, admitBurst: 1 }));
+    ok(await room.join(show, 'early'));
+    ok(await room.release(show, 'early'));
+    await sleep(5_500); // quiet: under the old one-minute measure this read as 1 admission in 5.5 s
+    const crowd = await Promise.all(Array.from({ length: 12 }, (_, i) => room.join(show, `c${i}`)).map(async (p) => ok(await p)));
+    for (const standing of crowd.filter((s) => s.state === 'waiting')) {
+      // One a second: position p waits about p seconds (not 5.5 p).
+      expect(standing.etaMs!).toBeGreaterThan(standing.position! * 800);
+      expect(standing.etaMs!).toBeLessThan(standing.position! * 1_250);
+    }
+  });
+
+  it('learns how long turns hold their slots, and then quotes the capacity-bound rate', async () => {
+    const room = engine();
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity: 2 }));
+    for (let round = 0; round < 3; round++) {
+      const pair = [`t${round}a`, `t${round}b`];
+      for (const c of pair) ok(await room.join(show, c));
+      for (const c of pair) ok(await room.claim(show, c));
+      await sleep(300);
+      for (const c of pair) ok(await room.release(show, c));
+    }
+    const learned = await learning(room, show);
+    expect(learned.turnsEnded).toBeCloseTo(6, 1);
+    expect(learned.turnMs!).toBeGreaterThanOrEqual(290);
+    expect(learned.turnMs!).toBeLessThan(1_500);
+    // The room's own rate is 1,000 a second; two slots held ~300 ms each admit ~7 a second.
+    ok(await room.join(show, 'h1'));
+    ok(await room.join(show, 'h2'));
+    const waiter = ok(await room.join(show, 'w'));
+    expect(waiter).toMatchObject({ state: 'waiting', position: 1 });
+    expect(waiter.etaMs!).toBeGreaterThanOrEqual(Math.floor(learned.turnMs! / 2) - 5);
+  });
+
+  it('counts busy time only while buyers wait in an open room, and starts again on a new rate', async () => {
+    const room = engine();
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity: 1, admitPerMinute: 600, admitBurst: 1 }));
+    ok(await room.tick(show));
+    await sleep(300);
+    ok(await room.tick(show));
+    expect((await learning(room, show)).busyMs).toBe(0); // open, nobody waiting
+    for (const c of ['a', 'b', 'c']) ok(await room.join(show, c));
+    ok(await room.tick(show));
+    await sleep(300);
+    ok(await room.tick(show));
+    const busy = await learning(room, show);
+    expect(busy.busyMs).toBeGreaterThanOrEqual(250);
+    ok(await room.configure(show, { state: 'paused' }));
+    ok(await room.tick(show));
+    await sleep(300);
+    ok(await room.tick(show));
+    expect((await learning(room, show)).busyMs).toBeLessThanOrEqual(busy.busyMs + 150);
+    ok(await room.configure(show, { state: 'open', admitPerMinute: 300 }));
+    expect((await learning(room, show)).busyMs).toBeLessThan(150);
+  });
+});
