@@ -4,6 +4,7 @@
  * invariants, a text report and a self-contained HTML report. `npm run loadtest` and the CI
  * smoke test both call `runJourney`.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -30,6 +31,8 @@ export interface JourneyRunOptions {
   admitPerMinute: number;
   sessionTtlSeconds: number;
   seatPreference: 'best' | 'random';
+  /** Proof of work at join: every buyer solves the edge's challenge at this difficulty (bits). */
+  powDifficulty?: number;
   /** Target a running stack (edge URL) instead of starting one in process. */
   baseUrl?: string | null;
   coreUrl?: string | null;
@@ -75,7 +78,10 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
   let ownSql: Sql | null = null;
 
   try {
-    const room = { edgeUrl, adminToken, capacity: options.capacity, admitPerMinute: options.admitPerMinute, sessionTtlSeconds: options.sessionTtlSeconds };
+    const room = {
+      edgeUrl, adminToken, capacity: options.capacity, admitPerMinute: options.admitPerMinute, sessionTtlSeconds: options.sessionTtlSeconds,
+      ...(options.powDifficulty !== undefined ? { powDifficulty: options.powDifficulty } : {}),
+    };
     let showtimeId = options.showtimeId ?? null;
     if (!showtimeId) {
       if (!coreUrl) throw new Error('Creating a showtime needs the core (CORE_URL); or pass SHOWTIME_ID');
@@ -87,6 +93,7 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
     const journey: JourneySettings = {
       showtimeId, party: options.party, maxHoldTries: 3, seatPreference: options.seatPreference, paymentApiKey,
       maxWaitMs: options.durationSeconds * 1000, random: Math.random,
+      sha256Hex: (text) => createHash('sha256').update(text).digest('hex'),
     };
     const live: LiveFigures = {};
     let sampling = false;

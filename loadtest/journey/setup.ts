@@ -16,6 +16,8 @@ export interface SaleOptions {
   sessionTtlSeconds: number;
   /** 'scheduled' leaves the room to be opened later (opening.js schedules it); default 'open'. */
   roomState?: 'open' | 'scheduled';
+  /** Proof of work at join: the room's base difficulty in bits (unset: the room's own). */
+  powDifficulty?: number;
 }
 
 async function adminCall(url: string, token: string, method: string, body?: unknown): Promise<any> {
@@ -60,12 +62,13 @@ export async function createSale(options: SaleOptions): Promise<{ showtimeId: st
   return { showtimeId, seats: seats.length };
 }
 
-export async function configureRoom(options: Pick<SaleOptions, 'edgeUrl' | 'adminToken' | 'capacity' | 'admitPerMinute' | 'sessionTtlSeconds' | 'roomState'>, showtimeId: string) {
+export async function configureRoom(options: Pick<SaleOptions, 'edgeUrl' | 'adminToken' | 'capacity' | 'admitPerMinute' | 'sessionTtlSeconds' | 'roomState' | 'powDifficulty'>, showtimeId: string) {
   return adminCall(`${options.edgeUrl}/api/admin/showtimes/${showtimeId}/room`, options.adminToken, 'PUT', {
     state: options.roomState ?? 'open',
     capacity: options.capacity,
     admitPerMinute: options.admitPerMinute,
     sessionTtlSeconds: options.sessionTtlSeconds,
+    ...(options.powDifficulty !== undefined ? { powDifficulty: options.powDifficulty } : {}),
   });
 }
 

@@ -3,6 +3,7 @@
  * The journey settings each script gives the shared buyer journey, and the run's plan in
  * wall-clock time (when arrivals stop, when steps must end, which phase a moment is in).
  */
+import crypto from 'k6/crypto';
 import { seconds, settings, stagesSeconds } from './settings.js';
 
 /** @typedef {import('../lib/journey.js').JourneySettings} JourneySettings */
@@ -12,6 +13,8 @@ export function journeyFor(showtimeId, overrides) {
   return Object.assign({
     showtimeId, party: settings.party, maxHoldTries: 3, seatPreference: 'best', paymentApiKey: settings.paymentApiKey,
     maxWaitMs: settings.durationSeconds * 1000 + 30000, random: Math.random,
+    // Proof of work at join, when the room asks for it (POW_DIFFICULTY in room.js sets it).
+    sha256Hex: (/** @type {string} */ text) => /** @type {string} */ (crypto.sha256(text, 'hex')),
   }, overrides || {});
 }
 

@@ -11,7 +11,7 @@ import { envNumber, settings } from './settings.js';
 
 const env = __ENV;
 /** The settings an operator PUT accepts, as GET returns them. */
-const ROOM_FIELDS = ['capacity', 'admitPerMinute', 'sessionTtlSeconds', 'state', 'opensAt'];
+const ROOM_FIELDS = ['capacity', 'admitPerMinute', 'sessionTtlSeconds', 'state', 'opensAt', 'powDifficulty'];
 
 /**
  * @typedef {object} RunData
@@ -61,6 +61,8 @@ export function prepare(patch) {
   if (env.ROOM_CAPACITY) wanted.capacity = envNumber('ROOM_CAPACITY', 1);
   if (env.ADMIT_PER_MINUTE) wanted.admitPerMinute = envNumber('ADMIT_PER_MINUTE', 1);
   if (env.SESSION_TTL_SECONDS) wanted.sessionTtlSeconds = envNumber('SESSION_TTL_SECONDS', 1);
+  // Proof of work at join: every buyer solves the edge's challenge (lib/pow.js).
+  if (env.POW_DIFFICULTY) wanted.powDifficulty = envNumber('POW_DIFFICULTY', 0);
   if (Object.keys(wanted).length > 0 && !wanted.state) wanted.state = 'open';
   /** @type {Record<string, unknown> | null} */
   let roomBefore = null;

@@ -12,6 +12,7 @@
  * k6 loads this file too, so it is written in ES2017 (no object spread, `?.`, `??`, numeric
  * separators): releases before v0.53 refuse anything newer (loadtest/k6/k6-syntax.test.ts).
  */
+import { solvePow } from './pow.js';
 import { pickSeats } from './seat-choice.js';
 
 export { pickSeats };
@@ -40,6 +41,7 @@ export { pickSeats };
  * @property {boolean} [pollOnly]      leave as soon as admitted (poll-storm)
  * @property {'checkout'|'cancel'} [afterHold]  `cancel`: give a won hold back at once and leave (hold-race)
  * @property {() => number} random
+ * @property {(text: string) => string} [sha256Hex]  SHA-256 as hex (k6/crypto, node:crypto): solves a join's proof of work
  */
 /**
  * @typedef {object} Buyer
@@ -63,6 +65,8 @@ export { pickSeats };
  * @property {number} retries
  * @property {boolean} stopping      the run is ending: give everything back and leave
  * @property {string|null} outcome   booked | no_seats | sold_out | closed | gave_up | error | stopped
+ * @property {{ challenge: string, nonce: string }|null} [pow]  a solved proof of work for the next join
+ * @property {number} [powRounds]   challenges solved so far (a buyer gives up after MAX_RETRIES)
  */
 /** @typedef {{ type: string, value?: number }} JourneyEvent */
 
@@ -116,7 +120,14 @@ function edge(buyer, endpoint, method, path, token, body) {
  * @param {Buyer} buyer @param {JourneySettings} s @returns {JourneyRequest}
  */
 export function joinRequest(buyer, s) {
-  return edge(buyer, 'join', 'POST', `/api/showtimes/${encodeURIComponent(s.showtimeId)}/queue`, buyer.customerToken);
+  const r = edge(buyer, 'join', 'POST', `/api/showtimes/${encodeURIComponent(s.showtimeId)}/queue`, buyer.customerToken);
+  if (buyer.pow) {
+    // A solution works once: sent with this join and forgotten.
+    r.headers['x-pow-challenge'] = buyer.pow.challenge;
+    r.headers['x-pow-nonce'] = buyer.pow.nonce;
+    buyer.pow = null;
+  }
+  return r;
 }
 
 /** What the buyer sends next; null once the journey is over. @param {Buyer} buyer @param {JourneySettings} s @returns {JourneyRequest|null} */
@@ -203,6 +214,17 @@ function onQueueAnswer(buyer, now, body, events) {
  * @param {Buyer} buyer @param {JourneySettings} s @param {JourneyResponse} res @param {any} body @param {number} now @param {JourneyEvent[]} events
  */
 function onJoinAnswer(buyer, s, res, body, now, events) {
+  if (res.status === 428 && typeof body.challenge === 'string' && s.sha256Hex) {
+    // The room asks for proof of work: solve it (a few ms at load-test difficulties) and join again.
+    buyer.powRounds = (buyer.powRounds || 0) + 1;
+    if (buyer.powRounds > MAX_RETRIES) { finish(buyer, 'error', events, now); return; }
+    const solved = solvePow(body.challenge, Number(body.difficulty) || 0, s.sha256Hex);
+    events.push({ type: 'pow_solved', value: solved.hashes });
+    buyer.pow = { challenge: body.challenge, nonce: solved.nonce };
+    buyer.phase = 'join';
+    buyer.dueAt = now;
+    return;
+  }
   if (res.status === 410) { buyer.phase = 'join'; buyer.dueAt = now; return; }
   if (res.status !== 200) { finish(buyer, 'error', events, now); return; }
   if (s.pollOnly && body.accessToken) {
@@ -346,7 +368,7 @@ export function closeIdle(buyer) {
 }
 
 /** Statuses that are answers rather than failures for `http_req_failed`: 409, 410 and 429 too. */
-export const EXPECTED_STATUSES = [200, 201, 204, 409, 410, 429];
+export const EXPECTED_STATUSES = [200, 201, 204, 409, 410, 428, 429];
 
 /**
  * What each endpoint answers when all is well (409, 410 and 429 included where a buyer
@@ -354,6 +376,6 @@ export const EXPECTED_STATUSES = [200, 201, 204, 409, 410, 429];
  * @type {Record<Endpoint, number[]>}
  */
 export const EXPECTED_BY_ENDPOINT = {
-  login: [200, 429], join: [200, 410, 429], poll: [200, 410, 429], seats: [200, 429], hold: [201, 409, 429],
+  login: [200, 429], join: [200, 410, 428, 429], poll: [200, 410, 429], seats: [200, 429], hold: [201, 409, 429],
   cancel: [204], checkout: [201, 409, 429], approve: [200], hold_status: [200], booking: [200], leave: [200, 429],
 };
