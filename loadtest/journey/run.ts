@@ -8,7 +8,7 @@
  *
  * Settings (environment): BUYERS (400), DURATION (90 s), RAMP (15 s), ROWS (10), COLUMNS (15),
  * PARTY (2), HOLD_TTL_MS (20000), ROOM_CAPACITY (40), ADMIT_PER_MINUTE (900),
- * SESSION_TTL_SECONDS (60), SEAT_PREFERENCE (best|random), REPORT_DIR (loadtest/reports),
+ * SESSION_TTL_SECONDS (60), SEAT_PREFERENCE (best|random), POW_DIFFICULTY (unset: the room's), REPORT_DIR (loadtest/reports),
  * ADMIN_TOKEN, PAYMENT_API_KEY, REDIS_KEY_PREFIX.
  */
 import { runJourney } from './run-journey';
@@ -42,6 +42,8 @@ const result = await runJourney({
   admitPerMinute: num('ADMIT_PER_MINUTE', 900),
   sessionTtlSeconds: num('SESSION_TTL_SECONDS', 60),
   seatPreference: env.SEAT_PREFERENCE === 'random' ? 'random' : 'best',
+  // Proof of work at join: every buyer solves the edge's challenge at this many bits.
+  ...(env.POW_DIFFICULTY ? { powDifficulty: num('POW_DIFFICULTY', 0) } : {}),
   baseUrl: env.BASE_URL || null,
   coreUrl: env.CORE_URL || null,
   paymentsUrl: env.PAYMENT_URL || null,
