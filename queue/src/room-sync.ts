@@ -34,6 +34,13 @@ export async function applySaleControl(engine: RoomEngine, control: SaleControl,
   return false;
 }
 
+/** A room Redis lost, from the core's answer for it: its settings, then the turns still live. */
+export async function restoreRoom(engine: RoomEngine, control: SaleControl & { turns?: RestoredTurn[] }, logger?: SyncLogger): Promise<void> {
+  await applySaleControl(engine, control, logger);
+  // They keep working until they expire and count against the capacity: the cap holds after a loss.
+  if (control.turns && control.turns.length > 0) await engine.restoreTurns(String(control.showtimeId), control.turns);
+}
+
 /**
  * Restores rooms Redis lost (unless their sale is over: a join restores those on demand, to
  * say so) and brings older copies up to date. One Redis read per room. A lost room is
@@ -75,9 +82,7 @@ export function coreSaleControl(options: { coreUrl: string; adminToken: string; 
     list: () => get<SaleControl[]>('/admin/rooms'),
     /** One room with the turns still live, for a room Redis lost. */
     async restore(engine: RoomEngine, showtimeId: string, logger?: SyncLogger): Promise<void> {
-      const control = await get<SaleControl & { turns?: RestoredTurn[] }>(`/admin/showtimes/${showtimeId}/room`);
-      await applySaleControl(engine, control, logger);
-      if (control.turns && control.turns.length > 0) await engine.restoreTurns(showtimeId, control.turns);
+      await restoreRoom(engine, await get<SaleControl & { turns?: RestoredTurn[] }>(`/admin/showtimes/${showtimeId}/room`), logger);
     },
   };
 }

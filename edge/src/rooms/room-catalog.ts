@@ -7,7 +7,7 @@
  */
 import { AppError, notFound, unavailable } from '../../../lib/errors';
 import type { RestoredTurn, RoomEngine } from '../../../queue/src/index';
-import { applySaleControl, syncRooms, type SaleControl } from '../../../queue/src/room-sync';
+import { applySaleControl, restoreRoom, syncRooms, type SaleControl } from '../../../queue/src/room-sync';
 import type { CoreClient } from '../core-client';
 
 export type { SaleControl };
@@ -32,11 +32,7 @@ export function createRoomCatalog(options: { core: CoreClient; engine: RoomEngin
   }
 
   async function restore(showtimeId: string): Promise<void> {
-    const control = await fetchControl(showtimeId);
-    await apply(control);
-    // The turns this room had granted (from the core's ledger) come back with it: they keep
-    // working until they expire and count against the capacity, so the cap holds after a loss.
-    if (control.turns && control.turns.length > 0) await engine.restoreTurns(showtimeId, control.turns);
+    await restoreRoom(engine, await fetchControl(showtimeId), options.logger);
   }
 
   /** Brings one room in Redis up to the database's copy (single-flight per showtime). */
