@@ -2,15 +2,17 @@
  * The bodies of the public API as zod schemas, for the OpenAPI description. Request bodies are
  * the very schemas the routes validate with (imported from where the routes use them); response
  * bodies are written here once, from the code that builds them, and the contract tests
- * (edge/test/openapi-contract.test.ts) hold real responses to them, so neither side can drift.
+ * (test/e2e/openapi-contract.test.ts) hold real responses to them, so neither side can drift.
+ * Response objects list what a client may rely on and allow more (`looseObject`): a field added
+ * to an answer is not a break, a documented one missing or retyped is.
  */
 import { z } from 'zod';
-import { holdRequestSchema } from '../../../core/src/seats/hold-service';
+import { holdRequestSchema, SEAT_CODE } from '../../../core/src/seats/hold-service';
 import { checkoutSchema } from '../../../core/src/checkout/checkout-routes';
 import { roomUpdateSchema } from '../../../queue/src/room-update';
 
 const instant = z.iso.datetime({ offset: true }).describe('ISO 8601 time');
-const seatCode = z.string().regex(/^[A-Z]{1,2}\d{1,3}$/).describe('Seat code as printed on the ticket, e.g. F5');
+const seatCode = z.string().regex(SEAT_CODE).describe('Seat code as printed on the ticket, e.g. F5');
 const uuid = z.uuid();
 
 export const errorBody = z
@@ -26,10 +28,10 @@ export const errorBody = z
   })
   .strict();
 
-export const demoLoginResponse = z.object({ token: z.string(), customerId: z.string() }).strict();
+export const demoLoginResponse = z.looseObject({ token: z.string(), customerId: z.string() });
 
 export const queueAnswer = z
-  .object({
+  .looseObject({
     state: z.enum(['prequeue', 'waiting', 'admitted', 'paused', 'closed', 'sold_out']),
     position: z.number().int().nonnegative().optional().describe('People ahead, while waiting'),
     etaSeconds: z.number().int().nonnegative().optional(),
@@ -37,10 +39,9 @@ export const queueAnswer = z
     queueToken: z.string().optional().describe('Sent when new or changed: X-Queue-Token for the next polls'),
     accessToken: z.string().optional().describe('Once admitted: Bearer token for seat maps, holds, checkout and bookings'),
     sessionExpiresAt: instant.optional().describe('When the admission ends'),
-  })
-  .strict();
+  });
 
-export const leaveAnswer = z.object({ state: z.literal('left'), removed: z.boolean() }).strict();
+export const leaveAnswer = z.looseObject({ state: z.literal('left'), removed: z.boolean() });
 
 export const publicShowtime = z
   .object({
@@ -66,10 +67,10 @@ export const seatMap = z
     currency: z.string().length(3),
     maxSeatsPerCustomer: z.number().int().positive(),
     holdTtlMs: z.number().int().positive(),
-    counts: z.object({ total: z.number().int(), available: z.number().int(), held: z.number().int(), booked: z.number().int() }).strict(),
+    counts: z.looseObject({ total: z.number().int(), available: z.number().int(), held: z.number().int(), booked: z.number().int() }),
     seats: z.array(
       z
-        .object({
+        .looseObject({
           code: seatCode,
           row: z.number().int(),
           rowLabel: z.string(),
@@ -77,17 +78,16 @@ export const seatMap = z
           label: z.string(),
           type: z.enum(['standard', 'couple', 'accessible']),
           status: z.enum(['AVAILABLE', 'HELD', 'BOOKED']).describe('A lapsed hold reads AVAILABLE'),
-        })
-        .strict(),
+        }),
     ),
     generatedAt: instant,
   })
   .catchall(z.unknown());
 
-export const holdCreated = z.object({ holdId: uuid, expiresAt: instant, seats: z.array(seatCode) }).strict();
+export const holdCreated = z.looseObject({ holdId: uuid, expiresAt: instant, seats: z.array(seatCode) });
 
 export const holdView = z
-  .object({
+  .looseObject({
     holdId: uuid,
     showtimeId: z.number().int(),
     status: z.enum(['ACTIVE', 'EXPIRED', 'CANCELLED', 'CONFIRMED']),
@@ -95,22 +95,20 @@ export const holdView = z
     expiresAt: instant,
     createdAt: instant,
     bookingId: uuid.optional(),
-  })
-  .strict();
+  });
 
 export const checkoutSession = z
-  .object({
+  .looseObject({
     paymentId: z.string(),
     checkoutUrl: z.url().describe("The gateway's hosted payment page"),
     expiresAt: instant.describe('The session ends before the hold does'),
     amountCents: z.number().int().positive(),
     currency: z.string().length(3),
     holdId: uuid,
-  })
-  .strict();
+  });
 
 export const booking = z
-  .object({
+  .looseObject({
     bookingId: uuid,
     showtimeId: z.number().int(),
     holdId: uuid,
@@ -121,8 +119,7 @@ export const booking = z
     currency: z.string().length(3),
     paymentStatus: z.string(),
     createdAt: instant,
-  })
-  .strict();
+  });
 
 /** The gateway's webhook, as the core parses it after the signature check. */
 export const paymentWebhook = z.object({
@@ -136,10 +133,12 @@ export const paymentWebhook = z.object({
 export const roomControl = z.object({}).catchall(z.unknown());
 export const auditPage = z.object({}).catchall(z.unknown());
 
-export const health = z.object({ status: z.literal('ok') }).strict();
-export const readiness = z
-  .object({ status: z.enum(['ready', 'degraded', 'not_ready']), redis: z.enum(['ok', 'down']), core: z.enum(['ok', 'down']) })
-  .strict();
-export const jwks = z.object({ keys: z.array(z.object({ kty: z.string(), kid: z.string() }).catchall(z.unknown())) }).strict();
+export const health = z.looseObject({ status: z.literal('ok') });
+export const readiness = z.looseObject({
+  status: z.enum(['ready', 'degraded', 'not_ready']),
+  redis: z.enum(['ok', 'down']),
+  core: z.enum(['ok', 'down']),
+});
+export const jwks = z.looseObject({ keys: z.array(z.looseObject({ kty: z.string(), kid: z.string() })) });
 
 export const requests = { holdRequest: holdRequestSchema, checkoutRequest: checkoutSchema, roomUpdate: roomUpdateSchema };
