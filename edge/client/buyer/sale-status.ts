@@ -35,7 +35,10 @@ export function createSaleStatus(flow: SaleFlow, initial: string) {
     intervalMs: () => (flow.step === 'step-seats' || flow.step === 'step-hold' ? 5_000 : 10_000),
     // While the queue poll is live it already carries paused/closed/sold out.
     skip: () => Date.now() - lastQueueNewsMs < 10_000,
-    onList: (list) => set(stateInList(list, flow.showtimeId)),
+    onList: (list) => {
+      const next = stateInList(list, flow.showtimeId);
+      if (next) set(next);
+    },
   });
   feed.start();
   const opensInMs = Date.parse(flow.root.dataset.opensAt ?? '') - Date.now();

@@ -38,7 +38,8 @@ export function showtimeList(root: HTMLElement) {
     onList(list) {
       root.querySelectorAll<HTMLElement>('[data-showtime-id]').forEach((card) => {
         const id = card.dataset.showtimeId ?? '';
-        applyCardState(card, stateInList(list, id), list.find((s) => String(s.id) === id));
+        const state = stateInList(list, id);
+        if (state) applyCardState(card, state, list.find((s) => String(s.id) === id));
       });
     },
   });

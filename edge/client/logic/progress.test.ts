@@ -27,6 +27,10 @@ describe('sale state', () => {
     expect(saleStateFromQueue('expired')).toBeNull();
     expect(stateInList([{ id: 7, saleState: 'paused' }], '7')).toBe('paused');
     expect(stateInList([{ id: 7, saleState: 'paused' }], '8')).toBe('closed');
+    // A full list may simply not reach this showtime: no news rather than "closed".
+    const full = Array.from({ length: 100 }, (_, i) => ({ id: i + 1, saleState: 'on_sale' }));
+    expect(stateInList(full, '500')).toBeNull();
+    expect(stateInList(full, '50')).toBe('on_sale');
     expect(['on_sale', 'paused', 'closed', 'sold_out', 'opening_soon'].filter(isBuyable)).toEqual(['on_sale']);
   });
 });

@@ -48,11 +48,17 @@ export interface ListedShowtime {
   seatsTotal?: number;
 }
 
+/** The core lists at most this many showtimes (GET /showtimes), soonest first. */
+export const LIST_LIMIT = 100;
+
 /**
- * A showtime's state from the list. The list holds what is on sale or opening soon (and
- * paused or closed ones while they are relevant); a showtime that left it is not on sale.
+ * A showtime's state from the list, or null when the list says nothing about it. The list
+ * holds what is on sale, opening soon, paused or sold out; a closed showtime leaves it. So a
+ * showtime missing from a list shorter than the limit is closed, while one missing from a
+ * full list may just be further down: no news, not "closed".
  */
-export function stateInList(list: readonly ListedShowtime[], id: string): string {
+export function stateInList(list: readonly ListedShowtime[], id: string, limit = LIST_LIMIT): string | null {
   const found = list.find((s) => String(s.id) === id);
-  return found ? found.saleState : 'closed';
+  if (found) return found.saleState;
+  return list.length < limit ? 'closed' : null;
 }

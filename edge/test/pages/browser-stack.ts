@@ -112,7 +112,7 @@ export async function startBrowserStack() {
 
   let counter = 0;
   /** A showtime on sale now in a small hall (row D is couple seats, A1 and A2 wheelchair spaces). */
-  async function createShowtime(options: { layout?: LayoutOptions; opensAt?: Date; holdTtlMs?: number; title?: string } = {}) {
+  async function createShowtime(options: { layout?: LayoutOptions; opensAt?: Date; startsAt?: Date; holdTtlMs?: number; title?: string } = {}) {
     const label = `${process.pid}-${Date.now().toString(36)}-${++counter}`;
     const venue = await insertVenue(sql, { name: `Pages venue ${label}`, city: 'Test' });
     const layout = options.layout ?? { rows: 4, columns: 6, coupleRows: [4], accessible: [[1, 1], [1, 2]] };
@@ -120,7 +120,7 @@ export async function startBrowserStack() {
     const { id } = await insertShowtime(sql, {
       hallId: hall.id,
       title: options.title ?? `Premiere ${label}`,
-      startsAt: new Date(Date.now() + 86_400_000),
+      startsAt: options.startsAt ?? new Date(Date.now() + 86_400_000),
       opensAt: options.opensAt ?? new Date(Date.now() - 3_600_000),
       saleState: 'OPEN',
       priceCents: 1250,
