@@ -109,7 +109,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
     governor: powGovernor,
     guard: deps.guardStore,
     settingsOf: (showtimeId) => rooms.powSettingsOf(showtimeId),
-    onRefused: (code) => deps.metrics.limiterRejections.inc({ limiter: `pow_${code.toLowerCase()}` }),
+    onRefused: (code) => deps.metrics.limiterRejections.inc({ limiter: code.toLowerCase() }), // pow_required, pow_invalid, …
   });
 
   app.use('*', requestId());
