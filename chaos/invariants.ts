@@ -17,6 +17,8 @@ export interface FaultInvariants {
   eventsLost: number;
   admittedAboveCap: number;
   roomSettingsChanged: number;
+  /** Holds and payments a buyer was told were created (201) that the database does not have. */
+  acknowledgedWritesLost: number;
 }
 
 export const INVARIANT_LABELS: Record<keyof FaultInvariants, string> = {
@@ -28,6 +30,7 @@ export const INVARIANT_LABELS: Record<keyof FaultInvariants, string> = {
   eventsLost: 'events lost',
   admittedAboveCap: 'admitted above cap',
   roomSettingsChanged: 'room settings changed',
+  acknowledgedWritesLost: 'acknowledged writes lost',
 };
 
 /** The operator's settings as the edge's admin API shows them (the fields an operator sets). */
@@ -52,7 +55,10 @@ export async function durableRoomSettings(sql: Sql, showtimeId: number): Promise
 export async function readFaultInvariants(
   sql: Sql,
   showtimeId: number,
-  context: { redis: Redis | null; maxActiveSeen: number; capacity: number; settingsChanged: string[]; staleAfterSeconds: number },
+  context: {
+    redis: Redis | null; maxActiveSeen: number; capacity: number; settingsChanged: string[]; staleAfterSeconds: number;
+    acknowledged: { holdIds: string[]; paymentIds: string[] };
+  },
 ): Promise<{ figures: FaultInvariants; details: string[] }> {
   const base = await checkInvariants(sql, { showtimeIds: [showtimeId], ...(context.redis ? { redis: { client: context.redis } } : {}) });
   const details = [...base.breaches];
@@ -63,6 +69,11 @@ export async function readFaultInvariants(
            (SELECT count(*) FROM seat_hold WHERE showtime_id = ${showtimeId} AND status = 'ACTIVE'
                AND expires_at < now() - ${stale}::interval)::int AS stuck,
            (SELECT count(*) FROM outbox WHERE published_at IS NULL AND created_at < now() - ${stale}::interval)::int AS backlog`;
+  const [kept] = await sql<{ holds: number; payments: number }[]>`
+    SELECT (SELECT count(*) FROM seat_hold WHERE id = ANY(${context.acknowledged.holdIds}::uuid[]))::int AS holds,
+           (SELECT count(*) FROM payment WHERE id = ANY(${context.acknowledged.paymentIds}::text[]))::int AS payments`;
+  const lostWrites = context.acknowledged.holdIds.length - kept!.holds + context.acknowledged.paymentIds.length - kept!.payments;
+  if (lostWrites) details.push(`acknowledged but missing: ${context.acknowledged.holdIds.length - kept!.holds} holds, ${context.acknowledged.paymentIds.length - kept!.payments} payments`);
   const seatBreaches = base.breaches.filter((b) => /seat|hall|BOOKED/.test(b) && !/payment/.test(b));
   const lost = /missing from the stream: (\d+)/.exec(base.breaches.join('\n'));
   const figures: FaultInvariants = {
@@ -74,6 +85,7 @@ export async function readFaultInvariants(
     eventsLost: lost ? Number(lost[1]) : 0,
     admittedAboveCap: Math.max(0, context.maxActiveSeen - context.capacity),
     roomSettingsChanged: context.settingsChanged.length,
+    acknowledgedWritesLost: lostWrites,
   };
   if (row!.double_charges) details.push(`holds paid twice without a refund: ${row!.double_charges}`);
   if (row!.stuck) details.push(`ACTIVE holds more than ${stale} past expiry: ${row!.stuck}`);

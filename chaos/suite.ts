@@ -95,6 +95,7 @@ async function runFault(stack: ChaosStack, sql: Sql, redis: Redis, fault: Fault,
   const durableBefore = await durableRoomSettings(sql, Number(showtimeId));
   const recorder = new Recorder();
   const answers = new Map<string, number>();
+  const acknowledged = { holdIds: new Set<string>(), paymentIds: new Set<string>() };
   let maxActive = 0;
   let sampling = false;
   const journey: JourneySettings = {
@@ -108,6 +109,10 @@ async function runFault(stack: ChaosStack, sql: Sql, redis: Redis, fault: Fault,
       const code = (response.json as { error?: { code?: string } } | null)?.error?.code;
       const key = `${endpoint} ${response.status === 0 ? 'no answer' : response.status}${code ? ` ${code}` : ''}`;
       answers.set(key, (answers.get(key) ?? 0) + 1);
+      // What a buyer was told exists must still exist after any fault.
+      const body = response.json as { holdId?: string; paymentId?: string } | null;
+      if (response.status === 201 && endpoint === 'hold' && body?.holdId) acknowledged.holdIds.add(body.holdId);
+      if (response.status === 201 && endpoint === 'checkout' && body?.paymentId) acknowledged.paymentIds.add(body.paymentId);
     },
     onTick: async () => {
       if (sampling) return;
@@ -146,6 +151,7 @@ async function runFault(stack: ChaosStack, sql: Sql, redis: Redis, fault: Fault,
   if (durableBefore && JSON.stringify(durableBefore) !== JSON.stringify(durableAfter)) changed.push('durable room_settings row changed');
   const { figures, details } = await readFaultInvariants(sql, Number(showtimeId), {
     redis, maxActiveSeen: maxActive, capacity: settings.capacity, settingsChanged: changed, staleAfterSeconds: 3,
+    acknowledged: { holdIds: [...acknowledged.holdIds], paymentIds: [...acknowledged.paymentIds] },
   });
   const status500 = [...answers].filter(([key]) => / 500\b/.test(key)).reduce((n, [, count]) => n + count, 0);
   const noAnswer = [...answers].filter(([key]) => key.includes('no answer')).reduce((n, [, count]) => n + count, 0);
