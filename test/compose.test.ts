@@ -27,4 +27,7 @@ it('docker-compose.yml is a valid description of the stack', () => {
   }
   expect(services.core!.environment).toMatchObject({ CORE_SERVICE_TOKEN: expect.any(String), HOST: '0.0.0.0' });
   expect(services.core!.environment).toMatchObject({ DATABASE_URL: expect.any(String), REDIS_URL: expect.any(String), PUBLIC_URL: expect.any(String) });
+  // Redis keeps an append-only file on a volume: a restart must not lose the rooms and the event stream.
+  expect(services.redis!.command).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--appendfsync', 'everysec']));
+  expect((services.redis as { volumes?: string[] }).volumes?.some((volume) => volume.endsWith(':/data'))).toBe(true);
 });
