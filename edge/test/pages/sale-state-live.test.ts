@@ -37,7 +37,7 @@ describe('sale state without a reload', () => {
   it('opening soon → on sale → closed on the sale page and the landing page; closed and paused are not "Buy tickets"', async () => {
     // Sooner than every other test's showtime (a day ahead): first in the list the landing page shows.
     const soon = new Date(Date.now() + 3_600_000);
-    const opening = await stack.createShowtime({ title: 'Live State Premiere', opensAt: new Date(Date.now() + 6_000), startsAt: soon });
+    const opening = await stack.createShowtime({ title: 'Live State Premiere', opensAt: new Date(Date.now() + 12_000), startsAt: soon });
     const other = await stack.createShowtime({ title: 'Live State Matinee', startsAt: new Date(soon.getTime() + 60_000) });
 
     const landing = await openPage(browser);
