@@ -14,18 +14,22 @@ import { purgePublishedOutbox } from '../../src/jobs/sweeper';
 import {
   DEFAULT_RETENTION, maintainPartitions, purgeOldWebhookEvents, readRetentionBacklog, registerRetentionGauges, runRetention,
 } from '../../src/jobs/retention';
-import { createCoreHarness, releasedTogether, unique, type CoreHarness } from '../core-harness';
+import { releasedTogether, unique, type CoreHarness } from '../core-harness';
+import { createPaymentHarness, type PaymentHarness } from '../payment-harness';
 
 let sql: Sql;
 let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let core: CoreHarness;
+let payments: PaymentHarness;
 
 beforeAll(async () => {
   database = await isolatedDatabase('retention');
   sql = connectDatabase(database.url, { max: 24, applicationName: 'test-retention' });
-  core = await createCoreHarness(sql);
+  payments = await createPaymentHarness(sql);
+  core = payments.core;
 });
 afterAll(async () => {
+  await payments?.close();
   await sql?.end();
   await database?.drop();
 });
@@ -96,13 +100,15 @@ describe('state_transition partitions', () => {
     expect(await attachedPartitions()).toContain(monthName(monthsFromNow(DEFAULT_RETENTION.partitionsAheadMonths)));
   });
 
-  it('holds and cancels keep working while the job creates and detaches partitions, and their transitions land in this month', async () => {
+  it('holds, cancels and bookings keep working while partitions of both tables are created and detached', async () => {
     const { showtimeId } = await core.createShowtime({ layout: { rows: 4, columns: 16 } });
+    const sold = await core.createShowtime({ layout: { rows: 4, columns: 26 } });
     const seats = Array.from({ length: 64 }, (_, i) => `${String.fromCharCode(65 + Math.floor(i / 16))}${(i % 16) + 1}`);
     const rounds = 25;
     let stop = false;
     let jobPasses = 0;
-    // Forces real DDL on every pass: a month ahead dropped and recreated, an old month made and detached.
+    // Real DDL on every pass, as the job does it: a month ahead dropped and recreated, an old month
+    // made and detached, a show_seat block attached and detached (parent locks each time).
     const churn = (async () => {
       for (let i = 0; !stop; i++) {
         await sql.unsafe(`DROP TABLE IF EXISTS ${monthName(monthsFromNow(DEFAULT_RETENTION.partitionsAheadMonths))}`);
@@ -110,12 +116,37 @@ describe('state_transition partitions', () => {
         await sql.unsafe(`DROP TABLE IF EXISTS archive.${monthName(ancient)}`);
         await sql`SELECT state_transition_ensure_partitions(${ancient}, ${new Date(ancient.getTime() + 86_400_000)})`.catch(() => {});
         await maintainPartitions(sql);
+        const far = `show_seat_b9${String(i).padStart(11, '0')}`;
+        const low = 900_000_000_000 + i * 10_000;
+        await sql.begin(async (tx) => {
+          await tx`SET LOCAL lock_timeout = '200ms'`;
+          await tx.unsafe(`CREATE TABLE ${far} PARTITION OF show_seat FOR VALUES FROM (${low}) TO (${low + 10_000})`);
+        }).catch(() => {});
+        await sql.begin(async (tx) => {
+          await tx`SET LOCAL lock_timeout = '200ms'`;
+          await tx.unsafe(`ALTER TABLE show_seat DETACH PARTITION ${far}`);
+          await tx.unsafe(`DROP TABLE ${far}`);
+        }).catch(() => {});
         jobPasses++;
       }
     })();
     const statuses: number[] = [];
+    const paid: { holdId: string; customer: string }[] = [];
     for (let round = 0; round < rounds; round++) {
-      // 32 buyers released together, two seats each: all must win, then all cancel.
+      // 32 buyers released together, two seats each: all must win, then all cancel; meanwhile two
+      // other buyers hold seats of another showtime and pay for them.
+      const buyers = releasedTogether(2, async (i) => {
+        const customer = `ret-pay-${round}-${i}`;
+        const code = (n: number) => `${String.fromCharCode(65 + Math.floor(n / 26))}${(n % 26) + 1}`;
+        const hold = await core.hold(sold.showtimeId, customer, [code(round * 4 + 2 * i), code(round * 4 + 2 * i + 1)]);
+        statuses.push(hold.status);
+        if (hold.status !== 201) return;
+        const checkout = await payments.checkout(sold.showtimeId, customer, hold.json.holdId);
+        statuses.push(checkout.status);
+        if (checkout.status !== 201) return;
+        statuses.push((await payments.sandboxApi('POST', `/v1/payments/${checkout.json.paymentId}/approve`)).status === 200 ? 201 : 500);
+        paid.push({ holdId: hold.json.holdId, customer });
+      });
       const holds = await releasedTogether(32, (i) => core.hold(showtimeId, `ret-${round}-${i}`, [seats[2 * i]!, seats[2 * i + 1]!]));
       statuses.push(...holds.map((h) => h.status));
       const cancels = await releasedTogether(32, async (i) => {
@@ -124,16 +155,39 @@ describe('state_transition partitions', () => {
         return (await core.call('DELETE', `/holds/${hold.json.holdId}`, { token: await core.tokenFor(`ret-${round}-${i}`, showtimeId) })).status;
       });
       statuses.push(...cancels);
+      await buyers;
     }
     stop = true;
     await churn;
+    // A far block whose detach timed out under load is left attached: take it away now.
+    const leftovers = await sql<{ name: string }[]>`
+      SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+       WHERE i.inhparent = 'show_seat'::regclass AND c.relname LIKE 'show_seat_b9%'`;
+    for (const { name } of leftovers) await sql.unsafe(`ALTER TABLE show_seat DETACH PARTITION ${name}; DROP TABLE ${name}`);
     expect(jobPasses).toBeGreaterThan(1);
     expect(statuses.filter((status) => status !== 201 && status !== 204)).toEqual([]);
+    expect(paid).toHaveLength(rounds * 2);
+    // The webhooks arrive on their own schedule: every payment ends in a confirmed booking.
+    const deadline = Date.now() + 30_000;
+    let confirmed = 0;
+    while (Date.now() < deadline) {
+      const [count] = await sql<{ confirmed: number }[]>`
+        SELECT count(*)::int AS confirmed FROM booking WHERE showtime_id = ${sold.showtimeId} AND status = 'CONFIRMED'`;
+      confirmed = count!.confirmed;
+      if (confirmed === paid.length) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(confirmed).toBe(rounds * 2);
     const [row] = await sql<{ n: number; in_default: number }[]>`
       SELECT count(*)::int AS n, count(*) FILTER (WHERE t.tableoid = 'state_transition_default'::regclass)::int AS in_default
         FROM state_transition t JOIN seat_hold h ON h.id::text = t.entity_id
        WHERE t.entity_type = 'hold' AND h.showtime_id = ${showtimeId}`;
     expect(row).toEqual({ n: rounds * 32 * 2, in_default: 0 });
+    const [seatsRow] = await sql<{ booked: number; in_default: number }[]>`
+      SELECT count(*) FILTER (WHERE status = 'BOOKED')::int AS booked,
+             count(*) FILTER (WHERE tableoid = 'show_seat_default'::regclass)::int AS in_default
+        FROM show_seat WHERE showtime_id = ${sold.showtimeId}`;
+    expect(seatsRow).toEqual({ booked: rounds * 4, in_default: 0 });
   });
 });
 
