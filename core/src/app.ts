@@ -18,6 +18,8 @@ import { requireServiceToken } from './http/service-token';
 import { createSaleControlService } from './sale/sale-control';
 import { saleControlRoutes } from './sale/sale-routes';
 import { toHttpError } from './db/sql-errors';
+import { createFareService } from './fares/fare-service';
+import { fareAdminRoutes } from './fares/fare-routes';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -87,6 +89,7 @@ export function createCoreApp(deps: CoreDeps) {
   app.route('/admin', adminCatalogRoutes({ sql: deps.sql, adminToken: deps.adminToken, sale }));
   app.route('/admin', saleControlRoutes({ sale, adminToken: deps.adminToken }));
   app.route('/admin', adminBookingRoutes({ sql: deps.sql, adminToken: deps.adminToken }));
+  app.route('/admin', fareAdminRoutes({ fares: createFareService({ sql: deps.sql }), adminToken: deps.adminToken }));
   return app;
 }
 

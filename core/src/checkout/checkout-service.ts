@@ -5,6 +5,7 @@ import type { AccessClaims } from '../../../lib/access-token';
 import { findShowtime } from '../catalog/showtime-repo';
 import type { PaymentGateway } from '../payments/gateway-client';
 import { insertPayment } from '../payments/payment-repo';
+import { holdAmountCents } from '../fares/fare-repo';
 import type { HoldService } from '../seats/hold-service';
 
 /**
@@ -24,12 +25,12 @@ export const MIN_REMAINING_HOLD_MS = 5_000;
  */
 export function paymentSessionRequest(
   hold: { id: string; showtime_id: number; seat_codes: string[]; created_at: Date; expires_at: Date },
-  args: { customerId: string; idempotencyKey: string; priceCents: number; currency: string; returnUrl: string },
+  args: { customerId: string; idempotencyKey: string; amountCents: number; currency: string; returnUrl: string },
 ) {
   const ttlMs = hold.expires_at.getTime() - hold.created_at.getTime();
   return {
     idempotencyKey: `checkout-${hold.id}-${createHash('sha256').update(`${args.customerId}/${args.idempotencyKey}`).digest('hex').slice(0, 32)}`,
-    amountCents: args.priceCents * hold.seat_codes.length,
+    amountCents: args.amountCents,
     currency: args.currency,
     reference: hold.id,
     expiresAt: new Date(hold.created_at.getTime() + Math.floor(ttlMs * PAYMENT_SHARE_OF_HOLD)),
@@ -73,7 +74,8 @@ export function createCheckoutService(deps: { sql: Sql; holds: HoldService; gate
     const request = paymentSessionRequest(hold, {
       customerId: input.access.customerId,
       idempotencyKey: input.idempotencyKey,
-      priceCents: showtime.price_cents,
+      // Each seat at its fare class's price, general-admission places at theirs.
+      amountCents: await holdAmountCents(deps.sql, hold.id),
       currency: showtime.currency,
       returnUrl: resolveReturnUrl(hold.showtime_id, hold.id, input.returnUrl),
     });

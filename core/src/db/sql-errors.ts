@@ -40,6 +40,15 @@ export function mapDatabaseError(error: unknown): unknown {
       return unprocessable('SEAT_LIMIT_EXCEEDED', `A customer may hold or own at most ${String(detail.limit)} seats of this showtime`, detail);
     case 'WRC09':
       return conflict('SEATS_UNAVAILABLE', 'Some seats are no longer available', detail);
+    // Fare classes (migrations/0008_fare_inventory.sql)
+    case 'WRK22':
+      return unprocessable('UNKNOWN_FARE_CLASS', detail.seated ? 'This class has numbered seats: choose seats instead' : 'This showtime has no such general-admission class', detail);
+    case 'WRS09':
+      return conflict('PLACES_UNAVAILABLE', 'Not enough places are left in this class', detail);
+    case 'WRK09':
+      return conflict('FARE_CLASS_IN_USE', 'That change would leave fewer places than are sold and held', detail);
+    case 'WRF09':
+      return conflict('FARE_CLASS_FULL', 'This class has no room left', detail);
     case '23505':
       return conflict('DUPLICATE', 'That already exists', { constraint: error.constraint_name ?? null });
     case '23503':

@@ -6,17 +6,28 @@ import type { AccessClaims } from '../../../lib/access-token';
 import { isTransientDatabaseError, mapDatabaseError } from '../db/sql-errors';
 import type { CoreMetrics } from '../metrics';
 import { endHold, findHold, holdSeats, type HoldRow } from './seat-repo';
+import { holdPlaces } from '../fares/fare-repo';
 
 /** No showtime allows more than this per request; the showtime's own limit is checked in SQL. */
 export const MAX_SEATS_PER_REQUEST = 50;
 export const SEAT_CODE = /^[A-Z0-9][A-Z0-9-]{0,7}$/;
 
-export const holdRequestSchema = z.object({
+const seatsHoldSchema = z.object({
   seats: z
     .array(z.string().regex(SEAT_CODE, 'expected a seat code such as "F5"'))
     .min(1, 'choose at least one seat')
     .max(MAX_SEATS_PER_REQUEST, `at most ${MAX_SEATS_PER_REQUEST} seats per request`),
 });
+
+/** General admission: a class without seat numbers and how many places in it. */
+const placesHoldSchema = z.object({
+  fareClass: z.string().regex(/^[A-Z][A-Z0-9_]{0,15}$/, 'expected a class code such as "GA_FLOOR"'),
+  quantity: z.number().int().min(1, 'at least one place').max(MAX_SEATS_PER_REQUEST, `at most ${MAX_SEATS_PER_REQUEST} places per request`),
+});
+
+/** Either seats (`{"seats":["F5","F6"]}`) or places of a general-admission class (`{"fareClass":"GA_FLOOR","quantity":2}`). */
+export const holdRequestSchema = z.union([seatsHoldSchema, placesHoldSchema]);
+export type HoldRequest = z.infer<typeof holdRequestSchema>;
 
 export interface HoldView {
   holdId: string;
@@ -26,6 +37,9 @@ export interface HoldView {
   expiresAt: string;
   createdAt: string;
   bookingId?: string;
+  /** General-admission holds: the class and how many places. */
+  fareClass?: string;
+  quantity?: number;
 }
 
 const ATTEMPTS = 3;
@@ -66,6 +80,29 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics }) {
     }
   }
 
+  /** A general-admission hold: same retry and error rules as seats (hold_places in SQL). */
+  async function createPlacesHold(input: { showtimeId: number; customerId: string; fareClass: string; quantity: number }) {
+    const holdId = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const row = await holdPlaces(sql, { ...input, holdId });
+        metrics.holdsCreated.inc();
+        metrics.holdSeatsCreated.inc(row.quantity);
+        return { holdId: row.hold_id, expiresAt: row.expires_at.toISOString(), seats: [] as string[], fareClass: row.fare_class, quantity: row.quantity };
+      } catch (error) {
+        if (isTransientDatabaseError(error) && attempt < ATTEMPTS) {
+          metrics.holdRetries.inc();
+          await sleep(5 + Math.random() * 20 * attempt);
+          continue;
+        }
+        const mapped = mapDatabaseError(error) as { code?: string };
+        if (mapped.code === 'PLACES_UNAVAILABLE') metrics.holdConflicts.inc();
+        else if (typeof mapped.code === 'string') metrics.holdRefusals.inc({ code: mapped.code });
+        throw mapped;
+      }
+    }
+  }
+
   /** Loads a hold that the token's customer owns, for the showtime the token was issued for. */
   async function loadOwnHold(holdId: string, access: AccessClaims): Promise<HoldRow> {
     const hold = await findHold(sql, holdId);
@@ -92,7 +129,7 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics }) {
     }
   }
 
-  return { createHold, getHold, cancelHold, loadOwnHold };
+  return { createHold, createPlacesHold, getHold, cancelHold, loadOwnHold };
 }
 
 function toView(hold: HoldRow): HoldView {
@@ -105,6 +142,7 @@ function toView(hold: HoldRow): HoldView {
     expiresAt: hold.expires_at.toISOString(),
     createdAt: hold.created_at.toISOString(),
     bookingId: hold.booking_id ?? undefined,
+    ...(hold.fare_class ? { fareClass: hold.fare_class, quantity: hold.quantity ?? undefined } : {}),
   };
 }
 

@@ -14,6 +14,9 @@ export interface HoldRow {
   expires_at: Date;
   created_at: Date;
   booking_id: string | null;
+  /** General-admission holds: the class and the number of places (no seats). */
+  fare_class: string | null;
+  quantity: number | null;
 }
 
 export interface SeatRow {
@@ -23,6 +26,7 @@ export interface SeatRow {
   column_number: number;
   label: string;
   seat_type: 'standard' | 'couple' | 'accessible';
+  fare_class: string;
   status: 'AVAILABLE' | 'HELD' | 'BOOKED';
 }
 
@@ -41,7 +45,7 @@ export async function holdSeats(
 /** Every seat of the showtime; a lapsed hold reads as AVAILABLE, before any sweeper ran. */
 export async function listShowSeats(sql: Db, showtimeId: number): Promise<SeatRow[]> {
   return sql<SeatRow[]>`
-    SELECT h.seat_code, h.row_label, h.row_number, h.column_number, h.label, h.seat_type,
+    SELECT h.seat_code, h.row_label, h.row_number, h.column_number, h.label, h.seat_type, s.fare_class,
            CASE WHEN s.status = 'HELD' AND s.hold_expires_at <= now() THEN 'AVAILABLE'
                 ELSE s.status END AS status
       FROM show_seat s
@@ -57,10 +61,13 @@ export async function findHold(sql: Db, holdId: string): Promise<HoldRow | null>
     SELECT h.id, h.showtime_id, h.customer_id, h.seat_codes, h.status,
            (h.status = 'ACTIVE' AND h.expires_at > now()) AS live,
            (extract(epoch FROM (h.expires_at - now())) * 1000)::float8 AS remaining_ms,
-           h.expires_at, h.created_at,
-           (SELECT s.booking_id FROM show_seat s
-             WHERE s.showtime_id = h.showtime_id AND s.hold_id = h.id AND s.status = 'BOOKED'
-             LIMIT 1) AS booking_id
+           h.expires_at, h.created_at, h.fare_class, h.quantity,
+           coalesce((SELECT s.booking_id FROM show_seat s
+                      WHERE s.showtime_id = h.showtime_id AND s.hold_id = h.id AND s.status = 'BOOKED'
+                      LIMIT 1),
+                    -- general admission has no seats to carry the booking id
+                    (SELECT b.id FROM booking b WHERE h.fare_class IS NOT NULL AND b.hold_id = h.id AND b.status = 'CONFIRMED'
+                      LIMIT 1)) AS booking_id
       FROM seat_hold h
      WHERE h.id = ${holdId}::uuid`;
   return row ?? null;

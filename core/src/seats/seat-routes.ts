@@ -9,6 +9,7 @@ import { showtimeIdParam, uuidParam } from '../http/params';
 import { findShowtime } from '../catalog/showtime-repo';
 import { holdRequestSchema, type HoldService } from './hold-service';
 import { listShowSeats } from './seat-repo';
+import { listFareClasses } from '../fares/fare-repo';
 
 /** Buyer routes on seats and holds; every one needs an access token for the showtime. */
 export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessToken: VerifyAccessToken; admission?: AdmissionCheck | null }) {
@@ -19,7 +20,9 @@ export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessTok
   app.get('/showtimes/:showtimeId/seats', auth, async (c) => {
     const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
     assertTokenForShowtime(c.get('access'), showtimeId);
-    const [showtime, seats] = await Promise.all([findShowtime(deps.sql, showtimeId), listShowSeats(deps.sql, showtimeId)]);
+    const [showtime, seats, fareClasses] = await Promise.all([
+      findShowtime(deps.sql, showtimeId), listShowSeats(deps.sql, showtimeId), listFareClasses(deps.sql, showtimeId),
+    ]);
     if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
     const counts = { total: seats.length, available: 0, held: 0, booked: 0 };
     for (const seat of seats) counts[seat.status === 'AVAILABLE' ? 'available' : seat.status === 'HELD' ? 'held' : 'booked']++;
@@ -33,6 +36,14 @@ export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessTok
       maxSeatsPerCustomer: showtime.max_seats_per_customer,
       holdTtlMs: showtime.hold_ttl_ms,
       counts,
+      // Prices per class; general-admission classes are bought by quantity (no seats listed).
+      fareClasses: fareClasses.map((row) => ({
+        fareClass: row.fare_class,
+        label: row.label,
+        priceCents: row.price_cents,
+        seated: row.seated,
+        available: row.available,
+      })),
       seats: seats.map((seat) => ({
         code: seat.seat_code,
         row: seat.row_number,
@@ -40,6 +51,7 @@ export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessTok
         column: seat.column_number,
         label: seat.label,
         type: seat.seat_type,
+        fareClass: seat.fare_class,
         status: seat.status,
       })),
       generatedAt: new Date().toISOString(),
@@ -52,7 +64,9 @@ export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessTok
     assertTokenForShowtime(access, showtimeId);
     const body = await readJsonBody(c, holdRequestSchema);
     await deps.admission?.(access);
-    const hold = await deps.holds.createHold({ showtimeId, customerId: access.customerId, seats: body.seats });
+    const hold = 'seats' in body
+      ? await deps.holds.createHold({ showtimeId, customerId: access.customerId, seats: body.seats })
+      : await deps.holds.createPlacesHold({ showtimeId, customerId: access.customerId, fareClass: body.fareClass, quantity: body.quantity });
     c.header('Location', `/holds/${hold.holdId}`);
     return c.json(hold, 201);
   });

@@ -1,0 +1,66 @@
+import type { Sql } from 'postgres';
+import { configurePlaces, insertPlacesClass } from '../../src/fares/fare-repo';
+
+/** A general-admission class on a showtime, set up through the same SQL the operator API uses. */
+export async function createPlacesClass(
+  sql: Sql,
+  args: { showtimeId: number; fareClass: string; capacity: number; overbookLimit?: number; buckets?: number; priceCents?: number | null },
+) {
+  await sql.begin(async (tx) => {
+    await insertPlacesClass(tx, { showtimeId: args.showtimeId, fareClass: args.fareClass, label: args.fareClass, priceCents: args.priceCents ?? null });
+    await configurePlaces(tx, {
+      showtimeId: args.showtimeId, fareClass: args.fareClass, capacity: args.capacity,
+      overbookLimit: args.overbookLimit ?? 0, buckets: args.buckets ?? 1,
+    });
+  });
+}
+
+export interface CountMismatch {
+  fare_class: string;
+  bucket: number;
+  held: number;
+  sold: number;
+  expected_held: number;
+  expected_sold: number;
+}
+
+/**
+ * Every bucket row whose counters differ from what the seats and holds say: seated rows against
+ * the HELD and BOOKED seats that fall in them, general-admission rows against the allocations of
+ * ACTIVE holds (held) and of paid holds whose booking still stands (sold). Empty = all agree.
+ */
+export async function countMismatches(sql: Sql, showtimeId: number): Promise<CountMismatch[]> {
+  return sql<CountMismatch[]>`
+    WITH expected AS (
+      SELECT s.fare_class, fare_seat_bucket(s.seat_code, c.buckets) AS bucket,
+             count(*) FILTER (WHERE s.status = 'HELD')::int AS held,
+             count(*) FILTER (WHERE s.status = 'BOOKED')::int AS sold
+        FROM show_seat s JOIN fare_class c ON c.showtime_id = s.showtime_id AND c.fare_class = s.fare_class
+       WHERE s.showtime_id = ${showtimeId}
+       GROUP BY 1, 2
+      UNION ALL
+      SELECT a.fare_class, a.bucket,
+             coalesce(sum(a.quantity) FILTER (WHERE h.status = 'ACTIVE'), 0)::int,
+             coalesce(sum(a.quantity) FILTER (WHERE h.status = 'CONFIRMED' AND NOT EXISTS (
+               SELECT 1 FROM booking b WHERE b.hold_id = h.id AND b.status NOT IN ('CONFIRMED', 'FAILED'))), 0)::int
+        FROM hold_allocation a JOIN seat_hold h ON h.id = a.hold_id
+       WHERE a.showtime_id = ${showtimeId}
+       GROUP BY 1, 2
+    )
+    SELECT f.fare_class, f.bucket, f.held, f.sold,
+           coalesce(sum(e.held), 0)::int AS expected_held, coalesce(sum(e.sold), 0)::int AS expected_sold
+      FROM fare_inventory f
+      LEFT JOIN expected e ON e.fare_class = f.fare_class AND e.bucket = f.bucket
+     WHERE f.showtime_id = ${showtimeId}
+     GROUP BY f.fare_class, f.bucket, f.held, f.sold
+    HAVING f.held <> coalesce(sum(e.held), 0) OR f.sold <> coalesce(sum(e.sold), 0)`;
+}
+
+/** Totals of one class over its bucket rows. */
+export async function classTotals(sql: Sql, showtimeId: number, fareClass: string) {
+  const [row] = await sql<{ capacity: number; overbook_limit: number; held: number; sold: number; rows: number }[]>`
+    SELECT coalesce(sum(capacity), 0)::int AS capacity, coalesce(sum(overbook_limit), 0)::int AS overbook_limit,
+           coalesce(sum(held), 0)::int AS held, coalesce(sum(sold), 0)::int AS sold, count(*)::int AS rows
+      FROM fare_inventory WHERE showtime_id = ${showtimeId} AND fare_class = ${fareClass}`;
+  return row!;
+}
