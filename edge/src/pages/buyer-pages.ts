@@ -61,6 +61,16 @@ export interface SalePageState {
   returnStatus: string | null;
   /** Names this rendering in the leave beacon (see deferred-leave.ts). */
   viewId: string;
+  /** How long a turn lasts once admitted (null: not known right now). */
+  turnLengthMs?: number | null;
+}
+
+/** "When it is your turn, you will have 5 minutes to choose your seats and pay." */
+function turnLengthNote(ms: number | null | undefined): Html | string {
+  if (!ms || ms <= 0) return '';
+  const minutes = Math.round(ms / 60_000);
+  const words = minutes >= 1 ? `${minutes} ${minutes === 1 ? 'minute' : 'minutes'}` : `${Math.round(ms / 1000)} seconds`;
+  return html`<p class="turn-length">When it is your turn, you will have ${words} to choose your seats and hold them.</p>`;
 }
 
 export function salePage(s: PublicShowtime, state: SalePageState): Html {
@@ -84,6 +94,7 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
   <p class="countdown">Opens in <span id="start-countdown">…</span></p>
   </div>
   <p id="start-open"${opening ? html` hidden` : ''}>So that everyone gets a fair chance, buyers are let in a few at a time. Join the line and keep this page open.</p>
+  ${turnLengthNote(state.turnLengthMs)}
   <p><button id="join-button" type="button" class="button primary">${opening ? 'Join the pre-queue' : 'Join the line'}</button></p>
 </section>
 
@@ -101,6 +112,7 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
   <progress id="progress" max="100" value="2"></progress>
   <p>Estimated wait: <span id="eta">Calculating…</span></p>
   <p id="eta-why" class="muted"></p>
+  ${turnLengthNote(state.turnLengthMs)}
   <p id="paused-note" class="note" hidden>The cinema has paused admissions for a moment. You keep your place.</p>
   <p class="muted">Updated <span id="last-updated">—</span>. Keep this page open: leaving it gives up your place.</p>
   <p class="check"><input id="notify-me" type="checkbox"> <label for="notify-me">Notify me when it is my turn (if this tab is in the background)</label></p>

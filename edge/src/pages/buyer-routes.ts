@@ -43,6 +43,21 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
     onError: (error) => deps.logger.warn({ err: error }, 'deferred leave failed'),
   });
 
+  // How long a turn lasts, told before admission; read from the room at most every 5 s per showtime.
+  const turnLengths = createSingleFlightCache<number | null>({ ttlMs: 5_000, staleForMs: 60_000 });
+  async function turnLengthMs(id: string): Promise<number | null> {
+    try {
+      return (
+        await turnLengths.get(id, async () => {
+          const held = await deps.rooms.engine.getSettings(id);
+          return held.ok ? held.settings.sessionTtlMs : null;
+        })
+      ).value;
+    } catch {
+      return null; // Redis away: the page simply does not say it
+    }
+  }
+
   async function showtimes(): Promise<PublicShowtime[] | null> {
     return (await catalogEntry())?.value ?? null;
   }
@@ -118,6 +133,7 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
         returnHold: hold && HOLD_ID.test(hold) ? hold : null,
         returnStatus: status === 'succeeded' || status === 'failed' || status === 'pending' ? status : null,
         viewId,
+        turnLengthMs: await turnLengthMs(id),
       }),
     );
   });

@@ -39,6 +39,8 @@ describe.each(VIEWPORTS)('buyer journey on %s', (_name, viewport, shotPrefix) =>
     await shot('01-showtime-list');
 
     await page.getByRole('link', { name: `Buy tickets for ${title}` }).click();
+    // Before admission the buyer is told how long a turn lasts (the room's session length).
+    expect(await page.locator('#step-start').textContent()).toContain('When it is your turn, you will have 5 minutes to choose your seats and hold them.');
     await page.getByRole('button', { name: 'Join the line' }).click();
     await page.locator('#step-waiting').waitFor({ state: 'visible' });
     await expect.poll(() => page.locator('#position').textContent()).toBe('1');
