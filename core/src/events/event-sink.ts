@@ -1,8 +1,12 @@
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import {
-  bookingEventsEpochKey, bookingEventsRepublishKey, bookingEventsStreamKey, encodeBookingEvent, type BookingEvent,
+  bookingEventsEpochKey, bookingEventsRepublishKey, bookingEventsStreamKey, compareStreamIds, encodeBookingEvent, streamIdMs,
+  type BookingEvent,
 } from '../../../lib/booking-events';
+
+/** Republish from this long before the stream's end when it went back (relay transactions, clocks). */
+const REWIND_MARGIN_MS = 60_000;
 
 /** What the transport says about events it may have lost since the last look. */
 export interface DeliveryCheck {
@@ -28,6 +32,8 @@ export function redisStreamSink(redis: Redis, options: { keyPrefix?: string; max
   const epochKey = bookingEventsEpochKey(options.keyPrefix ?? '');
   const republishKey = bookingEventsRepublishKey(options.keyPrefix ?? '');
   const maxLength = options.maxLength ?? 100_000;
+  /** Id of the last entry this process added; compared with the stream's newest at each check. */
+  let lastPublishedId: string | null = null;
   return {
     async publish(events) {
       if (events.length === 0) return;
@@ -36,22 +42,33 @@ export function redisStreamSink(redis: Redis, options: { keyPrefix?: string; max
       const results = await pipeline.exec();
       const failed = results?.find(([error]) => error);
       if (failed) throw failed[0];
+      const newest = results?.at(-1)?.[1];
+      if (typeof newest === 'string') lastPublishedId = newest;
     },
     async checkDelivery() {
-      // One round trip, atomic: plant the epoch if it is gone, and take the consumers' requests.
+      // One round trip, atomic: plant the epoch if it is gone, take the consumers' requests,
+      // and read the stream's newest entry.
       const results = await redis
         .multi()
         .set(epochKey, `${new Date().toISOString()} ${randomUUID()}`, 'NX')
         .zrange(republishKey, 0, 0, 'WITHSCORES')
         .del(republishKey)
+        .xrevrange(key, '+', '-', 'COUNT', 1)
         .exec();
       const failed = results?.find(([error]) => error);
       if (!results || failed) throw failed?.[0] ?? new Error('delivery check aborted');
       const earliest = results[1]![1] as string[];
-      return {
-        streamReset: results[0]![1] === 'OK',
-        republishFromMs: earliest.length === 2 ? Number(earliest[1]) : null,
-      };
+      let republishFromMs = earliest.length === 2 ? Number(earliest[1]) : null;
+      // The stream ends before what this relay itself published last: Redis went back in time
+      // (restored from an append-only file or snapshot a moment older than its crash) and kept
+      // the epoch, so only this comparison sees it. Publish again from where the stream ends.
+      const newest = (results[3]![1] as [string, string[]][])[0]?.[0] ?? '0-0';
+      if (lastPublishedId && compareStreamIds(newest, lastPublishedId) < 0) {
+        const fromMs = Math.max(0, streamIdMs(newest) - REWIND_MARGIN_MS);
+        republishFromMs = republishFromMs === null ? fromMs : Math.min(republishFromMs, fromMs);
+        lastPublishedId = null;
+      }
+      return { streamReset: results[0]![1] === 'OK', republishFromMs };
     },
   };
 }

@@ -65,7 +65,9 @@ beforeEach(() => {
 });
 
 const sink = () => redisStreamSink(redis);
-const relay = () => relayWithRecovery(sql, sink());
+/** One relay process: it remembers what it published last, as the core's relay does. */
+let relayInstance: ReturnType<typeof sink> | null = null;
+const relay = () => relayWithRecovery(sql, (relayInstance ??= sink()));
 
 /** Books `count` buyers on a fresh showtime (a held seat each, paid through a signed callback). */
 async function bookings(count: number) {
@@ -123,6 +125,7 @@ it('Redis restarted empty: the relay publishes the retained events again, verify
 });
 
 it('a stream restored behind the consumer: the consumer asks, the relay republishes what it had missed', async () => {
+  relayInstance = sink(); // a relay process started after the rollback knows nothing it published
   const first = await bookings(2);
   await relay();
   await consumer.pumpOnce();
@@ -130,6 +133,7 @@ it('a stream restored behind the consumer: the consumer asks, the relay republis
   const snapshot = (await redis.xrange(key, '-', '+')) as [string, string[]][];
   const second = await bookings(2);
   await relay(); // published to the stream, but Redis goes back to the snapshot before the consumer reads it
+  relayInstance = sink(); // and the relay restarts with it, so only the consumer can notice
   const consumedUpTo = snapshot.at(-1)![0];
   await redis.del(key);
   for (const [id, fields] of snapshot.slice(0, Math.max(1, snapshot.length - 3))) await redis.xadd(key, id, ...fields);
@@ -143,4 +147,24 @@ it('a stream restored behind the consumer: the consumer asks, the relay republis
   await consumer.pumpOnce();
   expect(released).toEqual(expect.arrayContaining(second.customers));
   expect(first.customers.length).toBe(2);
+});
+
+it('Redis back from an older append-only file: the relay sees the stream end before its own last entry and republishes', async () => {
+  relayInstance = sink();
+  await bookings(1);
+  await relay();
+  const key = bookingEventsStreamKey();
+  const before = (await redis.xrange(key, '-', '+')) as [string, string[]][];
+  const later = await bookings(2);
+  await relay(); // these entries are lost: Redis comes back from a file written before them
+  await redis.del(key);
+  for (const [id, fields] of before) await redis.xadd(key, id, ...fields);
+  const lostIds = new Set((await sql<{ event_id: string }[]>`
+    SELECT event_id::text FROM outbox WHERE showtime_id = ${later.showtimeId}`).map((r) => r.event_id));
+  expect([...lostIds].some((id) => !before.some(([, fields]) => fields.includes(id)))).toBe(true);
+
+  await relay(); // the epoch key survived; the relay's own position tells it the stream went back
+  const inStream = await streamEventIds();
+  expect([...lostIds].filter((id) => !inStream.has(id))).toEqual([]);
+  expect(await relay()).toBe(0);
 });
