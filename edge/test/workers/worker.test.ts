@@ -72,6 +72,24 @@ describe('edge in workerd', () => {
     const none = `${btoa(JSON.stringify({ alg: 'none', typ: 'wr-access+jwt' }))}.${btoa(JSON.stringify({ sub: 'x', aud: `showtime:${showtimeId}` }))}.`;
     expect((await call('GET', `/api/showtimes/${showtimeId}/seats`, { token: none.replace(/=/g, '') })).status).toBe(401);
   });
+
+  it('asks for proof of work at join when the room does, checks the solution with WebCrypto and spends it once', async () => {
+    const put = await call('PUT', `/api/admin/showtimes/${otherShowtimeId}/room`, { token: ADMIN, body: { state: 'open', powDifficulty: 6 } });
+    expect(put.status).toBe(200);
+    const customer = await login('wk-pow');
+    const refused = await call('POST', `/api/showtimes/${otherShowtimeId}/queue`, { token: customer });
+    expect(refused).toMatchObject({ status: 428, json: { error: { code: 'POW_REQUIRED' }, difficulty: 6 } });
+    const challenge = refused.json.challenge as string;
+    let nonce = 0;
+    for (;; nonce++) {
+      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${challenge}:${nonce}`)));
+      if (digest[0] === 0 && digest[1]! >> 2 === 0) break;
+    }
+    const headers = { 'x-pow-challenge': challenge, 'x-pow-nonce': String(nonce) };
+    expect((await call('POST', `/api/showtimes/${otherShowtimeId}/queue`, { token: customer, headers })).status).toBe(200);
+    const again = await call('POST', `/api/showtimes/${otherShowtimeId}/queue`, { token: customer, headers });
+    expect(again).toMatchObject({ status: 428, json: { error: { code: 'POW_REUSED' } } });
+  });
 });
 
 describe('pages in workerd', () => {
