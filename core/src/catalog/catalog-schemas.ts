@@ -15,6 +15,8 @@ const seatSchema = z.object({
   column: z.number().int().min(1).max(200),
   label: z.string().min(1).max(32).optional(),
   type: z.enum(['standard', 'couple', 'accessible']).default('standard'),
+  /** The fare class the seat is sold in (its price and quota per showtime). */
+  fareClass: z.string().regex(/^[A-Z][A-Z0-9_]{0,15}$/, 'expected a class code such as "STALLS"').default('STANDARD'),
 });
 
 export const hallSchema = z

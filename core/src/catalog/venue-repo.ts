@@ -7,6 +7,8 @@ export interface SeatLayoutEntry {
   column: number;
   label: string;
   type: 'standard' | 'couple' | 'accessible';
+  /** Fare class of the seat; STANDARD when not given. */
+  fareClass?: string;
 }
 
 export async function insertVenue(sql: Db, input: { name: string; city: string }) {
@@ -22,16 +24,17 @@ export async function insertHallWithSeats(sql: Db, input: { venueId: number; nam
     WITH created AS (
       INSERT INTO hall (venue_id, name) VALUES (${input.venueId}, ${input.name}) RETURNING id
     ), seats AS (
-      INSERT INTO hall_seat (hall_id, seat_code, row_label, row_number, column_number, label, seat_type)
-      SELECT c.id, s.code, s.row_label, s.row_number, s.column_number, s.label, s.seat_type
+      INSERT INTO hall_seat (hall_id, seat_code, row_label, row_number, column_number, label, seat_type, fare_class)
+      SELECT c.id, s.code, s.row_label, s.row_number, s.column_number, s.label, s.seat_type, s.fare_class
         FROM created c,
              unnest(${sql.array(seats.map((s) => s.code))}::text[],
                     ${sql.array(seats.map((s) => s.rowLabel))}::text[],
                     ${sql.array(seats.map((s) => s.row))}::int[],
                     ${sql.array(seats.map((s) => s.column))}::int[],
                     ${sql.array(seats.map((s) => s.label))}::text[],
-                    ${sql.array(seats.map((s) => s.type))}::text[])
-               AS s (code, row_label, row_number, column_number, label, seat_type)
+                    ${sql.array(seats.map((s) => s.type))}::text[],
+                    ${sql.array(seats.map((s) => s.fareClass ?? 'STANDARD'))}::text[])
+               AS s (code, row_label, row_number, column_number, label, seat_type, fare_class)
       RETURNING 1
     )
     SELECT c.id, (SELECT count(*) FROM seats)::int AS seats FROM created c`;

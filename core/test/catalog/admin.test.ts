@@ -45,7 +45,7 @@ describe('operator sets a sale up', () => {
     const map = await h.call('GET', `/showtimes/${showtime.json.id}/seats`, { token });
     expect(map.status).toBe(200);
     expect(map.json.counts).toEqual({ total: 12, available: 11, held: 1, booked: 0 });
-    expect(map.json.seats[0]).toEqual({ code: 'A1', row: 1, rowLabel: 'A', column: 1, label: 'A1', type: 'accessible', status: 'AVAILABLE' });
+    expect(map.json.seats[0]).toEqual({ code: 'A1', row: 1, rowLabel: 'A', column: 1, label: 'A1', type: 'accessible', fareClass: 'STANDARD', status: 'AVAILABLE' });
     expect(map.json.seats.find((s: { code: string }) => s.code === 'A2').status).toBe('HELD');
     expect(map.json.seats.filter((s: { type: string }) => s.type === 'couple')).toHaveLength(4);
 
