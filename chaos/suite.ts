@@ -60,16 +60,20 @@ export interface FaultResult {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The room's settings from the operator API; a few tries, since a saturated edge may answer late. */
 async function roomSettings(stack: ChaosStack, showtimeId: string): Promise<RoomSettings | null> {
-  try {
-    const response = await fetch(`${stack.edgeUrl}/api/admin/showtimes/${showtimeId}/room`, {
-      headers: { authorization: `Bearer ${stack.adminToken}` }, signal: AbortSignal.timeout(3_000),
-    });
-    if (response.status !== 200) return null;
-    return ((await response.json()) as { settings?: RoomSettings }).settings ?? null;
-  } catch {
-    return null;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    try {
+      const response = await fetch(`${stack.edgeUrl}/api/admin/showtimes/${showtimeId}/room`, {
+        headers: { authorization: `Bearer ${stack.adminToken}` }, signal: AbortSignal.timeout(5_000),
+      });
+      if (response.status === 200) return ((await response.json()) as { settings?: RoomSettings }).settings ?? null;
+    } catch {
+      // timed out or refused: try again
+    }
+    await sleep(500);
   }
+  return null;
 }
 
 /** Waits (bounded) until the jobs have caught up: outbox published, lapsed holds swept, payments settled. */
