@@ -4,7 +4,7 @@
  * them with SIGKILL (no cleanup, no goodbye) and start it again on the same port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,6 +33,16 @@ export interface ServiceOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The end of a service's log, for the error that says it would not start. */
+function logTail(path: string, bytes = 2_000): string {
+  try {
+    const text = readFileSync(path, 'utf8');
+    return text.slice(-bytes);
+  } catch {
+    return `(no log at ${path})`;
+  }
+}
+
 export function serviceProcess(options: ServiceOptions): ServiceProcess {
   let child: ChildProcess | null = null;
   let log: WriteStream | null = null;
@@ -59,7 +69,7 @@ export function serviceProcess(options: ServiceOptions): ServiceProcess {
       child.stderr!.pipe(log, { end: false });
       const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
       while (Date.now() < deadline) {
-        if (exited()) throw new Error(`${options.name} exited while starting (see ${options.logDir}/${options.name}.log)`);
+        if (exited()) throw new Error(`${options.name} exited while starting:\n${logTail(join(options.logDir, `${options.name}.log`))}`);
         if (await options.ready().catch(() => false)) return;
         await sleep(100);
       }
