@@ -9,6 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pino from 'pino';
+import { z } from 'zod';
+import { keyPrefixSetting, logLevelSetting, optionalTextSetting, parseEnv } from '../lib/env';
 import { encodeBookingEvent } from '../lib/booking-events';
 import { resolveTokenKeys } from '../lib/token-config';
 import { inProcessSink, redisStreamSink } from '../core/src/events/event-sink';
@@ -16,6 +18,7 @@ import { parseEdgeConfig } from '../edge/src/config';
 import { connectEdgeRedis, startEdge } from '../edge/src/node';
 import { createMemoryEdgeStore } from '../edge/src/state/memory-edge-store';
 import { createIoredisStore, createMemoryStore, createRoomEngine, createRoomTicker } from '../queue/src/index';
+import { parseTickerConfig } from '../queue/src/ticker-config';
 import { parseCoreConfig } from '../core/src/config';
 import { connectDatabase } from '../core/src/db/connect';
 import { startEmbeddedDatabase } from '../core/src/db/embedded';
@@ -25,20 +28,37 @@ import { startCore } from '../core/src/node';
 import { configFromEnv } from '../payment-sandbox/src/config';
 import { startPaymentSandbox } from '../payment-sandbox/src/start';
 
-const log = pino({ name: 'start', level: process.env.LOG_LEVEL ?? 'info' });
+// The environment is read once: this record goes to every service's own parser (lib/env.ts),
+// and the few settings of this launcher are parsed the same way.
+const env: Record<string, string | undefined> = { ...process.env };
+const settings = parseEnv(
+  'npm start',
+  z.object({
+    LOG_LEVEL: logLevelSetting,
+    REDIS_URL: optionalTextSetting,
+    REDIS_KEY_PREFIX: keyPrefixSetting,
+    EDGE_PORT: optionalTextSetting,
+    PAYMENT_PORT: optionalTextSetting,
+    ADMIN_TOKEN: optionalTextSetting,
+    PAYMENT_WEBHOOK_SECRET: optionalTextSetting,
+  }),
+  env,
+);
+const tickerConfig = parseTickerConfig(env);
+const log = pino({ name: 'start', level: settings.LOG_LEVEL });
 // The edge and the sandbox listen on the network, where the public development secrets are
 // refused: a stack started without its own gets fresh random ones (printed below).
 const secrets = {
-  ADMIN_TOKEN: process.env.ADMIN_TOKEN || randomBytes(18).toString('base64url'),
-  PAYMENT_WEBHOOK_SECRET: process.env.PAYMENT_WEBHOOK_SECRET || `whsec_${randomBytes(18).toString('base64url')}`,
+  ADMIN_TOKEN: settings.ADMIN_TOKEN ?? randomBytes(18).toString('base64url'),
+  PAYMENT_WEBHOOK_SECRET: settings.PAYMENT_WEBHOOK_SECRET ?? `whsec_${randomBytes(18).toString('base64url')}`,
 };
 // One process, one machine: unless told otherwise, the core finds the sandbox and sends buyers
 // back to the edge on the ports this process is about to open.
 const localUrl = (port: string | undefined, fallback: number) => `http://127.0.0.1:${port ?? fallback}`;
 const coreConfig = parseCoreConfig({
-  PAYMENT_URL: localUrl(process.env.PAYMENT_PORT, 8082),
-  PUBLIC_URL: localUrl(process.env.EDGE_PORT, 8080),
-  ...process.env,
+  PAYMENT_URL: localUrl(settings.PAYMENT_PORT, 8082),
+  PUBLIC_URL: localUrl(settings.EDGE_PORT, 8080),
+  ...env,
   ...secrets,
 });
 
@@ -51,7 +71,7 @@ await migrate(database.sql);
 const demo = await seedDemo(database.sql);
 
 const tokenKeys = await resolveTokenKeys(coreConfig);
-const redisUrl = process.env.REDIS_URL || null;
+const redisUrl = settings.REDIS_URL ?? null;
 if (!redisUrl) log.warn('REDIS_URL not set: the waiting room uses the in-process store (one process only, nothing kept)');
 
 // Booking events: the core's outbox relay XADDs to Redis, or hands them over in process.
@@ -61,7 +81,7 @@ embeddedEvents?.sink.subscribe((events) => {
 });
 const eventsRedis = redisUrl ? new Redis(redisUrl) : null;
 const eventSink = eventsRedis
-  ? redisStreamSink(eventsRedis, { keyPrefix: process.env.REDIS_KEY_PREFIX ?? '' })
+  ? redisStreamSink(eventsRedis, { keyPrefix: settings.REDIS_KEY_PREFIX })
   : embeddedEvents!.sink;
 
 // The edge, the queue ticker and the core's own admission check share one room store: Redis,
@@ -69,23 +89,23 @@ const eventSink = eventsRedis
 const tickerRedis = redisUrl ? connectEdgeRedis(redisUrl) : null;
 const roomStore = tickerRedis ? createIoredisStore(tickerRedis) : createMemoryStore();
 const core = await startCore(coreConfig, { sql: database.sql, defaultMetrics: true, tokenKeys, eventSink, admissionStore: roomStore });
-const sandboxEnv = configFromEnv({ CORE_URL: core.url, ...process.env, ...secrets });
+const sandboxEnv = configFromEnv({ CORE_URL: core.url, ...env, ...secrets });
 const sandbox = await startPaymentSandbox({
   port: sandboxEnv.port,
   hostname: process.env.PAYMENT_HOST ?? process.env.HOST ?? '127.0.0.1',
   config: sandboxEnv.config,
-  logger: pino({ name: 'payment-sandbox', level: process.env.LOG_LEVEL ?? 'info' }),
+  logger: pino({ name: 'payment-sandbox', level: sandboxEnv.logLevel }),
 });
 
-const edgeConfig = parseEdgeConfig({ ...process.env, ...secrets, CORE_URL: core.url });
+const edgeConfig = parseEdgeConfig({ ...env, ...secrets, CORE_URL: core.url });
 const edge = await startEdge(edgeConfig, {
   tokenKeys,
   ...(redisUrl ? {} : { scriptStore: roomStore, edgeStore: embeddedEvents!.store }),
 });
 const ticker = createRoomTicker({
   engine: createRoomEngine({ store: roomStore, keyPrefix: edgeConfig.keyPrefix }),
-  intervalMs: Number(process.env.QUEUE_TICK_MS ?? 200),
-  logger: pino({ name: 'queue-ticker', level: process.env.LOG_LEVEL ?? 'info' }),
+  intervalMs: tickerConfig.intervalMs,
+  logger: pino({ name: 'queue-ticker', level: tickerConfig.logLevel }),
 });
 ticker.start();
 
@@ -95,7 +115,7 @@ console.log(`
   core             ${core.url}      (GET /showtimes, /healthz, /metrics)
   payment sandbox  ${sandbox.url}
   database         ${database.embedded ? 'embedded PGlite (in memory)' : 'DATABASE_URL'}
-  waiting room     ${redisUrl ? 'REDIS_URL' : 'in-process store'} (queue ticker every ${process.env.QUEUE_TICK_MS ?? 200} ms)
+  waiting room     ${redisUrl ? 'REDIS_URL' : 'in-process store'} (queue ticker every ${tickerConfig.intervalMs} ms)
   demo showtimes   ${demo.showtimeIds.join(', ')}
   admin token      ${coreConfig.adminToken}
   try it           curl -s -X POST ${edge.url}/api/auth/demo -H 'content-type: application/json' -d '{}'

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEV_ADMIN_TOKEN, flagSetting, keyPrefixSetting, logLevelSetting, parseEnv } from '../../lib/env';
 import { checkDefaultSecret } from '../../lib/secrets-policy';
 
 /** Plain env record in, typed config out; nothing else in the core reads process.env. */
@@ -9,7 +10,7 @@ const coreEnvSchema = z.object({
   CORE_HOST: z.string().optional(),
   HOST: z.string().optional(),
   CORE_SERVICE_TOKEN: z.string().min(16, 'CORE_SERVICE_TOKEN must be at least 16 characters').optional(),
-  REDIS_KEY_PREFIX: z.string().default(''),
+  REDIS_KEY_PREFIX: keyPrefixSetting,
   DATABASE_URL: z.string().url().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional(),
@@ -20,23 +21,19 @@ const coreEnvSchema = z.object({
   PAYMENT_API_KEY: z.string().min(1).default('sk_test_sandbox'),
   PAYMENT_WEBHOOK_SECRET: z.string().min(1).optional(),
   PUBLIC_URL: z.string().url().default('http://127.0.0.1:8080'),
-  JOBS_ENABLED: z.enum(['true', 'false']).default('true'),
+  JOBS_ENABLED: flagSetting(true),
   RECONCILE_AFTER_MS: z.coerce.number().int().min(100).default(60_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: logLevelSetting,
 });
 
-export const DEV_ADMIN_TOKEN = 'dev-admin-token-change-me';
+export { DEV_ADMIN_TOKEN };
 /** The payment sandbox's development secret (payment-sandbox/src/config.ts). */
 export const DEV_WEBHOOK_SECRET = 'whsec_dev_only';
 
 export type CoreConfig = ReturnType<typeof parseCoreConfig>;
 
 export function parseCoreConfig(env: Record<string, string | undefined>) {
-  const parsed = coreEnvSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new Error(`Invalid core configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  }
-  const value = parsed.data;
+  const value = parseEnv('core', coreEnvSchema, env);
   const production = value.NODE_ENV === 'production';
   if (production && !value.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN is required in production');
   if (production && !value.CORE_SERVICE_TOKEN) throw new Error('CORE_SERVICE_TOKEN (shared with the edge) is required in production');
@@ -68,7 +65,7 @@ export function parseCoreConfig(env: Record<string, string | undefined>) {
     // Comma-separated during a rotation: any listed secret verifies.
     webhookSecrets,
     publicUrl: value.PUBLIC_URL,
-    jobsEnabled: value.JOBS_ENABLED === 'true',
+    jobsEnabled: value.JOBS_ENABLED,
     reconcileAfterMs: value.RECONCILE_AFTER_MS,
     logLevel: value.LOG_LEVEL,
     /** Logged loudly at start (node.ts). */

@@ -3,14 +3,12 @@
  * nothing else in the edge reads the environment.
  */
 import { z } from 'zod';
+import { DEV_ADMIN_TOKEN, flagSetting, keyPrefixSetting, logLevelSetting, optionalFlagSetting, optionalTextSetting, parseEnv } from '../../lib/env';
 import { checkDefaultSecret } from '../../lib/secrets-policy';
 
-export const DEV_ADMIN_TOKEN = 'dev-admin-token-change-me';
+export { DEV_ADMIN_TOKEN };
 
-const optionalText = z
-  .string()
-  .optional()
-  .transform((value) => (value && value.trim() !== '' ? value : undefined));
+const optionalText = optionalTextSetting;
 
 const edgeEnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
@@ -18,7 +16,7 @@ const edgeEnvSchema = z.object({
   EDGE_HOST: z.string().default('0.0.0.0'),
   CORE_URL: z.string().url().default('http://127.0.0.1:8081'),
   REDIS_URL: optionalText,
-  REDIS_KEY_PREFIX: z.string().default(''),
+  REDIS_KEY_PREFIX: keyPrefixSetting,
   UPSTASH_REDIS_REST_URL: optionalText,
   UPSTASH_REDIS_REST_TOKEN: optionalText,
   ADMIN_TOKEN: optionalText.pipe(z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional()),
@@ -29,7 +27,7 @@ const edgeEnvSchema = z.object({
   CUSTOMER_ISSUER: optionalText,
   CUSTOMER_AUDIENCE: optionalText,
   CUSTOMER_ALGORITHMS: z.string().default('RS256,ES256'),
-  DEMO_LOGIN: z.enum(['0', '1']).optional(),
+  DEMO_LOGIN: optionalFlagSetting,
   TOKEN_CLOCK_TOLERANCE_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
   QUEUE_TOKEN_TTL_MS: z.coerce.number().int().min(60_000).default(6 * 3_600_000),
   SNAPSHOT_TTL_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
@@ -47,7 +45,7 @@ const edgeEnvSchema = z.object({
    * that many places from the right (0: the socket's peer). TRUST_PROXY=1 means one hop.
    */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
-  TRUST_PROXY: z.enum(['0', '1']).default('0'),
+  TRUST_PROXY: flagSetting(false),
   /** Demo logins one client address may make per minute. */
   DEMO_LOGIN_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   /** Proof of work: joins per second on one showtime, per edge process, before the edge raises the difficulty. */
@@ -67,17 +65,13 @@ const edgeEnvSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   METRICS_HOST: z.string().default('127.0.0.1'),
   EVENTS_POLL_MS: z.coerce.number().int().min(10).default(200),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: logLevelSetting,
 });
 
 export type EdgeConfig = ReturnType<typeof parseEdgeConfig>;
 
 export function parseEdgeConfig(env: Record<string, string | undefined>) {
-  const parsed = edgeEnvSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new Error(`Invalid edge configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  }
-  const value = parsed.data;
+  const value = parseEnv('edge', edgeEnvSchema, env);
   const production = value.NODE_ENV === 'production';
   const warnings: string[] = [];
   const adminTokenWarning = checkDefaultSecret({
@@ -91,9 +85,9 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
   if (production && !value.TOKEN_SIGNING_KEY) throw new Error('TOKEN_SIGNING_KEY is required in production');
   // Demo login hands out identities for free: never in production, never beside a real
   // identity provider (one id namespace, so a demo id could be a real customer's).
-  if (value.DEMO_LOGIN === '1' && production) throw new Error('DEMO_LOGIN=1 is refused when NODE_ENV=production');
-  if (value.DEMO_LOGIN === '1' && value.CUSTOMER_JWKS_URL) throw new Error('DEMO_LOGIN=1 is refused together with CUSTOMER_JWKS_URL');
-  const demoLogin = value.DEMO_LOGIN ? value.DEMO_LOGIN === '1' : !production && !value.CUSTOMER_JWKS_URL;
+  if (value.DEMO_LOGIN === true && production) throw new Error('DEMO_LOGIN=1 is refused when NODE_ENV=production');
+  if (value.DEMO_LOGIN === true && value.CUSTOMER_JWKS_URL) throw new Error('DEMO_LOGIN=1 is refused together with CUSTOMER_JWKS_URL');
+  const demoLogin = value.DEMO_LOGIN ?? (!production && !value.CUSTOMER_JWKS_URL);
   if (production && !value.CUSTOMER_JWKS_URL) {
     throw new Error('CUSTOMER_JWKS_URL (with CUSTOMER_ISSUER and CUSTOMER_AUDIENCE) is required in production');
   }
@@ -128,7 +122,7 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
     coreServiceToken: value.CORE_SERVICE_TOKEN ?? null,
     roomSyncMs: value.ROOM_SYNC_MS,
     maxBodyBytes: value.MAX_BODY_BYTES,
-    trustProxyHops: value.TRUST_PROXY_HOPS > 0 ? value.TRUST_PROXY_HOPS : value.TRUST_PROXY === '1' ? 1 : 0,
+    trustProxyHops: value.TRUST_PROXY_HOPS > 0 ? value.TRUST_PROXY_HOPS : value.TRUST_PROXY ? 1 : 0,
     demoLoginPerMinute: value.DEMO_LOGIN_PER_MINUTE,
     pow: {
       showtimeJoinsPerSecond: value.POW_SHOWTIME_JOINS_PER_SECOND,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeIssues, logLevelSetting, type LogLevel } from '../../lib/env';
 
 /** Development-only webhook secret, documented in the README; never use it outside a laptop. */
 export const DEV_WEBHOOK_SECRET = 'whsec_dev_only';
@@ -77,6 +78,10 @@ export function resolveConfig(input: SandboxConfigInput = {}): SandboxConfig {
 const positiveInt = z.coerce.number().int().positive();
 const env = z.object({
   PAYMENT_PORT: z.coerce.number().int().min(0).max(65_535).default(DEFAULT_PORT),
+  PAYMENT_HOST: z.string().optional(),
+  HOST: z.string().optional(),
+  NODE_ENV: z.string().default('development'),
+  LOG_LEVEL: logLevelSetting,
   PAYMENT_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
   CORE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -92,11 +97,16 @@ const env = z.object({
  * `${CORE_URL}/payments/callback`; `PAYMENT_WEBHOOK_SECRET` is comma-separated (rotation:
  * every secret signs, the first one listed is the newest by convention).
  */
-export function configFromEnv(record: Record<string, string | undefined>): { port: number; config: SandboxConfig } {
+export function configFromEnv(record: Record<string, string | undefined>): {
+  port: number;
+  hostname: string;
+  production: boolean;
+  logLevel: LogLevel;
+  config: SandboxConfig;
+} {
   const parsed = env.safeParse(record);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`payment sandbox: bad environment: ${problems}`);
+    throw new Error(`payment sandbox: bad environment: ${describeIssues(parsed.error)}`);
   }
   const e = parsed.data;
   const port = e.PAYMENT_PORT;
@@ -113,7 +123,7 @@ export function configFromEnv(record: Record<string, string | undefined>): { por
     maxPayments: e.PAYMENT_MAX_SESSIONS,
     webhook,
   });
-  return { port, config };
+  return { port, hostname: e.PAYMENT_HOST ?? e.HOST ?? '127.0.0.1', production: e.NODE_ENV === 'production', logLevel: e.LOG_LEVEL, config };
 }
 
 function trimSlash(url: string): string {

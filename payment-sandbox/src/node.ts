@@ -4,11 +4,9 @@ import { configFromEnv, DEV_API_KEY, DEV_WEBHOOK_SECRET } from './config';
 import { startPaymentSandbox } from './start';
 
 /** `tsx payment-sandbox/src/node.ts`: the sandbox on PAYMENT_PORT (default 8082). */
-const logger = pino({ name: 'payment-sandbox', level: process.env.LOG_LEVEL ?? 'info' });
-const { port, config } = configFromEnv(process.env);
-
 // Only the edge faces buyers: loopback unless told otherwise (PAYMENT_HOST, or HOST).
-const hostname = process.env.PAYMENT_HOST ?? process.env.HOST ?? '127.0.0.1';
+const { port, hostname, production, logLevel, config } = configFromEnv(process.env);
+const logger = pino({ name: 'payment-sandbox', level: logLevel });
 // A webhook signed with the public development secret is a forged payment: refused off
 // loopback and in production (lib/secrets-policy.ts).
 const secretWarning = checkDefaultSecret({
@@ -16,7 +14,7 @@ const secretWarning = checkDefaultSecret({
   name: 'PAYMENT_WEBHOOK_SECRET',
   usingDefault: config.webhookSecrets.includes(DEV_WEBHOOK_SECRET),
   host: hostname,
-  production: process.env.NODE_ENV === 'production',
+  production,
 });
 if (secretWarning) logger.warn(`UNSAFE CONFIGURATION: ${secretWarning}`);
 if (config.apiKey === DEV_API_KEY) logger.warn('PAYMENT_API_KEY not set: using the development key');

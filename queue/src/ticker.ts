@@ -2,11 +2,11 @@
  * `npm run queue`: the ticker process. Drives admission for every open or scheduled room
  * registered in Redis (rooms register themselves when configured).
  *
- * Environment: REDIS_URL (default redis://127.0.0.1:6379), QUEUE_TICK_MS (default 200),
- * QUEUE_KEY_PREFIX (default none), REDIS_CLUSTER=1 to treat REDIS_URL as a cluster seed.
- * With CORE_URL and ADMIN_TOKEN (and CORE_SERVICE_TOKEN where the core requires it), it also
- * restores rooms Redis lost, and older copies, from the core's sale control every
- * ROOM_SYNC_MS (default 2000).
+ * Environment (ticker-config.ts): REDIS_URL (default redis://127.0.0.1:6379), QUEUE_TICK_MS
+ * (default 200), REDIS_KEY_PREFIX (default none, the same namespace as the edge's),
+ * REDIS_CLUSTER=1 to treat REDIS_URL as a cluster seed. With CORE_URL and ADMIN_TOKEN (and
+ * CORE_SERVICE_TOKEN where the core requires it), it also restores rooms Redis lost, and older
+ * copies, from the core's sale control every ROOM_SYNC_MS (default 2000).
  */
 import { Cluster, Redis } from 'ioredis';
 import pino from 'pino';
@@ -14,32 +14,32 @@ import { createIoredisStore } from './ioredis-store';
 import { createRoomEngine } from './room-engine';
 import { createRoomTicker } from './room-ticker';
 import { coreSaleControl, syncRooms } from './room-sync';
+import { parseTickerConfig, type TickerConfig } from './ticker-config';
 
-const logger = pino({ name: 'queue-ticker' });
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const intervalMs = Number(process.env.QUEUE_TICK_MS ?? 200);
-if (!Number.isFinite(intervalMs) || intervalMs < 10) {
-  logger.error({ intervalMs }, 'QUEUE_TICK_MS must be a number of at least 10');
+let config: TickerConfig;
+try {
+  config = parseTickerConfig(process.env);
+} catch (error) {
+  pino({ name: 'queue-ticker' }).error(error instanceof Error ? error.message : String(error));
   process.exit(2);
 }
+const { intervalMs } = config;
+const logger = pino({ name: 'queue-ticker', level: config.logLevel });
+for (const warning of config.warnings) logger.warn(warning);
 
-const url = new URL(redisUrl);
-const client =
-  process.env.REDIS_CLUSTER === '1'
-    ? new Cluster([{ host: url.hostname, port: Number(url.port || 6379) }])
-    : new Redis(redisUrl);
+const url = new URL(config.redisUrl);
+const client = config.cluster ? new Cluster([{ host: url.hostname, port: Number(url.port || 6379) }]) : new Redis(config.redisUrl);
 client.on('error', (error: unknown) => logger.error({ err: error }, 'redis error'));
 
-const engine = createRoomEngine({ store: createIoredisStore(client), keyPrefix: process.env.QUEUE_KEY_PREFIX ?? '' });
+const engine = createRoomEngine({ store: createIoredisStore(client), keyPrefix: config.keyPrefix });
 const ticker = createRoomTicker({ engine, intervalMs, logger });
 ticker.start();
 logger.info({ redis: url.host, intervalMs }, 'ticking rooms');
 
-const coreUrl = process.env.CORE_URL;
-const syncEveryMs = Number(process.env.ROOM_SYNC_MS ?? 2_000);
+const { sync } = config;
 let syncTimer: ReturnType<typeof setInterval> | null = null;
-if (coreUrl && process.env.ADMIN_TOKEN) {
-  const control = coreSaleControl({ coreUrl, adminToken: process.env.ADMIN_TOKEN, serviceToken: process.env.CORE_SERVICE_TOKEN ?? null });
+if (sync) {
+  const control = coreSaleControl({ coreUrl: sync.coreUrl, adminToken: sync.adminToken, serviceToken: sync.serviceToken });
   let syncing = false;
   syncTimer = setInterval(() => {
     if (syncing) return;
@@ -50,7 +50,7 @@ if (coreUrl && process.env.ADMIN_TOKEN) {
       .then((written) => written > 0 && logger.info({ written }, 'rooms restored from the database'))
       .catch((error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'room sync failed'))
       .finally(() => (syncing = false));
-  }, syncEveryMs);
+  }, sync.everyMs);
 } else {
   logger.warn('CORE_URL or ADMIN_TOKEN not set: rooms Redis loses are restored by the edge only');
 }

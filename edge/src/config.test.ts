@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { parseCoreConfig } from '../../core/src/config';
+import { parseTickerConfig } from '../../queue/src/ticker-config';
+import { parseEdgeConfig } from './config';
+
+// Bound to loopback, so the public development admin token is allowed (lib/secrets-policy.ts).
+const base = { EDGE_HOST: '127.0.0.1' };
+
+describe('edge configuration', () => {
+  it('shares its Redis namespace with the ticker and the core: one variable, REDIS_KEY_PREFIX', () => {
+    const env = { ...base, REDIS_KEY_PREFIX: 'shop-a:' };
+    const edge = parseEdgeConfig(env);
+    expect(edge.keyPrefix).toBe('shop-a:');
+    expect(parseTickerConfig(env).keyPrefix).toBe(edge.keyPrefix);
+    expect(parseCoreConfig(env).redisKeyPrefix).toBe(edge.keyPrefix);
+  });
+
+  it('reads flags as 1/0 (true/false too): TRUST_PROXY, DEMO_LOGIN', () => {
+    expect(parseEdgeConfig({ ...base, TRUST_PROXY: '1' }).trustProxyHops).toBe(1);
+    expect(parseEdgeConfig({ ...base, TRUST_PROXY: 'true' }).trustProxyHops).toBe(1);
+    expect(parseEdgeConfig({ ...base, TRUST_PROXY: '0' }).trustProxyHops).toBe(0);
+    expect(parseEdgeConfig({ ...base, DEMO_LOGIN: '0' }).demoLogin).toBe(false);
+    expect(parseEdgeConfig(base).demoLogin).toBe(true);
+    expect(() => parseEdgeConfig({ ...base, TRUST_PROXY: 'yes' })).toThrow(/^Invalid edge configuration: TRUST_PROXY/);
+  });
+});
