@@ -52,7 +52,7 @@ export function queueRoutes(deps: QueueRouteDeps) {
     const terminal = answer.state === 'sold_out' || answer.state === 'closed';
     if (!terminal && answer.ticket !== currentTicket) {
       body.queueToken = await deps.queueTokens.sign({ customerId, showtimeId, ticket: answer.ticket });
-      setTokenCookie(c, cookieNames.queue(showtimeId), body.queueToken as string, 6 * 3600);
+      setTokenCookie(c, cookieNames.queue(showtimeId), body.queueToken as string, Math.floor(deps.queueTokens.ttlMs / 1000));
     }
     if (answer.accessToken) {
       body.accessToken = answer.accessToken;

@@ -84,7 +84,7 @@ export function createQueueTokens(keys: TokenKeyMaterial, options: QueueTokenOpt
   /** Claims of a token verified before and not yet expired; undefined means "verify it". */
   const peekVerified = (token: string): QueueClaims | undefined => cache.get(token);
 
-  return { sign, verify, peekVerified };
+  return { sign, verify, peekVerified, ttlMs: options.ttlMs };
 }
 
 export type QueueTokens = ReturnType<typeof createQueueTokens>;
