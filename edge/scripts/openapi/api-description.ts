@@ -12,6 +12,7 @@ type SchemaName = keyof typeof componentSchemas;
 
 const componentSchemas = {
   Error: schemas.errorBody,
+  PowChallenge: schemas.powChallenge,
   DemoLogin: schemas.demoLoginResponse,
   QueueAnswer: schemas.queueAnswer,
   LeaveAnswer: schemas.leaveAnswer,
@@ -81,7 +82,7 @@ export const operations: Operation[] = [
       403: err('Too many places from this client address', ['ADDRESS_PLACE_LIMIT']),
       404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND', 'ROOM_NOT_FOUND']),
       410: err('The turn lapsed: join again', ['TURN_EXPIRED']),
-      428: err('Proof of work required: the body names `challenge` and `difficulty`', ['POW_REQUIRED', 'POW_INVALID', 'POW_EXPIRED', 'POW_REUSED']),
+      428: { ...err('Proof of work required: solve `challenge` to `difficulty` bits and join again with X-Pow-Challenge and X-Pow-Nonce', ['POW_REQUIRED', 'POW_INVALID', 'POW_EXPIRED', 'POW_REUSED']), schema: 'PowChallenge' },
       429: limited, 503: err('The queue is unavailable; try again after Retry-After', ['QUEUE_UNAVAILABLE'], ['Retry-After']),
     },
   },

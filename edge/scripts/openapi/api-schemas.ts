@@ -28,6 +28,12 @@ export const errorBody = z
   })
   .strict();
 
+/** A join the room wants proof of work for: the error, and beside it the challenge to solve. */
+export const powChallenge = errorBody.extend({
+  challenge: z.string().describe('Solve: a nonce such that SHA-256 of "<challenge>:<nonce>" starts with `difficulty` zero bits'),
+  difficulty: z.number().int().nonnegative().describe('Leading zero bits asked for'),
+});
+
 export const demoLoginResponse = z.looseObject({ token: z.string(), customerId: z.string() });
 
 export const queueAnswer = z
