@@ -1,8 +1,14 @@
 /**
  * Errors are data: a stable code, a human message, optional details and a retry hint.
  * Every service maps them to HTTP in exactly one place (`errorResponseBody` + `status`).
+ * Codes and their statuses are catalogued once, in error-codes.ts.
  */
+import { ERROR_STATUS, type ErrorCode } from './error-codes';
+
+export { ERROR_STATUS, isErrorCode, type ErrorCode } from './error-codes';
+
 export type ErrorDetails = Record<string, unknown>;
+export type AppErrorOptions = { details?: ErrorDetails; retryAfterSeconds?: number; cause?: unknown };
 
 export class AppError extends Error {
   readonly status: number;
@@ -10,16 +16,18 @@ export class AppError extends Error {
   readonly details: ErrorDetails | null;
   readonly retryAfterSeconds: number | null;
 
-  constructor(
-    status: number,
-    code: string,
-    message: string,
-    options: { details?: ErrorDetails; retryAfterSeconds?: number; cause?: unknown } = {},
-  ) {
+  /** A catalogued code: the status comes from the catalogue (error-codes.ts). */
+  constructor(code: ErrorCode, message: string, options?: AppErrorOptions);
+  /** The status written out (lib/error-codes.test.ts keeps it equal to the catalogue's). */
+  constructor(status: number, code: string, message: string, options?: AppErrorOptions);
+  constructor(first: ErrorCode | number, second: string, third?: string | AppErrorOptions, fourth?: AppErrorOptions) {
+    const catalogued = typeof first === 'string';
+    const message = catalogued ? second : String(third);
+    const options = (catalogued ? (third as AppErrorOptions | undefined) : fourth) ?? {};
     super(message, { cause: options.cause });
     this.name = 'AppError';
-    this.status = status;
-    this.code = code;
+    this.status = catalogued ? ERROR_STATUS[first] : first;
+    this.code = catalogued ? first : second;
     this.details = options.details ?? null;
     this.retryAfterSeconds = options.retryAfterSeconds ?? null;
   }

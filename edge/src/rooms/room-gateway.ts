@@ -4,9 +4,9 @@
  * offer into an access token, and the failure policy (store down → 503, admissions pause).
  */
 import { signAccessToken } from '../../../lib/access-token';
-import { AppError, unavailable } from '../../../lib/errors';
+import { AppError, unavailable, type ErrorCode } from '../../../lib/errors';
 import type { TokenKeyMaterial } from '../../../lib/token-keys';
-import { estimateFromSnapshot, ticketOfSession, type Refused, type RoomEngine, type RoomSnapshot, type Standing } from '../../../queue/src/index';
+import { estimateFromSnapshot, ticketOfSession, type Refusal, type Refused, type RoomEngine, type RoomSnapshot, type Standing } from '../../../queue/src/index';
 import type { EdgeMetrics } from '../metrics';
 import { createSingleFlightCache } from '../state/single-flight-cache';
 import type { RoomCatalog } from './room-catalog';
@@ -44,17 +44,28 @@ export interface RoomGatewayOptions {
   random?: () => number;
 }
 
-const refusalStatus: Record<string, [number, string]> = {
-  unknown_room: [404, 'ROOM_NOT_FOUND'],
-  offer_expired: [410, 'TURN_EXPIRED'],
-  turn_expired: [410, 'TURN_EXPIRED'],
-  invalid_input: [422, 'VALIDATION_FAILED'],
-  address_cap: [403, 'ADDRESS_PLACE_LIMIT'],
+/**
+ * Every queue refusal as the API names it (statuses from lib/error-codes.ts). Exhaustive: a
+ * refusal the queue adds does not compile until it is given a code here.
+ */
+const refusalErrorCode: Record<Refusal, ErrorCode> = {
+  unknown_room: 'ROOM_NOT_FOUND',
+  room_closed: 'ROOM_CLOSED',
+  sold_out: 'SOLD_OUT',
+  not_offered: 'NOT_OFFERED',
+  offer_expired: 'TURN_EXPIRED',
+  turn_expired: 'TURN_EXPIRED',
+  already_opened: 'ALREADY_OPENED',
+  draw_stale: 'DRAW_STALE',
+  not_opening: 'NOT_OPENING',
+  cost_exceeds_capacity: 'COST_EXCEEDS_CAPACITY',
+  not_admitted: 'NOT_ADMITTED',
+  address_cap: 'ADDRESS_PLACE_LIMIT',
+  invalid_input: 'VALIDATION_FAILED',
 };
 
 function refusalError(refusal: Refused): AppError {
-  const [status, code] = refusalStatus[refusal.code] ?? [409, refusal.code.toUpperCase()];
-  return new AppError(status, code, refusal.message);
+  return new AppError(refusalErrorCode[refusal.code], refusal.message);
 }
 
 export function createRoomGateway(options: RoomGatewayOptions) {
