@@ -50,12 +50,15 @@ it(`cancels racing new holds on the same seats: ${ROUNDS} rounds, no deadlock, n
     const first = await h.call('POST', `/showtimes/${showtimeId}/holds`, { token: ownerToken, body: { seats: [...SEATS].reverse() } });
     expect(first.status, JSON.stringify(first.json)).toBe(201);
     // Under real churn a hold's rows come back from an index scan in any order. Put them in
-    // reverse seat-code order here (expiry, an indexed column, a few microseconds earlier for
-    // later codes), so a statement that locks "in scan order" meets the buyers' seat-code
-    // order head on, as it did under load.
-    await sql`
-      UPDATE show_seat SET hold_expires_at = hold_expires_at - make_interval(secs => right(seat_code, 1)::int / 1e6)
-       WHERE showtime_id = ${showtimeId} AND hold_id = ${first.json.holdId}::uuid`;
+    // reverse seat-code order here, whichever index a plan scans: one update per seat, last
+    // code first (each a new row version, stored after the previous one), moving an indexed
+    // column (expiry, a few microseconds earlier for later codes). A statement that locks "in
+    // scan order" then meets the buyers' seat-code order head on, as it did under load.
+    for (const seat of [...SEATS].reverse()) {
+      await sql`
+        UPDATE show_seat SET hold_expires_at = hold_expires_at - make_interval(secs => right(seat_code, 1)::int / 1e6)
+         WHERE showtime_id = ${showtimeId} AND seat_code = ${seat}`;
+    }
     const buyers = await Promise.all(Array.from({ length: 8 }, async () => {
       const customer = unique('racer');
       return { customer, token: await h.tokenFor(customer, showtimeId), seats: randomSubset() };
