@@ -572,3 +572,123 @@ BEGIN
   END LOOP;
 END;
 $$;
+
+-- Buyer cancellation with a refund policy (README.md, "Cancelling a booking").
+--
+-- refund_policy: per showtime, tiers of "at least this many minutes before the start -> this
+-- percent back", read by the database clock; none after the last tier, nothing once it started.
+-- A cancelled booking is CONFIRMED -> CANCELLED (its seats and places for sale again, at once);
+-- the refund it gives is stored on it and, when above zero, travels as a refund command with
+-- that amount through the refund worker and the gateway, like the operator's refund.
+ALTER TABLE showtime ADD COLUMN refund_policy jsonb NOT NULL
+  DEFAULT '[{"beforeStartMinutes": 1440, "percent": 100}, {"beforeStartMinutes": 120, "percent": 50}]'
+  CHECK (jsonb_typeof(refund_policy) = 'array');
+
+ALTER TABLE booking DROP CONSTRAINT booking_status_check;
+ALTER TABLE booking ADD CONSTRAINT booking_status_check CHECK (status IN ('CONFIRMED', 'FAILED', 'REFUNDED', 'CANCELLED'));
+ALTER TABLE booking ADD COLUMN refund_cents integer CHECK (refund_cents >= 0);
+DROP INDEX booking_one_sale_per_hold;
+CREATE UNIQUE INDEX booking_one_sale_per_hold ON booking (hold_id) WHERE status IN ('CONFIRMED', 'REFUNDED', 'CANCELLED');
+INSERT INTO state_machine (entity_type, from_state, to_state) VALUES ('booking', 'CONFIRMED', 'CANCELLED');
+
+ALTER TABLE refund_command ADD COLUMN amount_cents integer CHECK (amount_cents > 0);
+
+ALTER TABLE outbox DROP CONSTRAINT outbox_type_check;
+ALTER TABLE outbox ADD CONSTRAINT outbox_type_check CHECK (type IN ('HoldReleased', 'HoldCreated', 'BookingConfirmed',
+  'BookingFailed', 'RefundRequested', 'SeatsReleased', 'ShowtimeSoldOut', 'BookingCancelled'));
+
+-- What cancelling this booking gives back now, by the database clock.
+CREATE FUNCTION booking_refund_quote(p_booking_id uuid)
+RETURNS TABLE (percent integer, refund_cents integer, starts_at timestamptz, started boolean)
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(q.percent, 0), (b.amount_cents * coalesce(q.percent, 0) / 100)::int, t.starts_at, t.starts_at <= now()
+    FROM booking b
+    JOIN showtime t ON t.id = b.showtime_id
+    LEFT JOIN LATERAL (
+      SELECT max((tier->>'percent')::int) AS percent
+        FROM jsonb_array_elements(t.refund_policy) AS tier
+       WHERE t.starts_at - now() >= make_interval(mins => (tier->>'beforeStartMinutes')::int)
+    ) q ON true
+   WHERE b.id = p_booking_id
+$$;
+
+-- cancel_booking: the buyer's cancel in one round trip. Lock order as the operator's refund:
+-- the booking row, then its seats in seat-code order (the counters move by trigger at the end
+-- of that statement), then the payment row. Refusals:
+--   WRB04 no such booking of this customer   WRB09 not CONFIRMED (detail.status)
+--   WR410 the showtime has started
+-- A repeat by the same buyer answers the first cancellation again (idempotent).
+CREATE FUNCTION cancel_booking(p_booking_id uuid, p_customer_id text, p_showtime_id bigint)
+RETURNS TABLE (booking_id uuid, refund_cents integer, percent integer, repeated boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_booking booking%ROWTYPE;
+  v_quote   record;
+  v_seats   text[];
+  v_payment payment%ROWTYPE;
+BEGIN
+  SELECT * INTO v_booking FROM booking b
+   WHERE b.id = p_booking_id AND b.customer_id = p_customer_id AND b.showtime_id = p_showtime_id
+     FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'no booking % of this customer', p_booking_id USING ERRCODE = 'WRB04';
+  END IF;
+  IF v_booking.status = 'CANCELLED' THEN
+    RETURN QUERY SELECT v_booking.id, v_booking.refund_cents,
+                        CASE WHEN v_booking.amount_cents > 0 THEN (100 * v_booking.refund_cents / v_booking.amount_cents)::int ELSE 0 END, true;
+    RETURN;
+  END IF;
+  IF v_booking.status <> 'CONFIRMED' THEN
+    RAISE EXCEPTION 'booking % is %', p_booking_id, v_booking.status USING ERRCODE = 'WRB09',
+      DETAIL = json_build_object('status', v_booking.status)::text;
+  END IF;
+  SELECT * INTO v_quote FROM booking_refund_quote(p_booking_id);
+  IF v_quote.started THEN
+    RAISE EXCEPTION 'showtime % has already started', p_showtime_id USING ERRCODE = 'WR410';
+  END IF;
+
+  UPDATE booking SET status = 'CANCELLED', status_cause = format('cancelled by the buyer (%s%% refund)', v_quote.percent),
+         refund_cents = v_quote.refund_cents
+   WHERE id = p_booking_id;
+  -- LOCK + WRITE: the seats in seat-code order, freed only where they still carry this booking
+  WITH locked AS (
+    SELECT s.showtime_id, s.seat_code FROM show_seat s
+     WHERE s.showtime_id = v_booking.showtime_id AND s.seat_code = ANY (v_booking.seat_codes)
+     ORDER BY s.showtime_id, s.seat_code
+       FOR UPDATE
+  ), freed AS (
+    UPDATE show_seat s SET status = 'AVAILABLE', booking_id = NULL, hold_id = NULL, customer_id = NULL
+      FROM locked l
+     WHERE s.showtime_id = l.showtime_id AND s.seat_code = l.seat_code
+       AND s.booking_id = p_booking_id AND s.status = 'BOOKED'
+    RETURNING s.seat_code
+  )
+  SELECT coalesce(array_agg(seat_code::text ORDER BY seat_code), '{}') INTO v_seats FROM freed;
+  UPDATE showtime SET sold_out_at = NULL WHERE id = v_booking.showtime_id AND sold_out_at IS NOT NULL;
+
+  INSERT INTO outbox (type, showtime_id, payload) VALUES
+    ('BookingCancelled', v_booking.showtime_id, json_build_object(
+       'bookingId', p_booking_id, 'customerId', p_customer_id, 'paymentId', v_booking.payment_id,
+       'refundCents', v_quote.refund_cents, 'percent', v_quote.percent, 'currency', v_booking.currency)),
+    ('SeatsReleased', v_booking.showtime_id, json_build_object(
+       'bookingId', p_booking_id, 'customerId', p_customer_id, 'paymentId', v_booking.payment_id,
+       'seats', v_seats, 'reason', 'cancelled'));
+
+  IF v_quote.refund_cents > 0 THEN
+    SELECT * INTO v_payment FROM payment WHERE id = v_booking.payment_id FOR UPDATE;
+    IF v_payment.status = 'SUCCEEDED' THEN
+      UPDATE payment SET status = 'REFUND_REQUESTED', status_cause = 'cancelled by the buyer', updated_at = now()
+       WHERE id = v_payment.id;
+    END IF;
+    INSERT INTO refund_command (payment_id, reason, amount_cents)
+    VALUES (v_payment.id, 'cancelled by the buyer', CASE WHEN v_quote.refund_cents < v_payment.amount_cents THEN v_quote.refund_cents END)
+    ON CONFLICT (payment_id) DO NOTHING;
+    INSERT INTO outbox (type, showtime_id, payload)
+    VALUES ('RefundRequested', v_booking.showtime_id, json_build_object(
+      'holdId', v_booking.hold_id, 'customerId', p_customer_id, 'bookingId', p_booking_id, 'paymentId', v_payment.id,
+      'reason', 'cancelled by the buyer', 'amountCents', v_quote.refund_cents, 'currency', v_booking.currency));
+  END IF;
+
+  RETURN QUERY SELECT p_booking_id, v_quote.refund_cents, v_quote.percent, false;
+END;
+$$;

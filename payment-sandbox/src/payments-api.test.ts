@@ -252,9 +252,9 @@ describe('refunds', () => {
     expect(notYet.status).toBe(409);
     expect((await json(notYet)).error.code).toBe('PAYMENT_NOT_REFUNDABLE');
     await sandbox.call('POST', `/v1/payments/${pending.id}/approve`);
-    const partial = await refund(pending.id, 'k2', { amount: 100 });
-    expect(partial.status).toBe(422);
-    expect((await json(partial)).error.code).toBe('PARTIAL_REFUND_UNSUPPORTED');
+    const tooMuch = await refund(pending.id, 'k2', { amount: 1_000_000 });
+    expect(tooMuch.status).toBe(422);
+    expect((await json(tooMuch)).error.code).toBe('REFUND_EXCEEDS_PAYMENT');
     expect((await refund('pay_missing', 'k3')).status).toBe(404);
     expect((await sandbox.call('POST', `/v1/payments/${pending.id}/refunds`)).status).toBe(400);
     expect((await refund(pending.id, 'k4', '{oops')).status).toBe(400);

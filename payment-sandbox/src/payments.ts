@@ -106,7 +106,7 @@ export class PaymentService {
   }
 
   /**
-   * One full refund per payment, ever. The same key replays the first answer; another key on
+   * One refund per payment, ever (all of it unless an amount is given). The same key replays the first answer; another key on
    * an already refunded payment gets that refund back (200) instead of a second one.
    */
   refund(id: string, idempotencyKey: string, input: RefundInput): Replayable<RefundView> {
@@ -120,8 +120,9 @@ export class PaymentService {
       }
       return { status: previous.status, body: refundView(payment.refund!), replayed: true };
     }
-    if (input.amount !== undefined && input.amount !== payment.amount) {
-      throw unprocessable('PARTIAL_REFUND_UNSUPPORTED', `Only a full refund (${payment.amount}) is supported`);
+    // One refund per payment, of all of it or of part (a cancellation under a partial policy).
+    if (input.amount !== undefined && input.amount > payment.amount) {
+      throw unprocessable('REFUND_EXCEEDS_PAYMENT', `A refund can return at most ${payment.amount}`);
     }
     if (payment.status === 'refunded' && payment.refund) {
       store.putRefundKey(idempotencyKey, { paymentId: id, fingerprint: print, status: 200 });
@@ -132,7 +133,7 @@ export class PaymentService {
         paymentStatus: payment.status,
       });
     }
-    payment.refund = { id: newId('re'), paymentId: id, amount: payment.amount, currency: payment.currency, createdAtMs: clock.now() };
+    payment.refund = { id: newId('re'), paymentId: id, amount: input.amount ?? payment.amount, currency: payment.currency, createdAtMs: clock.now() };
     this.transition(payment, 'refunded', null);
     store.putRefundKey(idempotencyKey, { paymentId: id, fingerprint: print, status: 201 });
     this.emit(payment, 'refund.succeeded');

@@ -26,7 +26,7 @@ export const createPaymentSchema = z.object({
 export type CreatePaymentInput = z.infer<typeof createPaymentSchema>;
 
 export const refundSchema = z.object({
-  /** Optional; when given it must be the full amount (partial refunds are not supported). */
+  /** Optional: part of the payment (at most all of it); all of it when absent. */
   amount: z.number().int().positive().max(MAX_AMOUNT).optional(),
   reason: z.string().max(200).optional(),
 });

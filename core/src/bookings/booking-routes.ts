@@ -3,7 +3,10 @@ import type { Sql } from 'postgres';
 import { conflict, forbidden, notFound } from '../../../lib/errors';
 import type { VerifyAccessToken } from '../../../lib/access-token';
 import { requireAccessToken, requireAdminToken, type AccessVariables } from '../http/auth';
-import { uuidParam } from '../http/params';
+import { showtimeIdParam, uuidParam } from '../http/params';
+import { z } from 'zod';
+import { readJsonBody } from '../../../lib/http';
+import { isTransientDatabaseError, mapDatabaseError } from '../db/sql-errors';
 import { lockPayment } from '../payments/payment-repo';
 import { refundBookingAndAnnounce, requestRefundOf } from '../payments/settlement';
 
@@ -17,6 +20,7 @@ interface BookingRow {
   amount_cents: number;
   currency: string;
   status: string;
+  refund_cents: number | null;
   status_cause: string;
   created_at: Date;
   payment_status: string;
@@ -39,7 +43,18 @@ const bookingView = (b: BookingRow) => ({
   currency: b.currency,
   paymentStatus: b.payment_status,
   createdAt: b.created_at.toISOString(),
+  ...(b.refund_cents !== null ? { refundCents: b.refund_cents } : {}),
 });
+
+/** What cancelling gives back now, by the database clock and the showtime's policy. */
+async function refundQuote(sql: Sql, bookingId: string) {
+  const [row] = await sql<{ percent: number; refund_cents: number; starts_at: Date; started: boolean }[]>`
+    SELECT percent, refund_cents, starts_at, started FROM booking_refund_quote(${bookingId}::uuid)`;
+  return row!;
+}
+
+const ATTEMPTS = 3;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** GET /bookings/:id for its buyer (access token for the showtime). */
 export function bookingRoutes(deps: { sql: Sql; verifyAccessToken: VerifyAccessToken }) {
@@ -53,8 +68,57 @@ export function bookingRoutes(deps: { sql: Sql; verifyAccessToken: VerifyAccessT
     }
     return c.json(bookingView(booking));
   });
+
+  /** Loads the token's customer's own booking of the token's showtime (403 for anyone else's). */
+  async function ownBooking(bookingId: string, access: { customerId: string; showtimeId: number }) {
+    const booking = await findBooking(deps.sql, bookingId);
+    if (!booking) throw notFound('BOOKING_NOT_FOUND', 'No such booking');
+    if (booking.customer_id !== access.customerId || booking.showtime_id !== access.showtimeId) {
+      throw forbidden('NOT_YOUR_BOOKING', 'This booking belongs to someone else');
+    }
+    return booking;
+  }
+
+  // What the buyer would get back, shown before they confirm the cancellation.
+  app.get('/bookings/:bookingId/cancellation', requireAccessToken(deps.verifyAccessToken), async (c) => {
+    const booking = await ownBooking(uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking'), c.get('access'));
+    const quote = await refundQuote(deps.sql, booking.id);
+    return c.json({
+      bookingId: booking.id, status: booking.status, cancellable: booking.status === 'CONFIRMED' && !quote.started,
+      refundCents: booking.status === 'CANCELLED' ? booking.refund_cents : quote.refund_cents,
+      percent: quote.percent, amountCents: booking.amount_cents, currency: booking.currency, startsAt: quote.starts_at.toISOString(),
+    });
+  });
+
+  /**
+   * The buyer cancels: 200 with the refund the showtime's policy gives (cancel_booking in
+   * migrations/0008_fare_inventory.sql). Repeating answers the same; after the start, 409.
+   */
+  app.delete('/bookings/:bookingId', requireAccessToken(deps.verifyAccessToken), async (c) => {
+    const access = c.get('access');
+    const booking = await ownBooking(uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking'), access);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const [row] = await deps.sql<{ refund_cents: number; percent: number; repeated: boolean }[]>`
+          SELECT refund_cents, percent, repeated FROM cancel_booking(${booking.id}::uuid, ${access.customerId}::text, ${access.showtimeId}::bigint)`;
+        return c.json({
+          bookingId: booking.id, status: 'CANCELLED', refundCents: row!.refund_cents, percent: row!.percent,
+          currency: booking.currency, seats: booking.seat_codes,
+        });
+      } catch (error) {
+        if (isTransientDatabaseError(error) && attempt < ATTEMPTS) {
+          await sleep(5 + Math.random() * 20 * attempt);
+          continue;
+        }
+        throw mapDatabaseError(error);
+      }
+    }
+  });
   return app;
 }
+
+const refundTier = z.object({ beforeStartMinutes: z.number().int().min(0).max(525_600), percent: z.number().int().min(0).max(100) });
+export const refundPolicySchema = z.object({ tiers: z.array(refundTier).max(10) }).strict();
 
 /** Operator: read a booking with its whole history, and refund it after purchase (README, "States"). */
 export function adminBookingRoutes(deps: { sql: Sql; adminToken: string }) {
@@ -71,6 +135,21 @@ export function adminBookingRoutes(deps: { sql: Sql; adminToken: string }) {
           OR (entity_type = 'payment' AND entity_id = ${booking.payment_id})
        ORDER BY at, id`;
     return c.json({ ...bookingView(booking), customerId: booking.customer_id, history });
+  });
+
+  // The showtime's refund policy for buyer cancellations: tiers of minutes before the start.
+  app.get('/showtimes/:showtimeId/refund-policy', async (c) => {
+    const [row] = await deps.sql<{ refund_policy: unknown }[]>`SELECT refund_policy FROM showtime WHERE id = ${showtimeIdParam(c.req.param('showtimeId'))}`;
+    if (!row) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    return c.json({ tiers: row.refund_policy });
+  });
+  app.put('/showtimes/:showtimeId/refund-policy', async (c) => {
+    const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
+    const body = await readJsonBody(c, refundPolicySchema);
+    const tiers = [...body.tiers].sort((a, b) => b.beforeStartMinutes - a.beforeStartMinutes);
+    const rows = await deps.sql`UPDATE showtime SET refund_policy = ${deps.sql.json(tiers)} WHERE id = ${showtimeId} RETURNING id`;
+    if (rows.length === 0) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    return c.json({ tiers });
   });
 
   /** Seats AVAILABLE and booking REFUNDED in one transaction, with the refund command and events. */

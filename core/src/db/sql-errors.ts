@@ -47,6 +47,10 @@ export function mapDatabaseError(error: unknown): unknown {
       return conflict('PLACES_UNAVAILABLE', 'Not enough places are left in this class', detail);
     case 'WRK09':
       return conflict('FARE_CLASS_IN_USE', 'That change would leave fewer places than are sold and held', detail);
+    case 'WRB04':
+      return notFound('BOOKING_NOT_FOUND', 'No such booking');
+    case 'WRB09':
+      return conflict('BOOKING_NOT_CANCELLABLE', `A ${String(detail.status ?? '')} booking cannot be cancelled`.replace('  ', ' '), detail);
     case 'WRF09':
       return conflict('FARE_CLASS_FULL', 'This class has no room left', detail);
     case '23505':

@@ -8,17 +8,17 @@ import { settlePayment } from '../payments/settlement';
  * with SKIP LOCKED shares the work between instances; failures back off exponentially.
  */
 export async function runRefundCommands(sql: Sql, gateway: PaymentGateway, options: { batchSize?: number; leaseMs?: number } = {}) {
-  const due = await sql<{ payment_id: string; reason: string; attempts: number }[]>`
+  const due = await sql<{ payment_id: string; reason: string; attempts: number; amount_cents: number | null }[]>`
     UPDATE refund_command r SET attempts = r.attempts + 1,
            next_attempt_at = now() + ${options.leaseMs ?? 30_000} * interval '1 millisecond'
      WHERE r.payment_id IN (
        SELECT payment_id FROM refund_command WHERE state = 'PENDING' AND next_attempt_at <= now()
         ORDER BY next_attempt_at LIMIT ${options.batchSize ?? 20} FOR UPDATE SKIP LOCKED)
-    RETURNING r.payment_id, r.reason, r.attempts`;
+    RETURNING r.payment_id, r.reason, r.attempts, r.amount_cents`;
   let refunded = 0;
   for (const command of due) {
     try {
-      const refund = await gateway.refund(command.payment_id, `refund-${command.payment_id}`, command.reason.slice(0, 200));
+      const refund = await gateway.refund(command.payment_id, `refund-${command.payment_id}`, command.reason.slice(0, 200), command.amount_cents);
       await sql`UPDATE refund_command SET gateway_refund_id = ${refund.id} WHERE payment_id = ${command.payment_id}`;
       await settlePayment(sql, { paymentId: command.payment_id, outcome: 'refunded', cause: `refund ${refund.id} executed` });
       refunded++;

@@ -32,7 +32,8 @@ export interface PaymentGateway {
     metadata?: Record<string, string>;
   }): Promise<GatewayPayment>;
   getPayment(paymentId: string): Promise<GatewayPayment | null>;
-  refund(paymentId: string, idempotencyKey: string, reason: string): Promise<GatewayRefund>;
+  /** A full refund, or `amountCents` of it (a cancellation under a partial refund policy). */
+  refund(paymentId: string, idempotencyKey: string, reason: string, amountCents?: number | null): Promise<GatewayRefund>;
 }
 
 export const gatewayUnavailable = (cause?: unknown) =>
@@ -95,9 +96,9 @@ export function createGatewayClient(options: { baseUrl: string; apiKey: string; 
       if (status !== 200) throw gatewayUnavailable(new Error(`gateway answered ${status}`));
       return json;
     },
-    async refund(paymentId, idempotencyKey, reason) {
+    async refund(paymentId, idempotencyKey, reason, amountCents) {
       const { status, json } = await call<GatewayRefund & { error?: { code: string; message: string } }>(
-        'POST', `/v1/payments/${encodeURIComponent(paymentId)}/refunds`, { idempotencyKey, body: { reason } },
+        'POST', `/v1/payments/${encodeURIComponent(paymentId)}/refunds`, { idempotencyKey, body: amountCents ? { reason, amount: amountCents } : { reason } },
       );
       if (status !== 201 && status !== 200) {
         throw new AppError(502, 'PAYMENT_GATEWAY_REFUSED', `Refund refused: ${json?.error?.code ?? status}`);

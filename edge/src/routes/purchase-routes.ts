@@ -117,6 +117,13 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
   app.get('/bookings/:bookingId', deps.accessGate, (c) =>
     forward(c, `/bookings/${checkedParam(c, 'bookingId', BOOKING_ID, 'BOOKING_NOT_FOUND')}`, true),
   );
+  // The buyer's cancellation: what it would give back, then the cancel itself (the core applies the policy).
+  app.get('/bookings/:bookingId/cancellation', deps.accessGate, (c) =>
+    forward(c, `/bookings/${checkedParam(c, 'bookingId', BOOKING_ID, 'BOOKING_NOT_FOUND')}/cancellation`, true),
+  );
+  app.delete('/bookings/:bookingId', deps.accessGate, (c) =>
+    forward(c, `/bookings/${checkedParam(c, 'bookingId', BOOKING_ID, 'BOOKING_NOT_FOUND')}`, true),
+  );
 
   // The gateway's webhook: raw body byte for byte with its X-Signature; the core verifies it.
   app.post('/payments/callback', (c) => forward(c, '/payments/callback', false));

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sql } from 'postgres';
+import pino from 'pino';
+import { isolatedDatabase } from '../../../test/support/env';
+import { connectDatabase } from '../../src/db/connect';
+import { backgroundJobs } from '../../src/jobs/job-runner';
+import { inProcessSink } from '../../src/events/event-sink';
+import { settlePayment } from '../../src/payments/settlement';
+import { releasedTogether, TEST_ADMIN_TOKEN, unique } from '../core-harness';
+import { createPaymentHarness, type PaymentHarness } from '../payment-harness';
+import { countMismatches, createPlacesClass } from '../fares/fare-harness';
+
+let sql: Sql;
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+let h: PaymentHarness;
+let jobs: ReturnType<typeof backgroundJobs>['jobs'];
+
+beforeAll(async () => {
+  database = await isolatedDatabase('cancel');
+  sql = connectDatabase(database.url, { max: 12, applicationName: 'test-cancel' });
+  h = await createPaymentHarness(sql);
+  jobs = backgroundJobs({ sql, gateway: h.gateway, sink: inProcessSink(), logger: pino({ level: 'silent' }), settings: { reconcileAfterMs: 0, compensationGraceMs: 0 } }).jobs;
+});
+afterAll(async () => {
+  await h.close();
+  await sql.end();
+  await database?.drop();
+});
+
+const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+
+/** A paid booking through checkout, the sandbox's approval and its webhook. */
+async function booked(options: { seats?: string[]; places?: { fareClass: string; quantity: number } } = {}) {
+  const { showtimeId } = await h.core.createShowtime({ priceCents: 2000 });
+  if (options.places) await createPlacesClass(sql, { showtimeId, fareClass: options.places.fareClass, capacity: 10 });
+  const customerId = unique('buyer');
+  const token = await h.core.tokenFor(customerId, showtimeId);
+  const hold = await h.core.call('POST', `/showtimes/${showtimeId}/holds`, { token, body: options.places ?? { seats: options.seats ?? ['C1', 'C2'] } });
+  expect(hold.status).toBe(201);
+  const checkout = await h.checkout(showtimeId, customerId, hold.json.holdId);
+  expect(checkout.status).toBe(201);
+  await h.sandboxApi('POST', `/v1/payments/${checkout.json.paymentId}/approve`);
+  await h.sandbox.sandbox.dispatcher.idle();
+  const [booking] = await sql<{ id: string }[]>`SELECT id FROM booking WHERE payment_id = ${checkout.json.paymentId} AND status = 'CONFIRMED'`;
+  expect(booking).toBeDefined();
+  return { showtimeId, customerId, token, bookingId: booking!.id, paymentId: checkout.json.paymentId as string };
+}
+
+/** Moves the start of the showing relative to the database clock (the policy reads that clock). */
+const startsIn = (showtimeId: number, interval: string) =>
+  sql`UPDATE showtime SET starts_at = now() + ${interval}::interval, sale_opens_at = least(sale_opens_at, now() + ${interval}::interval - interval '1 hour') WHERE id = ${showtimeId}`;
+
+describe('buyer cancellation with the showtime refund policy', () => {
+  it('policy boundaries by the database clock: 100 % from 24 h before, 50 % from 2 h, nothing after, refused once started', async () => {
+    const b = await booked();
+    const quote = () => h.core.call('GET', `/bookings/${b.bookingId}/cancellation`, { token: b.token });
+    await startsIn(b.showtimeId, '24 hours 20 seconds');
+    expect((await quote()).json).toMatchObject({ percent: 100, refundCents: 4000, amountCents: 4000, cancellable: true });
+    await startsIn(b.showtimeId, '23 hours 59 minutes 40 seconds');
+    expect((await quote()).json).toMatchObject({ percent: 50, refundCents: 2000 });
+    await startsIn(b.showtimeId, '2 hours 20 seconds');
+    expect((await quote()).json).toMatchObject({ percent: 50, refundCents: 2000 });
+    await startsIn(b.showtimeId, '1 hour 59 minutes 40 seconds');
+    expect((await quote()).json).toMatchObject({ percent: 0, refundCents: 0, cancellable: true });
+    await startsIn(b.showtimeId, '-1 minute');
+    expect((await quote()).json).toMatchObject({ cancellable: false });
+    const late = await h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token });
+    expect(late.status).toBe(409);
+    expect(late.json.error.code).toBe('SHOWTIME_STARTED');
+    expect((await sql`SELECT status FROM booking WHERE id = ${b.bookingId}`)[0]!.status).toBe('CONFIRMED');
+  });
+
+  it('a 50 % cancellation frees the seats at once, refunds half through the worker and the gateway, and repeats the same answer', async () => {
+    const b = await booked({ seats: ['D1', 'D2'] });
+    await startsIn(b.showtimeId, '10 hours');
+    const someoneElse = await h.core.tokenFor(unique('other'), b.showtimeId);
+    expect((await h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: someoneElse })).status).toBe(403);
+
+    const cancelled = await h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.json).toMatchObject({ status: 'CANCELLED', refundCents: 2000, percent: 50, seats: ['D1', 'D2'] });
+    const again = await h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token });
+    expect(again.json).toEqual(cancelled.json);
+    expect((await sql`SELECT status FROM show_seat WHERE showtime_id = ${b.showtimeId} AND seat_code IN ('D1', 'D2')`).map((r) => r.status)).toEqual(['AVAILABLE', 'AVAILABLE']);
+    expect((await h.core.hold(b.showtimeId, unique('next'), ['D1'])).status).toBe(201);
+
+    expect(await h.paymentState(b.paymentId)).toEqual({ payment: 'REFUND_REQUESTED', booking: 'CANCELLED', refund: 'PENDING' });
+    await Promise.all([jobs.refunds(), jobs.refunds()]);
+    await h.sandbox.sandbox.dispatcher.idle();
+    expect(await h.paymentState(b.paymentId)).toEqual({ payment: 'REFUNDED', booking: 'CANCELLED', refund: 'DONE' });
+    const atGateway = await h.sandboxApi('GET', `/v1/payments/${b.paymentId}`);
+    expect(atGateway.json.status).toBe('refunded');
+    const history = await h.core.call('GET', `/admin/bookings/${b.bookingId}`, { headers: admin });
+    expect(history.json.history).toContainEqual(expect.objectContaining({ entityType: 'booking', from: 'CONFIRMED', to: 'CANCELLED' }));
+    expect(await h.outboxTypes(b.showtimeId)).toEqual(expect.arrayContaining(['BookingCancelled', 'SeatsReleased', 'RefundRequested']));
+    expect(await countMismatches(sql, b.showtimeId)).toEqual([]);
+  });
+
+  it('general-admission places go back to the class when the booking is cancelled', async () => {
+    const b = await booked({ places: { fareClass: 'GA', quantity: 3 } });
+    const sold = async () => (await sql<{ sold: number }[]>`SELECT sum(sold)::int AS sold FROM fare_inventory WHERE showtime_id = ${b.showtimeId} AND fare_class = 'GA'`)[0]!.sold;
+    expect(await sold()).toBe(3);
+    await startsIn(b.showtimeId, '48 hours');
+    expect((await h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token })).json).toMatchObject({ refundCents: 6000, percent: 100 });
+    expect(await sold()).toBe(0);
+    expect(await countMismatches(sql, b.showtimeId)).toEqual([]);
+  });
+
+  it('cancel racing the operator refund of the same booking, 12 rounds: one of them wins, one refund', async () => {
+    for (let round = 0; round < 12; round++) {
+      const b = await booked({ seats: [`E${round + 1}`] });
+      const [cancel, refund] = await releasedTogether(2, (i) => i === 0
+        ? h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token })
+        : h.core.call('POST', `/admin/bookings/${b.bookingId}/refund`, { headers: admin }));
+      expect([cancel!.status, refund!.status].sort()).toEqual([200, 409]);
+      const [state] = await sql<{ status: string; commands: number }[]>`
+        SELECT b.status, (SELECT count(*)::int FROM refund_command r WHERE r.payment_id = b.payment_id) AS commands FROM booking b WHERE b.id = ${b.bookingId}`;
+      expect(state!.commands).toBe(1);
+      expect(state!.status).toBe(cancel!.status === 200 ? 'CANCELLED' : 'REFUNDED');
+      expect((await sql`SELECT status FROM show_seat WHERE showtime_id = ${b.showtimeId} AND status <> 'AVAILABLE'`)).toHaveLength(0);
+    }
+  });
+
+  it('cancel racing the gateway\'s refund webhook, 12 rounds: the seats free once, the booking ends once, no second refund', async () => {
+    for (let round = 0; round < 12; round++) {
+      const b = await booked({ seats: [`F${round + 1}`] });
+      const [cancel, webhook] = await releasedTogether<number | string>(2, (i) => i === 0
+        ? h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token }).then((r) => r.status)
+        : settlePayment(sql, { paymentId: b.paymentId, outcome: 'refunded', eventId: unique('evt'), cause: 'refunded at the gateway' }).then((r) => r.kind));
+      expect([200, 409]).toContain(cancel);
+      expect(webhook).toBe('refunded');
+      const [state] = await sql<{ status: string; payment: string; commands: number }[]>`
+        SELECT b.status, p.status AS payment, (SELECT count(*)::int FROM refund_command r WHERE r.payment_id = b.payment_id AND r.state = 'PENDING') AS commands
+          FROM booking b JOIN payment p ON p.id = b.payment_id WHERE b.id = ${b.bookingId}`;
+      expect(state!.status).toBe(cancel === 200 ? 'CANCELLED' : 'REFUNDED');
+      expect(state!.payment).toBe('REFUNDED');
+      expect(state!.commands).toBe(0);
+      expect((await sql`SELECT 1 FROM outbox WHERE type = 'SeatsReleased' AND payload->>'bookingId' = ${b.bookingId}`)).toHaveLength(1);
+    }
+  });
+});
