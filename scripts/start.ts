@@ -21,6 +21,7 @@ import { createIoredisStore, createMemoryStore, createRoomEngine, createRoomTick
 import { parseTickerConfig } from '../queue/src/ticker-config';
 import { parseCoreConfig } from '../core/src/config';
 import { connectDatabase } from '../core/src/db/connect';
+import { installDriverCloseRaceGuard } from '../core/src/db/driver-guard';
 import { startEmbeddedDatabase } from '../core/src/db/embedded';
 import { migrate } from '../core/src/db/migrate';
 import { seedDemo } from '../core/src/demo/seed';
@@ -46,6 +47,7 @@ const settings = parseEnv(
 );
 const tickerConfig = parseTickerConfig(env);
 const log = pino({ name: 'start', level: settings.LOG_LEVEL });
+installDriverCloseRaceGuard(log);
 // The edge and the sandbox listen on the network, where the public development secrets are
 // refused: a stack started without its own gets fresh random ones (printed below).
 const secrets = {
