@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { generatedPath, renderOpenApiModule } from './openapi/openapi-module';
+import { ERROR_STATUS } from '../../lib/error-codes';
 import { buildOpenApiDocument } from './openapi/api-description';
 
 describe('the OpenAPI description', () => {
@@ -27,6 +28,22 @@ describe('the OpenAPI description', () => {
         }
       }
     }
+  });
+
+  it('names only error codes of the catalogue (lib/error-codes.ts), each under its own status', () => {
+    const { paths } = buildOpenApiDocument();
+    const wrong: string[] = [];
+    for (const [path, methods] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(methods as Record<string, { responses: Record<string, { 'x-error-codes'?: string[] }> }>)) {
+        for (const [status, answer] of Object.entries(operation.responses)) {
+          for (const code of answer['x-error-codes'] ?? []) {
+            const known = (ERROR_STATUS as Record<string, number>)[code];
+            if (String(known) !== status) wrong.push(`${method} ${path} ${status} ${code} (catalogue: ${known ?? 'unknown'})`);
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 
   it('describes request bodies with the schemas the routes validate with', () => {

@@ -152,7 +152,8 @@ export const operations: Operation[] = [
     headers: [{ name: 'X-Signature', required: true, description: 't=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> (several v1 during a key rotation)' }],
     responses: {
       200: { description: 'Settled, a duplicate, or an event we do not act on' },
-      400: err('Body is not a webhook', ['MALFORMED_JSON', 'VALIDATION_FAILED']), 401: err('Signature refused', ['INVALID_SIGNATURE']),
+      400: err('Body is not JSON', ['MALFORMED_JSON']), 401: err('Signature refused', ['INVALID_SIGNATURE']),
+      422: err('Not a webhook we understand (`issues` explains)', ['VALIDATION_FAILED']),
       503: err('Not yet (unknown payment, busy database): deliver again', ['PAYMENT_UNKNOWN_YET', 'BUSY', 'DATABASE_UNAVAILABLE', 'CORE_UNAVAILABLE'], ['Retry-After']),
     },
   },
