@@ -15,13 +15,13 @@ import type { TokenKeyMaterial } from '../../lib/token-keys';
 import { createIoredisStore, type ScriptStore } from '../../queue/src/index';
 import { createMemoryStore } from '../../queue/src/memory-store';
 import { startRoomSync } from './rooms/room-sync';
-import { createApp, type EdgeApp } from './app';
+import type { EdgeApp } from './app';
 import type { EdgeConfig } from './config';
 import { createMemoryFloodLimiter, type FloodLimiter } from './limits/flood-limiter';
 import { createNodeFloodLimiter } from './limits/node-flood-limiter';
 import { createEdgeMetrics } from './metrics';
-import { createBookingEventsConsumer, type BookingEventsConsumer } from './rooms/booking-events-consumer';
-import { buildEdgeDeps } from './services';
+import type { BookingEventsConsumer } from './rooms/booking-events-consumer';
+import { buildEdge } from './services';
 import { fastPollListener } from './node-fast-poll';
 import { clientAddressFrom } from './net/client-address';
 import { createRedisEdgeStore, type EdgeStore } from './state/edge-store';
@@ -101,24 +101,11 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
       ? createNodeFloodLimiter({ redis, keyPrefix: config.keyPrefix, points: config.flood.points, windowMs: config.flood.windowMs })
       : createMemoryFloodLimiter({ points: config.flood.points, windowMs: config.flood.windowMs, blockMs: config.flood.windowMs }));
 
-  const edgeDeps = buildEdgeDeps(config, {
-    scriptStore,
-    edgeStore,
-    guardStore,
-    floodLimiter,
-    tokenKeys,
-    metrics,
-    clientAddress: clientAddressFor(config.trustProxyHops),
-    logger,
-  });
-  const app = createApp(edgeDeps);
-  const consumer = createBookingEventsConsumer({
-    edgeStore,
-    engine: app.rooms.engine,
-    metrics,
-    onRoomChanged: (showtimeId) => app.rooms.invalidate(showtimeId),
-    logger,
-  });
+  const { app, deps: edgeDeps, consumer } = buildEdge(
+    config,
+    { scriptStore, edgeStore, guardStore, floodLimiter, tokenKeys, metrics, clientAddress: clientAddressFor(config.trustProxyHops), logger },
+    { consumerLogger: logger },
+  );
   if (deps.consumeEvents !== false) consumer.start(config.eventsPollMs);
   const roomSync = startRoomSync(app.catalog, { everyMs: config.roomSyncMs, logger, onSynced: (count) => metrics.roomRestores.inc({}, count) });
 

@@ -1,16 +1,17 @@
 /**
- * Assembles EdgeDeps from the config and the few runtime-specific pieces each entry point
- * provides (store adapters, flood limiter, client address, logger). Shared by node.ts,
- * worker.ts and the tests, so all three build the same app.
+ * Assembles the edge from the config and the few runtime-specific pieces each entry point
+ * provides (store adapters, flood limiter, client address, logger). `buildEdge` is shared by
+ * node.ts, worker.ts and the tests, so all three build the same app and event consumer.
  */
 import type { Context } from 'hono';
 import type { TokenKeyMaterial } from '../../lib/token-keys';
 import { createPurchaseBuckets, createRoomEngine, type ScriptStore } from '../../queue/src/index';
-import type { EdgeDeps, EdgeLogger } from './app';
+import { createApp, type EdgeApp, type EdgeDeps, type EdgeLogger } from './app';
 import type { EdgeConfig } from './config';
 import { createCoreClient } from './core-client';
 import type { FloodLimiter } from './limits/flood-limiter';
 import { createEdgeMetrics, type EdgeMetrics } from './metrics';
+import { createBookingEventsConsumer, type ConsumerLogger } from './rooms/booking-events-consumer';
 import type { EdgeStore } from './state/edge-store';
 import type { GuardStore } from './state/guard-store';
 import { createCustomerTokens } from './tokens/customer-token';
@@ -95,4 +96,32 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
     maxBodyBytes: config.maxBodyBytes,
     now,
   };
+}
+
+export interface BuildEdgeOptions {
+  /** Consumers with the same name share a cursor (booking-events-consumer.ts). */
+  consumerName?: string;
+  /** Where the consumer reports failed reads; none: the entry point reports them itself. */
+  consumerLogger?: ConsumerLogger;
+  statsIntervalMs?: number;
+}
+
+/**
+ * The whole edge for one entry point: the app (with its room gateway and catalog), the deps
+ * it was built from, and the booking-events consumer that keeps the rooms in step with the
+ * core. Starting and stopping the consumer is the entry point's business (a timer on Node,
+ * a pump per request on Workers).
+ */
+export function buildEdge(config: EdgeServiceConfig, runtime: EdgeRuntime, options: BuildEdgeOptions = {}) {
+  const deps = buildEdgeDeps(config, runtime);
+  const app: EdgeApp = createApp(options.statsIntervalMs ? { ...deps, statsIntervalMs: options.statsIntervalMs } : deps);
+  const consumer = createBookingEventsConsumer({
+    edgeStore: runtime.edgeStore,
+    engine: deps.engine,
+    metrics: deps.metrics,
+    onRoomChanged: (showtimeId) => app.rooms.invalidate(showtimeId),
+    ...(options.consumerName ? { consumerName: options.consumerName } : {}),
+    ...(options.consumerLogger ? { logger: options.consumerLogger } : {}),
+  });
+  return { app, deps, consumer, rooms: app.rooms, catalog: app.catalog, queueTokens: deps.queueTokens, metrics: deps.metrics };
 }

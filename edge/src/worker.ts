@@ -8,13 +8,13 @@
 import { Redis } from '@upstash/redis/cloudflare';
 import { loadTokenKeys, parseJwkJson } from '../../lib/token-keys';
 import { createUpstashStore } from '../../queue/src/upstash-store';
-import { createApp, type EdgeApp } from './app';
+import type { EdgeApp } from './app';
 import { parseEdgeConfig } from './config';
 import { createMemoryFloodLimiter } from './limits/flood-limiter';
 import { createEdgeMetrics } from './metrics';
 import { isIpAddress, normalizeAddress } from './net/client-address';
-import { createBookingEventsConsumer, type BookingEventsConsumer } from './rooms/booking-events-consumer';
-import { buildEdgeDeps } from './services';
+import type { BookingEventsConsumer } from './rooms/booking-events-consumer';
+import { buildEdge } from './services';
 import { createRedisEdgeStore, upstashRestCommand } from './state/edge-store';
 import { createRedisGuardStore } from './state/guard-store';
 
@@ -52,7 +52,7 @@ async function build(env: WorkerEnv): Promise<Instance> {
   const command = upstashRestCommand(config.upstash.url, config.upstash.token);
   const edgeStore = createRedisEdgeStore(command, config.keyPrefix);
   const metrics = createEdgeMetrics();
-  const deps = buildEdgeDeps(config, {
+  const { app, consumer } = buildEdge(config, {
     scriptStore: createUpstashStore(redis),
     edgeStore,
     guardStore: createRedisGuardStore(command, config.keyPrefix),
@@ -69,13 +69,6 @@ async function build(env: WorkerEnv): Promise<Instance> {
       error: (object, message) => console.error(message ?? 'error', object),
       warn: (object, message) => console.warn(message ?? 'warning', object),
     },
-  });
-  const app = createApp(deps);
-  const consumer = createBookingEventsConsumer({
-    edgeStore,
-    engine: deps.engine,
-    metrics,
-    onRoomChanged: (showtimeId) => app.rooms.invalidate(showtimeId),
   });
   return { app, consumer, lastPumpMs: 0 };
 }

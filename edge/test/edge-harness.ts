@@ -10,12 +10,10 @@ import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
 import { generateSigningJwk, loadTokenKeys, type TokenKeyMaterial } from '../../lib/token-keys';
 import { createIoredisStore, type RoomSettingsPatch } from '../../queue/src/index';
 import { createMemoryStore } from '../../queue/src/memory-store';
-import { createApp, type EdgeApp } from '../src/app';
 import { parseEdgeConfig } from '../src/config';
 import { createMemoryFloodLimiter, type FloodLimiter } from '../src/limits/flood-limiter';
 import { createEdgeMetrics } from '../src/metrics';
-import { createBookingEventsConsumer } from '../src/rooms/booking-events-consumer';
-import { buildEdgeDeps } from '../src/services';
+import { buildEdge } from '../src/services';
 import { createCustomerTokens } from '../src/tokens/customer-token';
 import { createRedisEdgeStore, type EdgeStore } from '../src/state/edge-store';
 import { createMemoryEdgeStore } from '../src/state/memory-edge-store';
@@ -68,7 +66,9 @@ export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
     : createMemoryEdgeStore();
   const guardStore: GuardStore = redis ? createRedisGuardStore((args) => redis.call(args[0]!, ...args.slice(1)), keyPrefix) : createMemoryGuardStore();
   const metrics = createEdgeMetrics();
-  const deps = buildEdgeDeps(config, {
+  const { app, deps, consumer } = buildEdge(
+    config,
+    {
     scriptStore: redis ? createIoredisStore(redis) : createMemoryStore(),
     edgeStore,
     guardStore,
@@ -78,15 +78,9 @@ export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
     clientAddress: (c) => c.req.header('x-test-client') ?? '127.0.0.1',
     logger: { error: (o) => console.error('edge error', o), warn: () => {} },
     fetch: coreFetch,
-  });
-  const app: EdgeApp = createApp({ ...deps, statsIntervalMs: 50 });
-  const consumer = createBookingEventsConsumer({
-    edgeStore,
-    engine: deps.engine,
-    metrics,
-    consumerName: 'test',
-    onRoomChanged: (id) => app.rooms.invalidate(id),
-  });
+    },
+    { consumerName: 'test', statsIntervalMs: 50 },
+  );
 
   const call = (method: string, path: string, init: JsonCallInit = {}): Promise<ApiResult> =>
     callJson((p, requestInit) => app.request(p, requestInit), method, path, init);
