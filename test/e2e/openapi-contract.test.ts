@@ -218,6 +218,12 @@ describe('real answers conform to /api/openapi.json', () => {
     await call('get', '/api/bookings/{bookingId}', { bookingId: confirmed.json.bookingId }, { token: second.access });
     await call('get', '/api/bookings/{bookingId}', { bookingId: '00000000-0000-4000-8000-000000000000' }, { token: buyer.access });
     await call('delete', '/api/holds/{holdId}', { holdId: hold.json.holdId }, { token: buyer.access });
+    await call('get', '/api/bookings/{bookingId}/cancellation', { bookingId: confirmed.json.bookingId }, { token: buyer.access });
+    await call('get', '/api/bookings/{bookingId}/cancellation', { bookingId: confirmed.json.bookingId }, { token: second.access });
+    const cancelled = await call('delete', '/api/bookings/{bookingId}', { bookingId: confirmed.json.bookingId }, { token: buyer.access });
+    expect(cancelled.status).toBe(200);
+    await call('delete', '/api/bookings/{bookingId}', { bookingId: confirmed.json.bookingId }, { token: second.access });
+    expect((await call('get', '/api/bookings/{bookingId}', { bookingId: confirmed.json.bookingId }, { token: buyer.access })).json.status).toBe('CANCELLED');
 
     // A correctly signed callback the core has to act on, then a second hold cancelled and the line left.
     const body = JSON.stringify({ id: `evt_contract_${Date.now()}`, type: 'payment.failed', created: Math.floor(Date.now() / 1000), data: { paymentId: checkout.json.paymentId, amount: 1800, currency: 'EUR', reference: hold.json.holdId } });

@@ -24,6 +24,10 @@ const componentSchemas = {
   CheckoutRequest: schemas.requests.checkoutRequest,
   CheckoutSession: schemas.checkoutSession,
   Booking: schemas.booking,
+  CancellationQuote: schemas.cancellationQuote,
+  Cancellation: schemas.cancellation,
+  CancellationQuote: schemas.cancellationQuote,
+  Cancellation: schemas.cancellation,
   PaymentWebhook: schemas.paymentWebhook,
   RoomUpdate: schemas.requests.roomUpdate,
   RoomControl: schemas.roomControl,
@@ -115,10 +119,10 @@ export const operations: Operation[] = [
       400: err('Body is not JSON', ['MALFORMED_JSON']), 401: noToken,
       403: err('The access token is for another showtime', ['WRONG_SHOWTIME', 'NOT_YOUR_TOKEN']),
       404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']),
-      409: err('A seat is taken (`seats` names them), or the sale is not open', ['SEATS_UNAVAILABLE', 'SALE_NOT_OPEN', 'SHOWTIME_STARTED']),
+      409: err('A seat is taken (`seats` names them), the class is full, or the sale is not open', ['SEATS_UNAVAILABLE', 'PLACES_UNAVAILABLE', 'FARE_CLASS_FULL', 'SALE_NOT_OPEN', 'SHOWTIME_STARTED']),
       410: err('The admission ended: join the queue again', ['TURN_ENDED']),
       413: err('Body too large', ['PAYLOAD_TOO_LARGE']), 415: err('Not JSON', ['UNSUPPORTED_MEDIA_TYPE']),
-      422: err('Invalid seats (`issues` explains)', ['VALIDATION_FAILED', 'DUPLICATE_SEATS', 'UNKNOWN_SEATS', 'SEAT_LIMIT_EXCEEDED']),
+      422: err('Invalid seats or class (`issues` explains)', ['VALIDATION_FAILED', 'DUPLICATE_SEATS', 'UNKNOWN_SEATS', 'SEAT_LIMIT_EXCEEDED', 'UNKNOWN_FARE_CLASS']),
       429: limited, 503: busy,
     },
   },
@@ -146,6 +150,31 @@ export const operations: Operation[] = [
   {
     method: 'get', path: '/api/bookings/{bookingId}', tag: 'Buyers', security: 'access', summary: "The buyer's booking",
     responses: { 200: { description: 'The booking', schema: 'Booking' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 503: busy },
+  },
+  {
+    method: 'get', path: '/api/bookings/{bookingId}/cancellation', tag: 'Buyers', security: 'access',
+    summary: 'What cancelling the booking would give back now, under the showtime\'s refund policy',
+    responses: { 200: { description: 'The refund a cancellation gives now (by the database clock)', schema: 'CancellationQuote' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 503: busy },
+  },
+  {
+    method: 'delete', path: '/api/bookings/{bookingId}', tag: 'Buyers', security: 'access',
+    summary: 'Cancel the booking: seats for sale again at once, the refund the policy gives goes back through the gateway (repeat: same answer)',
+    responses: {
+      200: { description: 'Cancelled, with the refund it makes', schema: 'Cancellation' }, 401: noToken,
+      403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']),
+      409: err('Refunded or failed already, or the showing has started', ['BOOKING_NOT_CANCELLABLE', 'SHOWTIME_STARTED']), 503: busy,
+    },
+  },
+  {
+    method: 'get', path: '/api/bookings/{bookingId}/cancellation', tag: 'Buyers', security: 'access', summary: "What cancelling would give back under the showtime's refund policy",
+    responses: { 200: { description: 'Whether the booking can be cancelled, and the refund now', schema: 'CancellationQuote' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 503: busy },
+  },
+  {
+    method: 'delete', path: '/api/bookings/{bookingId}', tag: 'Buyers', security: 'access', summary: 'Cancel a booking: seats free at once, the policy\'s refund sent (repeating answers the same)',
+    responses: {
+      200: { description: 'Cancelled, with the refund', schema: 'Cancellation' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']),
+      404: err('No such booking', ['BOOKING_NOT_FOUND']), 409: err('The showtime has started, or the booking is not a confirmed one', ['SHOWTIME_STARTED']), 503: busy,
+    },
   },
   {
     method: 'post', path: '/api/payments/callback', tag: 'Payments', body: 'PaymentWebhook', summary: "The gateway's webhook, forwarded byte for byte to the core",

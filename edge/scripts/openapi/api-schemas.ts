@@ -119,13 +119,33 @@ export const booking = z
     showtimeId: z.number().int(),
     holdId: uuid,
     paymentId: z.string(),
-    status: z.enum(['CONFIRMED', 'FAILED', 'REFUNDED']),
+    status: z.enum(['CONFIRMED', 'FAILED', 'REFUNDED', 'CANCELLED']),
     seats: z.array(seatCode),
     amountCents: z.number().int(),
     currency: z.string().length(3),
     paymentStatus: z.string(),
     createdAt: instant,
   });
+
+export const cancellationQuote = z.looseObject({
+  bookingId: uuid,
+  status: z.string(),
+  cancellable: z.boolean(),
+  refundCents: z.number().int().nonnegative().describe("What the showtime's refund policy gives back now"),
+  percent: z.number().int().min(0).max(100),
+  amountCents: z.number().int(),
+  currency: z.string().length(3),
+  startsAt: instant,
+});
+
+export const cancellation = z.looseObject({
+  bookingId: uuid,
+  status: z.literal('CANCELLED'),
+  refundCents: z.number().int().nonnegative(),
+  percent: z.number().int().min(0).max(100),
+  currency: z.string().length(3),
+  seats: z.array(seatCode),
+});
 
 /** The gateway's webhook, as the core parses it after the signature check. */
 export const paymentWebhook = z.object({
