@@ -88,8 +88,8 @@ export function createApp(deps: EdgeDeps): EdgeApp {
     tokenKeys: deps.tokenKeys,
     metrics: deps.metrics,
     snapshotTtlMs: deps.snapshotTtlMs,
-    ...(deps.now ? { now: deps.now } : {}),
-    ...(deps.random ? { random: deps.random } : {}),
+    now: deps.now,
+    random: deps.random,
   });
   const limiter = createPurchaseLimiter({
     take: deps.takePurchaseTokens,
@@ -179,7 +179,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       customerTokens: deps.customerTokens,
       logger: deps.logger,
       leaveFloodLimit: floodLimit({ limiter: deps.floodLimiter, clientAddress: deps.clientAddress, metrics: deps.metrics, name: 'join' }),
-      ...(deps.leaveGraceMs !== undefined ? { leaveGraceMs: deps.leaveGraceMs } : {}),
+      leaveGraceMs: deps.leaveGraceMs,
     }),
   );
   app.route(

@@ -70,7 +70,7 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
     core: createCoreClient({
       baseUrl: config.coreUrl,
       timeoutMs: config.coreTimeoutMs,
-      ...(runtime.fetch ? { fetch: runtime.fetch } : {}),
+      fetch: runtime.fetch,
       onFailure: () => metrics.coreErrors.inc(),
       serviceToken: config.coreServiceToken ?? null,
       adminToken: config.adminToken,
@@ -82,7 +82,7 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
       idp: config.customerIdp,
       clockToleranceMs: config.clockToleranceMs,
       now,
-      ...(runtime.idpKeys ? { idpKeys: runtime.idpKeys } : {}),
+      idpKeys: runtime.idpKeys,
     }),
     queueTokens: createQueueTokens(runtime.tokenKeys, { ttlMs: config.queueTokenTtlMs, clockToleranceMs: config.clockToleranceMs, now }),
     verifyAccessToken: createEdgeAccessVerifier(runtime.tokenKeys, { clockToleranceSeconds: Math.round(config.clockToleranceMs / 1000), now }),
@@ -120,8 +120,8 @@ export function buildEdge(config: EdgeServiceConfig, runtime: EdgeRuntime, optio
     engine: deps.engine,
     metrics: deps.metrics,
     onRoomChanged: (showtimeId) => app.rooms.invalidate(showtimeId),
-    ...(options.consumerName ? { consumerName: options.consumerName } : {}),
-    ...(options.consumerLogger ? { logger: options.consumerLogger } : {}),
+    consumerName: options.consumerName,
+    logger: options.consumerLogger,
   });
   return { app, deps, consumer, rooms: app.rooms, catalog: app.catalog, queueTokens: deps.queueTokens, metrics: deps.metrics };
 }
