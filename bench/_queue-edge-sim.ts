@@ -42,6 +42,7 @@ export function simulateEdgePolling(
       admitsInWindow: start.settings.admitPerMinute,
       rateWindowMs: 60_000,
       learning: { busyMs: 60_000, busyAdmits: start.settings.admitPerMinute, turnsEnded: 0, turnMs: null },
+      headStart: 0,
     };
     for (let i = 0; i < buyers; i++) {
       if (done[i] || nextPollAt[i]! > t) continue;

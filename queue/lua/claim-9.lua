@@ -4,7 +4,8 @@
   KEYS: room keys 1..9 (see includes/room.lua)
   ARGV: 1 customerId
   Returns: {1, ticket, sessionExpiresAtMs, alreadyAdmitted (0|1)}
-           -1 unknown room, -2 closed, -3 sold out, -4 not offered, -5 offer expired,
+           -1 unknown room, -2 closed, -3 sold out, -4 not offered (or offered while every
+           slot is taken: claim again shortly), -5 offer expired,
            -6 turn expired (skipped or session over: join again)
 ]]
 --- @include "room"
@@ -28,6 +29,13 @@ if tonumber(offer) <= nowMs then
   redis.call('HINCRBY', statsKey, 'offersExpired', 1)
   return {-5}
 end
+-- Offers may run beyond the free slots (see offerToHead): a claim waits for a slot, and the
+-- buyer, plainly still here, keeps the offer for a full window meanwhile.
+if redis.call('ZCARD', activeKey) >= s.capacity then
+  redis.call('ZADD', offersKey, math.max(tonumber(offer), nowMs + s.offerWindowMs), customer)
+  return {-4}
+end
+learnOutcomes(1, 0)
 local expiresAt = nowMs + s.sessionTtlMs
 redis.call('ZREM', offersKey, customer)
 redis.call('ZADD', activeKey, expiresAt, customer)

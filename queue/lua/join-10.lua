@@ -23,6 +23,7 @@ expire(s)
 if s.state == 'closed' then return {-2} end
 if s.state == 'sold_out' then return {-3} end
 
+restoreIfParked(s, customer)
 if not holdsPlace(customer) then
   if address ~= '' then
     local cap = tonumber(redis.call('HGET', cfgKey, 'placesPerAddress')) or 200

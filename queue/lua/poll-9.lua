@@ -11,6 +11,7 @@
 local customer = ARGV[1]
 local s = loadSettings()
 if not s then return {-1} end
+restoreIfParked(s, customer)
 if redis.call('HEXISTS', whoKey, customer) == 1 then
   redis.call('HSET', beatKey, customer, nowMs)
 end

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   estimateFromSnapshot,
+  etaForPositionMs,
   learningFromStats,
   MAX_POLL_MS,
   MIN_POLL_MS,
@@ -27,6 +28,7 @@ const snapshot = (over: Partial<RoomSnapshot> = {}): RoomSnapshot => ({
   admitsInWindow: 600,
   rateWindowMs: 60_000,
   learning: { busyMs: 60_000, busyAdmits: 600, turnsEnded: 0, turnMs: null },
+  headStart: 0,
   settings: { ...DEFAULT_SETTINGS, opensAtMs: null },
   seedHash: null,
   ...over,
@@ -112,9 +114,21 @@ describe('serviceRatePerMs', () => {
     expect(perSecond(rates.at(-1)!)).toBeLessThan(1.1);
   });
 
-  it('never believes a measured rate above the configured one (a burst of banked admissions)', () => {
+  it('believes the line moving faster than the rate (buyers passed over) up to twice, no further', () => {
     const learning = { ...NOTHING_LEARNED, busyMs: 60_000, busyAdmits: 600 };
-    expect(perSecond(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning }))).toBe(2);
+    const rate = perSecond(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning }));
+    expect(rate).toBeGreaterThan(3.5);
+    expect(rate).toBeLessThanOrEqual(4);
+  });
+
+  it('waits for the one-minute window after a rate cut, from its log or spread evenly', () => {
+    const line = { ratePerMs: 1 / 1_000, headStart: 0, admitsInWindow: 120, admitPerMinute: 60 };
+    // 60 of the 120 admissions in the window must age out first: evenly, 0.5 s apart.
+    expect(etaForPositionMs(10, line)).toBe(35_000);
+    expect(etaForPositionMs(10, { ...line, windowWaitMs: 41_000 })).toBe(41_000);
+    expect(etaForPositionMs(10, { ...line, windowWaitMs: -1 })).toBe(35_000);
+    expect(etaForPositionMs(10, { ...line, admitsInWindow: 20 })).toBe(10_000);
+    expect(etaForPositionMs(10, { ...line, admitsInWindow: 20, headStart: 4 })).toBe(6_000);
   });
 
   it('reads what the scripts keep in the stats hash', () => {

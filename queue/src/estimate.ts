@@ -20,8 +20,9 @@ const BUSY_TRUST_MS = 10_000;
 const MIN_TURNS = 3;
 
 /**
- * What the room learned (decayed sums kept by the scripts, lua/includes/room.lua): admissions
- * over the time the line was busy, and how long a slot stayed taken per turn.
+ * What the room learned (decayed sums kept by the scripts, lua/includes/room.lua): places the
+ * line moved (offers and buyers passed over) over the time it was busy, and how long a slot
+ * stayed taken per turn.
  */
 export interface AdmissionLearning {
   busyMs: number;
@@ -51,16 +52,42 @@ export function predictedRatePerMs({ admitPerMinute, capacity, learning }: RateI
 
 /**
  * Admissions per ms a buyer in line can count on: the prediction, blended with the rate
- * measured over the time the line was actually busy (never the idle time before a crowd, and
- * never above the configured rate, which the burst can exceed for a moment).
+ * measured over the time the line was actually busy (never the idle time before a crowd).
  */
 export function serviceRatePerMs(inputs: RateInputs): number {
   const predicted = predictedRatePerMs(inputs);
   const { busyMs, busyAdmits } = inputs.learning;
   if (busyMs <= 0) return predicted;
-  const measured = Math.min(busyAdmits / busyMs, inputs.admitPerMinute / 60_000);
+  // Places passed over (buyers gone quiet) move the line too, so the line may advance faster
+  // than the rate admits: believed up to twice the rate (half the line gone), no further.
+  const measured = Math.min(busyAdmits / busyMs, (2 * inputs.admitPerMinute) / 60_000);
   const weight = busyMs / (busyMs + BUSY_TRUST_MS);
   return Math.max((1 - weight) * predicted + weight * measured, predicted / 20);
+}
+
+export interface LineFacts {
+  ratePerMs: number;
+  /** How many the next admission step offers at once (free slots within the banked budget). */
+  headStart: number;
+  admitsInWindow: number;
+  admitPerMinute: number;
+  /** From the window's own log (join and poll): until it lets this position in; -1 or absent: estimate. */
+  windowWaitMs?: number;
+}
+
+/**
+ * Wait until `position` is offered: the places the next step offers at once, then the
+ * service rate; and never sooner than the one-minute window allows (after a rate cut the
+ * window may hold more admissions than the new rate: they must age out first, taken as
+ * spread evenly over the minute).
+ */
+export function etaForPositionMs(position: number, line: LineFacts): number {
+  const byRate = Math.max(0, position - line.headStart) / line.ratePerMs;
+  const windowLeft = line.admitPerMinute - line.admitsInWindow;
+  const known = line.windowWaitMs !== undefined && line.windowWaitMs >= 0;
+  const evenly = position > windowLeft && line.admitsInWindow > 0 ? ((position - windowLeft) * 60_000) / line.admitsInWindow : 0;
+  const byWindow = known ? line.windowWaitMs! : evenly;
+  return Math.round(Math.max(byRate, byWindow));
 }
 
 /** The learning as the stats hash keeps it (the snapshot carries the whole hash). */
@@ -117,6 +144,8 @@ export interface RoomSnapshot {
   admitsInWindow: number;
   rateWindowMs: number;
   learning: AdmissionLearning;
+  /** How many the next admission step would offer at once, as of `takenAtMs`. */
+  headStart: number;
   settings: RoomSettings;
   seedHash: string | null;
 }
@@ -132,6 +161,13 @@ export interface SnapshotEstimate {
 
 /** Near the front a heartbeat must reach Redis at least this often (a third of the grace). */
 export const heartbeatEveryMs = (abandonGraceMs: number): number => Math.floor(abandonGraceMs / 3);
+/**
+ * A buyer whose turn is due within IMMINENT_MS must be seen by Redis every FRESH_BEAT_MS:
+ * the admission step gives a buyer not seen for a few seconds only a short claim window
+ * (lua/includes/room.lua FRESH_MS), taking them for gone.
+ */
+const IMMINENT_MS = 10_000;
+export const FRESH_BEAT_MS = 2_000;
 
 export interface EstimateOptions {
   nowMs?: number;
@@ -170,11 +206,12 @@ export function estimateFromSnapshot(snapshot: RoomSnapshot, ticket: number, opt
   const rate = serviceRatePerMs({ ...snapshot.settings, learning: snapshot.learning });
   const graceMs = snapshot.settings.abandonGraceMs;
   const near = nearFrontSize(rate, graceMs);
-  const etaMs = Math.round(position / rate);
+  const etaMs = etaForPositionMs(position, { ratePerMs: rate, headStart: snapshot.headStart, admitsInWindow: snapshot.admitsInWindow, admitPerMinute: snapshot.settings.admitPerMinute });
   const state = snapshot.state === 'paused' ? 'paused' : 'waiting';
   if (position <= near) {
     const lastBeat = options.lastHeartbeatMs ?? Number.NEGATIVE_INFINITY;
-    if (snapshot.state === 'open' && nowMs - lastBeat >= heartbeatEveryMs(graceMs)) return ask;
+    const beatEveryMs = etaMs <= IMMINENT_MS ? Math.min(FRESH_BEAT_MS, heartbeatEveryMs(graceMs)) : heartbeatEveryMs(graceMs);
+    if (snapshot.state === 'open' && nowMs - lastBeat >= beatEveryMs) return ask;
     const pollAfterMs = pollAfterWaitingMs(etaMs, graceMs, options.random);
     return { needsRedis: false, state, position, etaMs: state === 'paused' ? null : etaMs, pollAfterMs };
   }

@@ -9,6 +9,7 @@ export {
   serviceRatePerMs,
   predictedRatePerMs,
   type AdmissionLearning,
+  etaForPositionMs,
   nearFrontSize,
   heartbeatEveryMs,
   type EstimateOptions,

@@ -4,6 +4,7 @@
  * strings, Upstash), hence Number().
  */
 import {
+  etaForPositionMs,
   learningFromStats,
   MAX_POLL_MS,
   MIN_POLL_MS,
@@ -13,7 +14,7 @@ import {
   type RoomSnapshot,
 } from './estimate';
 import { readReply } from './reply-fields';
-import { settingsFromHash, type RoomState } from './settings';
+import { settingsFromHash, type RoomSettings, type RoomState } from './settings';
 
 export type BuyerState =
   | 'prequeue'
@@ -65,7 +66,8 @@ export function standingFromReply(reply: unknown[], random?: () => number): Stan
     },
   });
   const waitingPosition = state === 'waiting' || state === 'paused' ? num(position) || null : null;
-  const etaMs = state === 'waiting' && waitingPosition !== null ? Math.round(waitingPosition / rate) : null;
+  const line = { ratePerMs: rate, headStart: num(named.headStart), admitsInWindow: num(named.admitsInWindow), admitPerMinute: num(admitPerMinute), windowWaitMs: num(named.windowWaitMs) };
+  const etaMs = state === 'waiting' && waitingPosition !== null ? etaForPositionMs(waitingPosition, line) : null;
   let pollAfterMs: number | null = null;
   if (state === 'waiting') pollAfterMs = pollAfterWaitingMs(etaMs ?? 0, num(abandonGraceMs), random);
   else if (state === 'prequeue') pollAfterMs = pollAfterPrequeueMs(opensAt, now, random);
@@ -123,10 +125,20 @@ export function roomViewFromReply(showtimeId: string, reply: unknown[]): RoomVie
       admitsInWindow: num(admitsInWindow),
       rateWindowMs: Math.min(60_000, now - openedAt),
       learning: learningFromStats(counters),
+      headStart: headStartFrom(settings, counters, num(active) + num(offered), num(admitsInWindow), now),
       settings,
       seedHash: cfgFields.get('seedHash') ?? null,
     },
     seed: cfgFields.get('seed') ?? null,
     counters,
   };
+}
+
+/** The twin of describe.lua's headStart, from the snapshot's copy of the stats hash. */
+function headStartFrom(settings: RoomSettings, counters: Map<string, string>, taken: number, admitsInWindow: number, nowMs: number): number {
+  if (settings.state !== 'open') return 0;
+  const banked = counters.has('bucketTokens') ? num(counters.get('bucketTokens')) : settings.admitBurst;
+  const at = counters.has('bucketAtMs') ? num(counters.get('bucketAtMs')) : nowMs;
+  const tokens = Math.min(settings.admitBurst, banked + (Math.max(0, nowMs - at) * settings.admitPerMinute) / 60_000);
+  return Math.max(0, Math.min(settings.capacity - taken, Math.floor(tokens), settings.admitPerMinute - admitsInWindow));
 }

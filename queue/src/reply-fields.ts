@@ -33,6 +33,10 @@ const STANDING_FIELDS = [
   'busyAdmitsMilli',
   'turnsEnded',
   'turnMs',
+  /** How many the next admission step would offer at once (free slots, banked budget, window). */
+  'headStart',
+  /** Until the one-minute window lets this position in (-1: beyond the window's log). */
+  'windowWaitMs',
 ] as const;
 
 export const REPLY_FIELDS = {

@@ -4,7 +4,7 @@
  * only store failures (Redis down) throw.
  */
 import { invalidInput, refusalFromCode, RefusalCode, type Refused } from './codes';
-import { serviceRatePerMs, type RoomSnapshot } from './estimate';
+import { etaForPositionMs, serviceRatePerMs, type RoomSnapshot } from './estimate';
 import { drawOrder, newSeed, seedCommitment } from './fair-draw';
 import { createKeyBuilder, isValidCustomerId, isValidShowtimeId } from './keys';
 import { readReply } from './reply-fields';
@@ -61,6 +61,9 @@ export interface RoomStats {
   joined: number;
   admitted: number;
   abandoned: number;
+  /** Passed over at the head, not seen for a few seconds (walked away?), and how many came back. */
+  parked: number;
+  unparked: number;
   offersExpired: number;
   sessionsExpired: number;
   released: number;
@@ -315,12 +318,17 @@ export function createRoomEngine(options: RoomEngineOptions) {
         joined: count('joined'),
         admitted: count('admitted'),
         abandoned: count('abandoned'),
+        parked: count('parked'),
+        unparked: count('unparked'),
         offersExpired: count('offersExpired'),
         sessionsExpired: count('sessionsExpired'),
         released: count('released'),
         left: count('left'),
         lastPosition,
-        etaLastMs: s.state === 'open' && lastPosition > 0 ? Math.round(lastPosition / rate) : null,
+        etaLastMs:
+          s.state === 'open' && lastPosition > 0
+            ? etaForPositionMs(lastPosition, { ratePerMs: rate, headStart: s.headStart, admitsInWindow: s.admitsInWindow, admitPerMinute: s.settings.admitPerMinute })
+            : null,
         seedHash: s.seedHash,
         seed,
       };

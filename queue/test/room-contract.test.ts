@@ -90,8 +90,11 @@ describe.each(factories)('room contract on $name', (factory) => {
     const sampler = (async () => {
       while (sampling) {
         const stats = ok(await room.stats(show));
-        maxSeen = Math.max(maxSeen, stats.offered + stats.active);
-        expect(stats.offered + stats.active).toBeLessThanOrEqual(capacity);
+        maxSeen = Math.max(maxSeen, stats.active);
+        expect(stats.active).toBeLessThanOrEqual(capacity);
+        // Lapsing offers (400 ms) teach a no-show rate, and offers then run beyond the free
+        // slots, never past twice the capacity (a no-show rate of at most one half).
+        expect(stats.offered + stats.active).toBeLessThanOrEqual(capacity * 2);
       }
     })();
     let admittedTotal = 0;

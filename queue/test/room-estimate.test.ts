@@ -62,6 +62,20 @@ describe.each(factories)('wait estimate learning on $name', (factory) => {
     expect(waiter.etaMs!).toBeGreaterThanOrEqual(Math.floor(learned.turnMs! / 2) - 5);
   });
 
+  it('after a rate cut, tells the line it waits for the one-minute window to let anyone in', async () => {
+    const room = engine();
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity: 100, admitPerMinute: 600, admitBurst: 20 }));
+    for (let i = 0; i < 20; i++) ok(await room.join(show, `early${i}`));
+    expect(ok(await room.stats(show)).offered).toBe(20);
+    // Ten a minute now: the window already holds twenty, ten of which must age out first.
+    ok(await room.configure(show, { admitPerMinute: 10, admitBurst: 1 }));
+    const waiter = ok(await room.join(show, 'w'));
+    expect(waiter).toMatchObject({ state: 'waiting', position: 1 });
+    expect(waiter.etaMs!).toBeGreaterThan(55_000);
+    expect(waiter.etaMs!).toBeLessThanOrEqual(60_000);
+  });
+
   it('counts busy time only while buyers wait in an open room, and starts again on a new rate', async () => {
     const room = engine();
     const show = nextShowtimeId();

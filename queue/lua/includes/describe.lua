@@ -1,7 +1,30 @@
 -- Where one customer stands, as the flat reply shared by join and poll:
 --   {1, state, ticket, position, expiresAtMs, lineLength, preLength, admitsInWindow,
 --    rateWindowMs, nowMs, roomState, opensAtMs, admitPerMinute, abandonGraceMs, capacity,
---    busyMs, busyAdmitsMilli, turnsEnded, turnMs}   (the last four: see learnBusy/learnTurns)
+--    busyMs, busyAdmitsMilli, turnsEnded, turnMs, headStart, windowWaitMs}
+-- busyMs..turnMs: what the estimate learned (see learnBusy/learnTurns); headStart: how many
+-- the next admission step would offer at once (free slots, banked budget, window left);
+-- windowWaitMs: how long until the one-minute window lets `position` more in (after a rate
+-- cut the window may hold more than the new rate), -1 when that lies beyond the window's log.
+local function headStart(s, admits)
+  if s.state ~= 'open' then return 0 end
+  local free = s.capacity - redis.call('ZCARD', activeKey) - redis.call('ZCARD', offersKey)
+  local b = redis.call('HMGET', statsKey, 'bucketTokens', 'bucketAtMs')
+  local tokens = math.min(s.admitBurst, (tonumber(b[1]) or s.admitBurst) +
+    math.max(0, nowMs - (tonumber(b[2]) or nowMs)) * s.admitPerMinute / RATE_WINDOW_MS)
+  return math.max(0, math.min(free, math.floor(tokens), s.admitPerMinute - admits))
+end
+
+local function windowWait(s, admits, position)
+  local index = admits - s.admitPerMinute + position
+  if position <= 0 or index <= 0 then return 0 end
+  if index > admits then return -1 end
+  local aged = redis.call('ZCARD', admitsKey) - admits
+  local entry = redis.call('ZRANGE', admitsKey, aged + index - 1, aged + index - 1, 'WITHSCORES')
+  if #entry == 0 then return -1 end
+  return math.max(0, tonumber(entry[2]) + RATE_WINDOW_MS - nowMs)
+end
+
 -- state: admitted | offered | waiting | prequeue | paused | closed | sold_out | expired | none
 local function describe(s, customer)
   local lineLength = redis.call('ZCARD', lineKey)
@@ -46,5 +69,6 @@ local function describe(s, customer)
   local turnMs = turns > 0 and math.floor((tonumber(l[4]) or 0) / turns) or 0
   return {1, state, ticket or 0, position, expiresAt, lineLength, preLength, admits, windowMs,
     nowMs, s.state, s.opensAtMs or 0, s.admitPerMinute, s.abandonGraceMs, s.capacity,
-    math.floor(tonumber(l[1]) or 0), math.floor((tonumber(l[2]) or 0) * 1000), math.floor(turns), turnMs}
+    math.floor(tonumber(l[1]) or 0), math.floor((tonumber(l[2]) or 0) * 1000), math.floor(turns), turnMs,
+    headStart(s, admits), windowWait(s, admits, position)}
 end

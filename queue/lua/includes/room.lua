@@ -45,7 +45,7 @@ end
 
 -- What the wait estimate learns (queue/src/estimate.ts), kept in the stats hash as decayed
 -- sums so that old behaviour fades: how long a slot stays taken per turn (from turns that
--- ended), and how many were admitted over the time the line was busy (waiters left behind
+-- ended), and how far the line moved (offers, buyers passed over) over the time it was busy (waiters left behind
 -- by the last step, room open), so the idle time before a crowd never dilutes the rate.
 local TURN_DECAY_MS = 600000
 local BUSY_DECAY_MS = 30000
@@ -82,21 +82,64 @@ end
 
 -- Expired offers and sessions give their slot back. Their customers keep their `who` entry,
 -- so a later poll says "expired" rather than "unknown".
+-- Walk-aways (a crashed phone, a lost network) must not slow the line. A page near the
+-- front polls every second or two (queue/src/estimate.ts), so a buyer not seen for FRESH_MS
+-- when the turn comes has most likely gone. Such a buyer is parked instead of offered: no
+-- slot and no share of the rate wait on them. The `who` entry keeps the ticket, negated;
+-- a parked buyer seen again within the abandonment grace goes back to the front of the line
+-- (restoreIfParked), and gets the full claim window, being plainly there.
+local FRESH_MS = 4000
+-- Offers that were never claimed are counted (decayed) against all offers that ended, and
+-- that no-show rate (at most MAX_NO_SHOW) lets the step offer beyond the free slots so that
+-- the expected claims still fit; the claim itself never lets more than the capacity in.
+local OUTCOME_DECAY_MS = 120000
+local MAX_NO_SHOW = 0.5
+local MIN_OUTCOMES = 10
+
+local function learnOutcomes(claimed, noShows)
+  local v = redis.call('HMGET', statsKey, 'lrnOutAtMs', 'lrnOutcomes', 'lrnNoShows')
+  local keep = math.exp(-math.max(0, nowMs - (tonumber(v[1]) or nowMs)) / OUTCOME_DECAY_MS)
+  redis.call('HSET', statsKey, 'lrnOutAtMs', nowMs, 'lrnOutcomes', (tonumber(v[2]) or 0) * keep + claimed + noShows,
+    'lrnNoShows', (tonumber(v[3]) or 0) * keep + noShows)
+end
+
+local function noShowRate()
+  local v = redis.call('HMGET', statsKey, 'lrnOutcomes', 'lrnNoShows')
+  local outcomes = tonumber(v[1]) or 0
+  if outcomes < MIN_OUTCOMES then return 0 end
+  return math.min(MAX_NO_SHOW, (tonumber(v[2]) or 0) / outcomes)
+end
+
 local function expire(s)
   local sessions = redis.call('ZREMRANGEBYSCORE', activeKey, '-inf', nowMs)
-  local offers = redis.call('ZREMRANGEBYSCORE', offersKey, '-inf', nowMs)
+  -- An offer nobody claimed admitted nobody: its share of the rate is given back.
+  local lapsed = redis.call('ZRANGEBYSCORE', offersKey, '-inf', nowMs)
+  local offers = #lapsed
+  if offers > 0 then
+    redis.call('ZREMRANGEBYSCORE', offersKey, '-inf', nowMs)
+    for _, customer in ipairs(lapsed) do
+      local ticket = redis.call('HGET', whoKey, customer)
+      if ticket then redis.call('ZREM', admitsKey, ticket) end
+    end
+    if redis.call('HEXISTS', statsKey, 'bucketTokens') == 1 then
+      redis.call('HINCRBYFLOAT', statsKey, 'bucketTokens', offers)
+    end
+    redis.call('HINCRBY', statsKey, 'offersExpired', offers)
+    learnOutcomes(0, offers)
+  end
   if sessions > 0 then redis.call('HINCRBY', statsKey, 'sessionsExpired', sessions) end
-  if offers > 0 then redis.call('HINCRBY', statsKey, 'offersExpired', offers) end
   learnTurns(sessions + offers, sessions * s.sessionTtlMs + offers * s.offerWindowMs)
 end
 
 -- Offers up to min(free slots, token bucket, what is left of the one-minute window) places.
 -- The bucket smooths admissions; the window log makes "at most R per minute" hold for any
--- sliding minute even after the bucket has filled up while the room was full.
+-- sliding minute even after the bucket has filled up while the room was full. Free slots
+-- stretch by the observed no-show rate: offers x (1 - rate) + admitted stay within capacity.
 local function offerToHead(s)
-  if s.state ~= 'open' then return 0, 0 end
-  local free = s.capacity - redis.call('ZCARD', activeKey) - redis.call('ZCARD', offersKey)
-  if free <= 0 then return 0, 0 end
+  if s.state ~= 'open' then return 0, 0, 0 end
+  local shows = 1 - noShowRate()
+  local free = math.floor((s.capacity - redis.call('ZCARD', activeKey)) / shows + 1e-9) - redis.call('ZCARD', offersKey)
+  if free <= 0 then return 0, 0, 0 end
   local b = redis.call('HMGET', statsKey, 'bucketTokens', 'bucketAtMs')
   local tokens = tonumber(b[1]) or s.admitBurst
   local at = tonumber(b[2]) or nowMs
@@ -104,9 +147,9 @@ local function offerToHead(s)
   redis.call('ZREMRANGEBYSCORE', admitsKey, '-inf', nowMs - RATE_WINDOW_MS)
   local windowLeft = s.admitPerMinute - redis.call('ZCARD', admitsKey)
   local budget = math.min(free, math.floor(tokens), windowLeft)
-  local offered, skipped = 0, 0
+  local offered, skipped, parked = 0, 0, 0
   local staleBefore = nowMs - s.abandonGraceMs
-  while offered < budget and skipped < MAX_SKIPS_PER_TICK do
+  while offered < budget and skipped + parked < MAX_SKIPS_PER_TICK do
     local head = redis.call('ZPOPMIN', lineKey)
     if #head == 0 then break end
     local customer, ticket = head[1], head[2]
@@ -115,6 +158,9 @@ local function offerToHead(s)
       -- Stopped polling: the turn passes on. `who` stays so the buyer learns it expired.
       skipped = skipped + 1
       redis.call('HDEL', beatKey, customer)
+    elseif beat and beat < nowMs - FRESH_MS then
+      parked = parked + 1
+      redis.call('HSET', whoKey, customer, -tonumber(ticket))
     else
       redis.call('ZADD', offersKey, nowMs + s.offerWindowMs, customer)
       redis.call('ZADD', admitsKey, nowMs, ticket)
@@ -124,7 +170,25 @@ local function offerToHead(s)
   redis.call('HSET', statsKey, 'bucketTokens', tokens - offered, 'bucketAtMs', nowMs)
   if offered > 0 then redis.call('HINCRBY', statsKey, 'offered', offered) end
   if skipped > 0 then redis.call('HINCRBY', statsKey, 'abandoned', skipped) end
-  return offered, skipped
+  if parked > 0 then redis.call('HINCRBY', statsKey, 'parked', parked) end
+  return offered, skipped, parked
+end
+
+-- A parked buyer seen again within the grace takes the place back, at the front of the line
+-- (the ticket is older than anyone's there); seen after it, the turn has lapsed.
+local function restoreIfParked(s, customer)
+  local ticket = tonumber(redis.call('HGET', whoKey, customer))
+  if not ticket or ticket >= 0 then return end
+  local beat = tonumber(redis.call('HGET', beatKey, customer))
+  if beat and beat >= nowMs - s.abandonGraceMs then
+    redis.call('ZADD', lineKey, -ticket, customer)
+    redis.call('HSET', whoKey, customer, -ticket)
+    redis.call('HINCRBY', statsKey, 'unparked', 1)
+  else
+    redis.call('HSET', whoKey, customer, -ticket)
+    redis.call('HDEL', beatKey, customer)
+    redis.call('HINCRBY', statsKey, 'abandoned', 1)
+  end
 end
 
 -- One admission step. Idempotent in effect: the bucket and the window cap whatever many
@@ -132,8 +196,8 @@ end
 local function advance(s)
   freezeIfDue(s)
   expire(s)
-  local offered, skipped = offerToHead(s)
-  learnBusy(s, offered)
+  local offered, skipped, parked = offerToHead(s)
+  learnBusy(s, offered + skipped + parked)
   redis.call('HSET', statsKey, 'lastTickMs', nowMs)
   return offered, skipped
 end

@@ -10,6 +10,10 @@ const RATE_WINDOW_MS = 60_000;
 const MAX_SKIPS_PER_TICK = 500;
 const TURN_DECAY_MS = 600_000;
 const BUSY_DECAY_MS = 30_000;
+const FRESH_MS = 4_000;
+const OUTCOME_DECAY_MS = 120_000;
+const MAX_NO_SHOW = 0.5;
+const MIN_OUTCOMES = 10;
 
 export interface Settings {
   state: string;
@@ -111,21 +115,50 @@ export class RoomContext {
     db.hset(this.stats, 'lrnAtMs', nowMs, 'lrnBusy', busy ? '1' : '0', 'lrnBusyMs', busyMs, 'lrnBusyAdm', busyAdmits);
   }
 
+  learnOutcomes(claimed: number, noShows: number): void {
+    const { db, nowMs } = this;
+    const keep = Math.exp(-Math.max(0, nowMs - (db.hnum(this.stats, 'lrnOutAtMs') ?? nowMs)) / OUTCOME_DECAY_MS);
+    db.hset(
+      this.stats,
+      'lrnOutAtMs', nowMs,
+      'lrnOutcomes', (db.hnum(this.stats, 'lrnOutcomes') ?? 0) * keep + claimed + noShows,
+      'lrnNoShows', (db.hnum(this.stats, 'lrnNoShows') ?? 0) * keep + noShows,
+    );
+  }
+
+  noShowRate(): number {
+    const outcomes = this.db.hnum(this.stats, 'lrnOutcomes') ?? 0;
+    if (outcomes < MIN_OUTCOMES) return 0;
+    return Math.min(MAX_NO_SHOW, (this.db.hnum(this.stats, 'lrnNoShows') ?? 0) / outcomes);
+  }
+
   expire(s: Settings): void {
     const { db } = this;
     const sessions = db.zset(this.active).removeUpTo(this.nowMs);
-    const offers = db.zset(this.offers).removeUpTo(this.nowMs);
+    const lapsed = db.zset(this.offers).membersUpTo(this.nowMs);
+    const offers = lapsed.length;
+    if (offers > 0) {
+      db.zset(this.offers).removeUpTo(this.nowMs);
+      for (const customer of lapsed) {
+        const ticket = db.hget(this.who, customer);
+        if (ticket !== undefined) db.zset(this.admits).remove(ticket);
+      }
+      const tokens = db.hnum(this.stats, 'bucketTokens');
+      if (tokens !== undefined) db.hset(this.stats, 'bucketTokens', tokens + offers);
+      db.hincrby(this.stats, 'offersExpired', offers);
+      this.learnOutcomes(0, offers);
+    }
     if (sessions > 0) db.hincrby(this.stats, 'sessionsExpired', sessions);
-    if (offers > 0) db.hincrby(this.stats, 'offersExpired', offers);
     this.learnTurns(sessions + offers, sessions * s.sessionTtlMs + offers * s.offerWindowMs);
   }
 
-  offerToHead(s: Settings): [number, number] {
-    if (s.state !== 'open') return [0, 0];
+  offerToHead(s: Settings): [number, number, number] {
+    if (s.state !== 'open') return [0, 0, 0];
     const { db, nowMs } = this;
     const offers = db.zset(this.offers);
-    const free = s.capacity - db.zset(this.active).size - offers.size;
-    if (free <= 0) return [0, 0];
+    const shows = 1 - this.noShowRate();
+    const free = Math.floor((s.capacity - db.zset(this.active).size) / shows + 1e-9) - offers.size;
+    if (free <= 0) return [0, 0, 0];
     let tokens = db.hnum(this.stats, 'bucketTokens') ?? s.admitBurst;
     const at = db.hnum(this.stats, 'bucketAtMs') ?? nowMs;
     tokens = Math.min(s.admitBurst, tokens + (Math.max(0, nowMs - at) * s.admitPerMinute) / RATE_WINDOW_MS);
@@ -135,15 +168,19 @@ export class RoomContext {
     const budget = Math.min(free, Math.floor(tokens), windowLeft);
     let offered = 0;
     let skipped = 0;
+    let parked = 0;
     const staleBefore = nowMs - s.abandonGraceMs;
     const line = db.zset(this.line);
-    while (offered < budget && skipped < MAX_SKIPS_PER_TICK) {
+    while (offered < budget && skipped + parked < MAX_SKIPS_PER_TICK) {
       const head = line.popMin();
       if (!head) break;
       const beat = db.hnum(this.beat, head.member);
       if (beat !== undefined && beat < staleBefore) {
         skipped++;
         db.hdel(this.beat, head.member);
+      } else if (beat !== undefined && beat < nowMs - FRESH_MS) {
+        parked++;
+        db.hset(this.who, head.member, -head.score);
       } else {
         offers.add(head.member, nowMs + s.offerWindowMs);
         admits.add(String(head.score), nowMs);
@@ -153,16 +190,32 @@ export class RoomContext {
     db.hset(this.stats, 'bucketTokens', tokens - offered, 'bucketAtMs', nowMs);
     if (offered > 0) db.hincrby(this.stats, 'offered', offered);
     if (skipped > 0) db.hincrby(this.stats, 'abandoned', skipped);
-    return [offered, skipped];
+    if (parked > 0) db.hincrby(this.stats, 'parked', parked);
+    return [offered, skipped, parked];
+  }
+
+  restoreIfParked(s: Settings, customer: string): void {
+    const { db, nowMs } = this;
+    const ticket = db.hnum(this.who, customer);
+    if (ticket === undefined || ticket >= 0) return;
+    const beat = db.hnum(this.beat, customer);
+    db.hset(this.who, customer, -ticket);
+    if (beat !== undefined && beat >= nowMs - s.abandonGraceMs) {
+      db.zset(this.line).add(customer, -ticket);
+      db.hincrby(this.stats, 'unparked', 1);
+    } else {
+      db.hdel(this.beat, customer);
+      db.hincrby(this.stats, 'abandoned', 1);
+    }
   }
 
   advance(s: Settings): [number, number] {
     this.freezeIfDue(s);
     this.expire(s);
-    const result = this.offerToHead(s);
-    this.learnBusy(s, result[0]);
+    const [offered, skipped, parked] = this.offerToHead(s);
+    this.learnBusy(s, offered + skipped + parked);
     this.db.hset(this.stats, 'lastTickMs', this.nowMs);
-    return result;
+    return [offered, skipped];
   }
 
   advanceIfDue(s: Settings): void {
@@ -240,6 +293,28 @@ export class RoomContext {
       busyAdmitsMilli: Math.floor((db.hnum(this.stats, 'lrnBusyAdm') ?? 0) * 1000),
       turnsEnded: Math.floor(turns),
       turnMs: turns > 0 ? Math.floor((db.hnum(this.stats, 'lrnTurnMs') ?? 0) / turns) : 0,
+      headStart: this.headStart(s, admits),
+      windowWaitMs: this.windowWait(s, admits, position),
     });
+  }
+
+  windowWait(s: Settings, admits: number, position: number): number {
+    const index = admits - s.admitPerMinute + position;
+    if (position <= 0 || index <= 0) return 0;
+    if (index > admits) return -1;
+    const log = this.db.zset(this.admits);
+    const entry = log.at(log.size - admits + index - 1);
+    return entry ? Math.max(0, entry.score + RATE_WINDOW_MS - this.nowMs) : -1;
+  }
+
+  headStart(s: Settings, admits: number): number {
+    if (s.state !== 'open') return 0;
+    const { db, nowMs } = this;
+    const free = s.capacity - db.zset(this.active).size - db.zset(this.offers).size;
+    const tokens = Math.min(
+      s.admitBurst,
+      (db.hnum(this.stats, 'bucketTokens') ?? s.admitBurst) + (Math.max(0, nowMs - (db.hnum(this.stats, 'bucketAtMs') ?? nowMs)) * s.admitPerMinute) / RATE_WINDOW_MS,
+    );
+    return Math.max(0, Math.min(free, Math.floor(tokens), s.admitPerMinute - admits));
   }
 }

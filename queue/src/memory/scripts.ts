@@ -34,6 +34,7 @@ function joinRoom(room: RoomContext, s: NonNullable<ReturnType<RoomContext['load
   room.expire(s);
   if (s.state === 'closed') return [-2];
   if (s.state === 'sold_out') return [-3];
+  room.restoreIfParked(s, customer!);
   if (!room.holdsPlace(customer!)) {
     if (address !== '') {
       const cap = db.hnum(room.cfg, 'placesPerAddress') ?? 200;
@@ -57,6 +58,7 @@ function joinRoom(room: RoomContext, s: NonNullable<ReturnType<RoomContext['load
 }
 
 const poll = withRoom((room, s, [customer]) => {
+  room.restoreIfParked(s, customer!);
   if (room.db.hget(room.who, customer!) !== undefined) room.db.hset(room.beat, customer!, room.nowMs);
   room.advanceIfDue(s);
   return room.describe(s, customer!);
@@ -84,6 +86,11 @@ const claim = withRoom((room, s, [customer]) => {
     db.hincrby(room.stats, 'offersExpired', 1);
     return [-5];
   }
+  if (db.zset(room.active).size >= s.capacity) {
+    db.zset(room.offers).add(customer!, Math.max(offer, nowMs + s.offerWindowMs));
+    return [-4];
+  }
+  room.learnOutcomes(1, 0);
   const expiresAt = nowMs + s.sessionTtlMs;
   db.zset(room.active).add(customer!, expiresAt);
   db.hincrby(room.stats, 'admitted', 1);

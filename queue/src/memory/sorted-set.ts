@@ -74,6 +74,21 @@ export class SortedSet {
     return count;
   }
 
+  /** ZRANGE key index index WITHSCORES. */
+  at(index: number): { member: string; score: number } | undefined {
+    return this.entries[index];
+  }
+
+  /** ZRANGEBYSCORE key -inf max. */
+  membersUpTo(maxScore: number): string[] {
+    const out: string[] = [];
+    for (const entry of this.entries) {
+      if (entry.score > maxScore) break;
+      out.push(entry.member);
+    }
+    return out;
+  }
+
   /** ZCOUNT key min +inf. */
   countFrom(minScore: number): number {
     return this.entries.length - this.lowerBound(minScore);
