@@ -26,8 +26,6 @@ const componentSchemas = {
   Booking: schemas.booking,
   CancellationQuote: schemas.cancellationQuote,
   Cancellation: schemas.cancellation,
-  CancellationQuote: schemas.cancellationQuote,
-  Cancellation: schemas.cancellation,
   PaymentWebhook: schemas.paymentWebhook,
   RoomUpdate: schemas.requests.roomUpdate,
   RoomControl: schemas.roomControl,
@@ -152,20 +150,6 @@ export const operations: Operation[] = [
     responses: { 200: { description: 'The booking', schema: 'Booking' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 503: busy },
   },
   {
-    method: 'get', path: '/api/bookings/{bookingId}/cancellation', tag: 'Buyers', security: 'access',
-    summary: 'What cancelling the booking would give back now, under the showtime\'s refund policy',
-    responses: { 200: { description: 'The refund a cancellation gives now (by the database clock)', schema: 'CancellationQuote' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 503: busy },
-  },
-  {
-    method: 'delete', path: '/api/bookings/{bookingId}', tag: 'Buyers', security: 'access',
-    summary: 'Cancel the booking: seats for sale again at once, the refund the policy gives goes back through the gateway (repeat: same answer)',
-    responses: {
-      200: { description: 'Cancelled, with the refund it makes', schema: 'Cancellation' }, 401: noToken,
-      403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']),
-      409: err('Refunded or failed already, or the showing has started', ['BOOKING_NOT_CANCELLABLE', 'SHOWTIME_STARTED']), 503: busy,
-    },
-  },
-  {
     method: 'get', path: '/api/bookings/{bookingId}/cancellation', tag: 'Buyers', security: 'access', summary: "What cancelling would give back under the showtime's refund policy",
     responses: { 200: { description: 'Whether the booking can be cancelled, and the refund now', schema: 'CancellationQuote' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 503: busy },
   },
@@ -173,7 +157,7 @@ export const operations: Operation[] = [
     method: 'delete', path: '/api/bookings/{bookingId}', tag: 'Buyers', security: 'access', summary: 'Cancel a booking: seats free at once, the policy\'s refund sent (repeating answers the same)',
     responses: {
       200: { description: 'Cancelled, with the refund', schema: 'Cancellation' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']),
-      404: err('No such booking', ['BOOKING_NOT_FOUND']), 409: err('The showtime has started, or the booking is not a confirmed one', ['SHOWTIME_STARTED']), 503: busy,
+      404: err('No such booking', ['BOOKING_NOT_FOUND']), 409: err('The showtime has started, or the booking is not a confirmed one', ['SHOWTIME_STARTED', 'BOOKING_NOT_CANCELLABLE']), 503: busy,
     },
   },
   {
