@@ -157,7 +157,7 @@ export const operations: Operation[] = [
     method: 'delete', path: '/api/bookings/{bookingId}', tag: 'Buyers', security: 'access', summary: 'Cancel a booking: seats free at once, the policy\'s refund sent (repeating answers the same)',
     responses: {
       200: { description: 'Cancelled, with the refund', schema: 'Cancellation' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']),
-      404: err('No such booking', ['BOOKING_NOT_FOUND']), 409: err('The showtime has started, or the booking is not a confirmed one', ['SHOWTIME_STARTED']), 503: busy,
+      404: err('No such booking', ['BOOKING_NOT_FOUND']), 409: err('The showtime has started, or the booking is not a confirmed one', ['SHOWTIME_STARTED', 'BOOKING_NOT_CANCELLABLE']), 503: busy,
     },
   },
   {
