@@ -1,0 +1,203 @@
+/**
+ * `npm run bench -- eta [scenario,...]`: how far the wait estimate a buyer is given lies from
+ * the wait that follows, on a private Redis with the room ticker running, each scenario in a
+ * room of its own (capacity 10, 120 admissions a minute) that was open and quiet before the
+ * surge (a buyer trickling in every 2.5 s for 20 s, each buying like the crowd will):
+ *
+ *   leave-at-once   120 buyers within 0.6 s, each leaving as soon as admitted (the rate governs)
+ *   buy-1-5-min     the same crowd, each keeping the turn 1-5 minutes, scaled 1/20 to 3-15 s so
+ *                   the run takes two minutes (the capacity governs; only time is scaled)
+ *   halve-rate      leave-at-once, and the operator halves the rate 20 s into the surge
+ *   pause-30s       leave-at-once, and the operator pauses the room 20 s into the surge for 30 s
+ *   walkaway-silent 100 buyers within 0.5 s, every second one vanishes at once (no poll, no leave)
+ *   walkaway-beacon the same, but the vanishing ones send a leave (the pages' leave beacon)
+ *
+ * Errors are |ETA - actual| / actual, with actual floored at 2 s (a poll is at least 1 s
+ * apart; nobody can tell 0.3 s from 1 s), over buyers who waited. "At join" is the ETA the join
+ * answered; "half-way" is the ETA heard closest to half-way through the buyer's wait. In the
+ * rate-change and pause scenarios both are judged from the change on: the first ETA heard
+ * after it, and the one closest to half-way between it and the offer. The previous estimator
+ * (admissions in the last minute over the time open) is computed on the same run for comparison.
+ * Walk-away scenarios report how fast the buyers who stayed got in against the ideal
+ * (stayers / rate), and the most admissions held at once against the capacity.
+ */
+import { Redis } from 'ioredis';
+import { createIoredisStore, createRoomEngine, createRoomTicker, type RoomEngine } from '../queue/src/index';
+import { startPrivateRedis } from '../queue/test/redis-servers';
+import { runBuyer, sleep, snapshotFeed, type BuyerPlan, type BuyerRecord, type Vanish } from './_room-buyers';
+
+const CAPACITY = 10;
+const ADMIT_PER_MINUTE = 120;
+const QUIET_MS = 20_000;
+const QUIET_EVERY_MS = 2_500;
+const CHANGE_AFTER_MS = 20_000;
+const FLOOR_MS = 2_000;
+
+interface Scenario {
+  name: string;
+  buyers: number;
+  spreadMs: number;
+  turnMs: () => number;
+  vanish?: (i: number) => Vanish;
+  change?: (engine: RoomEngine, showtimeId: string) => Promise<number>;
+}
+
+const atOnce = () => 50;
+const buying = () => 3_000 + Math.random() * 12_000;
+
+const SCENARIOS: Scenario[] = [
+  { name: 'leave-at-once', buyers: 120, spreadMs: 600, turnMs: atOnce },
+  { name: 'buy-1-5-min', buyers: 120, spreadMs: 600, turnMs: buying },
+  {
+    name: 'halve-rate',
+    buyers: 120,
+    spreadMs: 600,
+    turnMs: atOnce,
+    async change(engine, show) {
+      await sleep(CHANGE_AFTER_MS);
+      await engine.configure(show, { admitPerMinute: ADMIT_PER_MINUTE / 2 });
+      return Date.now();
+    },
+  },
+  {
+    name: 'pause-30s',
+    buyers: 120,
+    spreadMs: 600,
+    turnMs: atOnce,
+    async change(engine, show) {
+      await sleep(CHANGE_AFTER_MS);
+      await engine.configure(show, { state: 'paused' });
+      await sleep(30_000);
+      await engine.configure(show, { state: 'open' });
+      return Date.now();
+    },
+  },
+  { name: 'walkaway-silent', buyers: 100, spreadMs: 500, turnMs: atOnce, vanish: (i) => (i % 2 === 1 ? 'silent' : 'stay') },
+  { name: 'walkaway-beacon', buyers: 100, spreadMs: 500, turnMs: atOnce, vanish: (i) => (i % 2 === 1 ? 'beacon' : 'stay') },
+];
+
+const quantile = (values: number[], q: number) => {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+};
+const relError = (eta: number, actual: number) => Math.abs(eta - actual) / Math.max(actual, FLOOR_MS);
+const pct = (x: number) => (Number.isFinite(x) ? `${Math.round(x * 100)} %` : 'n/a');
+
+interface Errors {
+  join: number[];
+  half: number[];
+  halfSnapshot: number[];
+  oldJoin: number[];
+}
+
+/** The errors of each buyer who waited, judged from `fromMs` on (the join, or the change). */
+function errorsOf(records: BuyerRecord[], fromMs: number | null): Errors {
+  const out: Errors = { join: [], half: [], halfSnapshot: [], oldJoin: [] };
+  for (const r of records) {
+    if (r.offeredAtMs === null || r.vanished) continue;
+    const heard = r.heard.filter((h) => h.etaMs !== null && (fromMs === null || h.atMs >= fromMs));
+    if (heard.length === 0) continue;
+    const first = heard[0]!;
+    if (fromMs === null && first.atMs !== r.joinedAtMs) continue; // offered at join: told no wait
+    out.join.push(relError(first.etaMs!, r.offeredAtMs - first.atMs));
+    if (first.oldEtaMs !== null) out.oldJoin.push(relError(first.oldEtaMs, r.offeredAtMs - first.atMs));
+    const midMs = (first.atMs + r.offeredAtMs) / 2;
+    const half = heard.reduce((best, h) => (Math.abs(h.atMs - midMs) < Math.abs(best.atMs - midMs) ? h : best));
+    if (half === first) continue; // offered before a second poll: no half-way estimate heard
+    out.half.push(relError(half.etaMs!, r.offeredAtMs - half.atMs));
+    if (half.snapshotEtaMs !== null) out.halfSnapshot.push(relError(half.snapshotEtaMs, r.offeredAtMs - half.atMs));
+  }
+  return out;
+}
+
+async function runScenario(engine: RoomEngine, scenario: Scenario, index: number) {
+  const show = `eta-${index}-${scenario.name}`;
+  await engine.configure(show, { state: 'open', capacity: CAPACITY, admitPerMinute: ADMIT_PER_MINUTE });
+  const snapshots = snapshotFeed(engine, show);
+  let maxHeld = 0;
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      const s = await engine.snapshot(show);
+      if (s.ok) maxHeld = Math.max(maxHeld, s.snapshot.active);
+      await sleep(100);
+    }
+  })();
+  const deadline = Date.now() + 600_000;
+  const plan = (id: string, i = 0): BuyerPlan => ({ id, turnMs: scenario.turnMs, vanish: scenario.vanish?.(i) ?? 'stay' });
+  // The quiet spell: a few buyers trickling in, buying as the crowd will.
+  const quiet: Promise<BuyerRecord>[] = [];
+  for (let t = 0; t < QUIET_MS; t += QUIET_EVERY_MS) {
+    quiet.push(runBuyer(engine, show, plan(`q${t}`), snapshots, deadline));
+    await sleep(QUIET_EVERY_MS);
+  }
+  const surgeAt = Date.now();
+  const crowd = Array.from({ length: scenario.buyers }, (_, i) =>
+    sleep(Math.random() * scenario.spreadMs).then(() => runBuyer(engine, show, plan(`b${i}`, i), snapshots, deadline)),
+  );
+  const changedAt = scenario.change ? await scenario.change(engine, show) : null;
+  const records = await Promise.all(crowd);
+  await Promise.all(quiet);
+  watching = false;
+  await watcher;
+  await snapshots.stop();
+  console.log(`  ${scenario.name} done`);
+  const stats = await engine.stats(show);
+  const skipped = stats.ok ? stats.abandoned : NaN;
+  const counters = stats.ok ? `passed over unseen ${stats.parked}, of whom came back ${stats.unparked}` : '';
+  const stayers = records.filter((r) => !r.vanished);
+  const lastOffer = Math.max(...stayers.map((r) => r.offeredAtMs ?? Infinity));
+  const firstJoin = Math.min(...records.map((r) => r.joinedAtMs));
+  return { scenario, records, errors: errorsOf(records, changedAt), surgeAt, lastWaitMs: lastOffer - firstJoin, stayers: stayers.length, maxHeld, skipped, counters, neverOffered: stayers.filter((r) => r.offeredAtMs === null).length };
+}
+
+export default async function etaBenchmark(args: string[]): Promise<void> {
+  const wanted = args[0]?.split(',');
+  const scenarios = SCENARIOS.filter((s) => !wanted || wanted.includes(s.name));
+  const redisServer = await startPrivateRedis();
+  const client = new Redis(`redis://127.0.0.1:${redisServer.ports[0]}`);
+  const engine = createRoomEngine({ store: createIoredisStore(client) });
+  const ticker = createRoomTicker({ engine, intervalMs: 200 });
+  ticker.start();
+  console.log(`capacity ${CAPACITY}, ${ADMIT_PER_MINUTE} a minute, quiet ${QUIET_MS / 1000} s before each surge; each scenario in its own room, estimates side by side, then walk-aways`);
+  console.log('(a 2-core machine shared with other work: figures are indicative)\n');
+  try {
+    // Estimates first, walk-aways after: each group side by side, so one group's thousands of
+    // polls do not starve the other's buyers (a late poll is a late buyer).
+    const estimates = scenarios.filter((s) => !s.vanish);
+    const walkaways = scenarios.filter((s) => s.vanish);
+    const results = await Promise.all(estimates.map((s, i) => runScenario(engine, s, i)));
+    results.push(...(await Promise.all(walkaways.map((s, i) => runScenario(engine, s, estimates.length + i)))));
+    console.log('scenario            buyers  last in   ETA error at join (median / p90)   half-way (median / p90)   half-way, edge snapshot   previous estimator at join');
+    for (const r of results) {
+      const e = r.errors;
+      const judged = r.scenario.change ? ' (from the change)' : '';
+      console.log(
+        `${r.scenario.name.padEnd(20)}${String(r.records.length).padStart(6)}  ${(r.lastWaitMs / 1000).toFixed(1).padStart(6)} s   ` +
+          `${`${pct(quantile(e.join, 0.5))} / ${pct(quantile(e.join, 0.9))} (n=${e.join.length})`.padEnd(35)}` +
+          `${`${pct(quantile(e.half, 0.5))} / ${pct(quantile(e.half, 0.9))} (n=${e.half.length})`.padEnd(26)}` +
+          `${`${pct(quantile(e.halfSnapshot, 0.5))} / ${pct(quantile(e.halfSnapshot, 0.9))}`.padEnd(26)}` +
+          `${pct(quantile(e.oldJoin, 0.5))} / ${pct(quantile(e.oldJoin, 0.9))}${judged}`,
+      );
+    }
+    const walkedAway = results.filter((r) => r.scenario.vanish);
+    if (walkedAway.length > 0) {
+      console.log('\nwalk-aways: half the crowd vanishes; the rest against the ideal (stayers at the configured rate)');
+      for (const r of walkedAway) {
+        const idealMs = (r.stayers / ADMIT_PER_MINUTE) * 60_000;
+        const share = idealMs / r.lastWaitMs;
+        console.log(
+          `  ${r.scenario.name.padEnd(18)} ${r.stayers} stayed, last in after ${(r.lastWaitMs / 1000).toFixed(1)} s, ideal ${(idealMs / 1000).toFixed(1)} s: ` +
+            `${share.toFixed(2)} of the ideal rate (goal ${r.scenario.name.endsWith('beacon') ? '0.95' : '0.8'}); ` +
+            `most admitted at once ${r.maxHeld} (cap ${CAPACITY}); never offered ${r.neverOffered}; dropped after the grace ${r.skipped}; ${r.counters}`,
+        );
+      }
+    }
+    console.log('\ngoal: median <= 25 % at join and <= 15 % half-way where the future is knowable');
+  } finally {
+    await ticker.stop();
+    client.disconnect();
+    await redisServer.stop();
+  }
+}
