@@ -34,7 +34,10 @@ const showtimeSelect = (sql: Db) => sql`
               WHEN t.sale_state = 'PAUSED' THEN 'paused'
               WHEN t.sale_state = 'SOLD_OUT' THEN 'sold_out'
               WHEN t.sale_opens_at > now() THEN 'opening_soon'
-              WHEN c.available = 0 THEN 'sold_out'
+              -- no seat left and no general-admission place either (held places may come back)
+              WHEN c.available = 0 AND NOT EXISTS (
+                     SELECT 1 FROM fare_inventory f
+                      WHERE f.showtime_id = t.id AND NOT f.seated AND f.sold + f.held < f.capacity + f.overbook_limit) THEN 'sold_out'
               ELSE 'on_sale' END AS sale_state,
          t.price_cents, t.currency, t.max_seats_per_customer, t.hold_ttl_ms,
          c.total AS seats_total, c.available AS seats_available,

@@ -64,6 +64,8 @@ export async function announceSoldOutShowtimes(sql: Sql): Promise<number> {
        WHERE t.sold_out_at IS NULL AND t.starts_at > now()
          AND EXISTS (SELECT 1 FROM show_seat s WHERE s.showtime_id = t.id)
          AND NOT EXISTS (SELECT 1 FROM show_seat s WHERE s.showtime_id = t.id AND s.status <> 'BOOKED')
+         -- general-admission places still unsold keep the showtime on sale
+         AND NOT EXISTS (SELECT 1 FROM fare_inventory f WHERE f.showtime_id = t.id AND NOT f.seated AND f.sold < f.capacity + f.overbook_limit)
       RETURNING t.id
     )
     INSERT INTO outbox (type, showtime_id, payload) SELECT 'ShowtimeSoldOut', id, '{}'::jsonb FROM sold_out

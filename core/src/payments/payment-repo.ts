@@ -107,12 +107,13 @@ export async function appendOutbox(sql: Db, type: string, showtimeId: number, pa
   await sql`INSERT INTO outbox (type, showtime_id, payload) VALUES (${type}, ${showtimeId}, ${sql.json(payload as never)})`;
 }
 
-/** Marks the showtime sold out once every seat is BOOKED; true only for the call that did it. */
+/** Marks the showtime sold out once every seat is BOOKED and every general-admission place sold; true only for the call that did it. */
 export async function markSoldOutIfFull(sql: Db, showtimeId: number): Promise<boolean> {
   const rows = await sql`
     UPDATE showtime t SET sold_out_at = now()
      WHERE t.id = ${showtimeId} AND t.sold_out_at IS NULL
        AND NOT EXISTS (SELECT 1 FROM show_seat s WHERE s.showtime_id = t.id AND s.status <> 'BOOKED')
+       AND NOT EXISTS (SELECT 1 FROM fare_inventory f WHERE f.showtime_id = t.id AND NOT f.seated AND f.sold < f.capacity + f.overbook_limit)
     RETURNING t.id`;
   return rows.length === 1;
 }

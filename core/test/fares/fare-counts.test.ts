@@ -159,4 +159,22 @@ describe('class counters always equal the seats and holds', () => {
     expect(await classTotals(sql, showtimeId, 'GA')).toMatchObject({ held: 0, sold: 0 });
     expect(await countMismatches(sql, showtimeId)).toEqual([]);
   });
+
+  it('a showtime is sold out only when its seats are booked and its general-admission places sold', async () => {
+    const { showtimeId } = await harness.createShowtime({ layout: { rows: 1, columns: 2 } });
+    await createPlacesClass(sql, { showtimeId, fareClass: 'GA', capacity: 1 });
+    const soldOut = async () => (await sql<{ at: Date | null }[]>`SELECT sold_out_at AS at FROM showtime WHERE id = ${showtimeId}`)[0]!.at !== null;
+    const state = async () => (await harness.call('GET', '/showtimes')).json.find((s: { id: number }) => s.id === showtimeId)?.saleState;
+    const seatBuyer = unique('seats');
+    const seats = await harness.hold(showtimeId, seatBuyer, ['A1', 'A2']);
+    expect((await pay(seats.json.holdId, showtimeId, seatBuyer)).kind).toBe('booked');
+    expect(await soldOut()).toBe(false);
+    expect(await state()).toBe('on_sale');
+    const placeBuyer = unique('place');
+    const place = await harness.call('POST', `/showtimes/${showtimeId}/holds`, { token: await harness.tokenFor(placeBuyer, showtimeId), body: { fareClass: 'GA', quantity: 1 } });
+    expect(await state()).toBe('sold_out');
+    expect((await pay(place.json.holdId, showtimeId, placeBuyer)).kind).toBe('booked');
+    expect(await soldOut()).toBe(true);
+    expect(await sql`SELECT 1 FROM outbox WHERE type = 'ShowtimeSoldOut' AND showtime_id = ${showtimeId}`).toHaveLength(1);
+  });
 });
