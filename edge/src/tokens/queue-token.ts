@@ -1,12 +1,13 @@
 /**
  * Queue tokens: proof of a place in one room's line. Binds customer (`sub`), showtime
- * (`aud` = showtime:<id>) and ticket (`tkt`, 0 while in the pre-queue). Verified locally,
- * without Redis, and cached until expiry.
+ * (`aud` = showtime:<id>) and ticket (`tkt`, 0 while in the pre-queue). Only edges read them,
+ * so they are HS256 with a key derived from the signing key (lib/token-keys.ts, `kid` for
+ * rotation). Verified locally, without Redis, and cached until expiry.
  */
-import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
+import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors, type JWTHeaderParameters } from 'jose';
 import { TOKEN_ISSUER, showtimeAudience } from '../../../lib/access-token';
 import { unauthorized } from '../../../lib/errors';
-import { TOKEN_ALGORITHM, type TokenKeyMaterial } from '../../../lib/token-keys';
+import { QUEUE_TOKEN_ALGORITHM, type TokenKeyMaterial } from '../../../lib/token-keys';
 import { createClaimsCache } from './claims-cache';
 
 export const QUEUE_TOKEN_TYPE = 'wr-queue+jwt';
@@ -31,16 +32,17 @@ export function createQueueTokens(keys: TokenKeyMaterial, options: QueueTokenOpt
   const cache = createClaimsCache<QueueClaims>({ now, toleranceMs: options.clockToleranceMs });
 
   async function sign(claims: { customerId: string; showtimeId: string; ticket: number }): Promise<string> {
-    if (!keys.signing) throw new Error('The edge needs a signing key');
+    const signing = keys.queueKeys.signing;
+    if (!signing) throw new Error('The edge needs a signing key');
     const expiresAtMs = now() + options.ttlMs;
     return new SignJWT({ tkt: claims.ticket })
-      .setProtectedHeader({ alg: TOKEN_ALGORITHM, kid: keys.signing.kid, typ: QUEUE_TOKEN_TYPE })
+      .setProtectedHeader({ alg: QUEUE_TOKEN_ALGORITHM, kid: signing.kid, typ: QUEUE_TOKEN_TYPE })
       .setIssuer(TOKEN_ISSUER)
       .setSubject(claims.customerId)
       .setAudience(showtimeAudience(claims.showtimeId))
       .setIssuedAt(Math.floor(now() / 1000))
       .setExpirationTime(Math.floor(expiresAtMs / 1000))
-      .sign(keys.signing.privateKey);
+      .sign(signing.key);
   }
 
   async function verify(token: string): Promise<QueueClaims> {
@@ -53,13 +55,13 @@ export function createQueueTokens(keys: TokenKeyMaterial, options: QueueTokenOpt
       header = null;
     }
     // Header pre-check: junk and other token types never reach a signature check.
-    if (!header || header.alg !== TOKEN_ALGORITHM || header.typ !== QUEUE_TOKEN_TYPE) {
+    if (!header || header.alg !== QUEUE_TOKEN_ALGORITHM || header.typ !== QUEUE_TOKEN_TYPE || !keys.queueKeys.byKid.has(String(header.kid))) {
       throw unauthorized('INVALID_TOKEN', 'The queue token is not valid');
     }
     let payload;
     try {
-      ({ payload } = await jwtVerify(token, keys.resolveKey, {
-        algorithms: [TOKEN_ALGORITHM],
+      ({ payload } = await jwtVerify(token, (protectedHeader: JWTHeaderParameters) => keys.queueKeys.byKid.get(String(protectedHeader.kid))!, {
+        algorithms: [QUEUE_TOKEN_ALGORITHM],
         typ: QUEUE_TOKEN_TYPE,
         issuer: TOKEN_ISSUER,
         clockTolerance: Math.round(options.clockToleranceMs / 1000),
