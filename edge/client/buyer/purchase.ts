@@ -139,7 +139,7 @@ export function createPurchase(flow: SaleFlow) {
     flow.go('step-hold');
     flow.alert(null);
     setText('held-seats', held.seats.join(', '));
-    setText('hold-total', lastMap ? seatMap.priceOf(held.seats.length) : '');
+    setText('hold-total', lastMap ? seatMap.priceOf(held.seats) : '');
     show('hold-total-line', Boolean(lastMap));
     const expires = Date.parse(held.expiresAt);
     // The payment's own deadline when known (the payment page shows the same clock), else the hold's.

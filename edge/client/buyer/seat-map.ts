@@ -15,7 +15,17 @@ export interface Seat {
   rowLabel: string;
   label: string;
   type: 'standard' | 'couple' | 'accessible';
+  /** The fare class the seat is sold in (its price is the class's). */
+  fareClass?: string;
   status: 'AVAILABLE' | 'HELD' | 'BOOKED';
+}
+
+export interface FareClassPrice {
+  fareClass: string;
+  label: string;
+  priceCents: number;
+  seated: boolean;
+  available: number;
 }
 
 export interface SeatMapData {
@@ -24,6 +34,8 @@ export interface SeatMapData {
   maxSeatsPerCustomer?: number;
   priceCents: number;
   currency: string;
+  /** Prices per class; seats of a class cost the class's price. */
+  fareClasses?: FareClassPrice[];
 }
 
 const TYPES: Record<string, string> = { standard: 'standard seat', couple: 'couple seat, sold as a pair', accessible: 'wheelchair space with a companion seat beside it' };
@@ -38,6 +50,10 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
   const changeListeners: (() => void)[] = [];
 
   const seatBy = (code: string) => map?.seats.find((s) => s.code === code) ?? null;
+  const classOf = (seat: Seat | null) => map?.fareClasses?.find((c) => c.fareClass === seat?.fareClass) ?? null;
+  const priceOfSeat = (code: string) => classOf(seatBy(code))?.priceCents ?? map?.priceCents ?? 0;
+  /** Class names and prices, said only when a showing has more than one seated class. */
+  const pricedClasses = () => (map?.fareClasses ?? []).filter((c) => c.seated);
 
   function show(data: SeatMapData, heldByMe: string[]) {
     map = data;
@@ -45,7 +61,9 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     partners = couplePartners(data.seats);
     limit = data.maxSeatsPerCustomer ?? 8;
     setText('seat-limit', `Choose up to ${plural(limit, 'seat', 'seats')}.`);
-    setText('seats-left', `${plural(data.counts.available, 'seat', 'seats')} available of ${data.counts.total}.`);
+    const classes = pricedClasses();
+    const prices = classes.length > 1 ? ` ${classes.map((c) => `${c.label} ${money(c.priceCents, data.currency)}`).join(' · ')}.` : '';
+    setText('seats-left', `${plural(data.counts.available, 'seat', 'seats')} available of ${data.counts.total}.${prices}`);
     selected = selected.filter((code) => seatBy(code)?.status === 'AVAILABLE');
     draw();
   }
@@ -108,8 +126,10 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     button.setAttribute('aria-pressed', chosen ? 'true' : 'false');
     if (!free) button.setAttribute('aria-disabled', 'true');
     const state = free ? (chosen ? 'selected' : 'available') : mine ? 'held by you' : seat.status === 'HELD' ? 'held by another buyer' : 'sold';
-    button.setAttribute('aria-label', `${seat.label}, ${TYPES[seat.type] ?? seat.type}, ${state}`);
-    button.title = `${seat.label} (${TYPES[seat.type] ?? seat.type}, ${state})`;
+    const fare = pricedClasses().length > 1 ? classOf(seat) : null;
+    const priced = fare ? `, ${fare.label} ${money(fare.priceCents, map?.currency ?? 'EUR')}` : '';
+    button.setAttribute('aria-label', `${seat.label}, ${TYPES[seat.type] ?? seat.type}${priced}, ${state}`);
+    button.title = `${seat.label} (${TYPES[seat.type] ?? seat.type}${priced}, ${state})`;
     return button;
   }
 
@@ -175,7 +195,7 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
 
   function summary() {
     if (!map) return;
-    const price = map.priceCents * selected.length;
+    const price = selected.reduce((sum, code) => sum + priceOfSeat(code), 0);
     setText('selection', selected.length ? `Chosen: ${selected.join(', ')} · ${money(price, map.currency)}` : 'No seats chosen yet.');
     const holdButton = document.getElementById('hold-button') as HTMLButtonElement | null;
     if (holdButton) holdButton.disabled = selected.length === 0;
@@ -199,8 +219,9 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
       selected = codes === 'all' ? [] : selected.filter((c) => !codes.includes(c));
       draw();
     },
-    priceOf(count: number) {
-      return map ? money(map.priceCents * count, map.currency) : '';
+    /** What these seats cost, each at its class's price (what checkout charges). */
+    priceOf(codes: string[]) {
+      return map ? money(codes.reduce((sum, code) => sum + priceOfSeat(code), 0), map.currency) : '';
     },
   };
 }

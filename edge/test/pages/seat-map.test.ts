@@ -56,6 +56,25 @@ describe('seat map', () => {
     await second.context.close();
   });
 
+  it('two seated classes: the map says each class\'s price, each seat names its class, and the total adds the seats\' own prices', async () => {
+    const showtimeId = await stack.createShowtime({ title: 'Two Prices Night' });
+    // Row B becomes a dearer class, as a hall created with fareClass per seat would have it.
+    await stack.sql`INSERT INTO fare_class (showtime_id, fare_class, label, price_cents, seated) VALUES (${showtimeId}, 'PREMIUM', 'Premium', 2000, true)`;
+    await stack.sql`UPDATE show_seat SET fare_class = 'PREMIUM' WHERE showtime_id = ${showtimeId} AND seat_code LIKE 'B%'`;
+    await stack.sql`SELECT fare_recount_seated(${showtimeId}, 'PREMIUM'), fare_recount_seated(${showtimeId}, 'STANDARD')`;
+    await stack.configureRoom(showtimeId, quickRoom(5));
+    const buyer = await admittedBuyer(showtimeId);
+    const { page } = buyer;
+    const euros = (cents: number) => page.evaluate((c) => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'EUR' }).format(c / 100), cents);
+    expect(await page.locator('#seats-left').textContent()).toContain(`Premium ${await euros(2000)} · Standard ${await euros(1250)}`);
+    expect(await page.locator('#seat-grid button[data-code="B3"]').getAttribute('aria-label')).toContain(`Premium ${await euros(2000)}`);
+    await page.locator('#seat-grid button[data-code="B3"]').click();
+    await page.locator('#seat-grid button[data-code="C3"]').click();
+    expect(await page.locator('#selection').textContent()).toBe(`Chosen: B3, C3 · ${await euros(3250)}`);
+    expect(buyer.errors).toEqual([]);
+    await buyer.context.close();
+  });
+
   it('works from the keyboard alone: Tab into the map, arrows to move, Space to choose, Enter to hold', async () => {
     const showtimeId = await stack.createShowtime({ title: 'Keyboard Gala' });
     await stack.configureRoom(showtimeId, quickRoom(5));
