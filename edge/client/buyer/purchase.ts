@@ -22,6 +22,9 @@ export interface SavedHold {
   /** When the payment must be done by (server clock, ms), known when this page made the hold. */
   payByMs?: number;
   status?: string;
+  /** General admission: the area and how many places (no seats). */
+  fareClass?: string;
+  quantity?: number;
 }
 
 /** Too little time to get through a payment page: keep the buyer here instead. */
@@ -112,20 +115,23 @@ export function createPurchase(flow: SaleFlow) {
 
   const turnEnded = (result: ApiResult<unknown>) => result.status === 401 || result.status === 403 || errorCode(result) === 'TURN_ENDED';
 
-  async function hold() {
-    const button = byId<HTMLButtonElement>('hold-button');
+  /** Holds the chosen seats, or places of a general-admission area when `places` is given. */
+  async function hold(places?: { fareClass: string; quantity: number }) {
+    const button = byId<HTMLButtonElement>(places ? 'places-button' : 'hold-button');
     button.disabled = true;
     const seats = seatMap.selected;
-    const result = await call<SavedHold>('POST', `/api/showtimes/${id}/holds`, { seats });
+    const result = await call<SavedHold>('POST', `/api/showtimes/${id}/holds`, places ?? { seats });
     button.disabled = false;
     if (result.ok && result.json) {
       const held: SavedHold = { holdId: result.json.holdId, expiresAt: result.json.expiresAt, seats: result.json.seats, key: null };
+      if (places) Object.assign(held, { fareClass: places.fareClass, quantity: places.quantity });
       const expiresAtMs = Date.parse(result.json.expiresAt);
       if (!Number.isNaN(expiresAtMs)) held.payByMs = paymentDeadlineMs(serverNow(), expiresAtMs);
       seatMap.forget('all');
       saveHold(held);
       return showHold(held);
     }
+    if (errorCode(result) === 'PLACES_UNAVAILABLE') return loadMap(explain(result));
     if (errorCode(result) === 'SEATS_UNAVAILABLE') {
       seatMap.forget(result.json?.error?.seats ?? []);
       return loadMap(explain(result));
@@ -138,8 +144,9 @@ export function createPurchase(flow: SaleFlow) {
     current = held;
     flow.go('step-hold');
     flow.alert(null);
-    setText('held-seats', held.seats.join(', '));
-    setText('hold-total', lastMap ? seatMap.priceOf(held.seats) : '');
+    const area = held.fareClass ? seatMap.area(held.fareClass) : null;
+    setText('held-seats', held.fareClass ? `${held.quantity ?? 0} × ${area?.label ?? held.fareClass}` : held.seats.join(', '));
+    setText('hold-total', !lastMap ? '' : held.fareClass ? seatMap.priceOfPlaces(held.fareClass, held.quantity ?? 0) : seatMap.priceOf(held.seats));
     show('hold-total-line', Boolean(lastMap));
     const expires = Date.parse(held.expiresAt);
     // The payment's own deadline when known (the payment page shows the same clock), else the hold's.
@@ -205,6 +212,15 @@ export function createPurchase(flow: SaleFlow) {
 
   function wire() {
     byId('hold-button').addEventListener('click', () => void hold());
+    byId('places-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      const quantity = Number(byId<HTMLInputElement>('places-quantity').value);
+      const fareClass = byId<HTMLSelectElement>('places-class').value;
+      if (!fareClass) return flow.alert('Choose an area first.', true);
+      if (!Number.isInteger(quantity) || quantity < 1) return flow.alert('Enter how many places you want, as a whole number from 1.', true);
+      flow.alert(null);
+      void hold({ fareClass, quantity });
+    });
     byId('cancel-button').addEventListener('click', () => void cancelHold());
     byId('pay-button').addEventListener('click', () => void pay());
     byId('refresh-map').addEventListener('click', () => void loadMap());

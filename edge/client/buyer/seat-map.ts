@@ -66,6 +66,28 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     setText('seats-left', `${plural(data.counts.available, 'seat', 'seats')} available of ${data.counts.total}.${prices}`);
     selected = selected.filter((code) => seatBy(code)?.status === 'AVAILABLE');
     draw();
+    showPlaces(data);
+  }
+
+  /** General-admission areas of the showing, bought by quantity with the picker under the map. */
+  function showPlaces(data: SeatMapData) {
+    const areas = (data.fareClasses ?? []).filter((c) => !c.seated);
+    const form = document.getElementById('places-form');
+    const select = document.getElementById('places-class') as HTMLSelectElement | null;
+    if (!form || !select) return;
+    form.hidden = areas.length === 0;
+    const chosen = select.value;
+    select.textContent = '';
+    for (const area of areas) {
+      const option = document.createElement('option');
+      option.value = area.fareClass;
+      option.textContent = `${area.label}, ${money(area.priceCents, data.currency)} each (${area.available > 0 ? `${plural(area.available, 'place', 'places')} left` : 'sold out'})`;
+      option.disabled = area.available === 0;
+      select.appendChild(option);
+    }
+    if (areas.some((a) => a.fareClass === chosen)) select.value = chosen;
+    const quantity = document.getElementById('places-quantity') as HTMLInputElement | null;
+    if (quantity) quantity.max = String(limit);
   }
 
   function draw() {
@@ -218,6 +240,15 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     forget(codes: string[] | 'all') {
       selected = codes === 'all' ? [] : selected.filter((c) => !codes.includes(c));
       draw();
+    },
+    /** A general-admission area by its class code (label and price), if the map lists it. */
+    area(fareClass: string) {
+      return map?.fareClasses?.find((c) => c.fareClass === fareClass && !c.seated) ?? null;
+    },
+    /** What places of an area cost. */
+    priceOfPlaces(fareClass: string, quantity: number) {
+      const area = map?.fareClasses?.find((c) => c.fareClass === fareClass);
+      return map && area ? money(area.priceCents * quantity, map.currency) : '';
     },
     /** What these seats cost, each at its class's price (what checkout charges). */
     priceOf(codes: string[]) {

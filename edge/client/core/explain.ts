@@ -25,6 +25,12 @@ export function explain(result: ApiResult<unknown>): string {
       return 'The time to pay for these seats ran out, so they were released. Your turn goes on: please choose your seats again.';
     case 'SEATS_UNAVAILABLE':
       return `Sorry, someone else just took ${seatList(result.json?.error?.seats)}. The seat map has been refreshed: please pick again.`;
+    case 'PLACES_UNAVAILABLE': {
+      const left = result.json?.error?.available;
+      return typeof left === 'number' && left > 0
+        ? `Sorry, only ${left === 1 ? '1 place is' : `${left} places are`} left in that area. Please choose fewer.`
+        : 'Sorry, that area has just sold out. The map has been refreshed.';
+    }
     case 'SEAT_LIMIT_EXCEEDED':
       return 'You have reached the maximum number of seats one person can buy for this showing.';
     case 'SALE_NOT_OPEN':

@@ -138,6 +138,13 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
   <p id="selection">No seats chosen yet.</p>
   <p class="actions"><button id="hold-button" type="button" class="button primary" disabled>Hold these seats</button>
     <button id="refresh-map" type="button" class="button">Refresh the map</button></p>
+  <form id="places-form" class="places" hidden novalidate aria-labelledby="places-title">
+    <h3 id="places-title">Places without seat numbers</h3>
+    <p><label for="places-class">Area</label> <select id="places-class"></select></p>
+    <p><label for="places-quantity">How many places</label>
+      <input id="places-quantity" type="number" inputmode="numeric" min="1" max="8" value="1" size="3"></p>
+    <p class="actions"><button id="places-button" type="submit" class="button">Hold these places</button></p>
+  </form>
 </section>
 
 <section id="step-hold" class="panel step" aria-labelledby="hold-title" hidden>

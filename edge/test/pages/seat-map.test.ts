@@ -75,6 +75,33 @@ describe('seat map', () => {
     await buyer.context.close();
   });
 
+  it('general admission: the buyer picks an area and a quantity, holds the places and sees the total; too many is told in words', async () => {
+    const showtimeId = await stack.createShowtime({ title: 'Standing Room Night' });
+    await stack.sql`INSERT INTO fare_class (showtime_id, fare_class, label, price_cents, seated) VALUES (${showtimeId}, 'GA_FLOOR', 'Standing floor', 3000, false)`;
+    await stack.sql`SELECT fare_configure_places(${showtimeId}, 'GA_FLOOR', 3, 0, 2::smallint)`;
+    await stack.configureRoom(showtimeId, quickRoom(5));
+    const buyer = await admittedBuyer(showtimeId);
+    const { page } = buyer;
+    const euros = (cents: number) => page.evaluate((c) => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'EUR' }).format(c / 100), cents);
+    await page.getByRole('heading', { name: 'Places without seat numbers' }).waitFor();
+    expect(await page.getByLabel('Area').locator('option').first().textContent()).toBe(`Standing floor, ${await euros(3000)} each (3 places left)`);
+
+    await page.getByLabel('How many places').fill('4');
+    await page.getByRole('button', { name: 'Hold these places' }).click();
+    await page.locator('#alert').waitFor({ state: 'visible' });
+    expect(await page.locator('#alert').textContent()).toBe('Sorry, only 3 places are left in that area. Please choose fewer.');
+
+    await page.getByLabel('How many places').fill('2');
+    await page.getByRole('button', { name: 'Hold these places' }).click();
+    await waitForStep(page, 'step-hold');
+    expect(await page.locator('#held-seats').textContent()).toBe('2 × Standing floor');
+    expect(await page.locator('#hold-total').textContent()).toBe(await euros(6000));
+    const [held] = await stack.sql<{ quantity: number }[]>`SELECT quantity FROM seat_hold WHERE showtime_id = ${showtimeId} AND status = 'ACTIVE'`;
+    expect(held!.quantity).toBe(2);
+    expect(buyer.errors.filter((e) => !e.includes('status of 409'))).toEqual([]);
+    await buyer.context.close();
+  });
+
   it('works from the keyboard alone: Tab into the map, arrows to move, Space to choose, Enter to hold', async () => {
     const showtimeId = await stack.createShowtime({ title: 'Keyboard Gala' });
     await stack.configureRoom(showtimeId, quickRoom(5));
