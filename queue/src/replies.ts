@@ -72,7 +72,12 @@ export function standingFromReply(reply: unknown[], random?: () => number): Stan
   if (state === 'waiting') pollAfterMs = pollAfterWaitingMs(etaMs ?? 0, num(abandonGraceMs), random);
   else if (state === 'prequeue') pollAfterMs = pollAfterPrequeueMs(opensAt, now, random);
   else if (state === 'offered') pollAfterMs = MIN_POLL_MS;
-  else if (state === 'paused') pollAfterMs = pollAfterWaitingMs(MAX_POLL_MS * 4, num(abandonGraceMs), random);
+  // Paused buyers keep the cadence of their place: those near the front stay fresh, so that on
+  // resume they are not taken for gone and passed over (see lua/includes/room.lua FRESH_MS).
+  else if (state === 'paused') {
+    const etaIfOpen = waitingPosition !== null ? etaForPositionMs(waitingPosition, line) : MAX_POLL_MS * 4;
+    pollAfterMs = pollAfterWaitingMs(etaIfOpen, num(abandonGraceMs), random);
+  }
   else if (state === 'admitted') pollAfterMs = Math.max(MIN_POLL_MS, Math.min(MAX_POLL_MS, num(expiresAtMs) - now));
   return {
     ok: true,

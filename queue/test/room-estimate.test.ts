@@ -76,6 +76,18 @@ describe.each(factories)('wait estimate learning on $name', (factory) => {
     expect(waiter.etaMs!).toBeLessThanOrEqual(60_000);
   });
 
+  it('keeps a paused buyer near the front polling at the pace of the place, so the resume finds them there', async () => {
+    const room = engine();
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity: 1, admitPerMinute: 60, admitBurst: 1 }));
+    ok(await room.join(show, 'a'));
+    ok(await room.join(show, 'b'));
+    ok(await room.configure(show, { state: 'paused' }));
+    const paused = ok(await room.poll(show, 'b'));
+    expect(paused).toMatchObject({ state: 'paused', position: 1, etaMs: null });
+    expect(paused.pollAfterMs!).toBeLessThanOrEqual(1_200);
+  });
+
   it('counts busy time only while buyers wait in an open room, and starts again on a new rate', async () => {
     const room = engine();
     const show = nextShowtimeId();
