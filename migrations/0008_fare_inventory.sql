@@ -612,9 +612,9 @@ LANGUAGE sql STABLE AS $$
    WHERE b.id = p_booking_id
 $$;
 
--- cancel_booking: the buyer's cancel in one round trip. Lock order as the operator's refund:
--- the booking row, then its seats in seat-code order (the counters move by trigger at the end
--- of that statement), then the payment row. Refusals:
+-- cancel_booking: the buyer's cancel in one round trip. Lock order as the settlement of a
+-- gateway event and the operator's refund: the payment row, then the booking row, then its seats
+-- in seat-code order (the counters move by trigger at the end of that statement). Refusals:
 --   WRB04 no such booking of this customer   WRB09 not CONFIRMED (detail.status)
 --   WR410 the showtime has started
 -- A repeat by the same buyer answers the first cancellation again (idempotent).
@@ -628,11 +628,13 @@ DECLARE
   v_payment payment%ROWTYPE;
 BEGIN
   SELECT * INTO v_booking FROM booking b
-   WHERE b.id = p_booking_id AND b.customer_id = p_customer_id AND b.showtime_id = p_showtime_id
-     FOR UPDATE;
+   WHERE b.id = p_booking_id AND b.customer_id = p_customer_id AND b.showtime_id = p_showtime_id;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'no booking % of this customer', p_booking_id USING ERRCODE = 'WRB04';
   END IF;
+  -- LOCK: the payment first, as a refund webhook does, then the booking (read again, locked)
+  SELECT * INTO v_payment FROM payment WHERE id = v_booking.payment_id FOR UPDATE;
+  SELECT * INTO v_booking FROM booking b WHERE b.id = p_booking_id FOR UPDATE;
   IF v_booking.status = 'CANCELLED' THEN
     RETURN QUERY SELECT v_booking.id, v_booking.refund_cents,
                         CASE WHEN v_booking.amount_cents > 0 THEN (100 * v_booking.refund_cents / v_booking.amount_cents)::int ELSE 0 END, true;
@@ -675,7 +677,6 @@ BEGIN
        'seats', v_seats, 'reason', 'cancelled'));
 
   IF v_quote.refund_cents > 0 THEN
-    SELECT * INTO v_payment FROM payment WHERE id = v_booking.payment_id FOR UPDATE;
     IF v_payment.status = 'SUCCEEDED' THEN
       UPDATE payment SET status = 'REFUND_REQUESTED', status_cause = 'cancelled by the buyer', updated_at = now()
        WHERE id = v_payment.id;

@@ -156,9 +156,12 @@ export function adminBookingRoutes(deps: { sql: Sql; adminToken: string }) {
   app.post('/bookings/:bookingId/refund', async (c) => {
     const bookingId = uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking');
     const result = await deps.sql.begin(async (tx) => {
+      // LOCK: the payment before the booking, the order of a gateway event's settlement and of
+      // the buyer's cancel, so an operator refund racing either waits instead of deadlocking.
+      const [owner] = await tx<{ payment_id: string }[]>`SELECT payment_id FROM booking WHERE id = ${bookingId}::uuid`;
+      const payment = owner ? await lockPayment(tx, owner.payment_id) : null;
       const refunded = await refundBookingAndAnnounce(tx, bookingId, 'refunded by operator');
       if (!refunded) return null;
-      const payment = await lockPayment(tx, refunded.payment_id);
       if (payment) await requestRefundOf(tx, payment, { reason: 'refunded by operator', bookingId });
       return refunded;
     });
