@@ -15,14 +15,26 @@ local function headStart(s, admits)
   return math.max(0, math.min(free, math.floor(tokens), s.admitPerMinute - admits))
 end
 
+-- Place k in line goes in once the window's entry number (admits - rate + k) has aged out;
+-- the places after it then follow at the bucket's pace (a burst at once, then the rate), so
+-- the wait is the longest of those chains. At most WINDOW_LOOKUP entries are read.
+local WINDOW_LOOKUP = 200
 local function windowWait(s, admits, position)
-  local index = admits - s.admitPerMinute + position
-  if position <= 0 or index <= 0 then return 0 end
-  if index > admits then return -1 end
+  local first = admits - s.admitPerMinute + 1
+  local last = first + position - 1
+  if position <= 0 or last <= 0 then return 0 end
+  if last > admits then return -1 end
+  local from = math.max(1, first, last - WINDOW_LOOKUP + 1)
   local aged = redis.call('ZCARD', admitsKey) - admits
-  local entry = redis.call('ZRANGE', admitsKey, aged + index - 1, aged + index - 1, 'WITHSCORES')
-  if #entry == 0 then return -1 end
-  return math.max(0, tonumber(entry[2]) + RATE_WINDOW_MS - nowMs)
+  local entries = redis.call('ZRANGE', admitsKey, aged + from - 1, aged + last - 1, 'WITHSCORES')
+  local perMs = s.admitPerMinute / RATE_WINDOW_MS
+  local wait = 0
+  for i = 2, #entries, 2 do
+    local place = from + i / 2 - first
+    local freeAt = math.max(0, tonumber(entries[i]) + RATE_WINDOW_MS - nowMs)
+    wait = math.max(wait, freeAt + math.max(0, position - place - s.admitBurst) / perMs)
+  end
+  return math.floor(wait)
 end
 
 -- state: admitted | offered | waiting | prequeue | paused | closed | sold_out | expired | none

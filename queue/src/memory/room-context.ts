@@ -11,6 +11,7 @@ const MAX_SKIPS_PER_TICK = 500;
 const TURN_DECAY_MS = 600_000;
 const BUSY_DECAY_MS = 30_000;
 const FRESH_MS = 4_000;
+const WINDOW_LOOKUP = 200;
 const OUTCOME_DECAY_MS = 120_000;
 const MAX_NO_SHOW = 0.5;
 const MIN_OUTCOMES = 10;
@@ -299,12 +300,23 @@ export class RoomContext {
   }
 
   windowWait(s: Settings, admits: number, position: number): number {
-    const index = admits - s.admitPerMinute + position;
-    if (position <= 0 || index <= 0) return 0;
-    if (index > admits) return -1;
+    const first = admits - s.admitPerMinute + 1;
+    const last = first + position - 1;
+    if (position <= 0 || last <= 0) return 0;
+    if (last > admits) return -1;
+    const from = Math.max(1, first, last - WINDOW_LOOKUP + 1);
     const log = this.db.zset(this.admits);
-    const entry = log.at(log.size - admits + index - 1);
-    return entry ? Math.max(0, entry.score + RATE_WINDOW_MS - this.nowMs) : -1;
+    const aged = log.size - admits;
+    const perMs = s.admitPerMinute / RATE_WINDOW_MS;
+    let wait = 0;
+    for (let index = from; index <= last; index++) {
+      const entry = log.at(aged + index - 1);
+      if (!entry) break;
+      const place = index - first + 1;
+      const freeAt = Math.max(0, entry.score + RATE_WINDOW_MS - this.nowMs);
+      wait = Math.max(wait, freeAt + Math.max(0, position - place - s.admitBurst) / perMs);
+    }
+    return Math.floor(wait);
   }
 
   headStart(s: Settings, admits: number): number {
