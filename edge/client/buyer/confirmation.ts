@@ -82,6 +82,39 @@ export function createConfirmation(flow: SaleFlow, purchase: Purchase) {
     flow.title('Booking confirmed');
     flow.announce('Booking confirmed.');
     document.getElementById('booking-reference')?.focus();
+    void offerCancel(booking.bookingId ?? bookingId);
+  }
+
+  /**
+   * What cancelling would give back, said before the buyer confirms (the showtime's policy, by the
+   * server's clock); then the cancel itself. Shown only while the booking can still be cancelled.
+   */
+  async function offerCancel(bookingId: string) {
+    const quote = await purchase.call<{ cancellable: boolean; refundCents: number; percent: number; amountCents: number; currency: string }>(
+      'GET', `/api/bookings/${bookingId}/cancellation`);
+    if (!quote.ok || !quote.json?.cancellable) return;
+    const q = quote.json;
+    setText('cancel-quote', q.refundCents > 0
+      ? `If you cancel now, you get ${money(q.refundCents, q.currency)} back of the ${money(q.amountCents, q.currency)} paid (${q.percent} %).`
+      : `If you cancel now, nothing is refunded (the refund policy gives no money back this close to the showing).`);
+    show('cancel-booking', true);
+    const confirmRow = document.getElementById('cancel-confirm')!;
+    document.getElementById('cancel-booking-button')!.onclick = () => {
+      confirmRow.hidden = false;
+      document.getElementById('cancel-booking-keep')?.focus();
+    };
+    document.getElementById('cancel-booking-keep')!.onclick = () => {
+      confirmRow.hidden = true;
+    };
+    document.getElementById('cancel-booking-yes')!.onclick = async () => {
+      const result = await purchase.call<{ refundCents: number; currency: string }>('DELETE', `/api/bookings/${bookingId}`);
+      if (!result.ok || !result.json) return flow.alert(explain(result), true);
+      show('cancel-booking', false);
+      const back = result.json.refundCents > 0 ? ` ${money(result.json.refundCents, result.json.currency)} will be refunded to your payment method.` : '';
+      setText('confirm-state', `Your booking is cancelled and the seats are released.${back}`);
+      flow.title('Booking cancelled');
+      flow.announce(`Booking cancelled.${back}`);
+    };
   }
 
   return { returned };

@@ -171,6 +171,12 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
     </dl>
     <p class="actions"><a id="calendar-link" class="button" href="/bookings" download="premiere-tickets-booking.ics">Add to calendar (.ics)</a>
       <a class="button" href="/bookings">My bookings</a></p>
+    <div id="cancel-booking" hidden>
+      <p id="cancel-quote"></p>
+      <p class="actions"><button id="cancel-booking-button" type="button" class="button">Cancel this booking</button></p>
+      <p id="cancel-confirm" hidden><button id="cancel-booking-yes" type="button" class="button primary">Yes, cancel it</button>
+        <button id="cancel-booking-keep" type="button" class="button">Keep my booking</button></p>
+    </div>
   </div>
   <p><a href="/">Back to all showtimes</a></p>
 </section>

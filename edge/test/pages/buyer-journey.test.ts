@@ -100,6 +100,10 @@ describe.each(VIEWPORTS)('buyer journey on %s', (_name, viewport, shotPrefix) =>
     expect(await page.locator('#step-confirm').textContent()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
     expect(await accessibilityIssues(page)).toEqual([]);
     await shot('07-confirmation');
+    // What cancelling would give back is said before the buyer confirms (the showing starts in
+    // just under 24 hours: the default policy gives half back).
+    await page.locator('#cancel-quote').waitFor({ state: 'visible' });
+    expect(await page.locator('#cancel-quote').textContent()).toMatch(/^If you cancel now, you get .*12[.,]50 back of the .*25[.,]00 paid \(50 %\)\.$/);
 
     // The calendar file is the showing, under the booking's reference.
     const reference = (await page.locator('#booking-reference').textContent())!;
@@ -114,6 +118,17 @@ describe.each(VIEWPORTS)('buyer journey on %s', (_name, viewport, shotPrefix) =>
     expect(await page.locator('#my-bookings').textContent()).toContain('seats B3, B4');
     expect(await accessibilityIssues(page)).toEqual([]);
     await shot('08-my-bookings');
+
+    // Back on the confirmation, the buyer cancels: asked once more, then told the refund; the seats are free again.
+    await page.goBack();
+    await page.getByRole('button', { name: 'Cancel this booking' }).click();
+    await page.getByRole('button', { name: 'Keep my booking' }).waitFor();
+    await page.getByRole('button', { name: 'Yes, cancel it' }).click();
+    await expect.poll(() => page.locator('#confirm-state').textContent()).toMatch(/^Your booking is cancelled and the seats are released\. .*12[.,]50 will be refunded to your payment method\.$/);
+    const seatsAfter = await stack.sql<{ status: string }[]>`SELECT status FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code IN ('B3', 'B4')`;
+    expect(seatsAfter.map((r) => r.status)).toEqual(['AVAILABLE', 'AVAILABLE']);
+    expect(await accessibilityIssues(page)).toEqual([]);
+    await shot('09-cancelled');
 
     expect(buyer.errors).toEqual([]);
     expect(buyer.external).toEqual([]);
