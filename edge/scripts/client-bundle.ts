@@ -12,7 +12,7 @@ export const clientDir = fileURLToPath(new URL('../client/', import.meta.url));
 export const generatedPath = fileURLToPath(new URL('../src/pages/client-bundle.gen.ts', import.meta.url));
 
 /** One bundle per kind of page: the buyer's pages and the operator console. */
-export const ENTRY_POINTS = { 'buyer.js': 'buyer.ts', 'operator.js': 'operator.ts' } as const;
+export const ENTRY_POINTS = { 'buyer.js': 'buyer.ts', 'operator.js': 'operator.ts', 'pow-worker.js': 'pow-worker.ts' } as const;
 
 export interface ClientBundle {
   name: string;

@@ -14,6 +14,7 @@ import { serverNow } from '../core/api';
 import { createEtaSmoother, trendWords } from '../logic/eta';
 import { positionIsNews, progressShare } from '../logic/progress';
 import { saleStateFromQueue } from '../logic/sale-state';
+import { joinWithProofOfWork } from '../pow/proof-of-work';
 import type { SaleFlow } from './flow';
 import type { SaleStatus } from './sale-status';
 
@@ -86,7 +87,12 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
       }
       flow.root.dataset.customer = '1';
     }
-    const result = await joinLine(id);
+    // A room may ask for proof of work first: solved in a Web Worker, progress on the button.
+    const label = button.textContent ?? 'Join the line';
+    const result = await joinWithProofOfWork((headers) => joinLine(id, headers), (share) => {
+      if (share === 0) flow.announce('A quick check before you join. This takes a few seconds.');
+      setText('join-button', share === null ? label : `Checking your browser… ${share} %`);
+    });
     button.disabled = false;
     handle(result);
   }

@@ -24,6 +24,8 @@ const SOURCES = {
   'styles.css': { body: styles, type: 'text/css; charset=utf-8', hash: fingerprint(styles) },
   'buyer.js': { body: clientBundles['buyer.js'].code, type: JS, hash: clientBundles['buyer.js'].hash },
   'operator.js': { body: clientBundles['operator.js'].code, type: JS, hash: clientBundles['operator.js'].hash },
+  // The waiting page's proof-of-work solver, started as a Web Worker from its plain name.
+  'pow-worker.js': { body: clientBundles['pow-worker.js'].code, type: JS, hash: clientBundles['pow-worker.js'].hash },
 } as const;
 
 export type AssetName = keyof typeof SOURCES;
