@@ -63,7 +63,7 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   app.get('/showtimes', (c) => c.json([...showtimes.values()].map(({ id, saleState, opensAt }) => ({ id, saleState, opensAt }))));
 
   // Sale control, as the core answers it (room = the complete copy for Redis).
-  const audit: { showtimeId: string; actor: string; action: string; version: number; atMs: number }[] = [];
+  const audit: { showtimeId: string; actor: string; action: string; before: unknown; after: unknown; version: number; atMs: number }[] = [];
   const control = (showtime: StubShowtime) => ({
     showtimeId: showtime.id,
     version: showtime.version,
@@ -89,13 +89,17 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   });
   app.put('/admin/showtimes/:id/room', async (c) => {
     const showtime = known(c);
+    const before = control(showtime).room;
     const { state, opensAt, sessionTtlSeconds, ...settings } = (await c.req.json()) as Record<string, unknown>;
     if (typeof state === 'string') showtime.saleState = SALE_STATE[state] ?? showtime.saleState;
     if (typeof opensAt === 'string') showtime.opensAt = opensAt;
     if (typeof sessionTtlSeconds === 'number') settings.sessionTtlMs = sessionTtlSeconds * 1000;
     showtime.settings = { ...showtime.settings, ...settings };
     showtime.version++;
-    audit.unshift({ showtimeId: String(showtime.id), actor: c.req.header('x-operator') ?? 'admin-token', action: 'room.update', version: showtime.version, atMs: Date.now() });
+    audit.unshift({
+      showtimeId: String(showtime.id), actor: c.req.header('x-operator') ?? 'admin-token', action: 'room.update',
+      before, after: control(showtime).room, version: showtime.version, atMs: Date.now(),
+    });
     return c.json(control(showtime));
   });
   // The turn ledger, kept as the core keeps it (restored with the room).
