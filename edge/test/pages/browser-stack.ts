@@ -22,7 +22,7 @@ import { startPaymentSandbox } from '../../../payment-sandbox/src/start';
 import { redisStreamSink } from '../../../core/src/events/event-sink';
 import type { BookingEvent, BookingEventType } from '../../../lib/booking-events';
 import { createIoredisStore, createRoomEngine, createRoomTicker, type RoomSettingsPatch } from '../../../queue/src/index';
-import { testDatabaseUrl, testRedisNamespace, testRedisUrl } from '../../../test/support/env';
+import { isolatedDatabase, testRedisNamespace, testRedisUrl } from '../../../test/support/env';
 import { parseEdgeConfig } from '../../src/config';
 import { startEdge } from '../../src/node';
 import { testTokenKeys } from '../edge-harness';
@@ -55,7 +55,10 @@ export const quickRoom = (capacity: number): RoomSettingsPatch => ({
 });
 
 export async function startBrowserStack() {
-  const databaseUrl = testDatabaseUrl();
+  // A database of its own: the landing page lists the soonest showtimes, and other files'
+  // stacks run background jobs (relay, sweeper) that would act on this one's rows.
+  const database = await isolatedDatabase('pages');
+  const databaseUrl = database.url;
   const sql: Sql = connectDatabase(databaseUrl, { max: 4 });
   const tokenKeys = await testTokenKeys();
   const keyPrefix = testRedisNamespace('pages');
@@ -207,6 +210,7 @@ export async function startBrowserStack() {
       await sandbox.close();
       tickerRedis.disconnect();
       await sql.end({ timeout: 2 });
+      await database.drop();
     },
   };
 }
