@@ -163,8 +163,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
     purchaseRoutes({
       core: deps.core,
       accessGate: accessGate({ verifyAccessToken: deps.verifyAccessToken, customerTokens: deps.customerTokens }),
-      purchaseBuckets: purchaseBuckets({ limiter, metrics: deps.metrics }),
-      holdBuckets: purchaseBuckets({ limiter, metrics: deps.metrics, requireAdmission: true }),
+      purchaseBuckets: purchaseBuckets({ limiter, metrics: deps.metrics, requireAdmission: true }),
       clientAddress: deps.clientAddress,
       metrics: deps.metrics,
       seatMapTtlMs: deps.seatMapTtlMs,

@@ -17,9 +17,8 @@ import { createSingleFlightCache } from '../state/single-flight-cache';
 export interface PurchaseRouteDeps {
   core: CoreClient;
   accessGate: MiddlewareHandler<EdgeEnv>;
+  /** The token buckets plus a live turn (the token's own): holds and checkout need both. */
   purchaseBuckets: MiddlewareHandler<EdgeEnv>;
-  /** The buckets plus a live admission session: starting a purchase needs a current turn. */
-  holdBuckets: MiddlewareHandler<EdgeEnv>;
   clientAddress: (c: Context) => string | null;
   metrics: EdgeMetrics;
   seatMapTtlMs: number;
@@ -104,14 +103,14 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
     return c.body(cached.value.body, cached.value.status as 200);
   });
 
-  app.post('/showtimes/:id/holds', deps.accessGate, deps.holdBuckets, (c) => {
+  app.post('/showtimes/:id/holds', deps.accessGate, deps.purchaseBuckets, (c) => {
     const showtimeId = checkedParam(c, 'id', SHOWTIME_ID, 'SHOWTIME_NOT_FOUND');
     return forward(c, `/showtimes/${showtimeId}/holds`, true);
   });
 
   app.get('/holds/:holdId', deps.accessGate, (c) => forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true));
   app.delete('/holds/:holdId', deps.accessGate, (c) => forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true));
-  app.post('/holds/:holdId/checkout', deps.accessGate, deps.holdBuckets, (c) =>
+  app.post('/holds/:holdId/checkout', deps.accessGate, deps.purchaseBuckets, (c) =>
     forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}/checkout`, true),
   );
   app.get('/bookings/:bookingId', deps.accessGate, (c) =>
