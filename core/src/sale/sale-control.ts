@@ -145,10 +145,13 @@ export function createSaleControlService(deps: { sql: Sql }) {
       try {
         return await deps.sql.begin(async (tx) => {
           if (!(await lockShowtime(tx, showtimeId))) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
-          const before = (await read(tx, showtimeId))!;
-          const [clock] = await tx<{ now: Date }[]>`SELECT now() AS now`;
-          const row = (await findShowtime(tx, showtimeId))!;
-          const changes: ShowtimeChanges = { ...change.catalog, ...(change.update ? catalogChangesFor(change.update, row, clock!.now.getTime()) : {}) };
+          const [row, settingsRow, [clock]] = await Promise.all([
+            findShowtime(tx, showtimeId),
+            findRoomSettings(tx, showtimeId),
+            tx<{ now: Date }[]>`SELECT now() AS now`,
+          ]);
+          const before = saleControlOf(row!, settingsRow!);
+          const changes: ShowtimeChanges = { ...change.catalog, ...(change.update ? catalogChangesFor(change.update, row!, clock!.now.getTime()) : {}) };
           if (changes.saleState !== undefined) changes.saleStateCause = `${action} by ${operator.actor}`;
           if (Object.keys(changes).length > 0) await updateShowtime(tx, showtimeId, changes);
           const settings = change.update ? operatorSettingsOf(change.update) : {};
