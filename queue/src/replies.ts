@@ -41,6 +41,8 @@ export interface Standing {
   offerExpiresAtMs: number | null;
   sessionExpiresAtMs: number | null;
   lineLength: number;
+  /** Pre-queue members not placed in line yet (all of them before the opening). */
+  preLength: number;
   roomState: RoomState;
   opensAtMs: number | null;
   nowMs: number;
@@ -89,6 +91,7 @@ export function standingFromReply(reply: unknown[], random?: () => number): Stan
     offerExpiresAtMs: state === 'offered' ? num(expiresAtMs) : null,
     sessionExpiresAtMs: state === 'admitted' ? num(expiresAtMs) : null,
     lineLength: num(lineLength),
+    preLength: num(named.preLength),
     roomState: String(roomState) as RoomState,
     opensAtMs: opensAt,
     nowMs: now,

@@ -334,6 +334,21 @@ export function createRoomEngine(options: RoomEngineOptions) {
       };
     },
 
+    /**
+     * Support's lookup: the customer waiting in line with this ticket and their place, or
+     * `customerId: null` when no one waits with it (admitted, left, passed over, or unknown).
+     */
+    async findTicket(showtimeId: string, ticket: number): Promise<{ ok: true; customerId: string | null; position: number | null; lineLength: number } | Refused> {
+      const bad = checkIds(showtimeId);
+      if (bad) return bad;
+      if (!Number.isSafeInteger(ticket) || ticket < 1) return invalidInput('ticket must be a positive integer');
+      const reply = await call(scripts.find, showtimeId, [ticket]);
+      if (isRefusal(reply)) return refused(reply);
+      const found = readReply('find', reply);
+      const customerId = String(found.customer) || null;
+      return { ok: true, customerId, position: customerId ? Number(found.position) : null, lineLength: Number(found.lineLength) + Number(found.preLength) };
+    },
+
     /** Showtime ids the ticker drives (rooms not closed or sold out). */
     async listRooms(): Promise<string[]> {
       const reply = await runScript(store, scripts.registry, [keys.registry], ['list']);

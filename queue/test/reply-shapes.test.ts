@@ -44,6 +44,9 @@ async function scenario(store: ScriptStore) {
   ok(await room.join(show, 'a'));
   ok(await room.join(show, 'b'));
   ok(await room.poll(show, 'b'));
+  ok(await room.findTicket(show, 2)); // b waits with ticket 2
+  ok(await room.findTicket(show, 99)); // no one
+  await room.findTicket(nextShowtimeId(), 1); // refused: unknown room
   await room.claim(show, 'b'); // refused: not offered
   ok(await room.claim(show, 'a'));
   ok(await buckets.takePurchaseTokens(show, 'a', 1, { requireAdmission: true }));

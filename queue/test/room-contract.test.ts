@@ -38,6 +38,26 @@ describe.each(factories)('room contract on $name', (factory) => {
     expect(ok(await room.stats(show))).toMatchObject({ joined: 2, waiting: 1, offered: 1 });
   });
 
+  it('finds who waits with a ticket (support), and tells the whole line and the pre-queue', async () => {
+    const room = engine();
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity: 1 }));
+    ok(await room.join(show, 'a')); // offered at once: out of the line
+    const b = ok(await room.join(show, 'b'));
+    const c = ok(await room.join(show, 'c'));
+    expect(c).toMatchObject({ state: 'waiting', position: 2, lineLength: 2, preLength: 0 });
+    expect(ok(await room.findTicket(show, c.ticket!))).toEqual({ ok: true, customerId: 'c', position: 2, lineLength: 2 });
+    expect(ok(await room.findTicket(show, b.ticket!))).toMatchObject({ customerId: 'b', position: 1 });
+    expect(ok(await room.findTicket(show, 1))).toEqual({ ok: true, customerId: null, position: null, lineLength: 2 }); // a: offered, not in line
+    expect(ok(await room.findTicket(show, 999))).toMatchObject({ customerId: null });
+    expect(await room.findTicket(show, 0)).toMatchObject({ ok: false, code: 'invalid_input' });
+    expect(await room.findTicket(nextShowtimeId(), 1)).toMatchObject({ ok: false, code: 'unknown_room' });
+    const scheduled = nextShowtimeId();
+    ok(await room.configure(scheduled, { ...fastRoom, state: 'scheduled', opensAtMs: Date.now() + 3_600_000 }));
+    ok(await room.join(scheduled, 'p1'));
+    expect(ok(await room.join(scheduled, 'p2'))).toMatchObject({ state: 'prequeue', lineLength: 0, preLength: 2 });
+  });
+
   it('admits in join order when nobody leaves (FIFO)', async () => {
     const room = engine();
     const show = nextShowtimeId();

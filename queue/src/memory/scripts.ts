@@ -64,6 +64,18 @@ const poll = withRoom((room, s, [customer]) => {
   return room.describe(s, customer!);
 });
 
+const find = withRoom((room, s, [ticketArg]) => {
+  const { db } = room;
+  const ticket = Number(ticketArg) || 0;
+  const line = db.zset(room.line);
+  const lineLength = line.size;
+  const preLength = room.undrawnCount(s);
+  const customer = ticket > 0 ? line.firstWithScore(ticket) : undefined;
+  if (customer === undefined) return buildReply('find', { customer: '', position: 0, lineLength, preLength });
+  const position = line.rank(customer)! + 1 + (s.state === 'opening' ? preLength : 0);
+  return buildReply('find', { customer, position, lineLength, preLength });
+});
+
 const tick = withRoom((room, s) => {
   const [offered, skipped] = room.advance(s);
   return buildReply('tick', { offered, skipped, roomState: s.state });
@@ -319,5 +331,5 @@ const registry: Handler = (db, [key], [op, id]) => {
 };
 
 export const memoryScripts: Record<ScriptName, Handler> = {
-  claim, configure, draw, inspect, join, leave, poll, prequeue, registry, release, restore, take, tick,
+  claim, configure, draw, find, inspect, join, leave, poll, prequeue, registry, release, restore, take, tick,
 };

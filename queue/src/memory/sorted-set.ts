@@ -79,6 +79,12 @@ export class SortedSet {
     return this.entries[index];
   }
 
+  /** ZRANGEBYSCORE key score score LIMIT 0 1: the first member with exactly this score. */
+  firstWithScore(score: number): string | undefined {
+    const entry = this.entries[this.lowerBound(score)];
+    return entry && entry.score === score ? entry.member : undefined;
+  }
+
   /** ZRANGEBYSCORE key -inf max. */
   membersUpTo(maxScore: number): string[] {
     const out: string[] = [];
