@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import type { Logger } from 'pino';
 import type { VerifyAccessToken } from '../../lib/access-token';
+import type { VerifyCustomerAccess } from '../../lib/customer-access-token';
 import { createErrorHandler, jsonBodyLimit, notFoundHandler } from '../../lib/http';
 import { adminCatalogRoutes, publicCatalogRoutes } from './catalog/catalog-routes';
 import { requestContext, type RequestContextVariables } from './http/request-context';
@@ -36,6 +37,8 @@ export interface CoreDeps {
   logger: Logger;
   metrics: CoreMetrics;
   verifyAccessToken: VerifyAccessToken;
+  /** Customer access tokens the edge signs for a buyer's own bookings outside a turn (lib/customer-access-token.ts); none: those routes answer 401. */
+  verifyCustomerAccess?: VerifyCustomerAccess | null;
   adminToken: string;
   gateway: PaymentGateway;
   /** HMAC secrets accepted on payment webhooks (several during a rotation). */
@@ -84,7 +87,7 @@ export function createCoreApp(deps: CoreDeps) {
   app.route('/', publicCatalogRoutes({ sql: deps.sql }));
   app.route('/', seatRoutes({ sql: deps.sql, holds, verifyAccessToken: deps.verifyAccessToken, admission: deps.admission ?? null }));
   app.route('/', checkoutRoutes({ sql: deps.sql, checkout, verifyAccessToken: deps.verifyAccessToken, admission: deps.admission ?? null }));
-  app.route('/', bookingRoutes({ sql: deps.sql, verifyAccessToken: deps.verifyAccessToken }));
+  app.route('/', bookingRoutes({ sql: deps.sql, verifyAccessToken: deps.verifyAccessToken, verifyCustomerAccess: deps.verifyCustomerAccess ?? null }));
   app.route('/', paymentCallbackRoutes({ sql: deps.sql, webhookSecrets: deps.webhookSecrets }));
   app.route('/admin', adminCatalogRoutes({ sql: deps.sql, adminToken: deps.adminToken, sale }));
   app.route('/admin', saleControlRoutes({ sale, adminToken: deps.adminToken }));

@@ -4,6 +4,7 @@ import pino from 'pino';
 import type { Sql } from 'postgres';
 import { collectDefaultMetrics } from 'prom-client';
 import { createAccessTokenVerifier } from '../../lib/access-token';
+import { createCustomerAccessVerifier } from '../../lib/customer-access-token';
 import { resolveTokenKeys } from '../../lib/token-config';
 import type { TokenKeyMaterial } from '../../lib/token-keys';
 import { createCoreApp } from './app';
@@ -53,6 +54,7 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
     logger,
     metrics,
     verifyAccessToken: createAccessTokenVerifier(tokenKeys),
+    verifyCustomerAccess: createCustomerAccessVerifier(tokenKeys),
     adminToken: config.adminToken,
     gateway,
     webhookSecrets: config.webhookSecrets,

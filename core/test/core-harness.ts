@@ -1,6 +1,7 @@
 import pino from 'pino';
 import type { Sql } from 'postgres';
 import { createAccessTokenVerifier, signAccessToken } from '../../lib/access-token';
+import { createCustomerAccessVerifier, signCustomerAccessToken } from '../../lib/customer-access-token';
 import { generateSigningJwk, loadTokenKeys, type TokenKeyMaterial } from '../../lib/token-keys';
 import { createCoreApp } from '../src/app';
 import { insertShowtime, type NewShowtime } from '../src/catalog/showtime-repo';
@@ -38,6 +39,7 @@ export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGa
     logger: pino({ level: 'silent' }),
     metrics,
     verifyAccessToken: createAccessTokenVerifier(tokenKeys),
+    verifyCustomerAccess: createCustomerAccessVerifier(tokenKeys),
     adminToken: TEST_ADMIN_TOKEN,
     gateway: options.gateway ?? noGateway,
     webhookSecrets: options.webhookSecrets ?? [TEST_WEBHOOK_SECRET],
@@ -48,6 +50,9 @@ export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGa
   async function tokenFor(customerId: string, showtimeId: number, ttlMs = 600_000) {
     return signAccessToken(tokenKeys, { customerId, showtimeId, sessionId: `s-${customerId}`, expiresAtMs: Date.now() + ttlMs });
   }
+
+  /** A customer access token, as the edge signs it after verifying the customer token. */
+  const customerTokenFor = (customerId: string) => signCustomerAccessToken(tokenKeys, customerId);
 
   async function createHall(layout: LayoutOptions = { rows: 10, columns: 15 }) {
     const venue = await insertVenue(sql, { name: unique('venue'), city: 'Test' });
@@ -91,7 +96,7 @@ export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGa
     return row!;
   }
 
-  return { app, sql, metrics, tokenKeys, tokenFor, createHall, createShowtime, call, hold, seatStatusCounts };
+  return { app, sql, metrics, tokenKeys, tokenFor, customerTokenFor, createHall, createShowtime, call, hold, seatStatusCounts };
 }
 
 export type CoreHarness = Awaited<ReturnType<typeof createCoreHarness>>;

@@ -2,7 +2,10 @@ import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { conflict, forbidden, notFound } from '../../../lib/errors';
 import type { VerifyAccessToken } from '../../../lib/access-token';
-import { requireAccessToken, requireAdminToken, type AccessVariables } from '../http/auth';
+import { requireAdminToken } from '../http/auth';
+import { requireBuyer, type Buyer, type BuyerVariables } from '../http/buyer-auth';
+import type { VerifyCustomerAccess } from '../../../lib/customer-access-token';
+import { listCustomerBookings, listedBookingView } from './booking-list';
 import { showtimeIdParam, uuidParam } from '../http/params';
 import { z } from 'zod';
 import { readJsonBody } from '../../../lib/http';
@@ -56,32 +59,40 @@ async function refundQuote(sql: Sql, bookingId: string) {
 const ATTEMPTS = 3;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** GET /bookings/:id for its buyer (access token for the showtime). */
-export function bookingRoutes(deps: { sql: Sql; verifyAccessToken: VerifyAccessToken }) {
-  const app = new Hono<{ Variables: AccessVariables }>();
-  app.get('/bookings/:bookingId', requireAccessToken(deps.verifyAccessToken), async (c) => {
-    const booking = await findBooking(deps.sql, uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking'));
-    if (!booking) throw notFound('BOOKING_NOT_FOUND', 'No such booking');
-    const access = c.get('access');
-    if (booking.customer_id !== access.customerId || booking.showtime_id !== access.showtimeId) {
-      throw forbidden('NOT_YOUR_BOOKING', 'This booking belongs to someone else');
-    }
-    return c.json(bookingView(booking));
-  });
+/**
+ * The buyer's bookings: with the access token of a turn (that showtime's bookings) or, after the
+ * turn ended, with the customer access token the edge signs once it verified the customer token
+ * (any showtime of that customer). Someone else's booking is refused the same way with either.
+ */
+export function bookingRoutes(deps: { sql: Sql; verifyAccessToken: VerifyAccessToken; verifyCustomerAccess?: VerifyCustomerAccess | null }) {
+  const app = new Hono<{ Variables: BuyerVariables }>();
+  const buyerAuth = requireBuyer({ verifyAccessToken: deps.verifyAccessToken, verifyCustomerAccess: deps.verifyCustomerAccess ?? null });
 
-  /** Loads the token's customer's own booking of the token's showtime (403 for anyone else's). */
-  async function ownBooking(bookingId: string, access: { customerId: string; showtimeId: number }) {
+  /** The buyer's own booking (403 for anyone else's, and for another showtime's with a turn's token). */
+  async function ownBooking(bookingId: string, buyer: Buyer) {
     const booking = await findBooking(deps.sql, bookingId);
     if (!booking) throw notFound('BOOKING_NOT_FOUND', 'No such booking');
-    if (booking.customer_id !== access.customerId || booking.showtime_id !== access.showtimeId) {
+    if (booking.customer_id !== buyer.customerId || (buyer.showtimeId !== null && booking.showtime_id !== buyer.showtimeId)) {
       throw forbidden('NOT_YOUR_BOOKING', 'This booking belongs to someone else');
     }
     return booking;
   }
 
+  // The customer's bookings, newest first, each with what cancelling it would give back now.
+  app.get('/bookings', buyerAuth, async (c) => {
+    const buyer = c.get('buyer');
+    const rows = await listCustomerBookings(deps.sql, buyer.customerId, buyer.showtimeId);
+    return c.json({ customerId: buyer.customerId, bookings: rows.map(listedBookingView) });
+  });
+
+  app.get('/bookings/:bookingId', buyerAuth, async (c) => {
+    const booking = await ownBooking(uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking'), c.get('buyer'));
+    return c.json(bookingView(booking));
+  });
+
   // What the buyer would get back, shown before they confirm the cancellation.
-  app.get('/bookings/:bookingId/cancellation', requireAccessToken(deps.verifyAccessToken), async (c) => {
-    const booking = await ownBooking(uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking'), c.get('access'));
+  app.get('/bookings/:bookingId/cancellation', buyerAuth, async (c) => {
+    const booking = await ownBooking(uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking'), c.get('buyer'));
     const quote = await refundQuote(deps.sql, booking.id);
     return c.json({
       bookingId: booking.id, status: booking.status, cancellable: booking.status === 'CONFIRMED' && !quote.started,
@@ -94,13 +105,14 @@ export function bookingRoutes(deps: { sql: Sql; verifyAccessToken: VerifyAccessT
    * The buyer cancels: 200 with the refund the showtime's policy gives (cancel_booking in
    * migrations/0008_fare_inventory.sql). Repeating answers the same; after the start, 409.
    */
-  app.delete('/bookings/:bookingId', requireAccessToken(deps.verifyAccessToken), async (c) => {
-    const access = c.get('access');
-    const booking = await ownBooking(uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking'), access);
+  app.delete('/bookings/:bookingId', buyerAuth, async (c) => {
+    const buyer = c.get('buyer');
+    const booking = await ownBooking(uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking'), buyer);
     for (let attempt = 1; ; attempt++) {
       try {
+        // The booking's own showtime: ownBooking has checked it against a turn's token.
         const [row] = await deps.sql<{ refund_cents: number; percent: number; repeated: boolean }[]>`
-          SELECT refund_cents, percent, repeated FROM cancel_booking(${booking.id}::uuid, ${access.customerId}::text, ${access.showtimeId}::bigint)`;
+          SELECT refund_cents, percent, repeated FROM cancel_booking(${booking.id}::uuid, ${buyer.customerId}::text, ${booking.showtime_id}::bigint)`;
         return c.json({
           bookingId: booking.id, status: 'CANCELLED', refundCents: row!.refund_cents, percent: row!.percent,
           currency: booking.currency, seats: booking.seat_codes,
