@@ -33,6 +33,8 @@ export interface EdgeRuntime {
   /** Tests: a local key set standing in for the identity provider's JWKS. */
   idpKeys?: JWTVerifyGetKey;
   now?: () => number;
+  /** Node: queue tokens signed with node:crypto's synchronous HMAC (tokens/queue-token-node.ts). */
+  queueTokenHmac?: (key: Uint8Array, input: string) => string;
 }
 
 export type EdgeServiceConfig = Pick<
@@ -84,7 +86,12 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
       now,
       idpKeys: runtime.idpKeys,
     }),
-    queueTokens: createQueueTokens(runtime.tokenKeys, { ttlMs: config.queueTokenTtlMs, clockToleranceMs: config.clockToleranceMs, now }),
+    queueTokens: createQueueTokens(runtime.tokenKeys, {
+      ttlMs: config.queueTokenTtlMs,
+      clockToleranceMs: config.clockToleranceMs,
+      now,
+      ...(runtime.queueTokenHmac ? { hmacSha256: runtime.queueTokenHmac } : {}),
+    }),
     verifyAccessToken: createEdgeAccessVerifier(runtime.tokenKeys, { clockToleranceSeconds: Math.round(config.clockToleranceMs / 1000), now }),
     floodLimiter: runtime.floodLimiter,
     metrics,

@@ -62,3 +62,18 @@ describe('queue tokens (HS256, key derived from the signing key)', () => {
     expect(await refusalOf(createQueueTokens(withoutIt, options).verify(token))).toBe('INVALID_TOKEN');
   });
 });
+
+describe('queue tokens signed with node:crypto', () => {
+  it('are the very bytes jose signs, and verify like them', async () => {
+    const { nodeHmacSha256 } = await import('./queue-token-node');
+    const keys = await loadTokenKeys({ signingJwk: await generateSigningJwk('q-n') });
+    const at = () => 1_790_000_123_456;
+    const viaJose = createQueueTokens(keys, { ...options, now: at });
+    const viaNode = createQueueTokens(keys, { ...options, now: at, hmacSha256: nodeHmacSha256() });
+    for (const c of [claims, { customerId: 'ü-x_1', showtimeId: '1', ticket: 0 }]) {
+      const token = await viaNode.sign(c);
+      expect(token).toBe(await viaJose.sign(c));
+      expect(await viaJose.verify(token)).toMatchObject(c);
+    }
+  });
+});
