@@ -14,6 +14,7 @@ import type { FloodLimiter } from './limits/flood-limiter';
 import { createPurchaseLimiter, type PurchaseRules } from './limits/purchase-limiter';
 import type { EdgeMetrics } from './metrics';
 import { accessGate } from './middleware/access-gate';
+import { bookingGate } from './middleware/booking-gate';
 import { purchaseBuckets } from './middleware/purchase-buckets';
 import { requestId } from './middleware/request-id';
 import { openApiRoutes } from './openapi/openapi-routes';
@@ -38,7 +39,7 @@ import { createLoginLockout } from './limits/login-lockout';
 import { createConsoleSessions } from './pages/admin-session';
 import { createPowChallenges } from './pow/pow-challenge';
 import { createPowGovernor } from './pow/pow-governor';
-import { createPowGate } from './pow/pow-gate';
+import { createPowGate, type PowGate } from './pow/pow-gate';
 import type { CustomerTokens } from './tokens/customer-token';
 import type { QueueTokens } from './tokens/queue-token';
 
@@ -77,7 +78,7 @@ export interface EdgeDeps {
 }
 
 /** The Hono app with the parts its entry points drive or inspect (the room gateway, the catalog, the console's activity counters). */
-export type EdgeApp = Hono<EdgeEnv> & { rooms: RoomGateway; catalog: RoomCatalog; activity: ShowtimeActivity };
+export type EdgeApp = Hono<EdgeEnv> & { rooms: RoomGateway; catalog: RoomCatalog; activity: ShowtimeActivity; pow: PowGate };
 
 export function createApp(deps: EdgeDeps): EdgeApp {
   const app = new Hono<EdgeEnv>();
@@ -158,11 +159,13 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       pow,
     }),
   );
+  const turnGate = accessGate({ verifyAccessToken: deps.verifyAccessToken, customerTokens: deps.customerTokens });
   app.route(
     '/api',
     purchaseRoutes({
       core: deps.core,
-      accessGate: accessGate({ verifyAccessToken: deps.verifyAccessToken, customerTokens: deps.customerTokens }),
+      accessGate: turnGate,
+      bookingGate: bookingGate({ accessGate: turnGate, customerTokens: deps.customerTokens, tokenKeys: deps.tokenKeys }),
       purchaseBuckets: purchaseBuckets({ limiter, metrics: deps.metrics, requireAdmission: true }),
       clientAddress: deps.clientAddress,
       metrics: deps.metrics,
@@ -196,5 +199,5 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       ...(deps.statsIntervalMs ? { statsIntervalMs: deps.statsIntervalMs } : {}),
     }),
   );
-  return Object.assign(app, { rooms, catalog, activity });
+  return Object.assign(app, { rooms, catalog, activity, pow });
 }

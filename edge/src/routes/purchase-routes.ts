@@ -17,6 +17,8 @@ import { createSingleFlightCache } from '../state/single-flight-cache';
 export interface PurchaseRouteDeps {
   core: CoreClient;
   accessGate: MiddlewareHandler<EdgeEnv>;
+  /** Bookings: the turn's access token, or the customer token after the turn (middleware/booking-gate.ts). */
+  bookingGate?: MiddlewareHandler<EdgeEnv>;
   /** The token buckets plus a live turn (the token's own): holds and checkout need both. */
   purchaseBuckets: MiddlewareHandler<EdgeEnv>;
   clientAddress: (c: Context) => string | null;
@@ -113,14 +115,17 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
   app.post('/holds/:holdId/checkout', deps.accessGate, deps.purchaseBuckets, (c) =>
     forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}/checkout`, true),
   );
-  app.get('/bookings/:bookingId', deps.accessGate, (c) =>
+  // A buyer's bookings: with the turn's access token, or the customer token once the turn is over.
+  const bookingGate = deps.bookingGate ?? deps.accessGate;
+  app.get('/bookings', bookingGate, (c) => forward(c, '/bookings', true));
+  app.get('/bookings/:bookingId', bookingGate, (c) =>
     forward(c, `/bookings/${checkedParam(c, 'bookingId', BOOKING_ID, 'BOOKING_NOT_FOUND')}`, true),
   );
   // The buyer's cancellation: what it would give back, then the cancel itself (the core applies the policy).
-  app.get('/bookings/:bookingId/cancellation', deps.accessGate, (c) =>
+  app.get('/bookings/:bookingId/cancellation', bookingGate, (c) =>
     forward(c, `/bookings/${checkedParam(c, 'bookingId', BOOKING_ID, 'BOOKING_NOT_FOUND')}/cancellation`, true),
   );
-  app.delete('/bookings/:bookingId', deps.accessGate, (c) =>
+  app.delete('/bookings/:bookingId', bookingGate, (c) =>
     forward(c, `/bookings/${checkedParam(c, 'bookingId', BOOKING_ID, 'BOOKING_NOT_FOUND')}`, true),
   );
 
