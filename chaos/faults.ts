@@ -4,7 +4,6 @@
  * health check, the database accepts connections, Redis answers PING); recovery is measured
  * from there to the first request the buyers' path answers normally.
  */
-import { answers200 } from './processes';
 import type { ChaosStack } from './stack';
 
 export interface FaultTiming {
@@ -33,17 +32,25 @@ async function setGatewayFaults(stack: ChaosStack, faults: Record<string, unknow
   if (!response.ok) throw new Error(`gateway faults: ${response.status} ${await response.text()}`);
 }
 
-/** The core answers through the edge: the showtime list and the core's own readiness. */
+/**
+ * Buyers are served by the core again, asked the way a buyer asks: the showtime list through
+ * the edge, fresh (the edge answers a stale copy with a `Warning` while the core is away) and
+ * naming the sale. The list is a database read at the core, so a core whose pool has not
+ * reconnected fails it too. The edge keeps a fresh copy up to a second: the suite does not ask
+ * before a second has passed since the fault began (`FRESH_COPY_MS`).
+ */
 async function coreServesBuyers(stack: ChaosStack, showtimeId: string): Promise<boolean> {
-  if (!(await answers200(`${stack.coreUrl}/readyz`, PROBE_TIMEOUT_MS))) return false;
   try {
-    const response = await fetch(`${stack.coreUrl}/showtimes`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    const response = await fetch(`${stack.edgeUrl}/api/showtimes`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
     const list = (await response.json()) as { id: number }[];
-    return response.status === 200 && Array.isArray(list) && list.some((s) => String(s.id) === showtimeId);
+    return response.status === 200 && !response.headers.has('warning') && Array.isArray(list) && list.some((s) => String(s.id) === showtimeId);
   } catch {
     return false;
   }
 }
+
+/** How long the edge may serve a copy of the showtime list it loaded before a fault. */
+export const FRESH_COPY_MS = 1_100;
 
 /** A new buyer can join the line again (needs Redis, the room restored, the edge). */
 async function buyersCanJoin(stack: ChaosStack, showtimeId: string): Promise<boolean> {

@@ -6,6 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Sql } from 'postgres';
+import { edgeKeys } from '../edge/src/state/edge-store';
 import { checkInvariants } from '../loadtest/invariants';
 
 export interface FaultInvariants {
@@ -52,11 +53,30 @@ export async function durableRoomSettings(sql: Sql, showtimeId: number): Promise
   return row ?? null;
 }
 
+/**
+ * Published events of the showtime the edge has not applied. The edge's consumer marks every
+ * event it handles (`wr:edge:seen:<eventId>`, its dedupe mark), so a mark missing after the
+ * jobs settled means an event that reached the stream, or should have, never reached the room:
+ * the slot of a buyer who booked would stay taken. Empty when Redis is unreadable.
+ */
+export async function eventsNotAppliedByEdge(sql: Sql, redis: Redis, showtimeId: number, keyPrefix = ''): Promise<string[]> {
+  const rows = await sql<{ event_id: string }[]>`
+    SELECT event_id::text FROM outbox WHERE showtime_id = ${showtimeId} AND published_at IS NOT NULL ORDER BY id`;
+  if (rows.length === 0) return [];
+  const keys = edgeKeys(keyPrefix);
+  const pipeline = redis.pipeline();
+  for (const row of rows) pipeline.exists(keys.seen(row.event_id));
+  const replies = (await pipeline.exec()) ?? [];
+  return rows.filter((_, index) => replies[index]?.[1] !== 1).map((row) => row.event_id);
+}
+
 export async function readFaultInvariants(
   sql: Sql,
   showtimeId: number,
   context: {
     redis: Redis | null; maxActiveSeen: number; capacity: number; settingsChanged: string[]; staleAfterSeconds: number;
+    /** Published events the edge never applied (see eventsNotAppliedByEdge). */
+    notAppliedByEdge: string[];
     acknowledged: { holdIds: string[]; paymentIds: string[] };
   },
 ): Promise<{ figures: FaultInvariants; details: string[] }> {
@@ -84,8 +104,9 @@ export async function readFaultInvariants(
     doubleCharges: row!.double_charges,
     holdsStuckPastExpiry: row!.stuck,
     outboxBacklog: row!.backlog,
-    // Published confirmations missing from the stream, and bookings whose event was never written.
-    eventsLost: countOf(/missing from the stream: (\d+)/) + countOf(/without their event in the outbox: (\d+)/),
+    // Published confirmations missing from the stream, bookings whose event was never written,
+    // and published events the edge never applied to the room.
+    eventsLost: countOf(/missing from the stream: (\d+)/) + countOf(/without their event in the outbox: (\d+)/) + context.notAppliedByEdge.length,
     admittedAboveCap: Math.max(0, context.maxActiveSeen - context.capacity),
     roomSettingsChanged: context.settingsChanged.length,
     acknowledgedWritesLost: lostWrites,
@@ -93,6 +114,7 @@ export async function readFaultInvariants(
   if (row!.double_charges) details.push(`holds paid twice without a refund: ${row!.double_charges}`);
   if (row!.stuck) details.push(`ACTIVE holds more than ${stale} past expiry: ${row!.stuck}`);
   if (row!.backlog) details.push(`outbox rows unpublished for more than ${stale}: ${row!.backlog}`);
+  if (context.notAppliedByEdge.length) details.push(`published events the edge never applied: ${context.notAppliedByEdge.length} (first ${context.notAppliedByEdge[0]})`);
   if (figures.admittedAboveCap) details.push(`room had ${context.maxActiveSeen} admitted at once, capacity ${context.capacity}`);
   details.push(...context.settingsChanged.map((change) => `room setting changed: ${change}`));
   return { figures, details };

@@ -52,8 +52,12 @@ export interface ChaosStack {
   edgeUrl: string;
   paymentsUrl: string;
   adminToken: string;
+  /** The core answers only callers that carry it (the edge, the ticker, the suite's set-up). */
+  serviceToken: string;
   paymentApiKey: string;
   databaseUrl: string;
+  /** The edge's environment, for a test that starts another edge beside it (same keys and Redis). */
+  edgeEnv: Record<string, string>;
   logDir: string;
   close(): Promise<void>;
 }
@@ -68,6 +72,7 @@ export async function startChaosStack(options: { logLevel?: string } = {}): Prom
   const edgeUrl = `http://127.0.0.1:${edgePort}`;
   const paymentsUrl = `http://127.0.0.1:${paymentPort}`;
   const adminToken = 'chaos-admin-token-0123456789';
+  const serviceToken = 'chaos-service-token-0123456789';
   const paymentApiKey = 'sk_test_chaos';
   const webhookSecret = 'whsec_chaos';
   const signingKey = JSON.stringify(await generateSigningJwk('chaos-1'));
@@ -79,7 +84,7 @@ export async function startChaosStack(options: { logLevel?: string } = {}): Prom
     env: {
       ...common, CORE_PORT: String(corePort), CORE_HOST: '127.0.0.1', DATABASE_URL: postgres.url, DATABASE_POOL_SIZE: '10',
       PAYMENT_URL: paymentsUrl, PAYMENT_API_KEY: paymentApiKey, PAYMENT_WEBHOOK_SECRET: webhookSecret, PUBLIC_URL: edgeUrl,
-      TOKEN_SIGNING_KEY: signingKey, RECONCILE_AFTER_MS: '2000',
+      TOKEN_SIGNING_KEY: signingKey, RECONCILE_AFTER_MS: '2000', CORE_SERVICE_TOKEN: serviceToken,
     },
     ready: () => answers200(`${coreUrl}/readyz`),
   });
@@ -91,18 +96,19 @@ export async function startChaosStack(options: { logLevel?: string } = {}): Prom
     },
     ready: () => answers200(`${paymentsUrl}/healthz`),
   });
+  const edgeEnv = {
+    ...common, EDGE_PORT: String(edgePort), EDGE_HOST: '127.0.0.1', CORE_URL: coreUrl, TOKEN_SIGNING_KEY: signingKey,
+    DEMO_LOGIN: '1', TRUST_PROXY: '1', DEMO_LOGIN_PER_MINUTE: '100000', FLOOD_POINTS: '1000', CORE_TIMEOUT_MS: '5000',
+    CORE_SERVICE_TOKEN: serviceToken,
+  };
   const edge = serviceProcess({
-    name: 'edge', entry: 'edge/src/main.ts', logDir,
-    env: {
-      ...common, EDGE_PORT: String(edgePort), EDGE_HOST: '127.0.0.1', CORE_URL: coreUrl, TOKEN_SIGNING_KEY: signingKey,
-      DEMO_LOGIN: '1', TRUST_PROXY: '1', DEMO_LOGIN_PER_MINUTE: '100000', FLOOD_POINTS: '1000', CORE_TIMEOUT_MS: '5000',
-    },
+    name: 'edge', entry: 'edge/src/main.ts', logDir, env: edgeEnv,
     ready: () => answers200(`${edgeUrl}/healthz`),
   });
   let tickerStarted = false;
   const ticker = serviceProcess({
     name: 'ticker', entry: 'queue/src/ticker.ts', logDir,
-    env: { ...common, CORE_URL: coreUrl, QUEUE_TICK_MS: '200' },
+    env: { ...common, CORE_URL: coreUrl, CORE_SERVICE_TOKEN: serviceToken, QUEUE_TICK_MS: '200' },
     // No port: alive a moment after spawning is all there is to wait for.
     ready: async () => {
       if (tickerStarted) return true;
@@ -125,5 +131,5 @@ export async function startChaosStack(options: { logLevel?: string } = {}): Prom
     await close();
     throw error;
   }
-  return { postgres, redis, core, edge, sandbox, ticker, coreUrl, edgeUrl, paymentsUrl, adminToken, paymentApiKey, databaseUrl: postgres.url, logDir, close };
+  return { postgres, redis, core, edge, sandbox, ticker, coreUrl, edgeUrl, paymentsUrl, adminToken, serviceToken, paymentApiKey, databaseUrl: postgres.url, edgeEnv, logDir, close };
 }

@@ -8,10 +8,11 @@ import type { Sql } from 'postgres';
 import { connectDatabase } from '../core/src/db/connect';
 import { runBuyers } from '../loadtest/journey/driver';
 import { Recorder } from '../loadtest/journey/recorder';
-import { createSale, readLiveFigures } from '../loadtest/journey/setup';
+import { createSale } from '../loadtest/journey/setup';
 import type { JourneySettings } from '../loadtest/lib/journey.js';
-import { FAULTS, type Fault } from './faults';
-import { durableRoomSettings, readFaultInvariants, settingsDifferences, type FaultInvariants, type RoomSettings } from './invariants';
+import { createKeyBuilder } from '../queue/src/keys';
+import { FAULTS, FRESH_COPY_MS, type Fault } from './faults';
+import { durableRoomSettings, eventsNotAppliedByEdge, readFaultInvariants, settingsDifferences, type FaultInvariants, type RoomSettings } from './invariants';
 import { startChaosStack, type ChaosStack } from './stack';
 
 export interface ChaosSettings {
@@ -76,8 +77,31 @@ async function roomSettings(stack: ChaosStack, showtimeId: string): Promise<Room
   return null;
 }
 
-/** Waits (bounded) until the jobs have caught up: outbox published, lapsed holds swept, payments settled. */
-async function settle(sql: Sql, showtimeId: number, timeoutMs: number): Promise<void> {
+/**
+ * The most buyers admitted at once, read from the room's own `active` set every 25 ms (live
+ * sessions: score = expiry). Offers are not admissions: the claim enforces the cap, and offers
+ * may run a little past the free slots where the no-show rate allows. Unreadable while Redis is
+ * down, which is when nobody can be admitted either.
+ */
+function capSampler(redis: Redis, showtimeId: string) {
+  const activeKey = createKeyBuilder('').forShowtime(showtimeId).active;
+  let running = true;
+  let highest = 0;
+  const loop = (async () => {
+    while (running) {
+      const live = await redis.zcount(activeKey, Date.now(), '+inf').catch(() => 0);
+      highest = Math.max(highest, live);
+      await sleep(25);
+    }
+  })();
+  return { stop: async () => ((running = false), await loop, highest) };
+}
+
+/**
+ * Waits (bounded) until the jobs have caught up: outbox published, lapsed holds swept, payments
+ * settled, and every published event of the showtime applied by the edge.
+ */
+async function settle(sql: Sql, redis: Redis, showtimeId: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const [row] = await sql<{ busy: number }[]>`
@@ -85,14 +109,14 @@ async function settle(sql: Sql, showtimeId: number, timeoutMs: number): Promise<
             + (SELECT count(*) FROM seat_hold WHERE showtime_id = ${showtimeId} AND status = 'ACTIVE' AND expires_at < now())
             + (SELECT count(*) FROM payment WHERE showtime_id = ${showtimeId} AND status IN ('PENDING', 'REFUND_REQUESTED') AND expires_at < now()))::int AS busy`
       .catch(() => [{ busy: 1 }]);
-    if (row!.busy === 0) return;
+    if (row!.busy === 0 && (await eventsNotAppliedByEdge(sql, redis, showtimeId).catch(() => ['unreadable'])).length === 0) return;
     await sleep(250);
   }
 }
 
 async function runFault(stack: ChaosStack, sql: Sql, redis: Redis, fault: Fault, settings: ChaosSettings): Promise<FaultResult> {
   const { showtimeId } = await createSale({
-    coreUrl: stack.coreUrl, edgeUrl: stack.edgeUrl, adminToken: stack.adminToken, rows: settings.rows, columns: settings.columns,
+    coreUrl: stack.coreUrl, edgeUrl: stack.edgeUrl, adminToken: stack.adminToken, serviceToken: stack.serviceToken, rows: settings.rows, columns: settings.columns,
     holdTtlMs: settings.holdTtlMs, capacity: settings.capacity, admitPerMinute: settings.admitPerMinute, sessionTtlSeconds: settings.sessionTtlSeconds,
   });
   const settingsBefore = await roomSettings(stack, showtimeId);
@@ -100,8 +124,7 @@ async function runFault(stack: ChaosStack, sql: Sql, redis: Redis, fault: Fault,
   const recorder = new Recorder();
   const answers = new Map<string, number>();
   const acknowledged = { holdIds: new Set<string>(), paymentIds: new Set<string>() };
-  let maxActive = 0;
-  let sampling = false;
+  const cap = capSampler(redis, showtimeId);
   const journey: JourneySettings = {
     showtimeId, party: 2, maxHoldTries: 3, seatPreference: 'random', paymentApiKey: stack.paymentApiKey,
     maxWaitMs: settings.durationSeconds * 1000, random: Math.random,
@@ -118,21 +141,14 @@ async function runFault(stack: ChaosStack, sql: Sql, redis: Redis, fault: Fault,
       if (response.status === 201 && endpoint === 'hold' && body?.holdId) acknowledged.holdIds.add(body.holdId);
       if (response.status === 201 && endpoint === 'checkout' && body?.paymentId) acknowledged.paymentIds.add(body.paymentId);
     },
-    onTick: async () => {
-      if (sampling) return;
-      sampling = true;
-      try {
-        const live = await readLiveFigures({ coreUrl: null, edgeUrl: stack.edgeUrl, adminToken: stack.adminToken }, showtimeId);
-        maxActive = Math.max(maxActive, live.active ?? 0);
-      } finally {
-        sampling = false;
-      }
-    },
   });
 
   await sleep(settings.injectAtMs);
+  const faultBeganAt = Date.now();
   await fault.inject(stack, { outageMs: settings.outageMs });
   const backAt = Date.now();
+  // An answer the edge may have cached before the fault proves nothing about recovery.
+  await sleep(Math.max(0, faultBeganAt + FRESH_COPY_MS - backAt));
   let recoveryMs: number | null = null;
   if (fault.recovered) {
     while (Date.now() - backAt < 30_000) {
@@ -147,14 +163,16 @@ async function runFault(stack: ChaosStack, sql: Sql, redis: Redis, fault: Fault,
     }
   }
   await buying;
-  await settle(sql, Number(showtimeId), 20_000);
+  const maxActive = await cap.stop();
+  await settle(sql, redis, Number(showtimeId), 20_000);
+  const notAppliedByEdge = await eventsNotAppliedByEdge(sql, redis, Number(showtimeId)).catch(() => ['(Redis unreadable)']);
 
   const settingsAfter = await roomSettings(stack, showtimeId);
   const durableAfter = await durableRoomSettings(sql, Number(showtimeId));
   const changed = settingsDifferences(settingsBefore, settingsAfter);
   if (durableBefore && JSON.stringify(durableBefore) !== JSON.stringify(durableAfter)) changed.push('durable room_settings row changed');
   const { figures, details } = await readFaultInvariants(sql, Number(showtimeId), {
-    redis, maxActiveSeen: maxActive, capacity: settings.capacity, settingsChanged: changed, staleAfterSeconds: 3,
+    redis, maxActiveSeen: maxActive, capacity: settings.capacity, settingsChanged: changed, staleAfterSeconds: 3, notAppliedByEdge,
     acknowledged: { holdIds: [...acknowledged.holdIds], paymentIds: [...acknowledged.paymentIds] },
   });
   const status500 = [...answers].filter(([key]) => / 500\b/.test(key)).reduce((n, [, count]) => n + count, 0);

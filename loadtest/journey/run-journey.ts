@@ -39,6 +39,8 @@ export interface JourneyRunOptions {
   paymentsUrl?: string | null;
   showtimeId?: string | null;
   adminToken?: string;
+  /** The core's CORE_SERVICE_TOKEN, when the run creates its sale at a core that requires it. */
+  serviceToken?: string;
   paymentApiKey?: string;
   databaseUrl?: string | null;
   redisUrl?: string | null;
@@ -71,6 +73,7 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
   }
   const edgeUrl = stack?.edgeUrl ?? options.baseUrl!;
   const coreUrl = stack?.coreUrl ?? options.coreUrl ?? null;
+  const serviceToken = options.serviceToken;
   const paymentsUrl = stack?.paymentsUrl ?? options.paymentsUrl ?? 'http://127.0.0.1:8082';
   const adminToken = stack?.adminToken ?? options.adminToken ?? 'dev-admin-token-change-me';
   const paymentApiKey = stack?.paymentApiKey ?? options.paymentApiKey ?? 'sk_test_sandbox';
@@ -85,7 +88,7 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
     let showtimeId = options.showtimeId ?? null;
     if (!showtimeId) {
       if (!coreUrl) throw new Error('Creating a showtime needs the core (CORE_URL); or pass SHOWTIME_ID');
-      showtimeId = (await createSale({ ...room, coreUrl, rows: options.rows, columns: options.columns, holdTtlMs: options.holdTtlMs })).showtimeId;
+      showtimeId = (await createSale({ ...room, coreUrl, serviceToken, rows: options.rows, columns: options.columns, holdTtlMs: options.holdTtlMs })).showtimeId;
     }
     log(`loadtest: ${stack?.description ?? `against ${edgeUrl}`}; showtime ${showtimeId}; ${options.buyers} buyers over ${options.rampSeconds}s ramp, at most ${options.durationSeconds}s; room capacity ${options.capacity}, ${options.admitPerMinute}/min`);
 
@@ -104,7 +107,7 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
         if (sampling) return;
         sampling = true;
         try {
-          Object.assign(live, await readLiveFigures({ coreUrl, edgeUrl, adminToken }, showtimeId!));
+          Object.assign(live, await readLiveFigures({ coreUrl, edgeUrl, adminToken, serviceToken }, showtimeId!));
           const now = Date.now();
           recorder.sample(now, { waiting: live.waiting, active: live.active, seatsAvailable: live.seatsAvailable, seatsHeld: live.seatsHeld, seatsBooked: live.seatsBooked } as object);
           const second = recorder.seconds[recorder.seconds.length - 2];
@@ -121,7 +124,7 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
     });
     if (options.progress === 'tty') process.stdout.write('\n');
     await new Promise((resolve) => setTimeout(resolve, 1500)); // last webhooks and the outbox relay
-    Object.assign(live, await readLiveFigures({ coreUrl, edgeUrl, adminToken }, showtimeId));
+    Object.assign(live, await readLiveFigures({ coreUrl, edgeUrl, adminToken, serviceToken }, showtimeId));
 
     let invariants: InvariantReport | null = null;
     const sql = stack?.sql ?? (options.databaseUrl ? (ownSql = connectDatabase(options.databaseUrl, { max: 1 })) : null);

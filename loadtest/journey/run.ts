@@ -9,7 +9,7 @@
  * Settings (environment): BUYERS (400), DURATION (90 s), RAMP (15 s), ROWS (10), COLUMNS (15),
  * PARTY (2), HOLD_TTL_MS (20000), ROOM_CAPACITY (40), ADMIT_PER_MINUTE (900),
  * SESSION_TTL_SECONDS (60), SEAT_PREFERENCE (best|random), POW_DIFFICULTY (unset: the room's), REPORT_DIR (loadtest/reports),
- * ADMIN_TOKEN, PAYMENT_API_KEY, REDIS_KEY_PREFIX.
+ * ADMIN_TOKEN, CORE_SERVICE_TOKEN, PAYMENT_API_KEY, REDIS_KEY_PREFIX.
  */
 import { runJourney } from './run-journey';
 
@@ -49,6 +49,7 @@ const result = await runJourney({
   paymentsUrl: env.PAYMENT_URL || null,
   showtimeId: env.SHOWTIME_ID || null,
   ...(env.ADMIN_TOKEN ? { adminToken: env.ADMIN_TOKEN } : {}),
+  ...(env.CORE_SERVICE_TOKEN ? { serviceToken: env.CORE_SERVICE_TOKEN } : {}),
   ...(env.PAYMENT_API_KEY ? { paymentApiKey: env.PAYMENT_API_KEY } : {}),
   databaseUrl: env.DATABASE_URL || null,
   redisUrl: env.REDIS_URL || null,

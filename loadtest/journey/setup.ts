@@ -18,12 +18,18 @@ export interface SaleOptions {
   roomState?: 'open' | 'scheduled';
   /** Proof of work at join: the room's base difficulty in bits (unset: the room's own). */
   powDifficulty?: number;
+  /** The core's CORE_SERVICE_TOKEN, where the core requires it for its own admin routes. */
+  serviceToken?: string;
 }
 
-async function adminCall(url: string, token: string, method: string, body?: unknown): Promise<any> {
+async function adminCall(url: string, token: string, method: string, body?: unknown, serviceToken?: string): Promise<any> {
   const response = await fetch(url, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), 'x-operator': 'loadtest' },
+    headers: {
+      authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), 'x-operator': 'loadtest',
+      // The core answers only the edge when it has a service token; the edge ignores this header.
+      ...(serviceToken ? { 'x-service-token': serviceToken } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await response.text();
@@ -35,7 +41,7 @@ const ROW_LABELS = 'ABCDEFGHJKLMNPQRSTUVWXYZ';
 
 export async function createSale(options: SaleOptions): Promise<{ showtimeId: string; seats: number }> {
   const label = `loadtest-${new Date().toISOString()}-${Math.random().toString(36).slice(2, 6)}`;
-  const venue = await adminCall(`${options.coreUrl}/admin/venues`, options.adminToken, 'POST', { name: label, city: 'Loopback' });
+  const venue = await adminCall(`${options.coreUrl}/admin/venues`, options.adminToken, 'POST', { name: label, city: 'Loopback' }, options.serviceToken);
   const seats = [];
   for (let row = 1; row <= options.rows; row++) {
     for (let column = 1; column <= options.columns; column++) {
@@ -43,7 +49,7 @@ export async function createSale(options: SaleOptions): Promise<{ showtimeId: st
       seats.push({ code: `${rowLabel}${column}`, row, rowLabel, column });
     }
   }
-  const hall = await adminCall(`${options.coreUrl}/admin/venues/${venue.id}/halls`, options.adminToken, 'POST', { name: 'Load hall', seats });
+  const hall = await adminCall(`${options.coreUrl}/admin/venues/${venue.id}/halls`, options.adminToken, 'POST', { name: 'Load hall', seats }, options.serviceToken);
   const now = Date.now();
   const showtime = await adminCall(`${options.coreUrl}/admin/showtimes`, options.adminToken, 'POST', {
     hallId: hall.id,
@@ -56,7 +62,7 @@ export async function createSale(options: SaleOptions): Promise<{ showtimeId: st
     currency: 'EUR',
     maxSeatsPerCustomer: 8,
     holdTtlMs: options.holdTtlMs,
-  });
+  }, options.serviceToken);
   const showtimeId = String(showtime.id);
   await configureRoom(options, showtimeId);
   return { showtimeId, seats: seats.length };
@@ -83,11 +89,11 @@ export interface LiveFigures {
 }
 
 /** The room's stats from the edge and the seat counts from the core; missing parts stay undefined. */
-export async function readLiveFigures(options: { coreUrl: string | null; edgeUrl: string; adminToken: string }, showtimeId: string): Promise<LiveFigures> {
+export async function readLiveFigures(options: { coreUrl: string | null; edgeUrl: string; adminToken: string; serviceToken?: string }, showtimeId: string): Promise<LiveFigures> {
   const figures: LiveFigures = {};
   const [room, show] = await Promise.allSettled([
     adminCall(`${options.edgeUrl}/api/admin/showtimes/${showtimeId}/room`, options.adminToken, 'GET'),
-    options.coreUrl ? adminCall(`${options.coreUrl}/admin/showtimes/${showtimeId}`, options.adminToken, 'GET') : Promise.reject(new Error('no core url')),
+    options.coreUrl ? adminCall(`${options.coreUrl}/admin/showtimes/${showtimeId}`, options.adminToken, 'GET', undefined, options.serviceToken) : Promise.reject(new Error('no core url')),
   ]);
   if (room.status === 'fulfilled' && room.value?.stats) {
     figures.waiting = room.value.stats.waiting;
