@@ -1,11 +1,12 @@
 /**
  * The catalogue (error-codes.ts) against what uses it: every code thrown in the core's, the
- * edge's and lib's source with its status, the README's error table, and the codes the
- * browser's messages react to.
+ * edge's and lib's source with its status, the README's error table, and the browser's
+ * messages (edge/client/core/messages.ts), which must have words for every code.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ERROR_MESSAGES } from '../edge/client/core/messages';
 import { ERROR_CODES, ERROR_STATUS, isErrorCode } from './error-codes';
 import { AppError, errorResponseBody } from './errors';
 
@@ -83,9 +84,16 @@ describe('error catalogue', () => {
     for (const [code, status] of table) expect(`${code} ${status}`).toBe(`${code} ${ERROR_STATUS[code as keyof typeof ERROR_STATUS]}`);
   });
 
-  it("the browser's messages react only to catalogued codes", () => {
+  it("the browser's messages name every code of the catalogue in words, and no other code", () => {
+    expect(Object.keys(ERROR_MESSAGES).sort()).toEqual([...ERROR_CODES].sort());
+    for (const [code, words] of Object.entries(ERROR_MESSAGES)) {
+      const text = typeof words === 'function' ? words({ status: ERROR_STATUS[code as keyof typeof ERROR_STATUS], ok: false, json: null, retryAfterSeconds: null }) : words;
+      // Words for a person: a sentence, not the code or the system's internals.
+      expect(text, code).toMatch(/^[A-Z].{20,}[.)]$/);
+      expect(text, code).not.toMatch(/[A-Z]{2,}_[A-Z]|\b(null|undefined|Redis|PostgreSQL|SQL|JSON|HTTP|token)\b/i);
+    }
     const codes = browserCodes();
-    expect(codes.size).toBeGreaterThan(5);
+    expect(codes.size).toBeGreaterThan(0);
     expect([...codes].filter((code) => !isErrorCode(code))).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import type { TokenKeyMaterial } from '../../../lib/token-keys';
 import { estimateFromSnapshot, ticketOfSession, type Refusal, type Refused, type RoomEngine, type RoomSnapshot, type Standing } from '../../../queue/src/index';
 import type { EdgeMetrics } from '../metrics';
 import { createSingleFlightCache } from '../state/single-flight-cache';
+import { createQueueIds, deriveQueueIdSecret, MAX_QUEUE_TICKET } from './queue-ids';
 import type { RoomCatalog } from './room-catalog';
 
 export const QUEUE_RETRY_AFTER_SECONDS = 5;
@@ -20,16 +21,25 @@ export interface QueueAnswer {
   etaSeconds?: number;
   pollAfterMs: number | null;
   ticket: number;
+  /** The short id of this place to quote to support (rooms/queue-ids.ts); none in the pre-queue. */
+  queueId?: string;
+  /** Everyone waiting: the line and the pre-queue not placed in it yet. */
+  lineLength?: number;
   accessToken?: string;
   sessionExpiresAt?: string;
   source: 'redis' | 'snapshot';
 }
 
-/** The contract's poll/join body without tokens: {state, position?, etaSeconds?, pollAfterMs}. */
+/**
+ * The contract's poll/join body without tokens: {state, position?, etaSeconds?, lineLength?,
+ * queueId?, pollAfterMs}. Every path that answers join or poll builds its body here.
+ */
 export function queueAnswerBody(answer: QueueAnswer): Record<string, unknown> {
   const body: Record<string, unknown> = { state: answer.state };
   if (answer.position !== undefined) body.position = answer.position;
   if (answer.etaSeconds !== undefined) body.etaSeconds = answer.etaSeconds;
+  if (answer.lineLength !== undefined) body.lineLength = answer.lineLength;
+  if (answer.queueId !== undefined) body.queueId = answer.queueId;
   body.pollAfterMs = answer.pollAfterMs;
   return body;
 }
@@ -48,6 +58,9 @@ export interface RoomGatewayOptions {
  * Every queue refusal as the API names it (statuses from lib/error-codes.ts). Exhaustive: a
  * refusal the queue adds does not compile until it is given a code here.
  */
+/** A place in line has an id; the pre-queue (ticket 0) has none yet. */
+const hasQueueId = (ticket: number) => ticket > 0 && ticket <= MAX_QUEUE_TICKET;
+
 const refusalErrorCode: Record<Refusal, ErrorCode> = {
   unknown_room: 'ROOM_NOT_FOUND',
   room_closed: 'ROOM_CLOSED',
@@ -77,6 +90,8 @@ export function createRoomGateway(options: RoomGatewayOptions) {
   /** When each buyer's poll last reached Redis, so the near-front heartbeat stays fresh. */
   const lastBeatMs = new Map<string, number>();
   const snapshotPolls = metrics.queuePolls.child({ source: 'snapshot' });
+  const signingQueueKey = options.tokenKeys.queueKeys.signing?.key;
+  const queueIds = createQueueIds(signingQueueKey ? deriveQueueIdSecret(signingQueueKey) : Promise.reject(new Error('The edge needs a signing key')));
 
   /** Every store call goes through here: a failure is "Redis down", answered 503. */
   async function store<T>(operation: string, run: () => Promise<T>): Promise<T> {
@@ -130,13 +145,18 @@ export function createRoomGateway(options: RoomGatewayOptions) {
 
   async function answerFromStanding(showtimeId: string, customerId: string, standing: Standing): Promise<QueueAnswer> {
     const ticket = standing.ticket ?? 0;
-    if (standing.state === 'offered' || standing.state === 'admitted') return admit(showtimeId, customerId, ticket);
     if (standing.state === 'expired' || standing.state === 'none') {
       throw new AppError(410, 'TURN_EXPIRED', 'Your place in line has lapsed; join the line again');
     }
-    const answer: QueueAnswer = { state: standing.state, pollAfterMs: standing.pollAfterMs, ticket, source: 'redis' };
-    if (standing.position !== null) answer.position = standing.position;
-    if (standing.etaMs !== null) answer.etaSeconds = Math.ceil(standing.etaMs / 1000);
+    let answer: QueueAnswer;
+    if (standing.state === 'offered' || standing.state === 'admitted') answer = await admit(showtimeId, customerId, ticket);
+    else {
+      answer = { state: standing.state, pollAfterMs: standing.pollAfterMs, ticket, source: 'redis' };
+      if (standing.position !== null) answer.position = standing.position;
+      if (standing.etaMs !== null) answer.etaSeconds = Math.ceil(standing.etaMs / 1000);
+    }
+    answer.lineLength = standing.lineLength + standing.preLength;
+    if (hasQueueId(ticket)) answer.queueId = await queueIds.idOf(showtimeId, ticket);
     return answer;
   }
 
@@ -144,10 +164,15 @@ export function createRoomGateway(options: RoomGatewayOptions) {
     const estimateOptions = { nowMs: now(), lastHeartbeatMs: lastBeatMs.get(`${showtimeId}\n${customerId}`), random: options.random };
     const estimate = estimateFromSnapshot(snapshot, ticket, estimateOptions);
     if (estimate.needsRedis || (ticket <= 0 && estimate.state !== 'prequeue')) return null;
+    // The id's tables are made once per showtime and process (poll() waits for them first).
+    const queueId = hasQueueId(ticket) ? queueIds.peek(showtimeId, ticket) : undefined;
+    if (hasQueueId(ticket) && queueId === undefined) return null;
     snapshotPolls.inc();
     const answer: QueueAnswer = { state: estimate.state, pollAfterMs: estimate.pollAfterMs, ticket, source: 'snapshot' };
     if (estimate.position !== null) answer.position = estimate.position;
     if (estimate.etaMs !== null) answer.etaSeconds = Math.ceil(estimate.etaMs / 1000);
+    answer.lineLength = snapshot.lineLength + snapshot.preLength;
+    if (queueId !== undefined) answer.queueId = queueId;
     return answer;
   }
 
@@ -183,6 +208,7 @@ export function createRoomGateway(options: RoomGatewayOptions) {
 
   return {
     engine,
+    queueIds,
 
     /** `address`: the client's, counted against the room's places-per-address cap. */
     async join(showtimeId: string, customerId: string, address: string | null = null): Promise<QueueAnswer> {
@@ -218,6 +244,7 @@ export function createRoomGateway(options: RoomGatewayOptions) {
 
     /** Far-back tickets are answered from the snapshot; the rest (and heartbeats) from Redis. */
     async poll(showtimeId: string, customerId: string, ticket: number): Promise<QueueAnswer> {
+      if (hasQueueId(ticket)) await queueIds.idOf(showtimeId, ticket);
       const snapshot = await store('snapshot', () => snapshotOf(showtimeId));
       const fromSnapshot = snapshot ? answerFromSnapshot(snapshot, showtimeId, customerId, ticket) : null;
       if (fromSnapshot) return fromSnapshot;

@@ -127,6 +127,31 @@ export function adminRoutes(deps: AdminRouteDeps) {
     }
   });
 
+  /**
+   * Support's lookup of a queue id a buyer quotes: the ticket it stands for, and who holds it
+   * now: waiting in line (with the place), in a live turn (from the core's ledger), or neither
+   * (the turn is over, the buyer left, or was passed over). Never a list: one id, one answer.
+   */
+  app.get('/showtimes/:id/room/queue-ids/:queueId', async (c) => {
+    const showtimeId = showtimeParam(c);
+    const quoted = c.req.param('queueId') ?? '';
+    const ticket = await deps.rooms.queueIds.ticketOf(showtimeId, quoted);
+    if (ticket === null) throw notFound('QUEUE_ID_NOT_FOUND', 'This is not a queue id of this showtime; check it for mistyped characters');
+    const queueId = await deps.rooms.queueIds.idOf(showtimeId, ticket);
+    const found = await guarded(() => deps.engine.findTicket(showtimeId, ticket));
+    if (!found.ok) throw notFound('ROOM_NOT_FOUND', 'No waiting room exists for this showtime');
+    const base = { showtimeId, queueId, ticket, lineLength: found.lineLength };
+    if (found.customerId) {
+      return c.json({ ...base, status: 'waiting', customerId: found.customerId, position: found.position, turnExpiresAt: null });
+    }
+    const control = (await controlOf(showtimeId)) as SaleControl & { turns?: { customerId: string; ticket: number; expiresAtMs: number }[] };
+    const turn = control.turns?.find((t) => Number(t.ticket) === ticket);
+    if (turn) {
+      return c.json({ ...base, status: 'admitted', customerId: turn.customerId, position: null, turnExpiresAt: new Date(turn.expiresAtMs).toISOString() });
+    }
+    return c.json({ ...base, status: 'not_in_line', customerId: null, position: null, turnExpiresAt: null });
+  });
+
   app.get('/showtimes/:id/room/audit', async (c) => {
     return c.json(await auditOf(showtimeParam(c), 200));
   });
