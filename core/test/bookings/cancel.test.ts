@@ -5,9 +5,9 @@ import { isolatedDatabase } from '../../../test/support/env';
 import { connectDatabase } from '../../src/db/connect';
 import { backgroundJobs } from '../../src/jobs/job-runner';
 import { inProcessSink } from '../../src/events/event-sink';
-import { settlePayment } from '../../src/payments/settlement';
-import { releasedTogether, TEST_ADMIN_TOKEN, unique } from '../core-harness';
-import { createPaymentHarness, type PaymentHarness } from '../payment-harness';
+import { signWebhook } from '../../../lib/webhook-signature';
+import { releasedTogether, TEST_ADMIN_TOKEN, TEST_WEBHOOK_SECRET, unique } from '../core-harness';
+import { createPaymentHarness, SANDBOX_API_KEY, type PaymentHarness } from '../payment-harness';
 import { countMismatches, createPlacesClass } from '../fares/fare-harness';
 
 let sql: Sql;
@@ -127,23 +127,58 @@ describe('buyer cancellation with the showtime refund policy', () => {
     expect(await deadlocksSoFar()).toBe(before);
   });
 
-  it('cancel racing the gateway\'s refund webhook, 20 rounds: the seats free once, the booking ends once, no second refund, no deadlock', async () => {
+  it('cancel racing the gateway\'s signed refund webhook over HTTP, 30 rounds: one refund at the gateway, none from the worker, the seats free once, the booking ends once, no deadlock', async () => {
     const before = await deadlocksSoFar();
-    for (let round = 0; round < 20; round++) {
+    // The worker's gateway, counted: a second refund would have to go through it.
+    // (Commands other tests of this file left pending go through it too: only this test's count.)
+    const racedPayments = new Set<string>();
+    let workerRefunds = 0;
+    const countingGateway = {
+      ...h.gateway,
+      refund: (...args: Parameters<typeof h.gateway.refund>) => ((workerRefunds += racedPayments.has(args[0]) ? 1 : 0), h.gateway.refund(...args)),
+    };
+    const worker = backgroundJobs({ sql, gateway: countingGateway, sink: inProcessSink(), logger: pino({ level: 'silent' }), settings: { reconcileAfterMs: 0, compensationGraceMs: 0 } }).jobs;
+    const outcomes: string[] = [];
+    for (let round = 0; round < 30; round++) {
       const b = await booked({ seats: [`F${(round % 15) + 1}`] });
-      const [cancel, webhook] = await releasedTogether<number | string>(2, (i) => i === 0
-        ? h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token }).then((r) => r.status)
-        : settlePayment(sql, { paymentId: b.paymentId, outcome: 'refunded', eventId: unique('evt'), cause: 'refunded at the gateway' }).then((r) => r.kind));
-      expect([200, 409]).toContain(cancel);
-      expect(webhook).toBe('refunded');
-      const [state] = await sql<{ status: string; payment: string; commands: number }[]>`
-        SELECT b.status, p.status AS payment, (SELECT count(*)::int FROM refund_command r WHERE r.payment_id = b.payment_id AND r.state = 'PENDING') AS commands
+      racedPayments.add(b.paymentId);
+      // The merchant refunds at the gateway; its webhook is held back so the test can release
+      // it, byte for byte and signed as the gateway signs it, together with the buyer's cancel.
+      await h.sandboxApi('PUT', `/v1/payments/${b.paymentId}/faults`, { dropWebhooks: ['refund.succeeded'] });
+      const refund = await fetch(`${h.sandbox.url}/v1/payments/${b.paymentId}/refunds`, {
+        method: 'POST', headers: { authorization: `Bearer ${SANDBOX_API_KEY}`, 'idempotency-key': unique('refund') },
+      });
+      expect(refund.status).toBe(201);
+      const [record] = (await h.sandboxApi('GET', `/v1/events?paymentId=${b.paymentId}&type=refund.succeeded`)).json.data;
+      const body = JSON.stringify(record.event);
+      const webhook = { body, signature: signWebhook(body, [TEST_WEBHOOK_SECRET], Math.floor(Date.now() / 1000)) };
+
+      const [cancel, delivered] = await releasedTogether(2, (i) => i === 0
+        ? h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token })
+        : h.postCallback(webhook));
+      expect([200, 409]).toContain(cancel!.status);
+      expect(delivered!.status).toBe(200);
+      expect(delivered!.json.outcome).toBe('refunded');
+      // The gateway delivers again (at least once): nothing more happens.
+      expect((await h.postCallback(webhook)).status).toBe(200);
+      await Promise.all([worker.refunds(), worker.refunds()]);
+      outcomes.push(cancel!.status === 200 ? 'cancel-first' : 'webhook-first');
+
+      const [state] = await sql<{ status: string; payment: string; pending: number }[]>`
+        SELECT b.status, p.status AS payment,
+               (SELECT count(*)::int FROM refund_command r WHERE r.payment_id = b.payment_id AND r.state = 'PENDING') AS pending
           FROM booking b JOIN payment p ON p.id = b.payment_id WHERE b.id = ${b.bookingId}`;
-      expect(state!.status).toBe(cancel === 200 ? 'CANCELLED' : 'REFUNDED');
+      expect(state!.status).toBe(cancel!.status === 200 ? 'CANCELLED' : 'REFUNDED');
       expect(state!.payment).toBe('REFUNDED');
-      expect(state!.commands).toBe(0);
+      expect(state!.pending).toBe(0);
+      const atGateway = await h.sandboxApi('GET', `/v1/payments/${b.paymentId}`);
+      expect(atGateway.json).toMatchObject({ status: 'refunded' });
       expect((await sql`SELECT 1 FROM outbox WHERE type = 'SeatsReleased' AND payload->>'bookingId' = ${b.bookingId}`)).toHaveLength(1);
+      expect((await sql`SELECT 1 FROM show_seat WHERE showtime_id = ${b.showtimeId} AND status <> 'AVAILABLE'`)).toHaveLength(0);
+      expect(await countMismatches(sql, b.showtimeId)).toEqual([]);
     }
+    expect(workerRefunds).toBe(0);
+    console.log('cancel vs refund webhook:', outcomes.filter((o) => o === 'cancel-first').length, 'cancel first,', outcomes.filter((o) => o === 'webhook-first').length, 'webhook first');
     await sql`SELECT pg_stat_force_next_flush()`;
     expect(await deadlocksSoFar()).toBe(before);
   });
