@@ -22,6 +22,10 @@ export interface QueueAnswer {
   state: 'prequeue' | 'waiting' | 'paused' | 'admitted' | 'closed' | 'sold_out';
   position?: number;
   etaSeconds?: number;
+  /** Everyone waiting, the pre-queue included. */
+  lineLength?: number;
+  /** The short id of this place, to quote to support (none in the pre-queue). */
+  queueId?: string;
   pollAfterMs: number | null;
   sessionExpiresAt?: string;
 }
@@ -144,6 +148,7 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
     flow.title('In the pre-queue');
     flow.announce('You are in the pre-queue. You will get a random place in line when sales open.');
     startCountdown('prequeue-countdown');
+    if (typeof answer.lineLength === 'number') setText('prequeue-length', `${plural(answer.lineLength, 'person is', 'people are')} in the pre-queue.`);
     schedule(answer.pollAfterMs ?? 5000);
   }
 
@@ -173,6 +178,11 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
         lastAnnouncedPosition = position;
         spoken = ahead === 0 ? 'You are next in line.' : `You are number ${position} in line.`;
       }
+    }
+    if (typeof answer.lineLength === 'number') setText('line-length', `${plural(answer.lineLength, 'person is', 'people are')} waiting in line in all.`);
+    if (answer.queueId) {
+      setText('queue-id', answer.queueId);
+      show('queue-id-note', true);
     }
     if (paused) {
       eta.reset();

@@ -30,6 +30,7 @@ const componentSchemas = {
   RoomUpdate: schemas.requests.roomUpdate,
   RoomControl: schemas.roomControl,
   AuditPage: schemas.auditPage,
+  QueueIdLookup: schemas.queueIdLookup,
   Health: schemas.health,
   Readiness: schemas.readiness,
   Jwks: schemas.jwks,
@@ -189,6 +190,15 @@ export const operations: Operation[] = [
     responses: { 200: { description: 'Audit entries', schema: 'AuditPage' }, 401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']), 503: busy },
   },
   {
+    method: 'get', path: `/api/admin/showtimes/${showtimeParam}/room/queue-ids/{queueId}`, tag: 'Operators', security: 'admin', summary: 'Support: the place a queue id a buyer quotes stands for, and who holds it now',
+    responses: {
+      200: { description: 'Waiting (with the place), admitted (with the turn\'s end), or no longer in line', schema: 'QueueIdLookup' },
+      401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']),
+      404: err('Not a queue id of this showtime (a typo fails its check), or no room', ['QUEUE_ID_NOT_FOUND', 'ROOM_NOT_FOUND']),
+      503: busy,
+    },
+  },
+  {
     method: 'get', path: `/api/admin/showtimes/${showtimeParam}/room/events`, tag: 'Operators', security: 'admin', summary: 'Live room numbers as server-sent events, one a second',
     responses: { 200: { description: 'An event stream (`stats`, or `unavailable` while Redis is down)', contentType: 'text/event-stream' }, 401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']) },
   },
@@ -254,6 +264,7 @@ const pathParameters: Record<string, { description: string; schema: object }> = 
   id: { description: 'Showtime id', schema: { type: 'string', pattern: '^\\d{1,15}$' } },
   holdId: { description: 'Hold id', schema: { type: 'string', format: 'uuid' } },
   bookingId: { description: 'Booking id', schema: { type: 'string', format: 'uuid' } },
+  queueId: { description: 'A queue id as the buyer reads it (case, spaces and dashes do not matter)', schema: { type: 'string', maxLength: 32 } },
 };
 
 /** The whole document, deterministic (same input, same bytes). */

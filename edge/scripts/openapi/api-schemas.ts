@@ -41,6 +41,12 @@ export const queueAnswer = z
     state: z.enum(['prequeue', 'waiting', 'admitted', 'paused', 'closed', 'sold_out']),
     position: z.number().int().nonnegative().optional().describe('People ahead, while waiting'),
     etaSeconds: z.number().int().nonnegative().optional(),
+    lineLength: z.number().int().nonnegative().optional().describe('Everyone waiting: the line, and the pre-queue not yet placed in it'),
+    queueId: z
+      .string()
+      .regex(/^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/)
+      .optional()
+      .describe('A short id of this place to quote to support (operators look it up); none in the pre-queue. Says nothing about the place itself'),
     pollAfterMs: z.number().int().nonnegative().nullable().describe('Poll again no sooner than this; null when there is nothing to wait for (admitted)'),
     queueToken: z.string().optional().describe('Sent when new or changed: X-Queue-Token for the next polls'),
     accessToken: z.string().optional().describe('Once admitted: Bearer token for seat maps, holds, checkout and bookings'),
@@ -157,6 +163,17 @@ export const paymentWebhook = z.object({
 
 /** The operator's room read: the sale control, live numbers and recent audit entries (shape owned by the sale control). */
 export const roomControl = z.object({}).catchall(z.unknown());
+export const queueIdLookup = z.object({
+  showtimeId: z.string(),
+  queueId: z.string().describe('The id, as the buyer was shown it'),
+  ticket: z.number().int().positive().describe('The place\'s arrival ticket'),
+  status: z.enum(['waiting', 'admitted', 'not_in_line']).describe('not_in_line: the turn is over, the buyer left, or was passed over'),
+  customerId: z.string().nullable(),
+  position: z.number().int().positive().nullable().describe('Place in line, while waiting'),
+  turnExpiresAt: instant.nullable().describe('End of the live turn, when admitted'),
+  lineLength: z.number().int().nonnegative(),
+});
+
 export const auditPage = z.object({}).catchall(z.unknown());
 
 export const health = z.looseObject({ status: z.literal('ok') });

@@ -102,12 +102,14 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
   <h2 id="prequeue-title">You are in the pre-queue</h2>
   <p>You will get a random place in line at ${timeElement(s.opensAt, 'datetime')}. Keep this page open; it updates by itself.</p>
   <p class="countdown">Opens in <span id="prequeue-countdown">…</span></p>
+  <p id="prequeue-length"></p>
 </section>
 
 <section id="step-waiting" class="panel step" aria-labelledby="waiting-title" hidden>
   <h2 id="waiting-title">You are in line</h2>
   <p class="position">Your place: <strong id="position">…</strong></p>
   <p id="ahead"></p>
+  <p id="line-length"></p>
   <label for="progress">Progress to the front</label>
   <progress id="progress" max="100" value="2"></progress>
   <p>Estimated wait: <span id="eta">Calculating…</span></p>
@@ -116,6 +118,7 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
   <p id="paused-note" class="note" hidden>The cinema has paused admissions for a moment. You keep your place.</p>
   <p class="muted">Updated <span id="last-updated">—</span>. Keep this page open: leaving it gives up your place.</p>
   <p class="check"><input id="notify-me" type="checkbox"> <label for="notify-me">Notify me when it is my turn (if this tab is in the background)</label></p>
+  <p id="queue-id-note" hidden>Your queue id: <strong id="queue-id" class="queue-id"></strong>. If you contact support, give them this id; it tells them your place and nothing else.</p>
 </section>
 
 <section id="step-seats" class="panel step" aria-labelledby="seats-title" hidden>
