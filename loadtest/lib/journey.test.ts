@@ -33,6 +33,16 @@ describe('buyer journey', () => {
     expect(pickSeats(seatMap(2, 6, ['A3', 'A4']), buyer, settings)).toEqual(['A5', 'A6']); // a seat lost in a 409 is avoided
   });
 
+  it('never picks half of a couple pair (the core refuses it): runs in a couple row start at a pair', () => {
+    const buyer = newBuyer(0, 0);
+    // One couple row, A1+A2 and A3+A4 pairs, A5 alone; A1 taken, so A2 can go only with it.
+    const couples = seatMap(1, 5, ['A1']).map((seat) => ({ ...seat, type: 'couple' }));
+    expect(pickSeats(couples, buyer, settings)).toEqual(['A3', 'A4']);
+    expect(pickSeats(couples, buyer, { ...settings, party: 1 })).toEqual(['A5']);
+    expect(pickSeats(seatMap(1, 4, ['A4']).map((seat) => ({ ...seat, type: 'couple' })), buyer, settings)).toEqual(['A1', 'A2']); // never A2-A3
+    expect(pickSeats(couples, buyer, { ...settings, party: 3 })).toEqual(['A3', 'A4', 'A5']); // a pair and the lone seat
+  });
+
   it('goes login → join → seats → hold, and after a 409 reads a fresh map and avoids the lost seats', () => {
     const buyer = newBuyer(0, 0);
     expect(nextRequest(buyer, settings)?.endpoint).toBe('login');

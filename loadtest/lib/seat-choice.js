@@ -15,6 +15,7 @@
  */
 export function pickSeats(seatMap, buyer, s) {
   const taken = buyer.taken;
+  const partners = couplePartners(seatMap);
   /** @type {Map<number, any[]>} */
   const rows = new Map();
   let widest = 1;
@@ -39,6 +40,7 @@ export function pickSeats(seatMap, buyer, s) {
     const seats = list.sort((a, b) => a.column - b.column);
     for (let i = 0; i + s.party <= seats.length; i++) {
       if (seats[i + s.party - 1].column - seats[i].column !== s.party - 1) continue;
+      if (splitsPair(seats, i, s.party, partners)) continue;
       seen++;
       if (spread === Infinity) {
         if (s.random() * seen < 1) drawn = { seats, i }; // reservoir sampling: uniform over all runs
@@ -54,4 +56,41 @@ export function pickSeats(seatMap, buyer, s) {
   }
   const pick = spread === Infinity ? drawn : best[Math.floor(s.random() * best.length)];
   return pick ? pick.seats.slice(pick.i, pick.i + s.party).map((/** @type {any} */ seat) => seat.code) : [];
+}
+
+/**
+ * Couple seats are sold in pairs (the core refuses half a pair): in a row, couple seats pair
+ * up in column order, the 1st with the 2nd, the 3rd with the 4th (lib/couple-pairs.ts).
+ * @param {any[]} seatMap @returns {Map<string, string>}
+ */
+function couplePartners(seatMap) {
+  /** @type {Map<number, any[]>} */
+  const rows = new Map();
+  for (const seat of seatMap) {
+    if (seat.type !== 'couple') continue;
+    const row = rows.get(seat.row);
+    if (row) row.push(seat);
+    else rows.set(seat.row, [seat]);
+  }
+  /** @type {Map<string, string>} */
+  const partners = new Map();
+  for (const row of rows.values()) {
+    row.sort((a, b) => a.column - b.column);
+    for (let i = 0; i + 1 < row.length; i += 2) {
+      partners.set(row[i].code, row[i + 1].code);
+      partners.set(row[i + 1].code, row[i].code);
+    }
+  }
+  return partners;
+}
+
+/** @param {any[]} seats @param {number} from @param {number} count @param {Map<string, string>} partners */
+function splitsPair(seats, from, count, partners) {
+  /** @type {string[]} */
+  const codes = seats.slice(from, from + count).map((/** @type {any} */ seat) => seat.code);
+  for (const code of codes) {
+    const partner = partners.get(code);
+    if (partner !== undefined && codes.indexOf(partner) === -1) return true;
+  }
+  return false;
 }

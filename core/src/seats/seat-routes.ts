@@ -7,6 +7,7 @@ import type { AdmissionCheck } from '../http/admission';
 import { assertTokenForShowtime, requireAccessToken, type AccessVariables } from '../http/auth';
 import { showtimeIdParam, uuidParam } from '../http/params';
 import { findShowtime } from '../catalog/showtime-repo';
+import { createCouplePairs } from './couple-pairs';
 import { holdRequestSchema, type HoldService } from './hold-service';
 import { listShowSeats } from './seat-repo';
 import { listFareClasses } from '../fares/fare-repo';
@@ -16,6 +17,7 @@ export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessTok
   const app = new Hono<{ Variables: AccessVariables }>();
   // Per route, not app.use('*'): this app is mounted at '/' beside public and admin routes.
   const auth = requireAccessToken(deps.verifyAccessToken);
+  const couplePairs = createCouplePairs(deps.sql);
 
   app.get('/showtimes/:showtimeId/seats', auth, async (c) => {
     const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
@@ -64,6 +66,7 @@ export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessTok
     assertTokenForShowtime(access, showtimeId);
     const body = await readJsonBody(c, holdRequestSchema);
     await deps.admission?.(access);
+    if ('seats' in body) await couplePairs.assertWholePairs(showtimeId, body.seats);
     const hold = 'seats' in body
       ? await deps.holds.createHold({ showtimeId, customerId: access.customerId, seats: body.seats })
       : await deps.holds.createPlacesHold({ showtimeId, customerId: access.customerId, fareClass: body.fareClass, quantity: body.quantity });

@@ -1,34 +1,18 @@
 /**
  * Couple seats are sold as pairs: in a row, couple seats pair up in column order (the 1st
- * with the 2nd, the 3rd with the 4th…), so choosing one chooses both, and a pair with one
- * half gone cannot be chosen at all.
+ * with the 2nd, the 3rd with the 4th…; the rule is lib/couple-pairs.ts, which the core
+ * enforces too), so choosing one chooses both, and a pair with one half gone cannot be
+ * chosen at all.
  */
+import { couplePartners } from '../../../lib/couple-pairs';
+
+export { couplePartners };
 export interface PairableSeat {
   code: string;
   row: number;
   column: number;
   type: string;
   status: string;
-}
-
-/** Map from each couple seat's code to its partner's code (a lone last seat has none). */
-export function couplePartners(seats: readonly PairableSeat[]): Map<string, string> {
-  const byRow = new Map<number, PairableSeat[]>();
-  for (const seat of seats) {
-    if (seat.type !== 'couple') continue;
-    const row = byRow.get(seat.row) ?? [];
-    row.push(seat);
-    byRow.set(seat.row, row);
-  }
-  const partners = new Map<string, string>();
-  for (const row of byRow.values()) {
-    row.sort((a, b) => a.column - b.column);
-    for (let i = 0; i + 1 < row.length; i += 2) {
-      partners.set(row[i]!.code, row[i + 1]!.code);
-      partners.set(row[i + 1]!.code, row[i]!.code);
-    }
-  }
-  return partners;
 }
 
 /** The seats one choice stands for: the seat, plus its partner for a couple seat. */
