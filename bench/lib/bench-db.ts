@@ -1,7 +1,25 @@
 import { randomBytes } from 'node:crypto';
+import { copyFile, mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import postgres from 'postgres';
 import { connectDatabase } from '../../core/src/db/connect';
-import { migrate } from '../../core/src/db/migrate';
+import { MIGRATIONS_DIR, migrate } from '../../core/src/db/migrate';
+
+/**
+ * BENCH_WITHOUT_MIGRATIONS=0011 (versions, comma-separated) migrates without those files, to
+ * measure a schema change against the schema before it on the same machine.
+ */
+async function migrationsDir(): Promise<string> {
+  const skip = (process.env.BENCH_WITHOUT_MIGRATIONS ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  if (skip.length === 0) return MIGRATIONS_DIR;
+  const dir = await mkdtemp(path.join(tmpdir(), 'bench-migrations-'));
+  for (const name of await readdir(MIGRATIONS_DIR)) {
+    if (!skip.some((version) => name.startsWith(`${version}_`))) await copyFile(path.join(MIGRATIONS_DIR, name), path.join(dir, name));
+  }
+  console.log(`(migrated without ${skip.join(', ')})`);
+  return dir;
+}
 
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -13,7 +31,7 @@ export async function createBenchDatabase(poolSize: number) {
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   const sql = connectDatabase(url.toString(), { max: poolSize, applicationName: 'bench' });
-  await migrate(sql);
+  await migrate(sql, await migrationsDir());
   return {
     name,
     url: url.toString(),

@@ -75,7 +75,7 @@ export function createCheckoutService(deps: { sql: Sql; holds: HoldService; gate
       customerId: input.access.customerId,
       idempotencyKey: input.idempotencyKey,
       // Each seat at its fare class's price, general-admission places at theirs.
-      amountCents: await holdAmountCents(deps.sql, hold.id),
+      amountCents: await holdAmountCents(deps.sql, hold.id, hold.showtime_id),
       currency: showtime.currency,
       returnUrl: resolveReturnUrl(hold.showtime_id, hold.id, input.returnUrl),
     });

@@ -118,7 +118,7 @@ export async function setSeatedBuckets(sql: Db, args: { showtimeId: number; fare
 }
 
 /** The amount a hold costs: each seat at its class's price, general-admission places at theirs. */
-export async function holdAmountCents(sql: Db, holdId: string): Promise<number> {
+export async function holdAmountCents(sql: Db, holdId: string, showtimeId: number): Promise<number> {
   const [row] = await sql<{ amount: number }[]>`
     SELECT coalesce((
              SELECT sum(coalesce(c.price_cents, t.price_cents))
@@ -126,12 +126,12 @@ export async function holdAmountCents(sql: Db, holdId: string): Promise<number> 
                JOIN showtime t ON t.id = h.showtime_id
                JOIN show_seat s ON s.showtime_id = h.showtime_id AND s.seat_code = ANY (h.seat_codes)
                JOIN fare_class c ON c.showtime_id = s.showtime_id AND c.fare_class = s.fare_class
-              WHERE h.id = ${holdId}::uuid), 0)
+              WHERE h.showtime_id = ${showtimeId} AND h.id = ${holdId}::uuid), 0)
          + coalesce((
              SELECT h.quantity * coalesce(c.price_cents, t.price_cents)
                FROM seat_hold h
                JOIN showtime t ON t.id = h.showtime_id
                JOIN fare_class c ON c.showtime_id = h.showtime_id AND c.fare_class = h.fare_class
-              WHERE h.id = ${holdId}::uuid), 0) AS amount`;
+              WHERE h.showtime_id = ${showtimeId} AND h.id = ${holdId}::uuid), 0) AS amount`;
   return Number(row?.amount ?? 0);
 }

@@ -4,11 +4,13 @@ import type { Sql } from 'postgres';
 /**
  * Retention: the tables that only grow are kept to what someone may still need.
  *
- * - state_transition is partitioned by month and show_seat by blocks of showtime ids
- *   (migrations/0007_operations_retention.sql): this job creates partitions ahead of time (the
- *   coming months; the blocks after the newest showtime's) and detaches those past their
- *   retention (months; blocks whose showtimes all started long enough ago) into the `archive`
- *   schema, to be dumped and dropped by an operator.
+ * - state_transition is partitioned by month, show_seat and seat_hold by the same blocks of
+ *   showtime ids (migrations/0007_operations_retention.sql, 0011_seat_hold_partitions.sql): this
+ *   job creates partitions ahead of time (the coming months; the blocks after the newest
+ *   showtime's) and detaches those past their retention (months; blocks whose showtimes all
+ *   started long enough ago: a block's seats and holds together) into the `archive` schema, to
+ *   be dumped and dropped by an operator. Payments and bookings stay: they name their hold by
+ *   (showtime, id), which the archived block still has.
  * - payment_event (webhook deduplication) rows are deleted after their retention: a gateway stops
  *   redelivering an event within days, and a redelivery is also settled by state, not only by id.
  * - The outbox (published rows only) and idempotency keys are purged by the sweeper
@@ -23,9 +25,9 @@ export interface RetentionSettings {
   transitionRetentionMonths: number;
   /** Monthly partitions that exist ahead of the current one. */
   partitionsAheadMonths: number;
-  /** A block of show_seat is detached once all its showtimes started this many days ago. */
+  /** A block of show_seat and seat_hold is detached once all its showtimes started this many days ago. */
   showSeatRetentionDays: number;
-  /** show_seat blocks that exist after the one holding the newest showtime. */
+  /** show_seat and seat_hold blocks that exist after the one holding the newest showtime. */
   showSeatBlocksAhead: number;
   webhookEventRetentionDays: number;
   /** Published outbox rows are kept this long by the sweeper; reported here as backlog. */
@@ -53,8 +55,8 @@ export interface PartitionPass {
 }
 
 /**
- * Creates the partitions ahead and detaches those past retention, for state_transition and
- * show_seat, in one short transaction.
+ * Creates the partitions ahead and detaches those past retention, for state_transition,
+ * show_seat and seat_hold, in one short transaction.
  */
 export async function maintainPartitions(sql: Sql, settings: RetentionSettings = DEFAULT_RETENTION): Promise<PartitionPass> {
   try {
@@ -76,10 +78,15 @@ export async function maintainPartitions(sql: Sql, settings: RetentionSettings =
                  coalesce((SELECT max(id) FROM showtime), 0) + ${settings.showSeatBlocksAhead} * show_seat_block_size()) AS created`;
       const finished = await tx<{ name: string }[]>`
         SELECT show_seat_detach_partitions(now() - make_interval(days => ${settings.showSeatRetentionDays})) AS name`;
+      const [holdBlocks] = await tx<{ created: number }[]>`
+        SELECT seat_hold_ensure_partitions(
+                 coalesce((SELECT max(id) FROM showtime), 0) + ${settings.showSeatBlocksAhead} * show_seat_block_size()) AS created`;
+      const finishedHolds = await tx<{ name: string }[]>`
+        SELECT seat_hold_detach_partitions(now() - make_interval(days => ${settings.showSeatRetentionDays})) AS name`;
       return {
         ran: true,
-        created: made!.created + blocks!.created,
-        detached: [...detached, ...finished].map((row) => row.name),
+        created: made!.created + blocks!.created + holdBlocks!.created,
+        detached: [...detached, ...finished, ...finishedHolds].map((row) => row.name),
       };
     });
   } catch (error) {
@@ -116,13 +123,16 @@ export interface RetentionBacklog {
   /** Rows in partitions due to be detached (estimated from the planner's statistics). */
   state_transition: number;
   show_seat: number;
+  seat_hold: number;
   /** Rows that landed in a DEFAULT partition: the job fell behind creating partitions. */
   state_transition_default: number;
   show_seat_default: number;
+  seat_hold_default: number;
   /** Whole months after the current one. */
   state_transition_ahead: number;
   /** Blocks after the one holding the newest showtime. */
   show_seat_ahead: number;
+  seat_hold_ahead: number;
 }
 
 /** What is past its retention and still there, read at each scrape. */
@@ -137,6 +147,10 @@ export async function readRetentionBacklog(sql: Sql, settings: RetentionSettings
       SELECT c.reltuples, substr(c.relname, 12)::bigint AS low
         FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
        WHERE i.inhparent = 'show_seat'::regclass AND c.relname ~ '^show_seat_b[0-9]{12}$'
+    ), hold_blocks AS (
+      SELECT c.reltuples, substr(c.relname, 12)::bigint AS low
+        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+       WHERE i.inhparent = 'seat_hold'::regclass AND c.relname ~ '^seat_hold_b[0-9]{12}$'
     ), newest AS (SELECT coalesce(max(id), 0) AS id FROM showtime)
     SELECT
       (SELECT count(*) FROM outbox WHERE published_at < now() - ${settings.outboxRetention}::interval)::int AS outbox,
@@ -151,10 +165,16 @@ export async function readRetentionBacklog(sql: Sql, settings: RetentionSettings
         WHERE b.low + show_seat_block_size() <= n.id
           AND NOT EXISTS (SELECT 1 FROM showtime t WHERE t.id >= b.low AND t.id < b.low + show_seat_block_size()
                              AND t.starts_at >= now() - make_interval(days => ${settings.showSeatRetentionDays})))::int AS show_seat,
+      (SELECT coalesce(sum(greatest(b.reltuples, 0)), 0) FROM hold_blocks b, newest n
+        WHERE b.low + show_seat_block_size() <= n.id
+          AND NOT EXISTS (SELECT 1 FROM showtime t WHERE t.id >= b.low AND t.id < b.low + show_seat_block_size()
+                             AND t.starts_at >= now() - make_interval(days => ${settings.showSeatRetentionDays})))::int AS seat_hold,
       (SELECT count(*) FROM state_transition_default)::int AS state_transition_default,
       (SELECT count(*) FROM show_seat_default)::int AS show_seat_default,
+      (SELECT count(*) FROM seat_hold_default)::int AS seat_hold_default,
       (SELECT count(*) FROM months WHERE month_start > date_trunc('month', now(), 'UTC'))::int AS state_transition_ahead,
-      (SELECT count(*) FROM blocks b, newest n WHERE b.low > n.id)::int AS show_seat_ahead`;
+      (SELECT count(*) FROM blocks b, newest n WHERE b.low > n.id)::int AS show_seat_ahead,
+      (SELECT count(*) FROM hold_blocks b, newest n WHERE b.low > n.id)::int AS seat_hold_ahead`;
   return row!;
 }
 
@@ -172,7 +192,7 @@ export function registerRetentionGauges(registry: Registry, sql: Sql, settings: 
     registers: [registry],
     async collect() {
       const backlog = await read();
-      for (const table of ['outbox', 'idempotency_key', 'payment_event', 'state_transition', 'show_seat'] as const) {
+      for (const table of ['outbox', 'idempotency_key', 'payment_event', 'state_transition', 'show_seat', 'seat_hold'] as const) {
         this.set({ table }, backlog?.[table] ?? 0);
       }
     },
@@ -186,11 +206,12 @@ export function registerRetentionGauges(registry: Registry, sql: Sql, settings: 
       const backlog = await read();
       this.set({ table: 'state_transition' }, backlog?.state_transition_default ?? 0);
       this.set({ table: 'show_seat' }, backlog?.show_seat_default ?? 0);
+      this.set({ table: 'seat_hold' }, backlog?.seat_hold_default ?? 0);
     },
   });
   new Gauge({
     name: 'core_partitions_ahead',
-    help: 'Partitions created ahead, by table (state_transition: months after this one; show_seat: blocks after the newest showtime)',
+    help: 'Partitions created ahead, by table (state_transition: months after this one; show_seat, seat_hold: blocks after the newest showtime)',
     labelNames: ['table'] as const,
     registers: [registry],
     async collect() {
@@ -198,6 +219,7 @@ export function registerRetentionGauges(registry: Registry, sql: Sql, settings: 
       // Unknown (database unreachable) reads as healthy here; core_database_up reports that.
       this.set({ table: 'state_transition' }, backlog?.state_transition_ahead ?? DEFAULT_RETENTION.partitionsAheadMonths);
       this.set({ table: 'show_seat' }, backlog?.show_seat_ahead ?? DEFAULT_RETENTION.showSeatBlocksAhead);
+      this.set({ table: 'seat_hold' }, backlog?.seat_hold_ahead ?? DEFAULT_RETENTION.showSeatBlocksAhead);
     },
   });
 }

@@ -9,14 +9,14 @@ import type { Sql } from 'postgres';
 export async function sweepExpiredHolds(sql: Sql, batchSize = 500): Promise<number> {
   const [row] = await sql<{ expired: number }[]>`
     WITH lapsed AS (
-      SELECT id FROM seat_hold
+      SELECT showtime_id, id FROM seat_hold
        WHERE status = 'ACTIVE' AND expires_at <= now()
        ORDER BY expires_at
        LIMIT ${batchSize}
          FOR UPDATE SKIP LOCKED
     ), ended AS (
       UPDATE seat_hold h SET status = 'EXPIRED', status_cause = 'hold time ran out', ended_at = now()
-        FROM lapsed l WHERE h.id = l.id
+        FROM lapsed l WHERE h.showtime_id = l.showtime_id AND h.id = l.id
       RETURNING h.id, h.showtime_id, h.customer_id, h.seat_codes
     ), locked AS (
       -- LOCK: every seat of the batch in (showtime, seat code) order, the order hold_seats

@@ -52,11 +52,11 @@ export async function setPaymentEventOutcome(sql: Db, eventId: string, outcome: 
  * `seats_booked` with the hold's seat count: fewer means a seat was taken by someone after the
  * hold lapsed, and the whole attempt must be rolled back.
  */
-export async function confirmHold(sql: Db, args: { holdId: string; bookingId: string; paymentId: string }) {
+export async function confirmHold(sql: Db, args: { holdId: string; showtimeId: number; bookingId: string; paymentId: string }) {
   const [row] = await sql<{ confirmed: boolean; seat_count: number; seats_booked: number }[]>`
     WITH confirmed AS (
       UPDATE seat_hold SET status = 'CONFIRMED', status_cause = ${`paid by ${args.paymentId}`}, ended_at = now()
-       WHERE id = ${args.holdId}::uuid AND status = 'ACTIVE' AND expires_at > now()
+       WHERE showtime_id = ${args.showtimeId} AND id = ${args.holdId}::uuid AND status = 'ACTIVE' AND expires_at > now()
       RETURNING id, showtime_id, seat_codes
     ), locked AS (
       -- LOCK: seats in seat-code order, as hold_seats and endHold take them (no deadlock).
@@ -92,8 +92,9 @@ export async function findBookingByPayment(sql: Db, paymentId: string) {
   return row ?? null;
 }
 
-export async function holdSeatCodes(sql: Db, holdId: string): Promise<string[]> {
-  const [row] = await sql<{ seat_codes: string[] }[]>`SELECT seat_codes FROM seat_hold WHERE id = ${holdId}::uuid`;
+export async function holdSeatCodes(sql: Db, holdId: string, showtimeId: number): Promise<string[]> {
+  const [row] = await sql<{ seat_codes: string[] }[]>`
+    SELECT seat_codes FROM seat_hold WHERE showtime_id = ${showtimeId} AND id = ${holdId}::uuid`;
   return row?.seat_codes ?? [];
 }
 

@@ -94,9 +94,9 @@ async function bookOrRefund(tx: TransactionSql, payment: PaymentRow): Promise<Se
     // A savepoint, so a partial confirmation (a seat retaken after the hold lapsed) is undone
     // without losing the payment's SUCCEEDED state recorded above.
     const seats = await tx.savepoint(async (sp) => {
-      const result = await confirmHold(sp, { holdId: payment.hold_id, bookingId, paymentId: payment.id });
+      const result = await confirmHold(sp, { holdId: payment.hold_id, showtimeId: payment.showtime_id, bookingId, paymentId: payment.id });
       if (!result.confirmed || result.seats_booked !== result.seat_count) throw new LostRace();
-      const codes = await holdSeatCodes(sp, payment.hold_id);
+      const codes = await holdSeatCodes(sp, payment.hold_id, payment.showtime_id);
       await insertBooking(sp, {
         id: bookingId, holdId: payment.hold_id, paymentId: payment.id, showtimeId: payment.showtime_id,
         customerId: payment.customer_id, seats: codes, amountCents: payment.amount_cents, currency: payment.currency,
@@ -119,7 +119,7 @@ async function failBookingAndRefund(tx: Db, payment: PaymentRow, reason: string)
   const bookingId = randomUUID();
   await insertBooking(tx, {
     id: bookingId, holdId: payment.hold_id, paymentId: payment.id, showtimeId: payment.showtime_id,
-    customerId: payment.customer_id, seats: await holdSeatCodes(tx, payment.hold_id), amountCents: payment.amount_cents,
+    customerId: payment.customer_id, seats: await holdSeatCodes(tx, payment.hold_id, payment.showtime_id), amountCents: payment.amount_cents,
     currency: payment.currency, status: 'FAILED', cause: reason,
   });
   await appendOutbox(tx, 'BookingFailed', payment.showtime_id, {

@@ -85,7 +85,7 @@ describe('operator: fare classes', () => {
       expect.objectContaining({ fareClass: 'STALLS', capacity: 2, held: 2, priceCents: 900 }),
     ]);
     // Checkout charges each seat at its class's price: one PREMIUM and two STALLS.
-    expect(await holdAmountCents(sql, held.json.holdId)).toBe(2000 + 900 + 900);
+    expect(await holdAmountCents(sql, held.json.holdId, showtimeId)).toBe(2000 + 900 + 900);
     expect(await countMismatches(sql, showtimeId)).toEqual([]);
   });
 

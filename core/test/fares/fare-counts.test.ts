@@ -31,7 +31,7 @@ async function pay(holdId: string, showtimeId: number, customerId: string) {
   const paymentId = `pay_${unique('p').replace(/\W/g, '')}`;
   await insertPayment(sql, {
     id: paymentId, hold_id: holdId, showtime_id: showtimeId, customer_id: customerId,
-    amount_cents: await holdAmountCents(sql, holdId), currency: 'EUR', checkout_url: 'http://pay.test', expires_at: new Date(Date.now() + 60_000),
+    amount_cents: await holdAmountCents(sql, holdId, showtimeId), currency: 'EUR', checkout_url: 'http://pay.test', expires_at: new Date(Date.now() + 60_000),
   });
   return settlePayment(sql, { paymentId, outcome: 'succeeded', cause: 'test payment' });
 }
@@ -142,7 +142,7 @@ describe('class counters always equal the seats and holds', () => {
     expect((await classTotals(sql, showtimeId, 'GA')).held).toBe(0);
 
     const kept = await harness.call('POST', `/showtimes/${showtimeId}/holds`, { token, body: { fareClass: 'GA', quantity: 3 } });
-    expect(await holdAmountCents(sql, kept.json.holdId)).toBe(7500);
+    expect(await holdAmountCents(sql, kept.json.holdId, showtimeId)).toBe(7500);
     const settled = await pay(kept.json.holdId, showtimeId, buyer);
     expect(settled.kind).toBe('booked');
     expect(await classTotals(sql, showtimeId, 'GA')).toMatchObject({ held: 0, sold: 3 });

@@ -260,6 +260,156 @@ describe('show_seat partitions (blocks of showtime ids)', () => {
   });
 });
 
+describe('seat_hold partitions (the same blocks as show_seat)', () => {
+  const BLOCK = 10_000;
+  const holdBlock = (low: number) => `seat_hold_b${String(low).padStart(12, '0')}`;
+  const seatBlock = (low: number) => `show_seat_b${String(low).padStart(12, '0')}`;
+
+  /** A copy of a fresh 1x6 showtime under an explicit id, on sale; its blocks made first unless `early`. */
+  async function showtimeWithId(id: number, early = false) {
+    if (!early) await sql`SELECT show_seat_ensure_partitions(${id}), seat_hold_ensure_partitions(${id})`;
+    const { showtimeId } = await core.createShowtime({ layout: { rows: 1, columns: 6 } });
+    await sql.begin(async (tx) => {
+      await tx`CREATE TEMP TABLE copy ON COMMIT DROP AS SELECT * FROM showtime WHERE id = ${showtimeId}`;
+      await tx`UPDATE copy SET id = ${id}`;
+      await tx`INSERT INTO showtime OVERRIDING SYSTEM VALUE SELECT * FROM copy`;
+      await tx`INSERT INTO show_seat (showtime_id, seat_code) SELECT ${id}, seat_code FROM show_seat WHERE showtime_id = ${showtimeId}`;
+    });
+  }
+
+  /** Sells two seats of the showtime (hold, payment, the gateway's webhook) and holds two more; returns the ids. */
+  async function sell(showtimeId: number, tag: string) {
+    const buyer = unique(tag);
+    const hold = await core.hold(showtimeId, buyer, ['A1', 'A2']);
+    expect(hold.status).toBe(201);
+    const paymentId = await payments.fakePayment({ holdId: hold.json.holdId, showtimeId, customerId: buyer });
+    expect((await payments.postCallback(payments.signedCallback({ type: 'payment.succeeded', paymentId }))).status).toBe(200);
+    expect(await payments.paymentState(paymentId)).toMatchObject({ payment: 'SUCCEEDED', booking: 'CONFIRMED' });
+    const other = await core.hold(showtimeId, unique(tag), ['A3', 'A4']);
+    expect(other.status).toBe(201);
+    return { paidHold: hold.json.holdId as string, openHold: other.json.holdId as string, paymentId };
+  }
+
+  /** The showtime started long ago (its sale window moved back with it). */
+  async function finish(showtimeId: number) {
+    await sql`
+      UPDATE showtime SET starts_at = now() - make_interval(days => ${DEFAULT_RETENTION.showSeatRetentionDays + 5}),
+                          sale_opens_at = now() - make_interval(days => ${DEFAULT_RETENTION.showSeatRetentionDays + 15})
+       WHERE id = ${showtimeId}`;
+  }
+
+  it('every hold lives in its showtime\'s block; payments and bookings must name a hold of their own showtime', async () => {
+    const { showtimeId } = await core.createShowtime();
+    const hold = await core.hold(showtimeId, unique('part'), ['A1']);
+    expect(hold.status).toBe(201);
+    const [row] = await sql<{ part: string }[]>`SELECT tableoid::regclass::text AS part FROM seat_hold WHERE showtime_id = ${showtimeId}`;
+    expect(row!.part).toBe(holdBlock(Math.floor(showtimeId / BLOCK) * BLOCK));
+    // The check that replaced the foreign key: a real hold under another showtime is refused.
+    const other = await core.createShowtime();
+    await expect(payments.fakePayment({ holdId: hold.json.holdId, showtimeId: other.showtimeId, customerId: 'x' }))
+      .rejects.toMatchObject({ code: '23503', constraint_name: 'payment_hold_exists' });
+    await expect(payments.fakePayment({ holdId: '00000000-0000-4000-8000-000000000000', showtimeId, customerId: 'x' }))
+      .rejects.toMatchObject({ code: '23503' });
+  });
+
+  it('holds written before their block existed wait in DEFAULT, sell normally, and the job moves them into the block', async () => {
+    const id = 11 * BLOCK + 3;
+    await sql`SELECT show_seat_ensure_partitions(${id})`;
+    await showtimeWithId(id, true);
+    const sold = await sell(id, 'early-hold');
+    expect((await readRetentionBacklog(sql)).seat_hold_default).toBe(2);
+    await sql`SELECT seat_hold_ensure_partitions(${id})`;
+    const rows = await sql<{ part: string }[]>`SELECT DISTINCT tableoid::regclass::text AS part FROM seat_hold WHERE showtime_id = ${id}`;
+    expect(rows.map((r) => r.part)).toEqual([holdBlock(11 * BLOCK)]);
+    expect((await readRetentionBacklog(sql)).seat_hold_default).toBe(0);
+    // The open hold still ends normally from its new partition.
+    const token = await core.tokenFor((await sql`SELECT customer_id FROM seat_hold WHERE showtime_id = ${id} AND id = ${sold.openHold}`)[0]!.customer_id, id);
+    expect((await core.call('DELETE', `/holds/${sold.openHold}`, { token })).status).toBe(204);
+  });
+
+  it('archives a finished block\'s holds with its seats; payments and bookings stay and still name them', async () => {
+    const finished = 13 * BLOCK + 1;
+    const upcoming = 14 * BLOCK + 1;
+    await showtimeWithId(finished);
+    await showtimeWithId(upcoming);
+    await showtimeWithId(16 * BLOCK + 1); // the newest block is never detached
+    const old = await sell(finished, 'old-sale');
+    const live = await sell(upcoming, 'live-sale');
+    await finish(finished);
+    await sql`ANALYZE seat_hold`;
+    expect((await readRetentionBacklog(sql)).seat_hold).toBeGreaterThanOrEqual(2);
+
+    const pass = await maintainPartitions(sql);
+    expect(pass.detached).toEqual(expect.arrayContaining([holdBlock(13 * BLOCK), seatBlock(13 * BLOCK)]));
+    expect(pass.detached).not.toContain(holdBlock(14 * BLOCK));
+    const archived = await sql<{ id: string; status: string }[]>`
+      SELECT id, status FROM ${sql('archive')}.${sql(holdBlock(13 * BLOCK))} WHERE showtime_id = ${finished} ORDER BY status`;
+    expect(archived).toEqual([{ id: old.openHold, status: 'ACTIVE' }, { id: old.paidHold, status: 'CONFIRMED' }]);
+    const [left] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM seat_hold WHERE showtime_id = ${finished}`;
+    expect(left!.n).toBe(0);
+    // The money records are kept, and still join to their hold in the archive.
+    const [kept] = await sql<{ booking: string; payment: string; seats: string[] }[]>`
+      SELECT b.status AS booking, p.status AS payment, h.seat_codes AS seats
+        FROM booking b JOIN payment p ON p.id = b.payment_id
+        JOIN ${sql('archive')}.${sql(holdBlock(13 * BLOCK))} h ON h.showtime_id = b.showtime_id AND h.id = b.hold_id
+       WHERE b.payment_id = ${old.paymentId}`;
+    expect(kept).toEqual({ booking: 'CONFIRMED', payment: 'SUCCEEDED', seats: ['A1', 'A2'] });
+    // The live block is untouched: its paid hold still reads as booked.
+    const token = await core.tokenFor((await sql`SELECT customer_id FROM booking WHERE payment_id = ${live.paymentId}`)[0]!.customer_id, upcoming);
+    const view = await core.call('GET', `/holds/${live.paidHold}`, { token });
+    expect(view.status).toBe(200);
+    expect(view.json.bookingId).toEqual(expect.any(String));
+    expect((await readRetentionBacklog(sql)).seat_hold).toBe(0);
+  });
+
+  it('detaches a finished block per round while 32 buyers hold and cancel and two pay on a live showtime: no request fails', async () => {
+    const rounds = 8;
+    await showtimeWithId(40 * BLOCK + 1); // the newest block
+    const live = await core.createShowtime({ layout: { rows: 4, columns: 16 } });
+    const paying = await core.createShowtime({ layout: { rows: 2, columns: 20 } });
+    const seats = Array.from({ length: 64 }, (_, i) => `${String.fromCharCode(65 + Math.floor(i / 16))}${(i % 16) + 1}`);
+    const statuses: number[] = [];
+    // One sold showtime per block, all made first (the job detaches empty blocks below the newest).
+    for (let round = 0; round < rounds; round++) {
+      await showtimeWithId((20 + round) * BLOCK + 1);
+      await sell((20 + round) * BLOCK + 1, `round-${round}`);
+    }
+    for (let round = 0; round < rounds; round++) {
+      await finish((20 + round) * BLOCK + 1);
+      // The job and the buyers released together.
+      const [pass, holds, paid] = await Promise.all([
+        maintainPartitions(sql),
+        releasedTogether(32, (i) => core.hold(live.showtimeId, `rr-${round}-${i}`, [seats[2 * i]!, seats[2 * i + 1]!])),
+        releasedTogether(2, async (i) => {
+          const buyer = `rp-${round}-${i}`;
+          const code = round * 2 + i;
+          const hold = await core.hold(paying.showtimeId, buyer, [`${String.fromCharCode(65 + Math.floor(code / 20))}${(code % 20) + 1}`]);
+          if (hold.status !== 201) return hold.status;
+          const paymentId = await payments.fakePayment({ holdId: hold.json.holdId, showtimeId: paying.showtimeId, customerId: buyer });
+          const settled = await payments.postCallback(payments.signedCallback({ type: 'payment.succeeded', paymentId }));
+          return settled.status === 200 ? 201 : settled.status;
+        }),
+      ]);
+      statuses.push(...holds.map((h) => h.status), ...paid);
+      const cancels = await releasedTogether(32, async (i) =>
+        (await core.call('DELETE', `/holds/${holds[i]!.json.holdId}`, { token: await core.tokenFor(`rr-${round}-${i}`, live.showtimeId) })).status);
+      statuses.push(...cancels);
+      // A pass that lost the lock race to the buyers (lock_timeout) retries, as the next run would.
+      const detached = pass.ran ? pass.detached : (await maintainPartitions(sql)).detached;
+      expect(detached).toContain(holdBlock((20 + round) * BLOCK));
+    }
+    expect(statuses.filter((status) => status !== 201 && status !== 204)).toEqual([]);
+    const [row] = await sql<{ booked: number; in_default: number }[]>`
+      SELECT count(*) FILTER (WHERE b.status = 'CONFIRMED')::int AS booked,
+             (SELECT count(*) FROM seat_hold_default)::int AS in_default
+        FROM booking b WHERE b.showtime_id = ${paying.showtimeId}`;
+    expect(row).toEqual({ booked: rounds * 2, in_default: 0 });
+    const [holdsLeft] = await sql<{ active: number }[]>`
+      SELECT count(*) FILTER (WHERE status = 'ACTIVE')::int AS active FROM seat_hold WHERE showtime_id = ${live.showtimeId}`;
+    expect(holdsLeft!.active).toBe(0);
+  });
+});
+
 describe('row retention', () => {
   it('deletes webhook events past their retention and keeps recent ones', async () => {
     const tag = unique('evt');
@@ -309,6 +459,9 @@ describe('row retention', () => {
     expect(text).toMatch(/^core_retention_backlog_rows\{table="payment_event"\} \d+$/m);
     expect(text).toMatch(/^core_retention_backlog_rows\{table="state_transition"\} \d+$/m);
     expect(text).toMatch(/^core_retention_backlog_rows\{table="show_seat"\} \d+$/m);
+    expect(text).toMatch(/^core_retention_backlog_rows\{table="seat_hold"\} \d+$/m);
+    expect(text).toMatch(/^core_partition_default_rows\{table="seat_hold"\} 0$/m);
+    expect(text).toMatch(new RegExp(`^core_partitions_ahead\\{table="seat_hold"\\} ${DEFAULT_RETENTION.showSeatBlocksAhead}$`, 'm'));
     expect(text).toMatch(/^core_partition_default_rows\{table="state_transition"\} 0$/m);
     expect(text).toMatch(/^core_partition_default_rows\{table="show_seat"\} 0$/m);
     expect(text).toMatch(new RegExp(`^core_partitions_ahead\\{table="state_transition"\\} ${DEFAULT_RETENTION.partitionsAheadMonths}$`, 'm'));
