@@ -19,6 +19,7 @@ import { connectEdgeRedis, startEdge } from '../edge/src/node';
 import { createMemoryEdgeStore } from '../edge/src/state/memory-edge-store';
 import { createIoredisStore, createMemoryStore, createRoomEngine, createRoomTicker } from '../queue/src/index';
 import { parseTickerConfig } from '../queue/src/ticker-config';
+import { coreHealthReader, createAdmissionGovernor } from '../queue/src/admission-governor';
 import { parseCoreConfig } from '../core/src/config';
 import { connectDatabase } from '../core/src/db/connect';
 import { installDriverCloseRaceGuard } from '../core/src/db/driver-guard';
@@ -104,12 +105,21 @@ const edge = await startEdge(edgeConfig, {
   tokenKeys,
   ...(redisUrl ? {} : { scriptStore: roomStore, edgeStore: embeddedEvents!.store }),
 });
-const ticker = createRoomTicker({
-  engine: createRoomEngine({ store: roomStore, keyPrefix: edgeConfig.keyPrefix }),
-  intervalMs: tickerConfig.intervalMs,
-  logger: pino({ name: 'queue-ticker', level: tickerConfig.logLevel }),
-});
+const tickerEngine = createRoomEngine({ store: roomStore, keyPrefix: edgeConfig.keyPrefix });
+const tickerLog = pino({ name: 'queue-ticker', level: tickerConfig.logLevel });
+const ticker = createRoomTicker({ engine: tickerEngine, intervalMs: tickerConfig.intervalMs, logger: tickerLog });
 ticker.start();
+// Admission follows the core's health and the seats left (ADMISSION_GOVERN_MS=0 switches it off).
+const governor =
+  tickerConfig.governEveryMs > 0
+    ? createAdmissionGovernor({
+        engine: tickerEngine,
+        readHealth: coreHealthReader({ coreUrl: core.url, adminToken: coreConfig.adminToken, serviceToken: coreConfig.serviceToken }),
+        everyMs: tickerConfig.governEveryMs,
+        logger: tickerLog,
+      })
+    : null;
+governor?.start();
 
 console.log(`
   Flash-sale stack is up
@@ -128,6 +138,7 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log.info({ signal }, 'shutting down');
+  await governor?.stop();
   await ticker.stop();
   await Promise.allSettled([edge.close(), core.close(), sandbox.close()]);
   tickerRedis?.disconnect();

@@ -21,6 +21,7 @@ import { saleControlRoutes } from './sale/sale-routes';
 import { toHttpError } from './db/sql-errors';
 import { createFareService } from './fares/fare-service';
 import { fareAdminRoutes } from './fares/fare-routes';
+import { admissionHealthRoutes } from './admission/admission-health-routes';
 import { createSeatClassService } from './fares/seat-classes';
 
 const READY_TIMEOUT_MS = 2_000;
@@ -92,6 +93,7 @@ export function createCoreApp(deps: CoreDeps) {
   app.route('/', paymentCallbackRoutes({ sql: deps.sql, webhookSecrets: deps.webhookSecrets }));
   app.route('/admin', adminCatalogRoutes({ sql: deps.sql, adminToken: deps.adminToken, sale }));
   app.route('/admin', saleControlRoutes({ sale, adminToken: deps.adminToken }));
+  app.route('/admin', admissionHealthRoutes({ sql: deps.sql, adminToken: deps.adminToken, window: deps.metrics.admissionHealth, poolSize: deps.sql.options.max }));
   app.route('/admin', adminBookingRoutes({ sql: deps.sql, adminToken: deps.adminToken }));
   app.route('/admin', fareAdminRoutes({ fares: createFareService({ sql: deps.sql }), seatClasses: createSeatClassService({ sql: deps.sql }), adminToken: deps.adminToken }));
   return app;

@@ -1,10 +1,13 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Sql } from 'postgres';
+import { createHealthWindow } from './admission/health-window';
 
 /** The core's Prometheus metrics, on a registry of its own so several apps can share a process. */
 export function createCoreMetrics(registry = new Registry()) {
   return {
     registry,
+    /** Recent hold latency, 5xx share and requests in flight, for the waiting room's closed loop (admission/). */
+    admissionHealth: createHealthWindow(),
     httpRequestDuration: new Histogram({
       name: 'core_http_request_duration_seconds',
       help: 'Core HTTP request latency by route and status',
@@ -31,6 +34,11 @@ export function createCoreMetrics(registry = new Registry()) {
       name: 'core_hold_refusals_total',
       help: 'Holds refused for any other reason, by error code',
       labelNames: ['code'] as const,
+      registers: [registry],
+    }),
+    holdDatabaseAttempts: new Counter({
+      name: 'core_hold_database_attempts_total',
+      help: 'hold_seats calls (retries included): with the seat gate on, most refusals never reach the database',
       registers: [registry],
     }),
     holdRetries: new Counter({

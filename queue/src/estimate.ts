@@ -3,6 +3,7 @@
  * `estimateFromSnapshot` to answer far-back buyers without touching Redis; only buyers near
  * the front (whose heartbeat matters) or in a state the snapshot cannot see need Redis.
  */
+import { governedSettings, type RoomControl } from './room-control';
 import type { RoomState, RoomSettings } from './settings';
 
 export const MIN_POLL_MS = 1_000;
@@ -146,7 +147,10 @@ export interface RoomSnapshot {
   learning: AdmissionLearning;
   /** How many the next admission step would offer at once, as of `takenAtMs`. */
   headStart: number;
+  /** What the operator set. */
   settings: RoomSettings;
+  /** The closed loop's decision (effective rate, cap on turns), when the room has one. */
+  control?: RoomControl;
   seedHash: string | null;
 }
 
@@ -203,16 +207,19 @@ export function estimateFromSnapshot(snapshot: RoomSnapshot, ticket: number, opt
   if (snapshot.state === 'closed' || snapshot.state === 'sold_out') {
     return { needsRedis: false, state: snapshot.state, position: null, etaMs: null, pollAfterMs: null };
   }
-  const rate = serviceRatePerMs({ ...snapshot.settings, learning: snapshot.learning });
-  const graceMs = snapshot.settings.abandonGraceMs;
+  // The rate the admission step really uses: the closed loop's, when it governs the room.
+  const settings = governedSettings(snapshot.settings, snapshot.control);
+  const rate = serviceRatePerMs({ ...settings, learning: snapshot.learning });
+  const graceMs = settings.abandonGraceMs;
   const near = nearFrontSize(rate, graceMs);
-  const etaMs = etaForPositionMs(position, { ratePerMs: rate, headStart: snapshot.headStart, admitsInWindow: snapshot.admitsInWindow, admitPerMinute: snapshot.settings.admitPerMinute });
+  const eta = etaForPositionMs(position, { ratePerMs: rate, headStart: snapshot.headStart, admitsInWindow: snapshot.admitsInWindow, admitPerMinute: settings.admitPerMinute });
+  const etaMs = Number.isFinite(eta) ? eta : null;
   const state = snapshot.state === 'paused' ? 'paused' : 'waiting';
   if (position <= near) {
     const lastBeat = options.lastHeartbeatMs ?? Number.NEGATIVE_INFINITY;
-    const beatEveryMs = etaMs <= IMMINENT_MS ? Math.min(FRESH_BEAT_MS, heartbeatEveryMs(graceMs)) : heartbeatEveryMs(graceMs);
+    const beatEveryMs = etaMs !== null && etaMs <= IMMINENT_MS ? Math.min(FRESH_BEAT_MS, heartbeatEveryMs(graceMs)) : heartbeatEveryMs(graceMs);
     if (snapshot.state === 'open' && nowMs - lastBeat >= beatEveryMs) return ask;
-    const pollAfterMs = pollAfterWaitingMs(etaMs, graceMs, options.random);
+    const pollAfterMs = pollAfterWaitingMs(etaMs ?? MAX_POLL_MS * 4, graceMs, options.random);
     return { needsRedis: false, state, position, etaMs: state === 'paused' ? null : etaMs, pollAfterMs };
   }
   // Come back before entering the near-front zone, where the heartbeat must be fresh.

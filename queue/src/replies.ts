@@ -14,6 +14,7 @@ import {
   type RoomSnapshot,
 } from './estimate';
 import { readReply } from './reply-fields';
+import { controlFromHash, governedSettings } from './room-control';
 import { settingsFromHash, type RoomSettings, type RoomState } from './settings';
 
 export type BuyerState =
@@ -69,7 +70,9 @@ export function standingFromReply(reply: unknown[], random?: () => number): Stan
   });
   const waitingPosition = state === 'waiting' || state === 'paused' ? num(position) || null : null;
   const line = { ratePerMs: rate, headStart: num(named.headStart), admitsInWindow: num(named.admitsInWindow), admitPerMinute: num(admitPerMinute), windowWaitMs: num(named.windowWaitMs) };
-  const etaMs = state === 'waiting' && waitingPosition !== null ? etaForPositionMs(waitingPosition, line) : null;
+  const eta = state === 'waiting' && waitingPosition !== null ? etaForPositionMs(waitingPosition, line) : null;
+  // Nobody is admitted while the core is down (effective rate 0): the wait is not known.
+  const etaMs = eta !== null && Number.isFinite(eta) ? eta : null;
   let pollAfterMs: number | null = null;
   if (state === 'waiting') pollAfterMs = pollAfterWaitingMs(etaMs ?? 0, num(abandonGraceMs), random);
   else if (state === 'prequeue') pollAfterMs = pollAfterPrequeueMs(opensAt, now, random);
@@ -117,6 +120,7 @@ export function roomViewFromReply(showtimeId: string, reply: unknown[]): RoomVie
   const counters = pairsToMap(stats);
   const settings = settingsFromHash(cfgFields);
   const now = num(nowMs);
+  const control = controlFromHash(cfgFields, now);
   const openedAt = counters.has('openedAtMs') ? num(counters.get('openedAtMs')) : now;
   return {
     snapshot: {
@@ -133,8 +137,9 @@ export function roomViewFromReply(showtimeId: string, reply: unknown[]): RoomVie
       admitsInWindow: num(admitsInWindow),
       rateWindowMs: Math.min(60_000, now - openedAt),
       learning: learningFromStats(counters),
-      headStart: headStartFrom(settings, counters, num(active) + num(offered), num(admitsInWindow), now),
+      headStart: headStartFrom(governedSettings(settings, control), counters, num(active) + num(offered), num(admitsInWindow), now),
       settings,
+      control,
       seedHash: cfgFields.get('seedHash') ?? null,
     },
     seed: cfgFields.get('seed') ?? null,

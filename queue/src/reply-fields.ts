@@ -48,6 +48,7 @@ export const REPLY_FIELDS = {
   leave: { status: true, fields: ['removed', 'offered'], rest: null },
   configure: { status: true, fields: ['state', 'applied'], rest: null },
   restore: { status: true, fields: ['restored'], rest: null },
+  govern: { status: true, fields: ['written'], rest: null },
   /** Support's lookup of a ticket in line: customer '' (and position 0) when no one waits with it. */
   find: { status: true, fields: ['customer', 'position', 'lineLength', 'preLength'], rest: null },
   inspect: {

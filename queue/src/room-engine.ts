@@ -9,6 +9,7 @@ import { drawOrder, newSeed, seedCommitment } from './fair-draw';
 import { createKeyBuilder, isValidCustomerId, isValidShowtimeId } from './keys';
 import { readReply } from './reply-fields';
 import { roomViewFromReply, standingFromReply, type Standing } from './replies';
+import { admissionView, governedSettings, type AdmissionView } from './room-control';
 import { scripts } from './scripts.gen';
 import { roomSettingsPatchSchema, settingsToPairs, type RoomSettings, type RoomSettingsPatch, type RoomState } from './settings';
 import { runScript, type ScriptStore } from './store';
@@ -73,7 +74,11 @@ export interface RoomStats {
   seedHash: string | null;
   /** Revealed after the opening draw, null before. */
   seed: string | null;
+  /** Target against effective admission rate, and why (room-control.ts). */
+  admission: AdmissionView;
 }
+
+const finiteOrNull = (ms: number): number | null => (Number.isFinite(ms) ? ms : null);
 
 const MAX_DRAW_ATTEMPTS = 5;
 /** Pre-queue members read, or placed, per script call during the opening draw. */
@@ -304,7 +309,8 @@ export function createRoomEngine(options: RoomEngineOptions) {
       if (!('snapshot' in view)) return view;
       const { snapshot: s, counters, seed } = view;
       const count = (field: string) => Number(counters.get(field) ?? 0);
-      const rate = serviceRatePerMs({ ...s.settings, learning: s.learning });
+      const governed = governedSettings(s.settings, s.control);
+      const rate = serviceRatePerMs({ ...governed, learning: s.learning });
       const lastPosition = s.lineLength + (s.state === 'opening' || s.state === 'scheduled' ? s.preLength : 0);
       return {
         ok: true,
@@ -325,12 +331,10 @@ export function createRoomEngine(options: RoomEngineOptions) {
         released: count('released'),
         left: count('left'),
         lastPosition,
-        etaLastMs:
-          s.state === 'open' && lastPosition > 0
-            ? etaForPositionMs(lastPosition, { ratePerMs: rate, headStart: s.headStart, admitsInWindow: s.admitsInWindow, admitPerMinute: s.settings.admitPerMinute })
-            : null,
+        etaLastMs: s.state === 'open' && lastPosition > 0 ? finiteOrNull(etaForPositionMs(lastPosition, { ratePerMs: rate, headStart: s.headStart, admitsInWindow: s.admitsInWindow, admitPerMinute: governed.admitPerMinute })) : null,
         seedHash: s.seedHash,
         seed,
+        admission: admissionView(s.settings, s.control, s.active + s.offered),
       };
     },
 
@@ -347,6 +351,17 @@ export function createRoomEngine(options: RoomEngineOptions) {
       const found = readReply('find', reply);
       const customerId = String(found.customer) || null;
       return { ok: true, customerId, position: customerId ? Number(found.position) : null, lineLength: Number(found.lineLength) + Number(found.preLength) };
+    },
+
+    /**
+     * Writes the closed loop's decision into the room (only `ctl…` fields; admission-governor.ts).
+     * An unknown room is refused, never created.
+     */
+    async govern(showtimeId: string, fields: Record<string, string | number>): Promise<{ ok: true } | Refused> {
+      const bad = checkIds(showtimeId);
+      if (bad) return bad;
+      const reply = await call(scripts.govern, showtimeId, Object.entries(fields).flatMap(([field, value]) => [field, value]));
+      return isRefusal(reply) ? refused(reply) : { ok: true };
     },
 
     /** Showtime ids the ticker drives (rooms not closed or sold out). */

@@ -23,6 +23,13 @@ export const roomUpdateSchema = z
     powMaxDifficulty: z.number().int().min(0).max(POW_MAX_BITS),
     /** Places one client address may take in the line (shared networks: be generous). */
     placesPerAddress: z.number().int().positive().max(1_000_000),
+    /** The admission rate follows the core's health and the seats left (off: the operator's rate as set). */
+    adaptiveAdmission: z.boolean(),
+    /** The closed loop's range (0: a tenth of admitPerMinute, and admitPerMinute). */
+    admitFloorPerMinute: z.number().int().min(0).max(10_000_000),
+    admitCeilingPerMinute: z.number().int().min(0).max(10_000_000),
+    /** Turns allowed beyond seats left / seats per hold, in percent. */
+    inventoryMarginPercent: z.number().int().min(0).max(1_000),
   })
   .partial()
   .strict()
@@ -35,9 +42,10 @@ export type OperatorSettings = Omit<RoomSettingsPatch, 'state' | 'opensAtMs' | '
 
 /** The settings part of an update, in engine units; state and opening time are handled apart. */
 export function operatorSettingsOf(update: RoomUpdate): OperatorSettings {
-  const { state: _state, opensAt: _opensAt, sessionTtlSeconds, ...rest } = update;
+  const { state: _state, opensAt: _opensAt, sessionTtlSeconds, adaptiveAdmission, ...rest } = update;
   const settings: OperatorSettings = { ...rest };
   if (sessionTtlSeconds !== undefined) settings.sessionTtlMs = sessionTtlSeconds * 1000;
+  if (adaptiveAdmission !== undefined) settings.adaptiveAdmission = adaptiveAdmission ? 1 : 0;
   return settings;
 }
 
@@ -52,6 +60,10 @@ export function publicSettings(settings: RoomSettings) {
     powDifficulty: settings.powDifficulty,
     powMaxDifficulty: settings.powMaxDifficulty,
     placesPerAddress: settings.placesPerAddress,
+    adaptiveAdmission: settings.adaptiveAdmission !== 0,
+    admitFloorPerMinute: settings.admitFloorPerMinute,
+    admitCeilingPerMinute: settings.admitCeilingPerMinute,
+    inventoryMarginPercent: settings.inventoryMarginPercent,
     version: settings.version,
     engine: settings,
   };

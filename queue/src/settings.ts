@@ -36,6 +36,13 @@ export const roomSettingsPatchSchema = z
     powMaxDifficulty: z.number().int().min(0).max(POW_MAX_BITS),
     /** Places one client address may take in this room's line (shared networks: be generous). */
     placesPerAddress: positiveInt.max(1_000_000),
+    /** 1: the admission rate follows the core's health and the seats left (admission-control.ts); 0: off. */
+    adaptiveAdmission: z.number().int().min(0).max(1),
+    /** The closed loop's range; 0: a tenth of admitPerMinute (floor), admitPerMinute (ceiling). */
+    admitFloorPerMinute: z.number().int().min(0).max(10_000_000),
+    admitCeilingPerMinute: z.number().int().min(0).max(10_000_000),
+    /** Turns allowed beyond seats left / seats per hold, in percent (buyers who leave without buying). */
+    inventoryMarginPercent: z.number().int().min(0).max(1_000),
     /**
      * The version of these settings in PostgreSQL (the source of truth). A copy stamped with an
      * older version than the room already has is ignored, so racing restores cannot go back.
@@ -65,6 +72,10 @@ export interface RoomSettings {
   powDifficulty: number;
   powMaxDifficulty: number;
   placesPerAddress: number;
+  adaptiveAdmission: number;
+  admitFloorPerMinute: number;
+  admitCeilingPerMinute: number;
+  inventoryMarginPercent: number;
   /** 0 until the room has been configured from PostgreSQL. */
   version: number;
 }
@@ -86,6 +97,10 @@ export const DEFAULT_SETTINGS: Omit<RoomSettings, 'opensAtMs'> = {
   powDifficulty: 0,
   powMaxDifficulty: 0,
   placesPerAddress: 200,
+  adaptiveAdmission: 1,
+  admitFloorPerMinute: 0,
+  admitCeilingPerMinute: 0,
+  inventoryMarginPercent: 25,
   version: 0,
 };
 

@@ -3,7 +3,7 @@
  * REDIS_URL, REDIS_KEY_PREFIX (the edge's and the core's namespace: a ticker on another one
  * would drive rooms nobody polls), QUEUE_TICK_MS, REDIS_CLUSTER=1 for a cluster seed, and for
  * restoring rooms from the core's sale control CORE_URL, ADMIN_TOKEN, CORE_SERVICE_TOKEN and
- * ROOM_SYNC_MS. QUEUE_KEY_PREFIX, the prefix's old name here, is still read when
+ * ROOM_SYNC_MS; with those, ADMISSION_GOVERN_MS paces the closed loop on the core's health. QUEUE_KEY_PREFIX, the prefix's old name here, is still read when
  * REDIS_KEY_PREFIX is absent, with a warning.
  */
 import { z } from 'zod';
@@ -19,6 +19,7 @@ const tickerEnvSchema = z.object({
   ADMIN_TOKEN: optionalTextSetting,
   CORE_SERVICE_TOKEN: optionalTextSetting,
   ROOM_SYNC_MS: z.coerce.number().int().min(200).default(2_000),
+  ADMISSION_GOVERN_MS: z.coerce.number().int().refine((ms) => ms === 0 || ms >= 100, 'ADMISSION_GOVERN_MS must be 0 (off) or at least 100').default(1_000),
   LOG_LEVEL: logLevelSetting,
 });
 
@@ -39,6 +40,8 @@ export function parseTickerConfig(env: Record<string, string | undefined>) {
     sync: value.CORE_URL && value.ADMIN_TOKEN
       ? { coreUrl: value.CORE_URL, adminToken: value.ADMIN_TOKEN, serviceToken: value.CORE_SERVICE_TOKEN ?? null, everyMs: value.ROOM_SYNC_MS }
       : null,
+    /** The closed loop on the core's health (admission-governor.ts): every this many ms, 0 = off; needs `sync`. */
+    governEveryMs: value.ADMISSION_GOVERN_MS,
     logLevel: value.LOG_LEVEL,
     warnings,
   };

@@ -6,10 +6,12 @@
  * (default 200), REDIS_KEY_PREFIX (default none, the same namespace as the edge's),
  * REDIS_CLUSTER=1 to treat REDIS_URL as a cluster seed. With CORE_URL and ADMIN_TOKEN (and
  * CORE_SERVICE_TOKEN where the core requires it), it also restores rooms Redis lost, and older
- * copies, from the core's sale control every ROOM_SYNC_MS (default 2000).
+ * copies, from the core's sale control every ROOM_SYNC_MS (default 2000), and steers each room's
+ * admission rate by the core's health every ADMISSION_GOVERN_MS (default 1000; 0 = off).
  */
 import { Cluster, Redis } from 'ioredis';
 import pino from 'pino';
+import { coreHealthReader, createAdmissionGovernor } from './admission-governor';
 import { createIoredisStore } from './ioredis-store';
 import { createRoomEngine } from './room-engine';
 import { createRoomTicker } from './room-ticker';
@@ -55,9 +57,23 @@ if (sync) {
   logger.warn('CORE_URL or ADMIN_TOKEN not set: rooms Redis loses are restored by the edge only');
 }
 
+// The closed loop: the admission rate follows the core's health and the seats left.
+const governor =
+  sync && config.governEveryMs > 0
+    ? createAdmissionGovernor({
+        engine,
+        readHealth: coreHealthReader({ coreUrl: sync.coreUrl, adminToken: sync.adminToken, serviceToken: sync.serviceToken }),
+        everyMs: config.governEveryMs,
+        logger,
+      })
+    : null;
+governor?.start();
+if (!governor) logger.warn('admission does not follow the core\'s health (needs CORE_URL and ADMIN_TOKEN, and ADMISSION_GOVERN_MS > 0)');
+
 async function shutdown(signal: string) {
   logger.info({ signal }, 'stopping');
   if (syncTimer) clearInterval(syncTimer);
+  await governor?.stop();
   await ticker.stop();
   await client.quit();
   process.exit(0);

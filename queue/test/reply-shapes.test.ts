@@ -54,6 +54,8 @@ async function scenario(store: ScriptStore) {
   ok(await room.tick(show));
   ok(await room.restoreTurns(show, [{ customerId: 'r', ticket: 7, expiresAtMs: Date.now() + 60_000 }]));
   await room.restoreTurns(nextShowtimeId(), [{ customerId: 'r', ticket: 1, expiresAtMs: Date.now() + 60_000 }]); // refused: unknown room
+  ok(await room.govern(show, { ctlRate: 30, ctlCap: -1, ctlUntilMs: Date.now() + 60_000, ctlReason: 'healthy' }));
+  await room.govern(nextShowtimeId(), { ctlRate: 30 }); // refused: unknown room
   ok(await room.release(show, 'a'));
   ok(await room.leave(show, 'b'));
   ok(await room.stats(show));

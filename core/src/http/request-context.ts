@@ -33,7 +33,12 @@ export function requestContext(options: { logger: Logger; metrics: CoreMetrics }
     c.set('log', logger);
     c.header('X-Request-Id', requestId);
     const startedAt = performance.now();
-    await runInTrace(trace, next);
+    const ended = metrics.admissionHealth.begin(c.req.method, c.req.path);
+    try {
+      await runInTrace(trace, next);
+    } finally {
+      ended(c.res.status);
+    }
     const seconds = (performance.now() - startedAt) / 1000;
     const status = c.res.status;
     metrics.httpRequestDuration.observe({ method: c.req.method, route: c.req.routePath || 'unmatched', status: String(status) }, seconds);

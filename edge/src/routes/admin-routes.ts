@@ -73,8 +73,9 @@ export function adminRoutes(deps: AdminRouteDeps) {
   async function readRoom(showtimeId: string) {
     const [settings, stats] = await Promise.all([deps.engine.getSettings(showtimeId), deps.engine.stats(showtimeId)]);
     if (!settings.ok || !stats.ok) return null;
-    const { ok: _ok, ...counters } = stats;
-    return { showtimeId, settings: publicSettings(settings.settings), stats: counters };
+    const { ok: _ok, admission, ...counters } = stats;
+    // The closed loop (queue/src/admission-governor.ts): the rate admission really runs at, and why.
+    return { showtimeId, settings: publicSettings(settings.settings), stats: counters, effectiveAdmitPerMinute: admission.effectiveAdmitPerMinute, admission };
   }
 
   /** The room as Redis has it, restored from the database first when Redis lost it. */

@@ -20,6 +20,7 @@ end
 -- the wait is the longest of those chains. At most WINDOW_LOOKUP entries are read.
 local WINDOW_LOOKUP = 200
 local function windowWait(s, admits, position)
+  if s.admitPerMinute <= 0 then return -1 end
   local first = admits - s.admitPerMinute + 1
   local last = first + position - 1
   if position <= 0 or last <= 0 then return 0 end

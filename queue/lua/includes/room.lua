@@ -13,15 +13,35 @@ local RATE_WINDOW_MS = 60000
 -- Bounds the work of one script call when many abandoned buyers sit at the head.
 local MAX_SKIPS_PER_TICK = 500
 
+-- The closed loop (queue/src/admission-governor.ts) writes an effective rate (ctlRate) and a
+-- cap on turns from the seats left (ctlCap) into the room, valid until ctlUntilMs: every
+-- admission step, whoever drives it, uses them in place of the operator's rate and capacity.
+-- A governor that stops writing lets them lapse (back to the operator's rate); an operator who
+-- switches the loop off (adaptiveAdmission 0) gets the rate as set at once.
+local function governed(s, v)
+  local untilMs = tonumber(v[4])
+  if v[1] == '0' or not untilMs or untilMs <= nowMs then return end
+  local rate, cap = tonumber(v[2]), tonumber(v[3])
+  if rate and rate ~= s.admitPerMinute then
+    s.admitBurst = rate <= 0 and 0 or math.max(1, math.floor(s.admitBurst * rate / s.admitPerMinute + 0.5))
+    s.admitPerMinute = math.max(0, rate)
+  end
+  -- A cap below 0 means none known.
+  if cap and cap >= 0 and cap < s.capacity then s.capacity = cap end
+end
+
 local function loadSettings()
   local v = redis.call('HMGET', cfgKey, 'state', 'capacity', 'admitPerMinute', 'admitBurst',
-    'sessionTtlMs', 'offerWindowMs', 'abandonGraceMs', 'opensAtMs', 'tickGapMs')
+    'sessionTtlMs', 'offerWindowMs', 'abandonGraceMs', 'opensAtMs', 'tickGapMs',
+    'adaptiveAdmission', 'ctlRate', 'ctlCap', 'ctlUntilMs')
   if not v[1] then return nil end
-  return {
+  local s = {
     state = v[1], capacity = tonumber(v[2]), admitPerMinute = tonumber(v[3]),
     admitBurst = tonumber(v[4]), sessionTtlMs = tonumber(v[5]), offerWindowMs = tonumber(v[6]),
     abandonGraceMs = tonumber(v[7]), opensAtMs = tonumber(v[8]), tickGapMs = tonumber(v[9]) or 0,
   }
+  governed(s, {v[10], v[11], v[12], v[13]})
+  return s
 end
 
 -- A scheduled room whose opening time has passed freezes its pre-queue: the tickets right

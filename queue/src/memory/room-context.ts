@@ -55,7 +55,7 @@ export class RoomContext {
     const state = db.hget(cfg, 'state');
     if (state === undefined) return null;
     const n = (field: string) => db.hnum(cfg, field);
-    return {
+    const s: Settings = {
       state,
       capacity: n('capacity')!,
       admitPerMinute: n('admitPerMinute')!,
@@ -66,6 +66,18 @@ export class RoomContext {
       opensAtMs: n('opensAtMs'),
       tickGapMs: n('tickGapMs') ?? 0,
     };
+    this.governed(s, db.hget(cfg, 'adaptiveAdmission'), n('ctlRate'), n('ctlCap'), n('ctlUntilMs'));
+    return s;
+  }
+
+  /** The closed loop's rate and cap on turns, while valid and switched on (room.lua governed). */
+  governed(s: Settings, adaptive: string | undefined, rate: number | undefined, cap: number | undefined, untilMs: number | undefined): void {
+    if (adaptive === '0' || untilMs === undefined || untilMs <= this.nowMs) return;
+    if (rate !== undefined && rate !== s.admitPerMinute) {
+      s.admitBurst = rate <= 0 ? 0 : Math.max(1, Math.floor((s.admitBurst * rate) / s.admitPerMinute + 0.5));
+      s.admitPerMinute = Math.max(0, rate);
+    }
+    if (cap !== undefined && cap >= 0 && cap < s.capacity) s.capacity = cap;
   }
 
   freezeIfDue(s: Settings): void {
@@ -300,6 +312,7 @@ export class RoomContext {
   }
 
   windowWait(s: Settings, admits: number, position: number): number {
+    if (s.admitPerMinute <= 0) return -1;
     const first = admits - s.admitPerMinute + 1;
     const last = first + position - 1;
     if (position <= 0 || last <= 0) return 0;

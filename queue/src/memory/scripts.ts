@@ -323,6 +323,19 @@ const take: Handler = (db, [cfgKey, customerKey, showKey, activeKey, whoKey], ar
   });
 };
 
+const govern: Handler = (db, keys, argv) => {
+  const cfg = keys[0]!;
+  if (db.hget(cfg, 'state') === undefined) return [-1];
+  let written = 0;
+  for (let i = 0; i + 1 < argv.length; i += 2) {
+    if (argv[i]!.startsWith('ctl')) {
+      db.hset(cfg, argv[i]!, argv[i + 1]!);
+      written++;
+    }
+  }
+  return buildReply('govern', { written });
+};
+
 const registry: Handler = (db, [key], [op, id]) => {
   const set = db.set(key!);
   if (op === 'add') return buildReply('registry', {}, [set.has(id!) ? 0 : (set.add(id!), 1)]);
@@ -331,5 +344,5 @@ const registry: Handler = (db, [key], [op, id]) => {
 };
 
 export const memoryScripts: Record<ScriptName, Handler> = {
-  claim, configure, draw, find, inspect, join, leave, poll, prequeue, registry, release, restore, take, tick,
+  claim, configure, draw, find, govern, inspect, join, leave, poll, prequeue, registry, release, restore, take, tick,
 };
