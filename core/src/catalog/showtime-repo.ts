@@ -20,6 +20,9 @@ export interface ShowtimeRow {
   seats_available: number;
   seats_held: number;
   seats_booked: number;
+  venue_name: string;
+  venue_city: string;
+  hall_name: string;
 }
 
 /**
@@ -41,8 +44,11 @@ const showtimeSelect = (sql: Db) => sql`
               ELSE 'on_sale' END AS sale_state,
          t.price_cents, t.currency, t.max_seats_per_customer, t.hold_ttl_ms,
          c.total AS seats_total, c.available AS seats_available,
-         c.held AS seats_held, c.booked AS seats_booked
+         c.held AS seats_held, c.booked AS seats_booked,
+         v.name AS venue_name, v.city AS venue_city, h.name AS hall_name
     FROM showtime t
+    JOIN hall h ON h.id = t.hall_id
+    JOIN venue v ON v.id = h.venue_id
     CROSS JOIN LATERAL (
       SELECT count(*)::int AS total,
              count(*) FILTER (WHERE s.status = 'AVAILABLE'

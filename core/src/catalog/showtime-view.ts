@@ -12,6 +12,9 @@ export function publicShowtime(row: ShowtimeRow) {
     seatsTotal: row.seats_total,
     priceCents: row.price_cents,
     currency: row.currency,
+    /** Where: the venue (city may be empty) and the hall within it. */
+    venue: { name: row.venue_name, city: row.venue_city },
+    hall: { name: row.hall_name },
   };
 }
 

@@ -38,7 +38,9 @@ describe('operator sets a sale up', () => {
     expect(showtime.json).toMatchObject({ title: 'Opening night', saleState: 'on_sale', maxSeatsPerCustomer: 4, holdTtlMs: 5000, counts: { total: 12, available: 12, held: 0, booked: 0 } });
 
     const list = await h.call('GET', '/showtimes');
-    expect(list.json.find((s: { id: number }) => s.id === showtime.json.id)).toMatchObject({ title: 'Opening night', saleState: 'on_sale', seatsAvailable: 12 });
+    expect(list.json.find((s: { id: number }) => s.id === showtime.json.id)).toMatchObject({
+      title: 'Opening night', saleState: 'on_sale', seatsAvailable: 12, venue: { name: venue.json.name, city: 'Lyon' }, hall: { name: 'Salle 1' },
+    });
 
     const token = await h.tokenFor(unique('buyer'), showtime.json.id);
     await h.hold(showtime.json.id, unique('holder'), ['A2']);

@@ -66,6 +66,8 @@ export const publicShowtime = z
     seatsTotal: z.number().int().nonnegative(),
     priceCents: z.number().int().nonnegative(),
     currency: z.string().length(3),
+    venue: z.object({ name: z.string(), city: z.string().describe('May be empty') }).describe('Where the showing is'),
+    hall: z.object({ name: z.string() }).describe('The hall (screen) within the venue'),
   })
   .catchall(z.unknown());
 

@@ -16,6 +16,19 @@ export interface PublicShowtime {
   seatsTotal?: number;
   priceCents?: number;
   currency?: string;
+  venue?: { name: string; city?: string };
+  hall?: { name: string };
+}
+
+/** "Odeon, Lyon · Salle 1": where the showing is, as much as the core says. */
+export function whereWords(s: PublicShowtime): string {
+  const venue = s.venue?.name ? [s.venue.name, s.venue.city].filter(Boolean).join(', ') : '';
+  return [venue, s.hall?.name ?? ''].filter(Boolean).join(' · ');
+}
+
+function wherePara(s: PublicShowtime): Html | string {
+  const where = whereWords(s);
+  return where ? html`<p class="where">${where}</p>` : '';
 }
 
 const SALE_STATE_WORDS: Record<string, string> = {
@@ -34,6 +47,7 @@ function showtimeCard(s: PublicShowtime): Html {
   const action = s.saleState === 'on_sale' ? 'Buy tickets' : 'Details';
   return html`<li class="card" data-showtime-id="${s.id}" data-title="${s.title}" data-opens-at="${s.opensAt}">
   <h2><a href="/showtimes/${s.id}">${s.title}</a></h2>
+  ${wherePara(s)}
   <p class="when">Starts ${timeElement(s.startsAt)}</p>
   <p><span class="badge badge-${s.saleState}" data-role="badge" data-state="${s.saleState}">${saleStateWords(s.saleState)}</span>
      <span data-role="opening"${s.saleState === 'opening_soon' ? '' : html` hidden`}> · tickets from ${timeElement(s.opensAt)}</span></p>
@@ -82,6 +96,7 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
   data-return-hold="${state.returnHold ?? ''}" data-return-status="${state.returnStatus ?? ''}" data-view="${state.viewId}">
 <section class="panel show-head" aria-labelledby="show-title">
   <h1 id="show-title">${s.title}</h1>
+  ${wherePara(s)}
   <p>Starts ${timeElement(s.startsAt)} · <span id="sale-badge" class="badge badge-${s.saleState}">${saleStateWords(s.saleState)}</span></p>
 </section>
 <p id="status" class="visually-hidden" role="status" aria-live="polite"></p>
@@ -169,6 +184,7 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
     <p>Booking reference: <strong id="booking-reference" class="reference" tabindex="-1"></strong></p>
     <dl class="summary">
       <dt>Showing</dt><dd>${s.title}, ${timeElement(s.startsAt)}</dd>
+      ${whereWords(s) ? html`<dt>Where</dt><dd>${whereWords(s)}</dd>` : ''}
       <dt>Seats</dt><dd id="booking-seats"></dd>
       <dt>Paid</dt><dd id="booking-amount"></dd>
     </dl>

@@ -35,10 +35,15 @@ describe.each(VIEWPORTS)('buyer journey on %s', (_name, viewport, shotPrefix) =>
     const { page } = buyer;
     await page.goto(`${stack.edgeUrl}/`);
     await expect.poll(() => page.getByRole('link', { name: title, exact: true }).count()).toBe(1);
+    // Where it is on (venue, city, hall) and when, with the time zone.
+    const card = page.locator(`li.card[data-showtime-id="${showtimeId}"]`);
+    expect(await card.locator('.where').textContent()).toMatch(/^Pages venue .+, Test · Hall 1$/);
+    expect(await card.locator('.when').textContent()).toMatch(/^Starts .+ (UTC|GMT|[A-Z]{2,5}|[+-]\d)/);
     expect(await accessibilityIssues(page)).toEqual([]);
     await shot('01-showtime-list');
 
     await page.getByRole('link', { name: `Buy tickets for ${title}` }).click();
+    expect(await page.locator('.show-head .where').textContent()).toMatch(/^Pages venue .+, Test · Hall 1$/);
     // Before admission the buyer is told how long a turn lasts (the room's session length).
     expect(await page.locator('#step-start').textContent()).toContain('When it is your turn, you will have 5 minutes to choose your seats and hold them.');
     await page.getByRole('button', { name: 'Join the line' }).click();
