@@ -15,6 +15,8 @@ export const RefusalCode = {
   CostExceedsCapacity: -10,
   NotAdmitted: -11,
   AddressCap: -12,
+  /** The seat gate of the showtime is not built (never, or Redis lost it): the gate's caller builds it, never a buyer-facing refusal. */
+  GateNotBuilt: -20,
 } as const;
 
 export type Refusal =

@@ -20,6 +20,7 @@ export { drawOrder, verifyDraw, seedCommitment } from './fair-draw';
 export { DEFAULT_SETTINGS, POW_MAX_BITS, ROOM_STATES, type RoomSettings, type RoomSettingsPatch, type RoomState } from './settings';
 export { RefusalCode, type Refusal, type Refused } from './codes';
 export { createKeyBuilder, type KeyBuilder } from './keys';
+export { createSeatGateScripts, type SeatGateScripts, type GateClaimDecision, type GateOp, type GateSeatState, type GateSyncInput } from './seat-gate';
 export { type ScriptStore, runScript, isNoScriptError } from './store';
 export { createIoredisStore, type IoredisScriptClient } from './ioredis-store';
 export { createUpstashStore, type UpstashScriptClient } from './upstash-store';

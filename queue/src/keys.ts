@@ -58,9 +58,19 @@ export interface RoomKeys {
 export type BucketScope = 'edge' | 'core';
 const bucketInfix = (scope: BucketScope = 'edge') => (scope === 'edge' ? 'tb' : 'tb:core');
 
+/**
+ * The seat gate's keys for one showtime (lua/includes/gate.lua), in the order every gate
+ * script receives them as KEYS[1..5]. Same hash tag as the room: one showtime, one slot.
+ */
+export const GATE_KEY_NAMES = ['meta', 'seats', 'lapse', 'owned', 'seen'] as const;
+
 export interface KeyBuilder {
   readonly prefix: string;
   forShowtime(showtimeId: string): RoomKeys;
+  /** KEYS of the gate scripts for a showtime, in GATE_KEY_NAMES order. */
+  forGate(showtimeId: string): string[];
+  /** Where the core's gate keeps its position in the booking-events stream (shared by its instances). */
+  readonly gateEventsCursor: string;
   /** Set of showtime ids the ticker drives. Not hash-tagged: touched only by its own scripts. */
   readonly registry: string;
 }
@@ -69,6 +79,11 @@ export function createKeyBuilder(prefix = ''): KeyBuilder {
   return {
     prefix,
     registry: `${prefix}wr:rooms`,
+    gateEventsCursor: `${prefix}gate:events:cursor`,
+    forGate(showtimeId) {
+      if (!isValidShowtimeId(showtimeId)) throw new RangeError(`invalid showtime id: ${showtimeId}`);
+      return GATE_KEY_NAMES.map((name) => `${prefix}gate:{show:${showtimeId}}:${name}`);
+    },
     forShowtime(showtimeId) {
       if (!isValidShowtimeId(showtimeId)) throw new RangeError(`invalid showtime id: ${showtimeId}`);
       const base = `${prefix}wr:{show:${showtimeId}}:`;

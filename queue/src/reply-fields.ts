@@ -60,6 +60,14 @@ export const REPLY_FIELDS = {
   draw: { status: true, fields: ['drawNext', 'done', 'placed'], rest: null },
   /** add/remove: one value, how many changed; list: the registered showtime ids. */
   registry: { status: true, fields: [], rest: 'values' },
+  /**
+   * The seat gate (lua/gate-*.lua). gateClaim's decision: 1 claimed, 0 taken, 2 over the
+   * per-customer limit, 3 unknown seats; `seats` lists the taken or unknown ones.
+   */
+  gateClaim: { status: true, fields: ['decision', 'expiresAtMs', 'owned', 'maxPerCustomer'], rest: 'seats' },
+  gateRelease: { status: true, fields: ['freed'], rest: null },
+  gateApply: { status: true, fields: ['changed', 'duplicate'], rest: null },
+  gateSync: { status: true, fields: ['changed', 'wasReady'], rest: null },
   take: { status: false, fields: ['allowed', 'retryAfterMs', 'customerTokensLeft', 'showtimeTokensLeft', 'admission'], rest: null },
 } as const satisfies Record<ScriptName, { status: boolean; fields: readonly string[]; rest: string | null }>;
 

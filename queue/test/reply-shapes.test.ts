@@ -8,6 +8,7 @@ import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
 import { createPurchaseBuckets } from '../src/purchase-buckets';
 import { REPLY_FIELDS } from '../src/reply-fields';
 import { createRoomEngine } from '../src/room-engine';
+import { createSeatGateScripts } from '../src/seat-gate';
 import { scripts, type ScriptName } from '../src/scripts.gen';
 import type { ScriptStore } from '../src/store';
 import { fastRoom, nextShowtimeId, ok } from './helpers';
@@ -17,8 +18,9 @@ type Recorded = { name: ScriptName; reply: unknown };
 
 /** The store, with every script reply kept (name and raw value) in `calls`. */
 function recording(store: ScriptStore) {
-  const bySha = new Map<string, ScriptName>(Object.values(scripts).map((s) => [s.sha1, s.name as ScriptName]));
-  const bySource = new Map<string, ScriptName>(Object.values(scripts).map((s) => [s.source, s.name as ScriptName]));
+  // By the generated module's key (camelCase: `gate-claim-5.lua` is `gateClaim`), the name reply-fields.ts uses.
+  const bySha = new Map<string, ScriptName>(Object.entries(scripts).map(([name, s]) => [s.sha1, name as ScriptName]));
+  const bySource = new Map<string, ScriptName>(Object.entries(scripts).map(([name, s]) => [s.source, name as ScriptName]));
   const calls: Recorded[] = [];
   const keep = async (name: ScriptName | undefined, run: Promise<unknown>) => {
     const reply = await run;
@@ -66,6 +68,17 @@ async function scenario(store: ScriptStore) {
   ok(await room.configure(scheduled, { state: 'open' }));
   ok(await room.poll(scheduled, 'p1'));
   await room.listRooms();
+  // The seat gate: refused before it is built, then every decision of a claim.
+  const gate = createSeatGateScripts({ store, keyPrefix });
+  await gate.claim(show, 'a', 'h0', ['A1']); // refused: not built
+  await gate.apply(show, [{ op: 'free', seat: 'A1' }]); // refused: not built
+  await gate.sync(show, { maxPerCustomer: 2, holdTtlMs: 60_000, pendingGraceMs: 1_000, keyTtlMs: 60_000, seats: ['A1', 'A2', 'A3'].map((seat) => ({ seat, state: 'A' as const })) });
+  await gate.claim(show, 'a', 'h1', ['A1']); // claimed
+  await gate.claim(show, 'b', 'h2', ['A1', 'A2']); // taken
+  await gate.claim(show, 'a', 'h3', ['A2', 'A3']); // over the limit
+  await gate.claim(show, 'b', 'h4', ['Z9']); // unknown seat
+  await gate.apply(show, [{ op: 'sold', seat: 'A1', bookingId: 'b1', customerId: 'a' }], { eventId: 'e1' });
+  await gate.release(show, 'h2', ['A1', 'A2']);
 }
 
 /** A reply reduced to what must agree: the kind of each position, lists recursively. */

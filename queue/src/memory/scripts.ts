@@ -7,6 +7,7 @@ import { buildReply, type ReplyValue } from '../reply-fields';
 import type { ScriptName } from '../scripts.gen';
 import type { MiniRedis } from './mini-redis';
 import { RoomContext } from './room-context';
+import { gateMemoryScripts } from './gate-scripts';
 
 /** Refusals are `[code]`; success replies are built from the named fields (reply-fields.ts). */
 type Reply = ReplyValue[];
@@ -344,5 +345,6 @@ const registry: Handler = (db, [key], [op, id]) => {
 };
 
 export const memoryScripts: Record<ScriptName, Handler> = {
+  ...gateMemoryScripts,
   claim, configure, draw, find, govern, inspect, join, leave, poll, prequeue, registry, release, restore, take, tick,
 };
