@@ -37,7 +37,7 @@ export function createApiRoutes(deps: ApiRoutesDeps): Hono {
   api.post('/payments', async (c) => {
     const key = requireIdempotencyKey(c);
     const input = await readJsonBody(c, createPaymentSchema);
-    const result = service.create(key, input);
+    const result = service.create(key, input, c.req.header('traceparent') ?? null);
     if (result.replayed) c.header('Idempotent-Replayed', 'true');
     return c.json(result.body, result.status);
   });

@@ -25,6 +25,11 @@ export type Payment = {
   failureReason: FailureReason | null;
   refund: Refund | null;
   faults: Faults | null;
+  /**
+   * The W3C traceparent the checkout was created with (null without one): every webhook about
+   * this payment continues that trace, so the merchant's handling joins the purchase's trace.
+   */
+  traceparent: string | null;
   /** Idempotency keys that point at this payment or its refund; dropped with it on eviction. */
   createKey: string;
   refundKeys: string[];

@@ -13,6 +13,7 @@ import {
 } from './model';
 import type { CreatePaymentInput, RefundInput } from './schemas';
 import type { PaymentStore } from './store';
+import { continueTrace, parseTraceparent, traceparentOf } from '../../lib/trace-context';
 import type { Clock, WebhookDispatcher } from './webhook-dispatcher';
 
 export type PaymentServiceDeps = {
@@ -33,7 +34,7 @@ export type Replayable<T> = { status: 200 | 201; body: T; replayed: boolean };
 export class PaymentService {
   constructor(private readonly deps: PaymentServiceDeps) {}
 
-  create(idempotencyKey: string, input: CreatePaymentInput): Replayable<PaymentView> {
+  create(idempotencyKey: string, input: CreatePaymentInput, traceparent: string | null = null): Replayable<PaymentView> {
     const { store, config, clock } = this.deps;
     const print = fingerprint(input);
     const previous = store.getCreateKey(idempotencyKey);
@@ -64,6 +65,7 @@ export class PaymentService {
       failureReason: null,
       refund: null,
       faults: input.faults ?? null,
+      traceparent: parseTraceparent(traceparent) ? traceparent!.trim() : null,
       createKey: idempotencyKey,
       refundKeys: [],
     };
@@ -197,6 +199,8 @@ export class PaymentService {
       reason,
     };
     const event = { id: newId('evt'), type, created: Math.floor(this.deps.clock.now() / 1000), data };
-    this.deps.dispatcher.emit(event, this.faultsFor(payment));
+    // The sandbox's own span in the checkout's trace, parent of the merchant's handling.
+    const trace = payment.traceparent ? traceparentOf(continueTrace(payment.traceparent)) : null;
+    this.deps.dispatcher.emit(event, this.faultsFor(payment), trace);
   }
 }

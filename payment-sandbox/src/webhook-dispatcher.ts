@@ -28,7 +28,8 @@ export type DispatcherDeps = {
 };
 
 /** An event on its way: its serialised body is fixed once, so every copy and retry is identical. */
-type Item = { record: DeliveryRecord; rawBody: string; faults: EffectiveFaults };
+/** traceparent: sent with every copy and retry of the event (the payment's trace, see model.ts). */
+type Item = { record: DeliveryRecord; rawBody: string; faults: EffectiveFaults; traceparent: string | null };
 type Delivery = { item: Item; attempt: number; failRemaining: number; onFirstAttempt: (() => void) | null };
 type Batch = { items: Item[]; timer: unknown };
 
@@ -67,7 +68,7 @@ export class WebhookDispatcher {
     this.log = new RecordLog(deps.maxEvents);
   }
 
-  emit(event: WebhookEvent, faults: EffectiveFaults): DeliveryRecord {
+  emit(event: WebhookEvent, faults: EffectiveFaults, traceparent: string | null = null): DeliveryRecord {
     const record = newRecord(event);
     this.log.add(record);
     this.counters.emitted += 1;
@@ -78,7 +79,7 @@ export class WebhookDispatcher {
       this.deps.logger.info({ eventId: event.id, type: event.type }, 'webhook dropped (fault)');
       return record;
     }
-    const item: Item = { record, rawBody: JSON.stringify(event), faults };
+    const item: Item = { record, rawBody: JSON.stringify(event), faults, traceparent };
     this.outstanding += 1;
     if (faults.webhookOrder === 'reverse') this.hold(item);
     else this.release(item, null);
@@ -186,7 +187,7 @@ export class WebhookDispatcher {
   }
 
   private async attempt(delivery: Delivery): Promise<void> {
-    const { record, rawBody } = delivery.item;
+    const { record, rawBody, traceparent } = delivery.item;
     const { config } = this.deps;
     delivery.attempt += 1;
     record.attempts += 1;
@@ -199,7 +200,7 @@ export class WebhookDispatcher {
       error = 'simulated failure (webhookFailAttempts)';
     } else {
       try {
-        const response = await this.send(rawBody);
+        const response = await this.send(rawBody, traceparent);
         statusCode = response.status;
         if (!response.ok) error = `merchant answered ${response.status}`;
       } catch (caught) {
@@ -234,7 +235,7 @@ export class WebhookDispatcher {
     });
   }
 
-  private async send(rawBody: string): Promise<Response> {
+  private async send(rawBody: string, traceparent: string | null): Promise<Response> {
     const { config, secrets, url, clock } = this.deps;
     const timestamp = Math.floor(clock.now() / 1000);
     const response = await this.deps.fetch(url, {
@@ -243,6 +244,7 @@ export class WebhookDispatcher {
         'Content-Type': 'application/json',
         'User-Agent': config.userAgent,
         [SIGNATURE_HEADER]: signWebhook(rawBody, secrets, timestamp),
+        ...(traceparent ? { traceparent } : {}),
       },
       body: rawBody,
       redirect: 'manual',

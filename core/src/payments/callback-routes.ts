@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AppError, badRequest, unauthorized, unprocessable } from '../../../lib/errors';
 import { parseWith } from '../../../lib/http';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifyWebhookSignature } from '../../../lib/webhook-signature';
+import { traceLogFields } from '../../../lib/trace-context';
 import type { RequestContextVariables } from '../http/request-context';
 import { settlePayment, type GatewayOutcome } from './settlement';
 
@@ -63,6 +64,13 @@ export function paymentCallbackRoutes(deps: { sql: Sql; webhookSecrets: string[]
         currency: event.data.currency,
         cause: `webhook ${event.type} ${event.id}`,
       });
+      // The gateway sends the checkout's traceparent back with its events: this line joins the
+      // purchase's trace (the request-context middleware continued it under the core's span).
+      const trace = c.get('trace');
+      c.get('log')?.info({
+        requestId: c.get('requestId'), ...(trace ? traceLogFields(trace) : {}),
+        eventId: event.id, eventType: event.type, paymentId: event.data.paymentId, outcome: result.kind,
+      }, 'payment event settled');
       return c.json({ received: true, outcome: result.kind });
     } catch (error) {
       if (error instanceof AppError) throw error;
