@@ -30,6 +30,19 @@ describe('hosted pay page', () => {
     expect(body).not.toMatch(/\s(src|href)=/);
   });
 
+  it('shows what is being bought, line by line, and no internal ids, when the merchant describes it', async () => {
+    sandbox = createTestSandbox();
+    const description = 'The Long <Premiere>\nWed 2 Dec 2026, 19:30 UTC\nOdeon, Lyon · Hall 1\nSeats D5, D6';
+    const p = await sandbox.createPayment({ reference: 'f3a1c2d4-0000-4000-8000-000000000001', metadata: { description, showtimeId: '42' } });
+    const body = await (await page(`/pay/${p.id}`)).text();
+    expect(body).toContain('<dt>For</dt><dd class="purchase"><strong>The Long &lt;Premiere&gt;</strong><br>Wed 2 Dec 2026, 19:30 UTC<br>Odeon, Lyon · Hall 1<br>Seats D5, D6</dd>');
+    expect(body).not.toContain('f3a1c2d4');
+    expect(body).not.toContain(`>${p.id}<`); // only in the forms' addresses
+    expect(body).not.toMatch(/\s(src|href)=/);
+    await page(`/pay/${p.id}/decline`, 'POST');
+    expect(await (await page(`/pay/${p.id}`)).text()).toContain('for The Long &lt;Premiere&gt;.');
+  });
+
   it('approves: 303 to the return URL with paymentId and status, then shows the outcome', async () => {
     sandbox = createTestSandbox();
     const p = await sandbox.createPayment();

@@ -37,7 +37,7 @@ const STYLE = raw(`
   .badge{display:inline-block;font-size:.8rem;font-weight:600;padding:.1rem .5rem;border-radius:1rem;background:#fff3bf;color:#5c4a00}
   .amount{font-size:2rem;font-weight:700;margin:.25rem 0}
   dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:1rem 0}
-  dt{color:#555}dd{margin:0;word-break:break-all}
+  dt{color:#555}dd{margin:0;overflow-wrap:anywhere}
   .actions{display:grid;gap:.75rem;margin-top:1.25rem}
   button,.button{display:block;width:100%;min-height:3rem;font:inherit;font-weight:600;border-radius:.5rem;border:2px solid transparent;cursor:pointer;text-align:center;text-decoration:none;padding:.6rem}
   .approve{background:#1b6e3a;color:#fff}.decline{background:#fff;color:#9b1c1c;border-color:#9b1c1c}
@@ -88,6 +88,26 @@ export function formatRemaining(ms: number): string {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
+/**
+ * What the buyer is paying for, as the merchant described it: `metadata.description`, one line
+ * per item of the purchase (a film, its time, the place, the seats). Internal ids (the
+ * merchant's reference, the payment id) are shown only when there is no description.
+ */
+export function purchaseLines(payment: Payment): string[] {
+  const description = payment.metadata.description ?? '';
+  return description.split('\n').map((line) => line.trim()).filter(Boolean);
+}
+
+function purchaseRows(payment: Payment): Html {
+  const lines = purchaseLines(payment);
+  if (lines.length === 0) return html`<dt>Reference</dt><dd>${payment.reference}</dd>
+    <dt>Payment</dt><dd>${payment.id}</dd>`;
+  return html`<dt>For</dt><dd class="purchase">${lines.map((line, i) => (i === 0 ? html`<strong>${line}</strong>` : html`<br>${line}`))}</dd>`;
+}
+
+/** A short name of the purchase for sentences: its first line, or the merchant's reference. */
+const purchaseName = (payment: Payment) => purchaseLines(payment)[0] ?? `reference ${payment.reference}`;
+
 export function renderPayPage(payment: Payment, nowMs: number, nonce: string): Html {
   const amount = formatAmount(payment.amount, payment.currency);
   const expiresAt = new Date(payment.expiresAtMs).toISOString();
@@ -97,9 +117,8 @@ export function renderPayPage(payment: Payment, nowMs: number, nonce: string): H
   <span class="badge">Test mode · no real money moves</span>
   <h1>Pay ${amount}</h1>
   <dl>
+    ${purchaseRows(payment)}
     <dt>Amount</dt><dd class="amount-line">${amount}</dd>
-    <dt>Reference</dt><dd>${payment.reference}</dd>
-    <dt>Payment</dt><dd>${payment.id}</dd>
     <dt>Time left</dt><dd><time id="countdown" datetime="${expiresAt}" data-remaining-ms="${remainingMs}">${formatRemaining(remainingMs)}</time>
       <small>(until ${expiresLabel})</small></dd>
   </dl>
@@ -116,7 +135,7 @@ export function renderExpiredPage(payment: Payment, nonce: string): Html {
   const body = html`<div class="card">
   <h1>This payment session has expired</h1>
   <p class="notice" role="alert">The time to pay ${formatAmount(payment.amount, payment.currency)} for
-  reference ${payment.reference} has run out. Nothing was charged.</p>
+  ${purchaseName(payment)} has run out. Nothing was charged.</p>
   <a class="button" href="${returnRedirectUrl(payment)}">Return to the shop</a>
 </div>`;
   return layout('Payment expired', nonce, body);
@@ -132,7 +151,7 @@ export function renderDecidedPage(payment: Payment, nonce: string): Html {
   const body = html`<div class="card">
   <h1>Payment ${payment.status}</h1>
   <p role="status">${DECIDED_TEXT[payment.status] ?? ''} Amount ${formatAmount(payment.amount, payment.currency)},
-  reference ${payment.reference}.</p>
+  for ${purchaseName(payment)}.</p>
   <a class="button" href="${returnRedirectUrl(payment)}">Return to the shop</a>
 </div>`;
   return layout(`Payment ${payment.status}`, nonce, body);

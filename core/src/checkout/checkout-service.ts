@@ -21,11 +21,13 @@ export const MIN_REMAINING_HOLD_MS = 5_000;
  * the same hold always sends the same body, so a retry after a crash between the gateway's
  * answer and our insert gets the session the first attempt opened (the gateway replays it),
  * never a refusal for a changed body and never a second session. The session ends at a fixed
- * point of the hold's life (8/10 of its TTL), not "now + something".
+ * point of the hold's life (8/10 of its TTL), not "now + something". What the pay page shows
+ * (film, time, place, seats) is read from the showtime like the price: an operator who renames
+ * the showing between a crash and its retry changes the body, as a price change would.
  */
 export function paymentSessionRequest(
-  hold: { id: string; showtime_id: number; seat_codes: string[]; created_at: Date; expires_at: Date },
-  args: { customerId: string; idempotencyKey: string; amountCents: number; currency: string; returnUrl: string },
+  hold: PurchasedHold & { id: string; created_at: Date; expires_at: Date },
+  args: { customerId: string; idempotencyKey: string; amountCents: number; currency: string; returnUrl: string; showing: Showing },
 ) {
   const ttlMs = hold.expires_at.getTime() - hold.created_at.getTime();
   return {
@@ -35,8 +37,43 @@ export function paymentSessionRequest(
     reference: hold.id,
     expiresAt: new Date(hold.created_at.getTime() + Math.floor(ttlMs * PAYMENT_SHARE_OF_HOLD)),
     returnUrl: args.returnUrl,
-    metadata: { showtimeId: String(hold.showtime_id), seats: hold.seat_codes.join(' ') },
+    metadata: { showtimeId: String(hold.showtime_id), seats: hold.seat_codes.join(' '), description: purchaseDescription(hold, args.showing) },
   };
+}
+
+/** What the showing is, as the gateway's pay page tells the buyer (the showtime as sold). */
+export interface Showing {
+  title: string;
+  startsAt: Date;
+  venue: string;
+  city: string;
+  hall: string;
+}
+
+type PurchasedHold = { showtime_id: number; seat_codes: string[]; fare_class?: string | null; quantity?: number | null };
+
+/** The gateway keeps at most 500 characters per metadata value. */
+const DESCRIPTION_MAX = 500;
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** "Wed 2 Jan 2030, 19:30 UTC": spelled out here, not by Intl, whose wording changes between ICU versions (the body must not). */
+function whenWords(at: Date): string {
+  return `${WEEKDAYS[at.getUTCDay()]} ${at.getUTCDate()} ${MONTHS[at.getUTCMonth()]} ${at.getUTCFullYear()}, ${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())} UTC`;
+}
+
+/**
+ * The purchase in words for the gateway's pay page, one line each: the film, when (with its
+ * time zone), where, and the seats (or the places of a general-admission class). No ids.
+ */
+export function purchaseDescription(hold: PurchasedHold, showing: Showing): string {
+  const where = [[showing.venue, showing.city].filter(Boolean).join(', '), showing.hall].filter(Boolean).join(' · ');
+  const what = hold.seat_codes.length > 0
+    ? `${hold.seat_codes.length === 1 ? 'Seat' : 'Seats'} ${hold.seat_codes.join(', ')}`
+    : `${hold.quantity ?? 0} ${hold.quantity === 1 ? 'place' : 'places'}${hold.fare_class ? ` (${hold.fare_class})` : ''}`;
+  const lines = [showing.title, whenWords(showing.startsAt), where, what].filter(Boolean);
+  return lines.join('\n').slice(0, DESCRIPTION_MAX);
 }
 
 export interface CheckoutConfig {
@@ -78,6 +115,7 @@ export function createCheckoutService(deps: { sql: Sql; holds: HoldService; gate
       amountCents: await holdAmountCents(deps.sql, hold.id, hold.showtime_id),
       currency: showtime.currency,
       returnUrl: resolveReturnUrl(hold.showtime_id, hold.id, input.returnUrl),
+      showing: { title: showtime.title, startsAt: showtime.starts_at, venue: showtime.venue_name, city: showtime.venue_city, hall: showtime.hall_name },
     });
     // The payment window, measured with the database's clock (remaining_ms) like the hold.
     const paymentWindowMs = hold.remaining_ms - (hold.expires_at.getTime() - request.expiresAt.getTime());

@@ -88,6 +88,10 @@ describe.each(VIEWPORTS)('buyer journey on %s', (_name, viewport, shotPrefix) =>
 
     await page.getByRole('button', { name: 'Pay now' }).click();
     await page.waitForURL(`${stack.sandbox.url}/pay/**`);
+    // The pay page says what is bought (film, time, place, seats), not our ids.
+    const purchase = (await page.locator('dd.purchase').textContent()) ?? '';
+    expect(purchase).toContain(title);
+    expect(purchase).toMatch(/UTC.*Hall 1.*Seats B3, B4/s);
     await shot('06-sandbox-pay-page');
     await page.getByRole('button', { name: 'Approve payment' }).click();
 
