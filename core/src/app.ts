@@ -23,6 +23,7 @@ import { createFareService } from './fares/fare-service';
 import { fareAdminRoutes } from './fares/fare-routes';
 import { admissionHealthRoutes } from './admission/admission-health-routes';
 import { createSeatClassService } from './fares/seat-classes';
+import type { SeatGate } from './gate/seat-gate';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -51,6 +52,8 @@ export interface CoreDeps {
   admission?: AdmissionCheck | null;
   /** When set, every route but health, metrics and the payment callback needs it in X-Service-Token (the edge sends it). */
   serviceToken?: string | null;
+  /** The Redis seat gate ahead of hold_seats (gate/seat-gate.ts); none: the database alone. */
+  seatGate?: SeatGate | null;
   /** Largest accepted request body; holds are tiny, hall layouts are the biggest bodies. */
   maxBodyBytes?: number;
 }
@@ -58,7 +61,7 @@ export interface CoreDeps {
 /** The core seat service as a Hono app; runtime pieces (database, keys, logger) come in. */
 export function createCoreApp(deps: CoreDeps) {
   const app = new Hono<{ Variables: RequestContextVariables }>();
-  const holds = createHoldService({ sql: deps.sql, metrics: deps.metrics });
+  const holds = createHoldService({ sql: deps.sql, metrics: deps.metrics, gate: deps.seatGate ?? null });
   const sale = createSaleControlService({ sql: deps.sql });
   const checkout = createCheckoutService({ sql: deps.sql, holds, gateway: deps.gateway, config: { publicBaseUrl: deps.publicBaseUrl } });
 

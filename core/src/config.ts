@@ -22,6 +22,9 @@ const coreEnvSchema = z.object({
   PAYMENT_WEBHOOK_SECRET: z.string().min(1).optional(),
   PUBLIC_URL: z.string().url().default('http://127.0.0.1:8080'),
   JOBS_ENABLED: flagSetting(true),
+  // The Redis seat gate ahead of hold_seats (README, "The seat gate"); in effect only with REDIS_URL.
+  SEAT_GATE: flagSetting(true),
+  SEAT_GATE_CHECK_MS: z.coerce.number().int().min(100).default(5_000),
   RECONCILE_AFTER_MS: z.coerce.number().int().min(100).default(60_000),
   LOG_LEVEL: logLevelSetting,
 });
@@ -66,6 +69,8 @@ export function parseCoreConfig(env: Record<string, string | undefined>) {
     webhookSecrets,
     publicUrl: value.PUBLIC_URL,
     jobsEnabled: value.JOBS_ENABLED,
+    seatGate: value.SEAT_GATE,
+    seatGateCheckMs: value.SEAT_GATE_CHECK_MS,
     reconcileAfterMs: value.RECONCILE_AFTER_MS,
     logLevel: value.LOG_LEVEL,
     /** Logged loudly at start (node.ts). */

@@ -33,6 +33,9 @@ const core = await startCore(config, {
   defaultMetrics: true,
   eventSink: redis ? redisStreamSink(redis) : null,
   admissionStore: roomRedis ? createIoredisStore(roomRedis) : null,
+  // The seat gate shares the fail-fast client: without Redis it is skipped and the database decides alone.
+  seatGateStore: roomRedis ? createIoredisStore(roomRedis) : null,
+  seatGateEventsRedis: roomRedis,
 });
 const shutdown = async () => {
   await core.close();

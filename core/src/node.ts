@@ -16,6 +16,8 @@ import { createCoreMetrics, registerBacklogGauges } from './metrics';
 import { createGatewayClient, type PaymentGateway } from './payments/gateway-client';
 import { createAdmissionCheck } from './http/admission';
 import type { ScriptStore } from '../../queue/src/index';
+import { createSeatGate } from './gate/seat-gate';
+import { createGateEventsConsumer, type GateEventsRedis } from './gate/gate-events';
 
 export interface RunningCore {
   url: string;
@@ -33,6 +35,10 @@ export interface CoreRuntimeDeps {
   defaultMetrics?: boolean;
   /** The waiting room's store (Redis, or the in-process store when embedded) for the core's own admission check. */
   admissionStore?: ScriptStore | null;
+  /** Where the seat gate lives (with SEAT_GATE on): a fail-fast Redis; none, the database alone. */
+  seatGateStore?: ScriptStore | null;
+  /** Where the gate reads booking events from (the `booking-events` stream); none, only its checks keep it in step. */
+  seatGateEventsRedis?: GateEventsRedis | null;
 }
 
 /**
@@ -49,6 +55,18 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
   registerRetentionGauges(metrics.registry, deps.sql);
   const tokenKeys = deps.tokenKeys ?? (await resolveTokenKeys(config));
   const gateway = deps.gateway ?? createGatewayClient({ baseUrl: config.paymentUrl, apiKey: config.paymentApiKey });
+  const seatGate = config.seatGate && deps.seatGateStore
+    ? createSeatGate({
+        sql: deps.sql, store: deps.seatGateStore, keyPrefix: config.redisKeyPrefix, registry: metrics.registry,
+        settings: { checkEveryMs: config.seatGateCheckMs }, logger,
+      })
+    : null;
+  const gateEvents = seatGate && deps.seatGateEventsRedis
+    ? createGateEventsConsumer({
+        redis: deps.seatGateEventsRedis, gate: seatGate, keyPrefix: config.redisKeyPrefix,
+        onError: (error) => logger.warn({ err: error }, 'seat gate: reading booking events failed'),
+      })
+    : null;
   const app = createCoreApp({
     sql: deps.sql,
     logger,
@@ -60,6 +78,7 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
     webhookSecrets: config.webhookSecrets,
     publicBaseUrl: config.publicUrl,
     serviceToken: config.serviceToken,
+    seatGate,
     admission: deps.admissionStore ? createAdmissionCheck({ store: deps.admissionStore, keyPrefix: config.redisKeyPrefix, metrics }) : null,
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
@@ -71,13 +90,17 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
         settings: { reconcileAfterMs: config.reconcileAfterMs, ...(deps.jobSettings ?? {}) },
       })
     : null;
+  seatGate?.start();
+  gateEvents?.start();
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
-  logger.info({ port, jobs: Boolean(jobs) }, 'core listening');
+  logger.info({ port, jobs: Boolean(jobs), seatGate: Boolean(seatGate) }, 'core listening');
   return {
     url: `http://${host}:${port}`,
     port,
     async close() {
+      gateEvents?.stop();
+      await seatGate?.stop();
       await jobs?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -11,6 +11,15 @@ import { createCoreMetrics } from '../src/metrics';
 import { callJson, type JsonCallInit } from '../../test/support/json-call';
 import { gatewayUnavailable, type PaymentGateway } from '../src/payments/gateway-client';
 import type { AdmissionCheck } from '../src/http/admission';
+import { createSeatGate, type SeatGateSettings } from '../src/gate/seat-gate';
+import type { ScriptStore } from '../../queue/src/index';
+
+/** The seat gate in front of the holds (core/src/gate/): its store, key namespace and settings. */
+export interface HarnessGate {
+  store: ScriptStore;
+  keyPrefix: string;
+  settings?: Partial<SeatGateSettings>;
+}
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const TEST_WEBHOOK_SECRET = 'whsec_test_secret';
@@ -31,9 +40,10 @@ let uniqueCounter = 0;
 export const unique = (label: string) => `${label}-${process.pid}-${Date.now().toString(36)}-${++uniqueCounter}`;
 
 /** The core app in process (`app.request()`), plus helpers to set a sale up and act as buyers. */
-export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGateway; webhookSecrets?: string[]; admission?: AdmissionCheck } = {}) {
+export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGateway; webhookSecrets?: string[]; admission?: AdmissionCheck; gate?: HarnessGate } = {}) {
   const tokenKeys = await testTokenKeys();
   const metrics = createCoreMetrics();
+  const gate = options.gate ? createSeatGate({ sql, registry: metrics.registry, ...options.gate }) : null;
   const app = createCoreApp({
     sql,
     logger: pino({ level: 'silent' }),
@@ -45,6 +55,7 @@ export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGa
     webhookSecrets: options.webhookSecrets ?? [TEST_WEBHOOK_SECRET],
     publicBaseUrl: TEST_PUBLIC_URL,
     admission: options.admission ?? null,
+    seatGate: gate,
   });
 
   async function tokenFor(customerId: string, showtimeId: number, ttlMs = 600_000) {
@@ -96,7 +107,7 @@ export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGa
     return row!;
   }
 
-  return { app, sql, metrics, tokenKeys, tokenFor, customerTokenFor, createHall, createShowtime, call, hold, seatStatusCounts };
+  return { app, sql, metrics, gate, tokenKeys, tokenFor, customerTokenFor, createHall, createShowtime, call, hold, seatStatusCounts };
 }
 
 export type CoreHarness = Awaited<ReturnType<typeof createCoreHarness>>;

@@ -7,6 +7,7 @@ import { isTransientDatabaseError, mapDatabaseError } from '../db/sql-errors';
 import type { CoreMetrics } from '../metrics';
 import { endHold, findHold, holdSeats, type HoldRow } from './seat-repo';
 import { holdPlaces } from '../fares/fare-repo';
+import type { GatePass, SeatGate } from '../gate/seat-gate';
 
 /** No showtime allows more than this per request; the showtime's own limit is checked in SQL. */
 export const MAX_SEATS_PER_REQUEST = 50;
@@ -50,8 +51,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * write, a deadlock or lock timeout is retried a bounded number of times with jitter, and only
  * then is the buyer told the service is busy (503 with Retry-After).
  */
-export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics }) {
+export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics; gate?: SeatGate | null }) {
   const { sql, metrics } = deps;
+  const gate = deps.gate ?? null;
 
   async function createHold(input: { showtimeId: number; customerId: string; seats: string[] }) {
     const sorted = [...input.seats].sort();
@@ -60,8 +62,20 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics }) {
       throw unprocessable('DUPLICATE_SEATS', 'Each seat may be asked for once', { seats: [...new Set(duplicates)] });
     }
     const holdId = randomUUID();
+    // The seat gate (when on) answers a taken seat or a customer past the limit from Redis and
+    // lets one attempt at a time through to the database, which still decides (gate/seat-gate.ts).
+    let pass: GatePass | null = null;
+    try {
+      pass = gate ? await gate.admit({ showtimeId: input.showtimeId, customerId: input.customerId, holdId, seats: sorted }) : null;
+    } catch (refusal) {
+      const code = (refusal as { code?: string }).code;
+      if (code === 'SEATS_UNAVAILABLE') metrics.holdConflicts.inc();
+      else if (typeof code === 'string') metrics.holdRefusals.inc({ code });
+      throw refusal;
+    }
     for (let attempt = 1; ; attempt++) {
       try {
+        metrics.holdDatabaseAttempts.inc();
         const row = await holdSeats(sql, { showtimeId: input.showtimeId, customerId: input.customerId, seatCodes: sorted, holdId });
         metrics.holdsCreated.inc();
         metrics.holdSeatsCreated.inc(row.seat_codes.length);
@@ -72,9 +86,13 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics }) {
           await sleep(5 + Math.random() * 20 * attempt);
           continue;
         }
-        const mapped = mapDatabaseError(error) as { code?: string };
+        const mapped = mapDatabaseError(error) as { code?: string; details?: { seats?: unknown } };
         if (mapped.code === 'SEATS_UNAVAILABLE') metrics.holdConflicts.inc();
         else if (typeof mapped.code === 'string') metrics.holdRefusals.inc({ code: mapped.code });
+        if (gate && pass) {
+          const refusedSeats = Array.isArray(mapped.details?.seats) ? mapped.details.seats.map(String) : [];
+          await gate.refused({ showtimeId: input.showtimeId, holdId, seats: sorted, pass, code: mapped.code, refusedSeats });
+        }
         throw mapped;
       }
     }
@@ -103,9 +121,12 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics }) {
     }
   }
 
-  /** Loads a hold that the token's customer owns, for the showtime the token was issued for. */
+  /**
+   * Loads a hold that the token's customer owns, for the showtime the token was issued for (a
+   * hold of another showtime is not found under this token: holds are keyed by showtime).
+   */
   async function loadOwnHold(holdId: string, access: AccessClaims): Promise<HoldRow> {
-    const hold = await findHold(sql, holdId);
+    const hold = await findHold(sql, holdId, access.showtimeId);
     if (!hold) throw notFound('HOLD_NOT_FOUND', 'No such hold');
     if (hold.customer_id !== access.customerId || hold.showtime_id !== access.showtimeId) {
       throw forbidden('NOT_YOUR_HOLD', 'This hold belongs to someone else');
@@ -122,7 +143,10 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics }) {
     // Happy path first: one statement ends the buyer's own live hold. Only when it ends
     // nothing do we read the hold to say why (unknown, someone else's, already ended, paid).
     const ended = await endHold(sql, { holdId, customerId: access.customerId, showtimeId: access.showtimeId, cause: 'cancelled by customer' });
-    if (ended) return;
+    if (ended) {
+      if (gate) await gate.holdEnded(access.showtimeId, holdId, ended.seats);
+      return;
+    }
     const hold = await loadOwnHold(holdId, access);
     if (hold.status === 'CONFIRMED') {
       throw conflict('HOLD_CONFIRMED', 'This hold has been paid for; ask for a refund instead');

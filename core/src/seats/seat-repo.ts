@@ -55,8 +55,11 @@ export async function listShowSeats(sql: Db, showtimeId: number): Promise<SeatRo
      ORDER BY h.row_number, h.column_number`;
 }
 
-/** A hold with `live` decided by the database clock; booking id once it was confirmed. */
-export async function findHold(sql: Db, holdId: string): Promise<HoldRow | null> {
+/**
+ * A hold with `live` decided by the database clock; booking id once it was confirmed. Holds are
+ * keyed by (showtime, id) (seat_hold is partitioned by showtime): one partition is read.
+ */
+export async function findHold(sql: Db, holdId: string, showtimeId: number): Promise<HoldRow | null> {
   const [row] = await sql<HoldRow[]>`
     SELECT h.id, h.showtime_id, h.customer_id, h.seat_codes, h.status,
            (h.status = 'ACTIVE' AND h.expires_at > now()) AS live,
@@ -66,10 +69,10 @@ export async function findHold(sql: Db, holdId: string): Promise<HoldRow | null>
                       WHERE s.showtime_id = h.showtime_id AND s.hold_id = h.id AND s.status = 'BOOKED'
                       LIMIT 1),
                     -- general admission has no seats to carry the booking id
-                    (SELECT b.id FROM booking b WHERE h.fare_class IS NOT NULL AND b.hold_id = h.id AND b.status = 'CONFIRMED'
+                    (SELECT b.id FROM booking b WHERE h.fare_class IS NOT NULL AND b.hold_id = h.id AND b.showtime_id = h.showtime_id AND b.status = 'CONFIRMED'
                       LIMIT 1)) AS booking_id
       FROM seat_hold h
-     WHERE h.id = ${holdId}::uuid`;
+     WHERE h.showtime_id = ${showtimeId} AND h.id = ${holdId}::uuid`;
   return row ?? null;
 }
 
@@ -84,8 +87,8 @@ export async function findHold(sql: Db, holdId: string): Promise<HoldRow | null>
 export async function endHold(
   sql: Db,
   args: { holdId: string; customerId: string; showtimeId: number; cause: string },
-): Promise<{ ended_as: 'CANCELLED' | 'EXPIRED'; seats_freed: number } | null> {
-  const [row] = await sql<{ ended_as: 'CANCELLED' | 'EXPIRED'; seats_freed: number }[]>`
+): Promise<{ ended_as: 'CANCELLED' | 'EXPIRED'; seats_freed: number; seats: string[] } | null> {
+  const [row] = await sql<{ ended_as: 'CANCELLED' | 'EXPIRED'; seats_freed: number; seats: string[] }[]>`
     WITH ended AS (
       UPDATE seat_hold
          SET status = CASE WHEN expires_at <= now() THEN 'EXPIRED' ELSE 'CANCELLED' END,
@@ -114,6 +117,8 @@ export async function endHold(
                                 'seats', (SELECT coalesce(jsonb_agg(seat_code ORDER BY seat_code), '[]') FROM freed))
         FROM ended e
     )
-    SELECT e.status AS ended_as, (SELECT count(*) FROM freed)::int AS seats_freed FROM ended e`;
+    SELECT e.status AS ended_as, (SELECT count(*) FROM freed)::int AS seats_freed,
+           (SELECT coalesce(array_agg(seat_code::text ORDER BY seat_code), '{}') FROM freed) AS seats
+      FROM ended e`;
   return row ?? null;
 }
