@@ -9,12 +9,13 @@ import { api } from '../core/api';
 import { byId, setText } from '../core/dom';
 import { explain } from '../core/explain';
 import { duration, localTime } from '../core/format';
+import { admissionTiles, reasonWords, validateAdmission, type AdmissionView } from './admission-controls';
 import { createSeries, drawSpark } from './spark-chart';
 import { describeChange, describeSaleChange, validateSale, validateSettings, type RoomChange, type RoomSettingsView } from './room-controls';
 
 interface StatsEvent {
   at: string;
-  room: { settings: RoomSettingsView; stats: Record<string, number | string | null> } | null;
+  room: { settings: RoomSettingsView; stats: Record<string, number | string | null>; admission?: AdmissionView } | null;
   seats?: { available: number; held: number; booked: number };
   perMinute: { holdConflicts: number; rateLimited: number };
   /** The join's proof of work in force on this edge process, and why (pow/pow-governor.ts). */
@@ -71,6 +72,10 @@ export function roomConsole(root: HTMLElement) {
     const state = data.room.settings.state;
     const badge = setText('room-state', STATE_WORDS[state] ?? state);
     if (badge) badge.className = `badge badge-${state}`;
+    // The console's live stream carries the loop's view inside the stats (the operator API beside them).
+    const admission = data.room.admission ?? (data.room.stats.admission as unknown as AdmissionView | undefined);
+    for (const [key, value] of Object.entries(admissionTiles(admission))) setText(`v-${key}`, value);
+    if (admission) setText('admission-reason', reasonWords(admission));
     setText('seed-hash', String(data.room.stats.seedHash ?? '—'));
     setText('seed', String(data.room.stats.seed ?? 'revealed after the opening draw'));
     const first = settings === null;
@@ -98,6 +103,12 @@ export function roomConsole(root: HTMLElement) {
     for (const name of ['capacity', 'admitPerMinute', 'sessionTtlSeconds'] as const) {
       const input = byId<HTMLInputElement>(name);
       if (document.activeElement !== input) input.value = String(settings[name]);
+    }
+    const adaptive = document.getElementById('adaptiveAdmission') as HTMLInputElement | null;
+    if (adaptive && document.activeElement !== adaptive) adaptive.checked = settings.adaptiveAdmission !== false;
+    for (const name of ['admitFloorPerMinute', 'admitCeilingPerMinute', 'inventoryMarginPercent'] as const) {
+      const input = document.getElementById(name) as HTMLInputElement | null;
+      if (input && document.activeElement !== input) input.value = String(settings[name] ?? 0);
     }
     if (settings.opensAt) {
       const d = new Date(settings.opensAt);
@@ -150,6 +161,22 @@ export function roomConsole(root: HTMLElement) {
       sessionTtlSeconds: byId<HTMLInputElement>('sessionTtlSeconds').value,
     };
     const checked = validateSettings(values, settings);
+    if (!checked.ok) return consoleAlert(checked.message);
+    void apply(checked.change);
+  }
+
+  function onAdmission(event: SubmitEvent) {
+    event.preventDefault();
+    const value = (name: string) => byId<HTMLInputElement>(name).value;
+    const checked = validateAdmission(
+      {
+        adaptiveAdmission: byId<HTMLInputElement>('adaptiveAdmission').checked,
+        admitFloorPerMinute: value('admitFloorPerMinute'),
+        admitCeilingPerMinute: value('admitCeilingPerMinute'),
+        inventoryMarginPercent: value('inventoryMarginPercent'),
+      },
+      settings,
+    );
     if (!checked.ok) return consoleAlert(checked.message);
     void apply(checked.change);
   }
@@ -213,6 +240,7 @@ export function roomConsole(root: HTMLElement) {
 
   byId('settings-form').addEventListener('submit', onSettings);
   byId('opening-form').addEventListener('submit', onOpening);
+  document.getElementById('admission-form')?.addEventListener('submit', onAdmission);
   root.querySelectorAll<HTMLButtonElement>('button[data-state]').forEach((button) => {
     button.addEventListener('click', () => void apply({ state: button.dataset.state as RoomChange['state'] }));
   });
@@ -228,7 +256,7 @@ export function roomConsole(root: HTMLElement) {
 function auditChanges(before: Record<string, unknown> | null, after: Record<string, unknown> | null, action?: string): string {
   const named = action === 'showtime.update' ? 'sale settings changed (hold time, seats per customer or times)' : action ? `${action}` : 'settings changed';
   if (!after) return named;
-  const keys = ['state', 'saleState', 'capacity', 'admitPerMinute', 'sessionTtlSeconds', 'opensAt', 'powDifficulty'];
+  const keys = ['state', 'saleState', 'capacity', 'admitPerMinute', 'sessionTtlSeconds', 'opensAt', 'powDifficulty', 'adaptiveAdmission', 'admitFloorPerMinute', 'admitCeilingPerMinute', 'inventoryMarginPercent'];
   const parts = keys.filter((k) => !before || before[k] !== after[k]).map((k) => `${k}: ${before ? String(before[k]) : '—'} → ${String(after[k])}`);
   return parts.length ? parts.join(', ') : named;
 }

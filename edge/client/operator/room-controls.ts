@@ -11,6 +11,10 @@ export interface RoomSettingsView {
   sessionTtlSeconds: number;
   state: string;
   opensAt: string | null;
+  adaptiveAdmission?: boolean;
+  admitFloorPerMinute?: number;
+  admitCeilingPerMinute?: number;
+  inventoryMarginPercent?: number;
 }
 
 export interface RoomChange {
@@ -19,6 +23,10 @@ export interface RoomChange {
   sessionTtlSeconds?: number;
   state?: 'open' | 'paused' | 'closed' | 'scheduled';
   opensAt?: string;
+  adaptiveAdmission?: boolean;
+  admitFloorPerMinute?: number;
+  admitCeilingPerMinute?: number;
+  inventoryMarginPercent?: number;
 }
 
 /** The operator API's bounds (queue/src/room-update.ts), with the words for each field. */
@@ -54,6 +62,10 @@ const WORDS: Record<keyof RoomChange, string> = {
   sessionTtlSeconds: 'session length (s)',
   state: 'state',
   opensAt: 'opening time',
+  adaptiveAdmission: 'follow the seat service',
+  admitFloorPerMinute: 'floor per minute',
+  admitCeilingPerMinute: 'ceiling per minute',
+  inventoryMarginPercent: 'margin over seats left (%)',
 };
 
 /** "capacity from 50 to 80; state from open to paused" (or "capacity → 80" without a before). */

@@ -5,6 +5,7 @@
  */
 import { html, layout, timeElement, type Html } from './html';
 import { saleStateWords, type PublicShowtime } from './buyer-pages';
+import { admissionPanel } from './admission-panel';
 
 /** `csrf`: the signed-in session's token, sent back by the sign-out form; null when signed out. */
 const consoleLayout = (title: string, body: Html, csrf: string | null) =>
@@ -106,6 +107,8 @@ ${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" pre
 <dd class="axis" id="axis-${key}">waiting for data</dd>` : ''}</div>`)}
 </dl>
 </section>
+
+${admissionPanel()}
 
 <section class="panel" aria-labelledby="controls-title">
 <h2 id="controls-title">Controls</h2>

@@ -1,0 +1,89 @@
+/**
+ * The console's view of the closed loop (queue/src/room-control.ts on the server): target
+ * against effective rate and the reason in words, and the form that sets the loop's range or
+ * switches it off for the room, checked against the operator API's bounds.
+ */
+
+/** What GET /api/admin/showtimes/:id/room (and its live events) say about admission. */
+export interface AdmissionView {
+  adaptive: boolean;
+  targetPerMinute: number;
+  floorPerMinute: number;
+  ceilingPerMinute: number;
+  effectiveAdmitPerMinute: number;
+  reason: string;
+  detail: string;
+  seatsLeft: number | null;
+  seatsPerHold: number | null;
+  turnCap: number | null;
+  turnsHeld: number;
+}
+
+export interface AdmissionSettingsView {
+  adaptiveAdmission?: boolean;
+  admitFloorPerMinute?: number;
+  admitCeilingPerMinute?: number;
+  inventoryMarginPercent?: number;
+}
+
+export type AdmissionChange = AdmissionSettingsView;
+
+const HEADLINES: Record<string, string> = {
+  healthy: 'Healthy: admitting at the ceiling',
+  recovering: 'Recovering: the rate grows back slowly',
+  slow_holds: 'Cut: holds are slow',
+  core_errors: 'Cut: the seat service answers with errors',
+  pool_waiters: 'Cut: requests wait for the database',
+  core_down: 'Stopped: the seat service is not answering',
+  seats_covered: 'Holding: the seats left are covered by buyers inside',
+  off: 'Off for this room: admitting at the rate as set',
+  no_governor: 'No controller reporting: admitting at the rate as set',
+};
+
+/** "Cut: holds are slow (holds take 2100 ms …)", for the reason line. */
+export function reasonWords(view: AdmissionView): string {
+  const headline = HEADLINES[view.reason] ?? view.reason;
+  return view.detail && !['off', 'no_governor', 'healthy'].includes(view.reason) ? `${headline} (${view.detail}).` : `${headline}.`;
+}
+
+/** The tiles: numbers, or "—" where nothing is known. */
+export function admissionTiles(view: AdmissionView | null | undefined): Record<string, string> {
+  const dash = (value: number | null | undefined) => (value === null || value === undefined ? '—' : value.toLocaleString('en'));
+  if (!view) return { admitTarget: '—', admitEffective: '—', seatsLeft: '—', turnCap: '—', admitRange: '—' };
+  return {
+    admitTarget: `${dash(view.targetPerMinute)} a minute`,
+    admitEffective: `${dash(view.effectiveAdmitPerMinute)} a minute`,
+    seatsLeft: view.seatsLeft === null ? '—' : `${dash(view.seatsLeft)} (about ${view.seatsPerHold ?? 1} a buyer)`,
+    turnCap: view.turnCap === null ? '—' : `${dash(view.turnsHeld)} of ${dash(view.turnCap)}`,
+    admitRange: view.adaptive ? `${dash(view.floorPerMinute)} to ${dash(view.ceilingPerMinute)} a minute` : 'off',
+  };
+}
+
+export const ADMISSION_BOUNDS = {
+  admitFloorPerMinute: { min: 0, max: 10_000_000, words: 'The floor' },
+  admitCeilingPerMinute: { min: 0, max: 10_000_000, words: 'The ceiling' },
+  inventoryMarginPercent: { min: 0, max: 1_000, words: 'The margin over the seats left' },
+} as const;
+
+type BoundName = keyof typeof ADMISSION_BOUNDS;
+
+export function validateAdmission(
+  values: Record<BoundName, string> & { adaptiveAdmission: boolean },
+  current: AdmissionSettingsView | null,
+): { ok: true; change: AdmissionChange } | { ok: false; message: string } {
+  const change: AdmissionChange = {};
+  for (const name of Object.keys(ADMISSION_BOUNDS) as BoundName[]) {
+    const { min, max, words } = ADMISSION_BOUNDS[name];
+    const text = values[name].trim();
+    const value = Number(text);
+    if (text === '' || !Number.isInteger(value) || value < min || value > max) {
+      return { ok: false, message: `${words} must be a whole number from ${min} to ${max.toLocaleString('en')}.` };
+    }
+    if (!current || value !== current[name]) change[name] = value;
+  }
+  const floor = Number(values.admitFloorPerMinute);
+  const ceiling = Number(values.admitCeilingPerMinute);
+  if (floor > 0 && ceiling > 0 && floor > ceiling) return { ok: false, message: 'The floor must not be above the ceiling.' };
+  if (!current || values.adaptiveAdmission !== current.adaptiveAdmission) change.adaptiveAdmission = values.adaptiveAdmission;
+  return { ok: true, change };
+}
