@@ -142,7 +142,7 @@ async function admittedBuyer(id: number) {
   const token = login.json.token as string;
   const joined = await eventually(() => call('post', '/api/showtimes/{id}/queue', { id }, { token }), (r) => r.json?.state === 'admitted');
   expect(joined.json.state).toBe('admitted');
-  return { token, access: joined.json.accessToken as string, queueToken: joined.json.queueToken as string };
+  return { token, access: joined.json.accessToken as string, queueToken: joined.json.queueToken as string, queueId: joined.json.queueId as string | undefined };
 }
 
 describe('real answers conform to /api/openapi.json', () => {
@@ -250,6 +250,46 @@ describe('real answers conform to /api/openapi.json', () => {
     const challenged = await call('post', '/api/showtimes/{id}/queue', { id }, { token: late });
     expect(challenged.status).toBe(428);
     expect(challenged.json).toMatchObject({ challenge: expect.any(String), difficulty: 8 });
+  });
+
+  it('an operator change the state does not allow, a checkout in flight, a turn given back and a lapsed place answer as documented', async () => {
+    const id = await createShowtime();
+    await call('put', '/api/admin/showtimes/{id}/room', { id }, { headers: adminHeaders, body: { capacity: 5, admitPerMinute: 600, sessionTtlSeconds: 120, state: 'open' } });
+    // The sale has opened: it cannot be scheduled again (the operators' 409).
+    const reschedule = await call('put', '/api/admin/showtimes/{id}/room', { id }, {
+      headers: adminHeaders, body: { state: 'scheduled', opensAt: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    expect(reschedule.status).toBe(409);
+    expect(reschedule.json.error.code).toBe('ALREADY_OPENED');
+    const room = await call('get', '/api/admin/showtimes/{id}/room', { id }, { headers: adminHeaders });
+    expect(room.json.audit[0]).toMatchObject({ action: 'room.update', actor: expect.any(String) });
+
+    // One key, eight checkouts released together: one session, the rest told it is in flight (or its replay).
+    const buyer = await admittedBuyer(id);
+    const hold = await call('post', '/api/showtimes/{id}/holds', { id }, { token: buyer.access, body: { seats: ['A3'] } });
+    expect(hold.status).toBe(201);
+    const same = await Promise.all(Array.from({ length: 8 }, () =>
+      call('post', '/api/holds/{holdId}/checkout', { holdId: hold.json.holdId }, { token: buyer.access, headers: { 'idempotency-key': 'contract-in-flight' } })));
+    const inFlight = same.filter((answer) => answer.status === 409);
+    expect(inFlight.length).toBeGreaterThan(0);
+    expect(inFlight.every((answer) => answer.json.error.code === 'IDEMPOTENCY_KEY_IN_FLIGHT')).toBe(true);
+    expect(new Set(same.filter((answer) => answer.status === 201).map((answer) => answer.json.paymentId)).size).toBe(1);
+
+    // Support looks the buyer's queue id up (and a mistyped one).
+    if (buyer.queueId) {
+      const found = await call('get', '/api/admin/showtimes/{id}/room/queue-ids/{queueId}', { id, queueId: buyer.queueId }, { headers: adminHeaders });
+      expect(found.json.status).toBe('admitted');
+    }
+    const typo = await call('get', '/api/admin/showtimes/{id}/room/queue-ids/{queueId}', { id, queueId: 'ZZZZ-ZZZZ' }, { headers: adminHeaders });
+    expect(typo.status).toBe(404);
+
+    // The buyer gives the turn back: the access token no longer starts a purchase (410 TURN_ENDED),
+    // and the queue token's place is gone (410 TURN_EXPIRED).
+    expect((await call('delete', '/api/showtimes/{id}/queue', { id }, { token: buyer.token })).status).toBe(200);
+    const ended = await call('post', '/api/showtimes/{id}/holds', { id }, { token: buyer.access, body: { seats: ['A4'] } });
+    expect([ended.status, ended.json.error.code]).toEqual([410, 'TURN_ENDED']);
+    const lapsed = await call('get', '/api/showtimes/{id}/queue', { id }, { headers: { 'x-queue-token': buyer.queueToken } });
+    expect([lapsed.status, lapsed.json.error.code]).toEqual([410, 'TURN_EXPIRED']);
   });
 
   it('rate limits answer 429 with Retry-After; a core outage answers 503 with Retry-After', async () => {

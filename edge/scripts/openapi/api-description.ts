@@ -29,6 +29,7 @@ const componentSchemas = {
   PaymentWebhook: schemas.paymentWebhook,
   RoomUpdate: schemas.requests.roomUpdate,
   RoomControl: schemas.roomControl,
+  RoomChangeSaved: schemas.roomChangeSaved,
   AuditPage: schemas.auditPage,
   QueueIdLookup: schemas.queueIdLookup,
   Health: schemas.health,
@@ -180,6 +181,7 @@ export const operations: Operation[] = [
     headers: [{ name: 'X-Operator', required: false, description: 'Who is acting, for the audit log' }],
     responses: {
       200: { description: 'The room after the change', schema: 'RoomControl' },
+      202: { description: 'Saved, not yet applied: the queue\'s store is away; the room gets it when the store is back', schema: 'RoomChangeSaved', headers: ['Retry-After'] },
       400: err('Body is not JSON', ['MALFORMED_JSON']), 401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']),
       404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']), 409: err('The change is not allowed from the current state', ['INVALID_SALE_TRANSITION', 'ALREADY_OPENED']),
       422: err('Invalid settings (`issues` explains)', ['VALIDATION_FAILED']), 503: busy,

@@ -163,8 +163,81 @@ export const paymentWebhook = z.object({
   data: z.object({ paymentId: z.string(), amount: z.number().int(), currency: z.string(), reference: z.string() }).catchall(z.unknown()),
 });
 
-/** The operator's room read: the sale control, live numbers and recent audit entries (shape owned by the sale control). */
-export const roomControl = z.object({}).catchall(z.unknown());
+const count = z.number().int().nonnegative();
+const saleState = z.enum(['on_sale', 'opening_soon', 'sold_out', 'paused', 'closed', 'started']).describe('Derived by the database clock from the switch, the times and the seats');
+const roomState = z.enum(['scheduled', 'opening', 'open', 'paused', 'closed', 'sold_out']);
+
+/** A room's settings as operators read and set them (seconds, not the engine's milliseconds). */
+export const roomSettingsView = z.looseObject({
+  capacity: count.describe('Turns (admitted plus offered) at once'),
+  admitPerMinute: count,
+  sessionTtlSeconds: count.describe('Length of a turn'),
+  state: roomState,
+  opensAt: instant.nullable(),
+  powDifficulty: count,
+  powMaxDifficulty: count,
+  placesPerAddress: count,
+  adaptiveAdmission: z.boolean().describe('Admission follows the core\'s health and the seats left'),
+  admitFloorPerMinute: count,
+  admitCeilingPerMinute: count,
+  inventoryMarginPercent: count,
+  version: z.number().int().describe('The sale control\'s version these settings carry'),
+});
+
+/** One operator change: who, from where, what it was before and after, when. */
+export const auditEntry = z.object({
+  actor: z.string().describe('The operator (X-Operator), or admin-token'),
+  source: z.string().nullable().describe('The operator\'s address, as the edge saw it'),
+  action: z.string().describe('room.update, showtime.update, fare.update, …'),
+  showtimeId: z.string(),
+  before: z.record(z.string(), z.unknown()).nullable().describe('The changed object before (for room.update: the room\'s settings, state and saleState)'),
+  after: z.record(z.string(), z.unknown()).nullable().describe('The same after the change'),
+  version: z.number().int(),
+  atMs: z.number().int(),
+  at: instant,
+});
+
+export const auditPage = z.object({
+  showtimeId: z.string(),
+  entries: z.array(auditEntry).describe('Newest first'),
+});
+
+/** The operator's room read (and the answer to a change): settings, live numbers, the sale state, recent changes. */
+export const roomControl = z.looseObject({
+  showtimeId: z.string(),
+  settings: roomSettingsView,
+  stats: z.looseObject({
+    state: roomState,
+    waiting: count,
+    prequeue: count.describe('Joined before the opening, not yet placed by the draw'),
+    offered: count,
+    active: count,
+    admittedLastMinute: count,
+    joined: count,
+    admitted: count,
+    abandoned: count,
+    etaLastMs: z.number().nullable(),
+    seedHash: z.string().nullable().describe('Commitment to the opening draw\'s seed'),
+    seed: z.string().nullable().describe('Revealed after the draw'),
+  }).describe('Live counters from the queue'),
+  effectiveAdmitPerMinute: z.number().nonnegative().describe('What the room admits now (adaptive admission may be below admitPerMinute)'),
+  admission: z.looseObject({
+    adaptive: z.boolean(), targetPerMinute: z.number(), effectiveAdmitPerMinute: z.number(), reason: z.string(),
+  }).describe('Why the effective rate is what it is'),
+  saleState,
+  version: z.number().int(),
+  audit: z.array(auditEntry).optional().describe('The last 20 changes (on reads)'),
+  applied: z.literal(true).optional().describe('On a change: saved and applied to the room'),
+});
+
+/** A change saved in PostgreSQL while the queue's store was away: it is applied when the store is back. */
+export const roomChangeSaved = z.looseObject({
+  showtimeId: z.string(),
+  saleState,
+  version: z.number().int(),
+  applied: z.literal(false),
+  settings: z.record(z.string(), z.unknown()).describe('The complete settings the room will get (engine units)'),
+});
 export const queueIdLookup = z.object({
   showtimeId: z.string(),
   queueId: z.string().describe('The id, as the buyer was shown it'),
@@ -176,7 +249,6 @@ export const queueIdLookup = z.object({
   lineLength: z.number().int().nonnegative(),
 });
 
-export const auditPage = z.object({}).catchall(z.unknown());
 
 export const health = z.looseObject({ status: z.literal('ok') });
 export const readiness = z.looseObject({
