@@ -17,6 +17,8 @@ let browser: Browser;
 useBrowserStack((b, s) => ((browser = b), (stack = s)));
 
 const PHONE = { width: 390, height: 844 };
+const LAPTOP = { width: 1366, height: 800 };
+const BOTH = [['a laptop', LAPTOP, ''], ['a 390 px phone', PHONE, 'phone-']] as const;
 
 async function admittedBuyer(showtimeId: number, viewport?: { width: number; height: number }): Promise<WatchedPage> {
   const buyer = await openPage(browser, viewport ? { viewport } : {});
@@ -49,10 +51,10 @@ const customerOfHold = async (showtimeId: number) =>
   (await stack.sql<{ customer_id: string; id: string }[]>`SELECT customer_id, id FROM seat_hold WHERE showtime_id = ${showtimeId} ORDER BY created_at DESC LIMIT 1`)[0]!;
 
 describe('keeping the turn', () => {
-  it('cancel, then hold again in the same turn; the slot is not given away', async () => {
+  it.each(BOTH)('cancel, then hold again in the same turn; the slot is not given away (%s)', async (_name, viewport, shotPrefix) => {
     const showtimeId = await stack.createShowtime({ title: 'Second Thoughts' });
     await stack.configureRoom(showtimeId, quickRoom(1));
-    const buyer = await admittedBuyer(showtimeId);
+    const buyer = await admittedBuyer(showtimeId, viewport);
     const { page } = buyer;
 
     expect(await holdSeats(page, ['B3', 'B4'])).toEqual(['B3', 'B4']);
@@ -70,15 +72,15 @@ describe('keeping the turn', () => {
     const stats = await stack.engine.stats(String(showtimeId));
     expect(stats.ok && [stats.released, stats.active]).toEqual([0, 1]);
     expect(await accessibilityIssues(page)).toEqual([]);
-    await buyer.shot('70-rehold-after-cancel');
+    await buyer.shot(`${shotPrefix}70-rehold-after-cancel`);
     expect(buyer.errors).toEqual([]);
     await buyer.context.close();
   });
 
-  it('a hold that lapses: back on the map with the reason, and the next hold succeeds (phone)', async () => {
+  it.each(BOTH)('a hold that lapses: back on the map with the reason, and the next hold succeeds (%s)', async (_name, viewport, shotPrefix) => {
     const showtimeId = await stack.createShowtime({ title: 'Slow Payer', holdTtlMs: 5_000 });
     await stack.configureRoom(showtimeId, quickRoom(1));
-    const buyer = await admittedBuyer(showtimeId, PHONE);
+    const buyer = await admittedBuyer(showtimeId, viewport);
     const { page } = buyer;
     await holdSeats(page, ['A3']);
     const hold = await customerOfHold(showtimeId);
@@ -89,7 +91,7 @@ describe('keeping the turn', () => {
       { type: 'HoldReleased', showtimeId, payload: { holdId: hold.id, customerId: hold.customer_id, reason: 'expired', seats: ['A3'] } },
     ]);
     expect(await holdSeats(page, ['A4'])).toEqual(['A4']);
-    await buyer.shot('71-phone-rehold-after-lapse');
+    await buyer.shot(`${shotPrefix}71-rehold-after-lapse`);
     expect(buyer.errors).toEqual([]);
     await buyer.context.close();
   });
@@ -125,10 +127,10 @@ describe('keeping the turn', () => {
     await buyer.context.close();
   });
 
-  it('a second tab of the same buyer shows their hold, and the turn warns 2 minutes before it ends', async () => {
+  it.each(BOTH)('a second tab of the same buyer shows their hold, and the turn warns 2 minutes before it ends (%s)', async (_name, viewport, shotPrefix) => {
     const showtimeId = await stack.createShowtime({ title: 'Two Tabs' });
     await stack.configureRoom(showtimeId, { ...quickRoom(2), sessionTtlMs: 121_000 });
-    const buyer = await admittedBuyer(showtimeId);
+    const buyer = await admittedBuyer(showtimeId, viewport);
     expect(await buyer.page.title()).toBe("It's your turn · Two Tabs · Premiere Tickets");
     await expect.poll(() => buyer.page.locator('#status').textContent(), { timeout: 10_000 }).toBe('2 minutes left in your turn to choose seats.');
     expect(await holdSeats(buyer.page, ['B3'])).toEqual(['B3']);
@@ -138,7 +140,7 @@ describe('keeping the turn', () => {
     await waitForStep(second, 'step-hold');
     expect(await second.locator('#held-seats').textContent()).toBe('B3');
     expect(await accessibilityIssues(second)).toEqual([]);
-    await second.screenshot({ path: 'test-artifacts/pages/73-second-tab-hold.png', fullPage: true });
+    await second.screenshot({ path: `test-artifacts/pages/${shotPrefix}73-second-tab-hold.png`, fullPage: true });
     // Cancelled in the second tab: the first follows back to the map, and its own seat is free again.
     await second.getByRole('button', { name: 'Cancel and release the seats' }).click();
     await waitForStep(second, 'step-seats');

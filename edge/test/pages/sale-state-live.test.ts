@@ -93,15 +93,20 @@ describe('sale state without a reload', () => {
     await landing.context.close();
   });
 
-  it('a pause and a close reach a buyer choosing seats and a buyer waiting in line', async () => {
+  const LAPTOP = { width: 1366, height: 800 };
+  const PHONE = { width: 390, height: 844 };
+  it.each([
+    ['on a laptop', 'on a 390 px phone', LAPTOP, PHONE, 'phone-'],
+    ['on a 390 px phone', 'on a laptop', PHONE, LAPTOP, 'laptop-'],
+  ] as const)('a pause and a close reach a buyer choosing seats (%s) and a buyer waiting in line (%s)', async (_c, _w, chooserViewport, waiterViewport, waiterShot) => {
     const showtimeId = await stack.createShowtime({ title: 'Pause And Close Night' });
     await stack.configureRoom(showtimeId, quickRoom(1));
-    const chooser = await openPage(browser);
+    const chooser = await openPage(browser, { viewport: chooserViewport });
     await chooser.page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
     await chooser.page.getByRole('button', { name: 'Join the line' }).click();
     await waitForStep(chooser.page, 'step-seats');
 
-    const waiter = await openPage(browser, { viewport: { width: 390, height: 844 } });
+    const waiter = await openPage(browser, { viewport: waiterViewport });
     await waiter.page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
     await waiter.page.getByRole('button', { name: 'Join the line' }).click();
     await waitForStep(waiter.page, 'step-waiting');
@@ -118,8 +123,8 @@ describe('sale state without a reload', () => {
     expect(await waiter.page.locator('#sale-badge').textContent()).toBe('Sales paused');
     await expect.poll(() => waiter.page.locator('#status').textContent()).toBe('Admissions are paused by the cinema. You keep your place.');
     expect(await accessibilityIssues(waiter.page)).toEqual([]);
-    await waiter.shot('63-phone-waiting-paused');
-    await chooser.shot('64-seats-paused');
+    await waiter.shot(`63-${waiterShot}waiting-paused`);
+    await chooser.shot(`64-${waiterShot === 'phone-' ? '' : 'phone-'}seats-paused`);
 
     // The operator closes: the buyer choosing seats is told, and nobody is invited to rejoin.
     await stack.configureRoom(showtimeId, { state: 'closed' });

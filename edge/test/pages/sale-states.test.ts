@@ -22,16 +22,21 @@ const fulfil = (route: Route, status: number, code: string, headers: Record<stri
 /** Chromium logs every injected error status as "Failed to load resource"; nothing else may appear. */
 const unexpected = (errors: string[], statuses: number[]) => errors.filter((e) => !statuses.some((s) => e.includes(`status of ${s}`)));
 
+const BOTH = [
+  ['a laptop', { width: 1366, height: 800 }, ''],
+  ['a 390 px phone', { width: 390, height: 844 }, 'phone-'],
+] as const;
+
 describe('sale page states', () => {
-  it('before opening: a countdown, then the pre-queue promising a random place at the opening time', async () => {
+  it.each(BOTH)('before opening: a countdown, then the pre-queue promising a random place at the opening time (%s)', async (_name, viewport, shotPrefix) => {
     const showtimeId = await stack.createShowtime({ title: 'Midnight Opening', opensAt: new Date(Date.now() + 120_000) });
-    const buyer = await openPage(browser);
+    const buyer = await openPage(browser, { viewport });
     const { page } = buyer;
     await page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
     await expect.poll(() => page.locator('#start-countdown').textContent()).toMatch(/^[12]:\d\d$/);
     expect(await page.locator('#step-start').textContent()).toContain('random place');
     expect(await accessibilityIssues(page)).toEqual([]);
-    await buyer.shot('30-before-opening');
+    await buyer.shot(`${shotPrefix}30-before-opening`);
 
     await page.getByRole('button', { name: 'Join the pre-queue' }).click();
     await waitForStep(page, 'step-prequeue');
@@ -39,15 +44,15 @@ describe('sale page states', () => {
     await expect.poll(() => page.locator('#prequeue-countdown').textContent()).toMatch(/^[12]:\d\d$/);
     const stats = await stack.engine.stats(String(showtimeId));
     expect(stats.ok && stats.prequeue).toBe(1);
-    await buyer.shot('31-prequeue');
+    await buyer.shot(`${shotPrefix}31-prequeue`);
     expect(buyer.errors).toEqual([]);
     await buyer.context.close();
   });
 
-  it('sold out, and a turn that expired, are said in plain words with what to do next', async () => {
+  it.each(BOTH)('sold out, and a turn that expired, are said in plain words with what to do next (%s)', async (_name, viewport, shotPrefix) => {
     const soldOut = await stack.createShowtime({ title: 'Sold Out Show' });
     await stack.configureRoom(soldOut, { ...quickRoom(2), state: 'sold_out' });
-    const buyer = await openPage(browser);
+    const buyer = await openPage(browser, { viewport });
     const { page } = buyer;
     await page.goto(`${stack.edgeUrl}/showtimes/${soldOut}`);
     // The sale state is one, from the sale control: the page knows at once, nobody is asked to join.
@@ -57,7 +62,7 @@ describe('sale page states', () => {
     expect(await page.locator('#sale-badge').textContent()).toBe('Sold out');
     expect(await page.getByRole('button', { name: 'Join the line again' }).isVisible()).toBe(false);
     expect(await page.getByRole('button', { name: 'Join the line' }).isVisible()).toBe(false);
-    await buyer.shot('32-sold-out');
+    await buyer.shot(`${shotPrefix}32-sold-out`);
 
     const expiring = await stack.createShowtime({ title: 'Expiry Show' });
     await stack.configureRoom(expiring, quickRoom(1));
@@ -72,7 +77,7 @@ describe('sale page states', () => {
     expect(await page.locator('#ended-text').textContent()).toContain('You can join the line again, at the back.');
     expect(await page.getByRole('button', { name: 'Join the line again' }).isVisible()).toBe(true);
     expect(await accessibilityIssues(page)).toEqual([]);
-    await buyer.shot('33-turn-expired');
+    await buyer.shot(`${shotPrefix}33-turn-expired`);
     expect(unexpected(buyer.errors, [410])).toEqual([]);
     await buyer.context.close();
   });
@@ -104,10 +109,10 @@ describe('sale page states', () => {
     await buyer.context.close();
   });
 
-  it('too many requests: the buyer is told how long to wait', async () => {
+  it.each(BOTH)('too many requests: the buyer is told how long to wait (%s)', async (_name, viewport, shotPrefix) => {
     const showtimeId = await stack.createShowtime({ title: 'Busy Matinee' });
     await stack.configureRoom(showtimeId, quickRoom(3));
-    const buyer = await openPage(browser);
+    const buyer = await openPage(browser, { viewport });
     const { page } = buyer;
     await page.route(`**/api/showtimes/${showtimeId}/holds`, (route) => fulfil(route, 429, 'RATE_LIMITED', { 'retry-after': '7' }));
     await page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
@@ -119,7 +124,7 @@ describe('sale page states', () => {
     expect(await page.locator('#alert').textContent()).toBe('Too many requests in a short time. Please wait 7 seconds and try again.');
     // The choice is kept, so trying again is one click.
     expect(await page.locator('#seat-grid button[data-code="A3"]').getAttribute('aria-pressed')).toBe('true');
-    await buyer.shot('35-too-many-requests');
+    await buyer.shot(`${shotPrefix}35-too-many-requests`);
     expect(unexpected(buyer.errors, [429])).toEqual([]);
     await buyer.context.close();
   });
