@@ -91,7 +91,11 @@ const eventSink = eventsRedis
 // or the in-process store.
 const tickerRedis = redisUrl ? connectEdgeRedis(redisUrl) : null;
 const roomStore = tickerRedis ? createIoredisStore(tickerRedis) : createMemoryStore();
-const core = await startCore(coreConfig, { sql: database.sql, defaultMetrics: true, tokenKeys, eventSink, admissionStore: roomStore });
+const core = await startCore(coreConfig, {
+  sql: database.sql, defaultMetrics: true, tokenKeys, eventSink, admissionStore: roomStore,
+  // The seat gate on the same store (the in-process twin of its scripts when embedded), moved by the same events.
+  seatGateStore: roomStore, seatGateEventsRedis: tickerRedis, seatGateEventsSource: embeddedEvents?.sink ?? null,
+});
 const sandboxEnv = configFromEnv({ CORE_URL: core.url, ...env, ...secrets });
 const sandbox = await startPaymentSandbox({
   port: sandboxEnv.port,

@@ -17,7 +17,8 @@ import { createGatewayClient, type PaymentGateway } from './payments/gateway-cli
 import { createAdmissionCheck } from './http/admission';
 import type { ScriptStore } from '../../queue/src/index';
 import { createSeatGate } from './gate/seat-gate';
-import { createGateEventsConsumer, type GateEventsRedis } from './gate/gate-events';
+import { applyEventsToGate, createGateEventsConsumer, type GateEventsRedis } from './gate/gate-events';
+import type { BookingEvent } from '../../lib/booking-events';
 
 export interface RunningCore {
   url: string;
@@ -39,6 +40,8 @@ export interface CoreRuntimeDeps {
   seatGateStore?: ScriptStore | null;
   /** Where the gate reads booking events from (the `booking-events` stream); none, only its checks keep it in step. */
   seatGateEventsRedis?: GateEventsRedis | null;
+  /** Or, embedded without Redis, the in-process event sink the gate listens to. */
+  seatGateEventsSource?: { subscribe(listener: (events: BookingEvent[]) => void): unknown } | null;
 }
 
 /**
@@ -92,6 +95,11 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
     : null;
   seatGate?.start();
   gateEvents?.start();
+  if (seatGate && !gateEvents) {
+    deps.seatGateEventsSource?.subscribe((events) => {
+      applyEventsToGate(seatGate, events).catch((error) => logger.warn({ err: error }, 'seat gate: applying booking events failed'));
+    });
+  }
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
   logger.info({ port, jobs: Boolean(jobs), seatGate: Boolean(seatGate) }, 'core listening');
