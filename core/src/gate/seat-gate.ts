@@ -62,6 +62,8 @@ export function createSeatGate(deps: {
   /** Showtime id -> when the gate last served it; the periodic check covers these. */
   const active = new Map<number, number>();
   const syncing = new Map<number, Promise<boolean>>();
+  /** When each showtime was last synced: requests for unknown seats trigger at most one sync a second. */
+  const syncedAt = new Map<number, number>();
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
 
@@ -75,6 +77,7 @@ export function createSeatGate(deps: {
       const result = await scripts.sync(String(showtimeId), {
         ...source, pendingGraceMs: settings.pendingGraceMs, keyTtlMs: settings.keyTtlMs,
       });
+      syncedAt.set(showtimeId, Date.now());
       metrics.syncs.inc({ why });
       // A built gate that had to change disagreed with the database.
       if (result.wasBuilt && result.changed > 0) metrics.corrections.inc({ why }, result.changed);
@@ -114,8 +117,9 @@ export function createSeatGate(deps: {
           limit: decision.maxPerCustomer, owned: decision.owned, requested: input.seats.length,
         });
       case 'unknown_seats':
-        // Not in the hall (the database says 422), or part of the gate lost: look again soon.
-        void sync(input.showtimeId, 'unknown_seats').catch(() => {});
+        // Not in the hall (the database says 422), or part of the gate lost: look again, at
+        // most once a second, so a flood of made-up seat codes cannot turn into a flood of syncs.
+        if (Date.now() - (syncedAt.get(input.showtimeId) ?? 0) > 1_000) void sync(input.showtimeId, 'unknown_seats').catch(() => {});
         return skip('unknown_seats');
       default:
         return skip('not_built');

@@ -96,6 +96,16 @@ describe('the database stays the arbiter', () => {
     expect((await gated.hold(showtimeId, unique('next'), ['C1', 'C2'])).status).toBe(201);
   });
 
+  it('seats the gate does not know go to the database, which names them (422), and nothing is claimed', async () => {
+    const { showtimeId } = await gated.createShowtime();
+    expect((await gated.hold(showtimeId, unique('warm'), ['A1'])).status).toBe(201);
+    const unknown = await gated.hold(showtimeId, unique('lost'), ['A2', 'Z99']);
+    expect(unknown.status).toBe(422);
+    expect(unknown.json.error).toMatchObject({ code: 'UNKNOWN_SEATS', seats: ['Z99'] });
+    expect(await gateEntry(showtimeId, 'A2')).toBe('0');
+    expect(await counter(gated, 'core_seat_gate_skipped_total', { reason: 'unknown_seats' })).toBeGreaterThanOrEqual(1);
+  });
+
   it('64 buyers on one seat: one reaches the database, the others are answered by the gate', async () => {
     const { showtimeId } = await gated.createShowtime();
     expect((await gated.hold(showtimeId, unique('warm'), ['A1'])).status).toBe(201);
