@@ -54,7 +54,10 @@ describe('edge in workerd', () => {
     const second = await call('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('wk-b') });
     expect(second.json).toMatchObject({ state: 'waiting', position: 1 });
     const poll = await call('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': second.json.queueToken } });
-    expect(poll.json).toMatchObject({ state: 'waiting' });
+    expect(poll.json).toMatchObject({ state: 'waiting', lineLength: 1 });
+    // The short queue id (WebCrypto HKDF and AES-CTR inside workerd), the same on join and poll.
+    expect(second.json.queueId).toMatch(/^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/);
+    expect(poll.json.queueId).toBe(second.json.queueId);
 
     const access = answer.accessToken as string;
     expect((await call('GET', `/api/showtimes/${showtimeId}/seats`, { token: access })).status).toBe(200);
