@@ -3,7 +3,7 @@
  * what it means now: the settings the admission step really uses (the twin of room.lua's
  * `governed`), and the effective rate with its reason, for operators and wait estimates.
  */
-import { controlBounds } from './admission-control';
+import { controlBounds, seatsLikelyGone } from './admission-control';
 import type { RoomSettings } from './settings';
 
 export interface RoomControl {
@@ -108,4 +108,20 @@ export function admissionView(settings: RoomSettings, control: RoomControl | und
     };
   }
   return { ...base, effectiveAdmitPerMinute: rate, reason: control.reason ?? 'healthy', detail: control.detail ?? '' };
+}
+
+/**
+ * What a buyer in line is told of the seats (the waiting page): how many are left (available
+ * and held), and whether the buyers ahead are likely to take them all before this place's turn
+ * (the sale is then effectively over for it, unless some leave without buying). Null while the
+ * loop is off or has not reported the seats.
+ */
+export function seatOutlook(
+  snapshot: { active: number; offered: number; control?: RoomControl },
+  position: number | null,
+): { seatsLeft: number; seatsLikelyGone: boolean } | null {
+  const control = snapshot.control;
+  if (!control?.live || control.seatsLeft === null) return null;
+  const gone = control.seatsLeft <= 0 || (position !== null && control.turnCap !== null && seatsLikelyGone(position, control.turnCap, snapshot.active + snapshot.offered));
+  return { seatsLeft: control.seatsLeft, seatsLikelyGone: gone };
 }

@@ -26,6 +26,9 @@ export interface QueueAnswer {
   lineLength?: number;
   /** The short id of this place, to quote to support (none in the pre-queue). */
   queueId?: string;
+  /** Seats left (available and held), and whether those ahead will likely take them all. */
+  seatsLeft?: number;
+  seatsLikelyGone?: boolean;
   pollAfterMs: number | null;
   sessionExpiresAt?: string;
 }
@@ -180,6 +183,10 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
       }
     }
     if (typeof answer.lineLength === 'number') setText('line-length', `${plural(answer.lineLength, 'person is', 'people are')} waiting in line in all.`);
+    if (typeof answer.seatsLeft === 'number') {
+      setText('line-seats-left', seatsWords(answer.seatsLeft, answer.seatsLikelyGone === true));
+      show('line-seats-left', true);
+    }
     if (answer.queueId) {
       setText('queue-id', answer.queueId);
       show('queue-id-note', true);
@@ -281,4 +288,13 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
   }
 
   return { wire, poll, showStart, stop: stopPolling };
+}
+
+/** What the line is told of the seats: how many are left, and when the sale is effectively over for this place. */
+export function seatsWords(seatsLeft: number, likelyGone: boolean): string {
+  if (seatsLeft <= 0) return 'Every seat is sold: the sale is over unless a buyer cancels.';
+  const left = `${plural(seatsLeft, 'seat is', 'seats are')} left (some held by buyers who may not pay).`;
+  return likelyGone
+    ? `${left} The buyers ahead of you are likely to take them all: the sale is effectively over for your place, unless some leave without buying.`
+    : left;
 }

@@ -125,6 +125,7 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
   <p class="position">Your place: <strong id="position">…</strong></p>
   <p id="ahead"></p>
   <p id="line-length"></p>
+  <p id="line-seats-left" hidden></p>
   <label for="progress">Progress to the front</label>
   <progress id="progress" max="100" value="2"></progress>
   <p>Estimated wait: <span id="eta">Calculating…</span></p>

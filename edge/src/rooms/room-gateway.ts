@@ -7,6 +7,7 @@ import { signAccessToken } from '../../../lib/access-token';
 import { AppError, unavailable, type ErrorCode } from '../../../lib/errors';
 import type { TokenKeyMaterial } from '../../../lib/token-keys';
 import { estimateFromSnapshot, ticketOfSession, type Refusal, type Refused, type RoomEngine, type RoomSnapshot, type Standing } from '../../../queue/src/index';
+import { seatOutlook } from '../../../queue/src/room-control';
 import type { EdgeMetrics } from '../metrics';
 import { createSingleFlightCache } from '../state/single-flight-cache';
 import { createQueueIds, deriveQueueIdSecret, MAX_QUEUE_TICKET } from './queue-ids';
@@ -25,6 +26,9 @@ export interface QueueAnswer {
   queueId?: string;
   /** Everyone waiting: the line and the pre-queue not placed in it yet. */
   lineLength?: number;
+  /** Seats left (available and held) and whether those ahead will likely take them (queue/src/room-control.ts). */
+  seatsLeft?: number;
+  seatsLikelyGone?: boolean;
   accessToken?: string;
   sessionExpiresAt?: string;
   source: 'redis' | 'snapshot';
@@ -40,6 +44,8 @@ export function queueAnswerBody(answer: QueueAnswer): Record<string, unknown> {
   if (answer.etaSeconds !== undefined) body.etaSeconds = answer.etaSeconds;
   if (answer.lineLength !== undefined) body.lineLength = answer.lineLength;
   if (answer.queueId !== undefined) body.queueId = answer.queueId;
+  if (answer.seatsLeft !== undefined) body.seatsLeft = answer.seatsLeft;
+  if (answer.seatsLikelyGone !== undefined) body.seatsLikelyGone = answer.seatsLikelyGone;
   body.pollAfterMs = answer.pollAfterMs;
   return body;
 }
@@ -157,6 +163,8 @@ export function createRoomGateway(options: RoomGatewayOptions) {
     }
     answer.lineLength = standing.lineLength + standing.preLength;
     if (hasQueueId(ticket)) answer.queueId = await queueIds.idOf(showtimeId, ticket);
+    const fresh = snapshots.peek(showtimeId);
+    if (fresh) tellSeats(answer, fresh);
     return answer;
   }
 
@@ -173,7 +181,17 @@ export function createRoomGateway(options: RoomGatewayOptions) {
     if (estimate.etaMs !== null) answer.etaSeconds = Math.ceil(estimate.etaMs / 1000);
     answer.lineLength = snapshot.lineLength + snapshot.preLength;
     if (queueId !== undefined) answer.queueId = queueId;
+    tellSeats(answer, snapshot);
     return answer;
+  }
+
+  /** Buyers in line hear how many seats are left, and when those ahead will likely take them all. */
+  function tellSeats(answer: QueueAnswer, snapshot: RoomSnapshot) {
+    if (answer.state !== 'waiting' && answer.state !== 'paused') return;
+    const outlook = seatOutlook(snapshot, answer.position ?? null);
+    if (!outlook) return;
+    answer.seatsLeft = outlook.seatsLeft;
+    answer.seatsLikelyGone = outlook.seatsLikelyGone;
   }
 
   function recordRoomGauges(s: RoomSnapshot) {
