@@ -23,6 +23,7 @@ import { createFareService } from './fares/fare-service';
 import { fareAdminRoutes } from './fares/fare-routes';
 import { admissionHealthRoutes } from './admission/admission-health-routes';
 import { createSeatClassService } from './fares/seat-classes';
+import { coreOpenApiJson } from './openapi/core-api-description';
 import type { SeatGate } from './gate/seat-gate';
 
 const READY_TIMEOUT_MS = 2_000;
@@ -87,6 +88,8 @@ export function createCoreApp(deps: CoreDeps) {
     c.header('Content-Type', deps.metrics.registry.contentType);
     return c.body(await deps.metrics.registry.metrics());
   });
+
+  app.get('/openapi.json', (c) => c.body(coreOpenApiJson(), 200, { 'Content-Type': 'application/json' }));
 
   if (deps.serviceToken) app.use('*', requireServiceToken(deps.serviceToken));
   app.route('/', publicCatalogRoutes({ sql: deps.sql }));

@@ -17,12 +17,12 @@ const OPERATOR = /^[\w .@:-]{1,64}$/;
 const SOURCE = /^[0-9A-Fa-f:.]{1,64}$/;
 const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(200) });
 const customerId = z.string().refine(isValidCustomerId, 'a customer id: 1-128 of [A-Za-z0-9_.:@-]');
-const turnSchema = z.object({
+export const turnSchema = z.object({
   customerId,
   ticket: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   expiresAtMs: z.number().int().positive().max(8.64e15),
 }).strict();
-const endTurnSchema = z.object({ customerId }).strict();
+export const endTurnSchema = z.object({ customerId }).strict();
 
 /**
  * Who made the change: the edge names the signed-in operator and their address; a caller that
