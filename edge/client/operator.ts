@@ -1,5 +1,6 @@
 /** The operator console's one script: each component enhances the element that names it. */
 import { initAll, onReady } from './core/modules';
+import { fareConsole } from './operator/fare-console';
 import { roomConsole } from './operator/room-console';
 
-onReady(() => initAll({ 'room-console': roomConsole }));
+onReady(() => initAll({ 'room-console': roomConsole, 'fare-console': fareConsole }));

@@ -27,6 +27,8 @@ import { pageNotFound } from './pages/html';
 import { consoleRoutes } from './pages/console-routes';
 import { createShowtimeActivity, type ShowtimeActivity } from './pages/showtime-activity';
 import { adminRoutes } from './routes/admin-routes';
+import { fareAdminRoutes } from './routes/fare-admin-routes';
+import { fareConsoleRoutes } from './pages/fare-console';
 import { authRoutes } from './routes/auth-routes';
 import { opsRoutes } from './routes/ops-routes';
 import { purchaseRoutes } from './routes/purchase-routes';
@@ -147,6 +149,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       ...(deps.statsIntervalMs ? { statsIntervalMs: deps.statsIntervalMs } : {}),
     }),
   );
+  app.route('/api/admin', fareAdminRoutes({ core: deps.core, adminAuth: operatorAuth }));
   app.route(
     '/api',
     queueRoutes({
@@ -199,5 +202,6 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       ...(deps.statsIntervalMs ? { statsIntervalMs: deps.statsIntervalMs } : {}),
     }),
   );
+  app.route('/', fareConsoleRoutes({ core: deps.core, sessions }));
   return Object.assign(app, { rooms, catalog, activity, pow });
 }

@@ -6,6 +6,7 @@ import { requireAdminToken } from '../http/auth';
 import { requireBuyer, type Buyer, type BuyerVariables } from '../http/buyer-auth';
 import type { VerifyCustomerAccess } from '../../../lib/customer-access-token';
 import { listCustomerBookings, listedBookingView } from './booking-list';
+import { operatorOf } from '../sale/sale-routes';
 import { showtimeIdParam, uuidParam } from '../http/params';
 import { z } from 'zod';
 import { readJsonBody } from '../../../lib/http';
@@ -129,8 +130,22 @@ export function bookingRoutes(deps: { sql: Sql; verifyAccessToken: VerifyAccessT
   return app;
 }
 
-const refundTier = z.object({ beforeStartMinutes: z.number().int().min(0).max(525_600), percent: z.number().int().min(0).max(100) });
-export const refundPolicySchema = z.object({ tiers: z.array(refundTier).max(10) }).strict();
+const refundTier = z.object({ beforeStartMinutes: z.number().int().min(0).max(525_600), percent: z.number().int().min(0).max(100) }).strict();
+/**
+ * Tiers of "at least this many minutes before the start: this percent back". Each time once
+ * (two answers for one moment would be ambiguous), and a later cancellation never gets more back
+ * than an earlier one.
+ */
+export const refundPolicySchema = z
+  .object({ tiers: z.array(refundTier).max(10) })
+  .strict()
+  .refine((p) => new Set(p.tiers.map((t) => t.beforeStartMinutes)).size === p.tiers.length, {
+    message: 'each time before the start may appear only once',
+  })
+  .refine(
+    (p) => [...p.tiers].sort((a, b) => b.beforeStartMinutes - a.beforeStartMinutes).every((t, i, all) => i === 0 || t.percent <= all[i - 1]!.percent),
+    { message: 'a cancellation closer to the start cannot give back more than an earlier one' },
+  );
 
 /** Operator: read a booking with its whole history, and refund it after purchase (README, "States"). */
 export function adminBookingRoutes(deps: { sql: Sql; adminToken: string }) {
@@ -159,8 +174,23 @@ export function adminBookingRoutes(deps: { sql: Sql; adminToken: string }) {
     const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
     const body = await readJsonBody(c, refundPolicySchema);
     const tiers = [...body.tiers].sort((a, b) => b.beforeStartMinutes - a.beforeStartMinutes);
-    const rows = await deps.sql`UPDATE showtime SET refund_policy = ${deps.sql.json(tiers)} WHERE id = ${showtimeId} RETURNING id`;
-    if (rows.length === 0) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    const operator = operatorOf(c);
+    // Audited like every operator change: the policy before and after, in the same transaction.
+    const found = await deps.sql.begin(async (tx) => {
+      const [before] = await tx<{ refund_policy: unknown; same: boolean }[]>`
+        SELECT refund_policy, refund_policy = ${tx.json(tiers)}::jsonb AS same FROM showtime WHERE id = ${showtimeId} FOR UPDATE`;
+      if (!before) return false;
+      await tx`UPDATE showtime SET refund_policy = ${tx.json(tiers)} WHERE id = ${showtimeId}`;
+      if (!before.same) {
+        await tx`
+          INSERT INTO operator_audit (showtime_id, actor, source, action, before, after, version)
+          VALUES (${showtimeId}, ${operator.actor}, ${operator.source}, 'refund-policy.update',
+                  ${tx.json({ tiers: before.refund_policy as never })}, ${tx.json({ tiers })},
+                  coalesce((SELECT version FROM room_settings WHERE showtime_id = ${showtimeId}), 0))`;
+      }
+      return true;
+    });
+    if (!found) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
     return c.json({ tiers });
   });
 

@@ -94,7 +94,7 @@ export function roomPage(s: PublicShowtime, operator: string | null, csrf: strin
   return consoleLayout(
     s.title,
     html`<div id="console" data-module="room-console" data-showtime-id="${s.id}" data-operator="${operator ?? ''}">
-<p><a href="/admin">← All rooms</a></p>
+<p><a href="/admin">← All rooms</a> · <a href="/admin/showtimes/${s.id}/fares">Fares and refunds</a></p>
 <h1>${s.title} <span id="room-state" class="badge">…</span></h1>
 <p>${s.startsAt ? html`Starts ${timeElement(s.startsAt)}. ` : ''}<span id="live" class="live" role="status">Connecting…</span></p>
 <p id="console-alert" class="alert" role="alert" hidden></p>
