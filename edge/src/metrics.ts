@@ -75,6 +75,7 @@ export function createEdgeMetrics() {
     queueJoins: registry.counter('edge_queue_joins_total', 'Join requests answered, by resulting state'),
     queuePolls: registry.counter('edge_queue_polls_total', 'Polls answered, by source (snapshot or redis)'),
     fastPolls: registry.counter('edge_queue_polls_fast_total', 'Snapshot polls answered on node:http without the Hono app (Node only)'),
+    fastJoins: registry.counter('edge_queue_joins_fast_total', 'Joins answered on node:http without the Hono app (Node only)'),
     queueLeaves: registry.counter('edge_queue_leaves_total', 'Leave requests answered'),
     admissions: registry.counter('edge_admissions_total', 'Access tokens issued after a claimed admission'),
     limiterRejections: registry.counter('edge_limiter_rejections_total', 'Requests refused with 429, by limiter'),
@@ -90,6 +91,10 @@ export function createEdgeMetrics() {
     roomActive: registry.gauge('edge_room_active', 'Admitted buyers holding a slot at the last snapshot, by showtime'),
     roomCapacity: registry.gauge('edge_room_capacity', 'Slots the operator allows at once, by showtime'),
     roomAdmitting: registry.gauge('edge_room_admitting', '1 when the room is open and admits buyers, 0 when scheduled, paused or ended'),
+    // The closed loop (queue/src/admission-governor.ts): what the operator set against what admission runs at.
+    roomAdmitTarget: registry.gauge('edge_room_admit_target_per_minute', 'Admissions per minute the operator set, by showtime'),
+    roomAdmitEffective: registry.gauge('edge_room_admit_effective_per_minute', 'Admissions per minute the room runs at: the closed loop\'s rate, 0 while the seats left are covered, by showtime'),
+    roomSeatsLeft: registry.gauge('edge_room_seats_left', 'Seats not sold (available and held) as the closed loop last read them, by showtime'),
   };
 }
 

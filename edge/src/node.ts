@@ -1,7 +1,8 @@
 /**
  * The edge on Node: @hono/node-server on EDGE_PORT, ioredis for the queue (Redis or the
- * in-process store when REDIS_URL is absent), rate-limiter-flexible for flood limits, and
- * the booking-events consumer loop. `startEdge` serves tests, `npm start` and the benchmark.
+ * in-process store when REDIS_URL is absent), flood limits (limits/node-flood-limiter.ts),
+ * the booking-events consumer loop, and joins and most polls answered on node:http itself
+ * (node-fast-join.ts, node-fast-poll.ts). `startEdge` serves tests, `npm start` and the benchmark.
  */
 import { getRequestListener } from '@hono/node-server';
 import { createServer } from 'node:http';
@@ -23,6 +24,8 @@ import { createEdgeMetrics } from './metrics';
 import type { BookingEventsConsumer } from './rooms/booking-events-consumer';
 import { buildEdge } from './services';
 import { fastPollListener } from './node-fast-poll';
+import { fastJoinListener } from './node-fast-join';
+import { nodeHmacSha256 } from './tokens/queue-token-node';
 import { clientAddressFrom } from './net/client-address';
 import { createRedisEdgeStore, type EdgeStore } from './state/edge-store';
 import { createMemoryEdgeStore } from './state/memory-edge-store';
@@ -45,6 +48,8 @@ export interface StartEdgeDeps {
   floodLimiter?: FloodLimiter;
   /** Do not run the booking-events loop (tests drive `consumer.pumpOnce()` themselves). */
   consumeEvents?: boolean;
+  /** Serve joins on node:http (node-fast-join.ts); false sends them through the Hono app (the comparison test). */
+  fastJoin?: boolean;
 }
 
 /** Fails fast while Redis is away (no offline queue), so buyers get 503 instead of a hang. */
@@ -95,7 +100,7 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
   const scriptStore = deps.scriptStore ?? (redis ? createIoredisStore(redis) : createMemoryStore());
   const edgeStore = deps.edgeStore ?? (command ? createRedisEdgeStore(command, config.keyPrefix) : createMemoryEdgeStore());
   const guardStore = command ? createRedisGuardStore(command, config.keyPrefix) : createMemoryGuardStore();
-  const floodLimiter =
+  const floodLimiter: FloodLimiter & { close?(): void } =
     deps.floodLimiter ??
     (redis
       ? createNodeFloodLimiter({ redis, keyPrefix: config.keyPrefix, points: config.flood.points, windowMs: config.flood.windowMs })
@@ -103,16 +108,31 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
 
   const { app, deps: edgeDeps, consumer } = buildEdge(
     config,
-    { scriptStore, edgeStore, guardStore, floodLimiter, tokenKeys, metrics, clientAddress: clientAddressFor(config.trustProxyHops), logger },
+    { scriptStore, edgeStore, guardStore, floodLimiter, tokenKeys, metrics, clientAddress: clientAddressFor(config.trustProxyHops), logger, queueTokenHmac: nodeHmacSha256() },
     { consumerLogger: logger },
   );
   if (deps.consumeEvents !== false) consumer.start(config.eventsPollMs);
   const roomSync = startRoomSync(app.catalog, { everyMs: config.roomSyncMs, logger, onSynced: (count) => metrics.roomRestores.inc({}, count) });
 
-  const listener = fastPollListener(
-    { rooms: app.rooms, queueTokens: edgeDeps.queueTokens, floodLimiter, metrics, trustedHops: config.trustProxyHops },
-    getRequestListener(app.fetch, { hostname: config.host }),
-  );
+  const viaApp = getRequestListener(app.fetch, { hostname: config.host });
+  const polls = fastPollListener({ rooms: app.rooms, queueTokens: edgeDeps.queueTokens, floodLimiter, metrics, trustedHops: config.trustProxyHops }, viaApp);
+  const listener =
+    deps.fastJoin === false
+      ? polls
+      : fastJoinListener(
+          {
+            rooms: app.rooms,
+            customerTokens: edgeDeps.customerTokens,
+            queueTokens: edgeDeps.queueTokens,
+            pow: app.pow,
+            floodLimiter,
+            metrics,
+            activity: app.activity,
+            logger,
+            trustedHops: config.trustProxyHops,
+          },
+          polls,
+        );
   const server = createServer(listener);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   // The internal metrics port: /metrics only, no credentials, meant for a scraper inside the network.
@@ -134,6 +154,7 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
     redis,
     async close() {
       roomSync.stop();
+      floodLimiter.close?.();
       await consumer.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

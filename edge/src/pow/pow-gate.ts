@@ -37,37 +37,53 @@ const failures: Record<PowFailure | 'reused' | 'missing', [string, string]> = {
   reused: ['POW_REUSED', 'That solution has been used already; solve the new challenge'],
 };
 
+export interface PowRefusal {
+  status: 428;
+  body: Record<string, unknown>;
+}
+
 export function createPowGate(deps: PowGateDeps) {
   async function levelOf(showtimeId: string, address: string | null): Promise<PowLevel> {
     const settings = await deps.settingsOf(showtimeId);
     return deps.governor.level(showtimeId, address, settings?.powDifficulty ?? 0, settings?.powMaxDifficulty ?? 0);
   }
 
-  async function refuse(c: Context, showtimeId: string, difficulty: number, failure: keyof typeof failures): Promise<Response> {
+  /** The 428's body: the usual error body plus a fresh challenge and its difficulty. */
+  async function refusal(showtimeId: string, difficulty: number, failure: keyof typeof failures): Promise<PowRefusal> {
     const [code, message] = failures[failure];
     deps.onRefused?.(code);
     const challenge = await deps.challenges.issue(showtimeId, difficulty);
-    c.header('Cache-Control', 'no-store');
-    return c.json({ ...errorResponseBody(new AppError(428, code, message)), challenge, difficulty }, 428);
+    return { status: 428, body: { ...errorResponseBody(new AppError(428, code, message)), challenge, difficulty } };
+  }
+
+  /**
+   * null: the join may go on; otherwise the 428 to answer (always with Cache-Control:
+   * no-store). Free of any HTTP framework, so the Hono route and Node's fast join path
+   * (node-fast-join.ts) decide alike.
+   */
+  async function decide(showtimeId: string, address: string | null, challenge: string | undefined, nonce: string | undefined): Promise<PowRefusal | null> {
+    deps.governor.observe(showtimeId, address);
+    const { difficulty } = await levelOf(showtimeId, address);
+    if (difficulty <= 0) return null;
+    if (!challenge || !nonce) return refusal(showtimeId, difficulty, 'missing');
+    const verdict = await deps.challenges.verify(challenge, nonce, showtimeId);
+    if (!verdict.ok) return refusal(showtimeId, difficulty, verdict.reason);
+    // The challenge's own difficulty counts (it was the price when issued, minutes ago at most).
+    const fresh = await deps.guard.markOnce(`pow:${verdict.id}`, Math.max(1_000, verdict.expiresAtMs - Date.now() + 5_000));
+    if (!fresh) return refusal(showtimeId, difficulty, 'reused');
+    return null;
   }
 
   return {
     levelOf,
+    decide,
 
     /** null: the join may go on; otherwise the 428 to answer. */
     async check(c: Context, showtimeId: string, address: string | null): Promise<Response | null> {
-      deps.governor.observe(showtimeId, address);
-      const { difficulty } = await levelOf(showtimeId, address);
-      if (difficulty <= 0) return null;
-      const challenge = c.req.header(POW_CHALLENGE_HEADER);
-      const nonce = c.req.header(POW_NONCE_HEADER);
-      if (!challenge || !nonce) return refuse(c, showtimeId, difficulty, 'missing');
-      const verdict = await deps.challenges.verify(challenge, nonce, showtimeId);
-      if (!verdict.ok) return refuse(c, showtimeId, difficulty, verdict.reason);
-      // The challenge's own difficulty counts (it was the price when issued, minutes ago at most).
-      const fresh = await deps.guard.markOnce(`pow:${verdict.id}`, Math.max(1_000, verdict.expiresAtMs - Date.now() + 5_000));
-      if (!fresh) return refuse(c, showtimeId, difficulty, 'reused');
-      return null;
+      const refused = await decide(showtimeId, address, c.req.header(POW_CHALLENGE_HEADER), c.req.header(POW_NONCE_HEADER));
+      if (!refused) return null;
+      c.header('Cache-Control', 'no-store');
+      return c.json(refused.body, 428);
     },
   };
 }

@@ -45,3 +45,16 @@ describe('claims cache', () => {
     expect([cache.get('t2'), cache.get('t3'), cache.get('t4')]).toEqual([2, 3, 4]);
   });
 });
+
+describe('claims cache through an opening', () => {
+  it('keeps every buyer of a 50,000-buyer opening (default size 100,000), each until their token expires', () => {
+    const time = clock();
+    const cache = createClaimsCache<number>({ now: time.now });
+    const expiresAtMs = time.now() + 12 * 3_600_000; // a demo customer token's lifetime
+    for (let i = 0; i < 50_000; i++) cache.set(`token-${i}`, i, expiresAtMs);
+    time.advance(3_600_000); // an hour of waiting later, everyone joins again or polls with the header
+    let hits = 0;
+    for (let i = 0; i < 50_000; i++) if (cache.get(`token-${i}`) === i) hits++;
+    expect(hits).toBe(50_000);
+  });
+});
