@@ -21,6 +21,7 @@ import { generateSigningJwk, loadTokenKeys, type TokenKeyMaterial } from '../../
 import { signAccessToken } from '../../lib/access-token';
 import { rectangularLayout } from '../../core/src/demo/seat-layout';
 import { createCoreHarness } from '../../core/test/core-harness';
+import { ERROR_STATUS } from '../../lib/error-codes';
 
 const ADMIN = 'core-contract-admin-token-0123456789';
 const SECRET = 'whsec_core_contract';
@@ -131,6 +132,13 @@ async function newShowtime() {
 describe('real answers of the core conform to its /openapi.json', () => {
   it('the document is valid OpenAPI 3.1; operations answer as described', async () => {
     await SwaggerParser.validate(structuredClone(doc) as never);
+    // Every code the document lists is one of the catalogue's, under the catalogue's status.
+    const listed = Object.values(doc.paths).flatMap((methods) => Object.values(methods).flatMap((op) =>
+      Object.entries(op.responses).flatMap(([status, answer]) => (answer['x-error-codes'] ?? []).map((code) => `${status} ${code}`))));
+    expect(listed.filter((entry) => {
+      const [status, code] = entry.split(' ');
+      return String(ERROR_STATUS[code as keyof typeof ERROR_STATUS]) !== status;
+    })).toEqual([]);
     await call('get', '/openapi.json', {});
     await call('get', '/healthz', {});
     await call('get', '/readyz', {});

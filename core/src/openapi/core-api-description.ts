@@ -176,7 +176,8 @@ const operations: Operation<S, Tag, Sec>[] = [
       409: err('Hold paid or cancelled, or the same key is in flight', ['HOLD_CONFIRMED', 'HOLD_CANCELLED', 'IDEMPOTENCY_KEY_IN_FLIGHT']),
       410: err('The hold expired, or too little of it is left to pay', ['HOLD_EXPIRED', 'TURN_ENDED']),
       422: err('Same key with another body, an invalid body or a returnUrl off the site', ['IDEMPOTENCY_KEY_REUSED', 'VALIDATION_FAILED', 'RETURN_URL_NOT_ALLOWED']),
-      503: err('The gateway or the database is unavailable', ['GATEWAY_UNAVAILABLE', 'BUSY', 'DATABASE_UNAVAILABLE'], ['Retry-After']),
+      502: err('The payment provider refused the session', ['PAYMENT_GATEWAY_REFUSED']),
+      503: err('The payment provider or the database is unavailable', ['PAYMENT_GATEWAY_UNAVAILABLE', 'BUSY', 'DATABASE_UNAVAILABLE'], ['Retry-After']),
     },
   },
   {
@@ -208,11 +209,11 @@ const operations: Operation<S, Tag, Sec>[] = [
   { method: 'get', path: '/admin/venues', tag: 'Catalog', security: 'admin', summary: 'Venues with their halls', responses: { 200: { description: 'The venues', schema: { array: 'VenueWithHalls' } }, 401: noAdmin, 503: busy } },
   {
     method: 'post', path: '/admin/venues', tag: 'Catalog', security: 'admin', body: 'VenueRequest', summary: 'Create a venue',
-    responses: { 201: { description: 'Created', schema: 'Venue' }, 400: notJson, 401: noAdmin, 409: err('A venue of that name exists', ['VENUE_EXISTS', 'CONFLICT']), 422: invalid('Invalid venue'), 503: busy },
+    responses: { 201: { description: 'Created', schema: 'Venue' }, 400: notJson, 401: noAdmin, 409: err('A venue of that name exists', ['DUPLICATE']), 422: invalid('Invalid venue', ['CONSTRAINT_VIOLATED']), 503: busy },
   },
   {
     method: 'post', path: '/admin/venues/{venueId}/halls', tag: 'Catalog', security: 'admin', body: 'HallRequest', summary: 'Create a hall with its seats',
-    responses: { 201: { description: 'Created', schema: 'Hall' }, 400: notJson, 401: noAdmin, 409: err('A hall of that name exists in the venue', ['HALL_EXISTS', 'CONFLICT', 'ALREADY_EXISTS']), 413: err('Body too large', ['PAYLOAD_TOO_LARGE']), 422: invalid('Invalid hall or seats, or an unknown venue', ['REFERENCE_NOT_FOUND']), 503: busy },
+    responses: { 201: { description: 'Created', schema: 'Hall' }, 400: notJson, 401: noAdmin, 409: err('A hall of that name exists in the venue', ['DUPLICATE']), 413: err('Body too large', ['PAYLOAD_TOO_LARGE']), 422: invalid('Invalid hall or seats, or an unknown venue', ['REFERENCE_NOT_FOUND']), 503: busy },
   },
   {
     method: 'post', path: '/admin/showtimes', tag: 'Catalog', security: 'admin', body: 'ShowtimeRequest', summary: 'Create a showtime (its seats from the hall, its room settings, its classes)',
@@ -236,13 +237,14 @@ const operations: Operation<S, Tag, Sec>[] = [
     headers: [{ name: 'X-Operator', required: false, description: 'Who is acting, for the audit log' }],
     responses: {
       200: { description: 'Changed', schema: 'FareClass' }, 201: { description: 'Created', schema: 'FareClass' }, 400: notJson, 401: noAdmin, 404: noShowtime,
-      409: err('The change would go below what is sold and held', ['FARE_CLASS_OVERSOLD', 'CAPACITY_BELOW_SOLD', 'SEATED_CLASS_CAPACITY']), 422: invalid('Invalid class or change', ['INVALID_FARE_CLASS']), 503: busy,
+      409: err('The change would leave fewer places than are sold and held', ['FARE_CLASS_IN_USE']),
+      422: invalid('Invalid class or change', ['INVALID_FARE_CLASS', 'CAPACITY_REQUIRED', 'SEATED_CLASS_CAPACITY', 'CONSTRAINT_VIOLATED']), 503: busy,
     },
   },
   {
     method: 'put', path: `/admin/showtimes/${S_ID}/seat-classes`, tag: 'Catalog', security: 'admin', body: 'SeatClassChangeRequest', summary: 'Move seats to a seated fare class (before they are sold); audited',
     headers: [{ name: 'X-Operator', required: false, description: 'Who is acting, for the audit log' }],
-    responses: { 200: { description: 'Moved', schema: 'SeatClassChange' }, 400: notJson, 401: noAdmin, 404: noShowtime, 409: err('A seat is held or sold', ['SEATS_NOT_FREE', 'SEATS_UNAVAILABLE']), 422: invalid('Unknown seats or class', ['UNKNOWN_SEATS', 'UNKNOWN_FARE_CLASS']), 503: busy },
+    responses: { 200: { description: 'Moved', schema: 'SeatClassChange' }, 400: notJson, 401: noAdmin, 404: noShowtime, 409: err('A seat is held or sold', ['SEATS_UNAVAILABLE']), 422: invalid('Unknown seats, or a general-admission class', ['UNKNOWN_SEATS', 'INVALID_FARE_CLASS']), 503: busy },
   },
   {
     method: 'get', path: `/admin/showtimes/${S_ID}/refund-policy`, tag: 'Catalog', security: 'admin', summary: "The showtime's refund policy (tiers by time before the start)",
