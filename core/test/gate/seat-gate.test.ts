@@ -19,8 +19,11 @@ import { connectDatabase } from '../../src/db/connect';
 import { redisStreamSink } from '../../src/events/event-sink';
 import { relayOutbox } from '../../src/jobs/outbox-relay';
 import { sweepExpiredHolds } from '../../src/jobs/sweeper';
-import { createGateEventsConsumer } from '../../src/gate/gate-events';
-import { createCoreHarness, releasedTogether, unique, type CoreHarness } from '../core-harness';
+import { createGateEventsConsumer, gateOpsForEvent } from '../../src/gate/gate-events';
+import { decodeBookingEvent } from '../../../lib/booking-events';
+import { signWebhook } from '../../../lib/webhook-signature';
+import { insertPayment } from '../../src/payments/payment-repo';
+import { createCoreHarness, releasedTogether, TEST_ADMIN_TOKEN, TEST_WEBHOOK_SECRET, unique, type CoreHarness } from '../core-harness';
 
 let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let sql: Sql;
@@ -175,7 +178,7 @@ describe('Redis losing data or going away', () => {
 });
 
 describe('booking events and the periodic check keep the gate in step', () => {
-  it('hold created, cancelled and expired elsewhere; booking confirmed, refunded and cancelled: the gate follows', async () => {
+  it('hold created, cancelled and expired elsewhere; booking paid, refunded by the operator, paid again and cancelled by its buyer: the gate follows, and replays change nothing', async () => {
     const { showtimeId } = await gated.createShowtime({ holdTtlMs: 1_500 });
     expect((await gated.hold(showtimeId, unique('warm'), ['A1'])).status).toBe(201);
     const sink = redisStreamSink(admin, { keyPrefix: prefix });
@@ -213,30 +216,40 @@ describe('booking events and the periodic check keep the gate in step', () => {
     expect(await gateEntry(showtimeId, 'G1')).toBe('0');
     expect(lapsing.status).toBe(201);
 
-    // Confirmed (the settlement's event), then released by a refund, then sold and cancelled by the buyer.
-    const booked = await gated.hold(showtimeId, unique('payer'), ['H1']);
-    const bookingId = randomUUID();
-    await publishEvent(sink, showtimeId, 'BookingConfirmed', { bookingId, holdId: booked.json.holdId, customerId: 'payer', seats: ['H1'] });
+    // Paid: the callback confirms the hold (BookingConfirmed) and the gate sells the seat.
+    const payer = unique('payer');
+    const paid = await payAndConfirm(showtimeId, payer, 'H1');
     await deliver();
-    expect(await gateEntry(showtimeId, 'H1')).toBe(`S|${bookingId}|payer`);
-    await publishEvent(sink, showtimeId, 'HoldReleased', { holdId: booked.json.holdId, customerId: 'payer', seats: ['H1'], reason: 'confirmed' });
-    await publishEvent(sink, showtimeId, 'SeatsReleased', { bookingId: randomUUID(), seats: ['H1'], reason: 'refund' }); // another booking's
-    await deliver();
-    expect(await gateEntry(showtimeId, 'H1')).toBe(`S|${bookingId}|payer`);
-    const refund = await publishEvent(sink, showtimeId, 'SeatsReleased', { bookingId, seats: ['H1'], reason: 'refund' });
+    expect(await gateEntry(showtimeId, 'H1')).toBe(`S|${paid}|${payer}`);
+    // The operator refunds it (SeatsReleased, reason refund): free at the gate.
+    expect((await gated.call('POST', `/admin/bookings/${paid}/refund`, { token: TEST_ADMIN_TOKEN })).status).toBe(200);
     await deliver();
     expect(await gateEntry(showtimeId, 'H1')).toBe('0');
-    // The same event delivered again (at least once) changes nothing.
-    await publishEvent(sink, showtimeId, 'BookingConfirmed', { bookingId: randomUUID(), customerId: 'p2', seats: ['H1'] });
+    // Sold again, then cancelled by its buyer (SeatsReleased, reason cancelled): free again.
+    const buyer = unique('canceller');
+    const again = await payAndConfirm(showtimeId, buyer, 'H1');
     await deliver();
-    expect(await gateEntry(showtimeId, 'H1')).toMatch(/^S\|/);
-    await sink.publish([refund]);
-    await deliver();
-    expect(await gateEntry(showtimeId, 'H1')).toMatch(/^S\|/);
-    const second = (await gateEntry(showtimeId, 'H1'))!.split('|')[1]!;
-    await publishEvent(sink, showtimeId, 'SeatsReleased', { bookingId: second, customerId: 'p2', seats: ['H1'], reason: 'cancelled' });
+    expect(await gateEntry(showtimeId, 'H1')).toBe(`S|${again}|${buyer}`);
+    expect((await gated.call('DELETE', `/bookings/${again}`, { token: await gated.tokenFor(buyer, showtimeId) })).status).toBe(200);
     await deliver();
     expect(await gateEntry(showtimeId, 'H1')).toBe('0');
+
+    // At least once: every event of this showtime delivered again, in order, changes nothing now;
+    // a stale confirmation delivered alone after the release cannot sell the seat again either.
+    const ours = (fields: string[]) => fields[fields.indexOf('showtimeId') + 1] === String(showtimeId);
+    const replay = (await admin.xrange(`${prefix}booking-events`, '-', '+')).map(([, fields]) => fields).filter(ours);
+    const moving = replay.filter((fields) => gateOpsForEvent(decodeBookingEvent(fields)!).length > 0).length;
+    const duplicatesBefore = await counter(gated, 'core_seat_gate_events_total', { outcome: 'duplicate' });
+    for (const fields of replay) await admin.xadd(`${prefix}booking-events`, '*', ...fields);
+    await consumer.pumpOnce();
+    expect(await gateEntry(showtimeId, 'H1')).toBe('0');
+    expect([await gateEntry(showtimeId, 'F1'), await gateEntry(showtimeId, 'G1')]).toEqual(['0', '0']);
+    const confirmed = replay.find((fields) => fields.includes('BookingConfirmed'))!;
+    await admin.xadd(`${prefix}booking-events`, '*', ...confirmed);
+    await consumer.pumpOnce();
+    expect(await gateEntry(showtimeId, 'H1')).toBe('0');
+    expect(moving).toBeGreaterThanOrEqual(8);
+    expect(await counter(gated, 'core_seat_gate_events_total', { outcome: 'duplicate' })).toBe(duplicatesBefore + moving + 1);
     consumer.stop();
   });
 
@@ -268,8 +281,22 @@ describe('booking events and the periodic check keep the gate in step', () => {
   });
 });
 
-async function publishEvent(sink: ReturnType<typeof redisStreamSink>, showtimeId: number, type: 'BookingConfirmed' | 'HoldReleased' | 'SeatsReleased', payload: Record<string, unknown>) {
-  const event = { eventId: randomUUID(), type, showtimeId, occurredAt: new Date().toISOString(), payload };
-  await sink.publish([event]);
-  return event;
+/** A hold paid through the signed callback, as the gateway would: returns the booking id. */
+async function payAndConfirm(showtimeId: number, customerId: string, seat: string): Promise<string> {
+  const hold = await gated.hold(showtimeId, customerId, [seat]);
+  expect(hold.status).toBe(201);
+  const paymentId = `pay_gate_${randomUUID().replaceAll('-', '')}`;
+  await insertPayment(sql, {
+    id: paymentId, hold_id: hold.json.holdId, showtime_id: showtimeId, customer_id: customerId,
+    amount_cents: 1000, currency: 'EUR', checkout_url: 'http://pay.test', expires_at: new Date(Date.now() + 60_000),
+  });
+  const body = JSON.stringify({
+    id: `evt_${randomUUID().replaceAll('-', '')}`, type: 'payment.succeeded', created: Math.floor(Date.now() / 1000),
+    data: { paymentId, amount: 1000, currency: 'EUR', reference: hold.json.holdId },
+  });
+  const signature = signWebhook(body, [TEST_WEBHOOK_SECRET], Math.floor(Date.now() / 1000));
+  const settled = await gated.call('POST', '/payments/callback', { rawBody: body, headers: { 'content-type': 'application/json', 'x-signature': signature } });
+  expect(settled.json.outcome).toBe('booked');
+  const [booking] = await sql<{ id: string }[]>`SELECT id::text FROM booking WHERE payment_id = ${paymentId}`;
+  return booking!.id;
 }
