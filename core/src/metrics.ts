@@ -1,10 +1,10 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Sql } from 'postgres';
-import { createHealthWindow } from './admission/health-window';
+import { createHealthWindow, type HealthWindow } from './admission/health-window';
 
 /** The core's Prometheus metrics, on a registry of its own so several apps can share a process. */
 export function createCoreMetrics(registry = new Registry()) {
-  return {
+  const metrics = {
     registry,
     /** Recent hold latency, 5xx share and requests in flight, for the waiting room's closed loop (admission/). */
     admissionHealth: createHealthWindow(),
@@ -59,9 +59,28 @@ export function createCoreMetrics(registry = new Registry()) {
       registers: [registry],
     }),
   };
+  registerAdmissionHealthGauges(metrics);
+  return metrics;
 }
 
 export type CoreMetrics = ReturnType<typeof createCoreMetrics>;
+
+/** What the waiting room's closed loop steers by, also for Prometheus (admission/health-window.ts). */
+function registerAdmissionHealthGauges(metrics: { registry: Registry; admissionHealth: HealthWindow }) {
+  const { registry, admissionHealth } = metrics;
+  const gauge = (name: string, help: string, value: (reading: ReturnType<typeof admissionHealth.read>) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(value(admissionHealth.read()));
+      },
+    });
+  gauge('core_admission_hold_p95_seconds', 'Hold latency p95 over the last seconds, holds still running counted at their age (0 when none)', (r) => (r.holdP95Ms ?? 0) / 1000);
+  gauge('core_admission_error_ratio', 'Share of 5xx answers over the last seconds', (r) => r.errorRate);
+  gauge('core_admission_pool_waiting', 'Requests in flight beyond the database pool (waiting for a connection)', (r) => r.poolWaiting);
+}
 
 /**
  * What the background jobs leave behind, read from the database at each scrape: events not

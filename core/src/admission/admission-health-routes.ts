@@ -50,6 +50,7 @@ export async function readInventory(sql: Sql, showtimeIds: number[]): Promise<Sh
 
 export function admissionHealthRoutes(deps: { sql: Sql; adminToken: string; window: HealthWindow; poolSize: number }) {
   const app = new Hono();
+  deps.window.setPoolSize(deps.poolSize);
   app.use('/admission-health', requireAdminToken(deps.adminToken));
   app.get('/admission-health', async (c) => {
     const raw = c.req.query('showtimes') ?? '';

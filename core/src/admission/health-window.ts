@@ -48,6 +48,7 @@ export function createHealthWindow(options: { windowMs?: number; now?: () => num
   const seconds: Second[] = [];
   const holdsRunning = new Set<{ startedAt: number }>();
   let inFlight = 0;
+  let knownPoolSize = 10;
 
   function current(at: number): Second {
     const second = Math.floor(at / 1000);
@@ -81,8 +82,13 @@ export function createHealthWindow(options: { windowMs?: number; now?: () => num
       };
     },
 
+    /** The database pool's size, for the waiters (told by the route that knows the pool). */
+    setPoolSize(size: number) {
+      knownPoolSize = size;
+    },
+
     /** `excluding`: requests in flight that are not load (the caller reading this). */
-    read(poolSize: number, excluding = 0): HealthReading {
+    read(poolSize = knownPoolSize, excluding = 0): HealthReading {
       const at = now();
       current(at);
       let requests = 0;

@@ -47,6 +47,8 @@ export const queueAnswer = z
       .regex(/^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/)
       .optional()
       .describe('A short id of this place to quote to support (operators look it up); none in the pre-queue. Says nothing about the place itself'),
+    seatsLeft: z.number().int().nonnegative().optional().describe('Seats not sold yet (available, and held by buyers who may not pay), while waiting; absent when admission control is off'),
+    seatsLikelyGone: z.boolean().optional().describe('The buyers ahead could take every seat left: the sale is effectively over for this place unless some leave without buying'),
     pollAfterMs: z.number().int().nonnegative().nullable().describe('Poll again no sooner than this; null when there is nothing to wait for (admitted)'),
     queueToken: z.string().optional().describe('Sent when new or changed: X-Queue-Token for the next polls'),
     accessToken: z.string().optional().describe('Once admitted: Bearer token for seat maps, holds, checkout and bookings'),

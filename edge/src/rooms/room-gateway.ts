@@ -7,7 +7,7 @@ import { signAccessToken } from '../../../lib/access-token';
 import { AppError, unavailable, type ErrorCode } from '../../../lib/errors';
 import type { TokenKeyMaterial } from '../../../lib/token-keys';
 import { estimateFromSnapshot, ticketOfSession, type Refusal, type Refused, type RoomEngine, type RoomSnapshot, type Standing } from '../../../queue/src/index';
-import { seatOutlook } from '../../../queue/src/room-control';
+import { admissionView, seatOutlook } from '../../../queue/src/room-control';
 import type { EdgeMetrics } from '../metrics';
 import { createSingleFlightCache } from '../state/single-flight-cache';
 import { createQueueIds, deriveQueueIdSecret, MAX_QUEUE_TICKET } from './queue-ids';
@@ -200,6 +200,10 @@ export function createRoomGateway(options: RoomGatewayOptions) {
     metrics.roomActive.set(labels, s.active);
     metrics.roomCapacity.set(labels, s.settings.capacity);
     metrics.roomAdmitting.set(labels, s.state === 'open' ? 1 : 0);
+    const admission = admissionView(s.settings, s.control, s.active + s.offered);
+    metrics.roomAdmitTarget.set(labels, admission.targetPerMinute);
+    metrics.roomAdmitEffective.set(labels, admission.effectiveAdmitPerMinute);
+    if (admission.seatsLeft !== null) metrics.roomSeatsLeft.set(labels, admission.seatsLeft);
   }
 
   async function snapshotOf(showtimeId: string): Promise<RoomSnapshot | null> {
