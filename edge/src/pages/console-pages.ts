@@ -137,6 +137,15 @@ ${sale
 </form>
 </section>
 
+<section class="panel" aria-labelledby="queue-id-title" data-module="queue-id-search" data-showtime-id="${s.id}">
+<h2 id="queue-id-title">Find a buyer by queue id</h2>
+<form class="form-grid" novalidate>
+  <div><label for="queue-id-input">Queue id the buyer reads out</label><input id="queue-id-input" name="queueId" type="text" autocomplete="off" spellcheck="false" maxlength="32" placeholder="K7QM-2XPD"></div>
+  <div><button class="button" type="submit">Find</button></div>
+</form>
+<p id="queue-id-result" role="status"></p>
+</section>
+
 <section class="panel" aria-labelledby="fairness-title">
 <h2 id="fairness-title">Fair draw</h2>
 <p>Commitment (SHA-256 of the seed, published before opening): <code id="seed-hash">—</code></p>
