@@ -1,5 +1,6 @@
 /**
- * The seat gate's scripts on Redis and on the in-process twin: the same cases on both, and a
+ * The seat gate's scripts on Redis, on a three-node Redis Cluster (one showtime, one slot) and on
+ * the in-process twin: the same cases on each, and a
  * property (fast-check) that a claim is all or nothing over the seats and the customer's limit,
  * checked against a plain model of the gate.
  */
@@ -8,14 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
 import { createSeatGateScripts, type GateSeatState, type SeatGateScripts } from '../src/seat-gate';
 import { nextShowtimeId, sleep } from './helpers';
-import { ioredisFactory, memoryFactory, type StoreHandle } from './stores';
+import { clusterFactory, ioredisFactory, memoryFactory, type StoreHandle } from './stores';
 
 const SEATS = ['A1', 'A2', 'A3', 'A4', 'A5', 'A6'];
 const allFree = (seats = SEATS): GateSeatState[] => seats.map((seat) => ({ seat, state: 'A' as const }));
 const build = (gate: SeatGateScripts, show: string, seats: GateSeatState[] = allFree(), extra: Partial<{ maxPerCustomer: number; holdTtlMs: number }> = {}) =>
   gate.sync(show, { maxPerCustomer: extra.maxPerCustomer ?? 4, holdTtlMs: extra.holdTtlMs ?? 60_000, pendingGraceMs: 5_000, keyTtlMs: 3_600_000, seats });
 
-describe.each([ioredisFactory, memoryFactory])('seat gate scripts on $name', (factory) => {
+describe.each([ioredisFactory, memoryFactory, clusterFactory])('seat gate scripts on $name', (factory) => {
   let handle: StoreHandle;
   let gate: SeatGateScripts;
   beforeAll(async () => {
