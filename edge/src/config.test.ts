@@ -23,4 +23,15 @@ describe('edge configuration', () => {
     expect(parseEdgeConfig(base).demoLogin).toBe(true);
     expect(() => parseEdgeConfig({ ...base, TRUST_PROXY: 'yes' })).toThrow(/^Invalid edge configuration: TRUST_PROXY/);
   });
+
+  it('EDGE_PROCESSES: several only with Redis to share; absent, one per core in production (main.ts), one otherwise', async () => {
+    const { edgeProcessCount } = await import('./node-cluster');
+    const { availableParallelism } = await import('node:os');
+    expect(parseEdgeConfig({ ...base, EDGE_PROCESSES: '3', REDIS_URL: 'redis://r' }).processes).toBe(3);
+    expect(() => parseEdgeConfig({ ...base, EDGE_PROCESSES: '3' })).toThrow(/EDGE_PROCESSES above 1 needs REDIS_URL/);
+    expect(() => parseEdgeConfig({ ...base, EDGE_PROCESSES: '0', REDIS_URL: 'redis://r' })).toThrow(/^Invalid edge configuration: EDGE_PROCESSES/);
+    expect(edgeProcessCount(parseEdgeConfig({ ...base, REDIS_URL: 'redis://r' }))).toBe(1);
+    expect(edgeProcessCount({ processes: null, production: true, redisUrl: 'redis://r' })).toBe(availableParallelism());
+    expect(edgeProcessCount({ processes: null, production: true, redisUrl: null })).toBe(1);
+  });
 });

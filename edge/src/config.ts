@@ -65,6 +65,11 @@ const edgeEnvSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   METRICS_HOST: z.string().default('127.0.0.1'),
   EVENTS_POLL_MS: z.coerce.number().int().min(10).default(200),
+  /**
+   * Node: edge processes on EDGE_PORT (node:cluster), each with its own snapshot and caches,
+   * sharing Redis. Absent: one per core when NODE_ENV=production and Redis is set, else one.
+   */
+  EDGE_PROCESSES: z.coerce.number().int().min(1).max(256).optional(),
   LOG_LEVEL: logLevelSetting,
 });
 
@@ -88,6 +93,8 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
   if (value.DEMO_LOGIN === true && production) throw new Error('DEMO_LOGIN=1 is refused when NODE_ENV=production');
   if (value.DEMO_LOGIN === true && value.CUSTOMER_JWKS_URL) throw new Error('DEMO_LOGIN=1 is refused together with CUSTOMER_JWKS_URL');
   const demoLogin = value.DEMO_LOGIN ?? (!production && !value.CUSTOMER_JWKS_URL);
+  // Processes share the rooms, limits and one-time marks only through Redis.
+  if ((value.EDGE_PROCESSES ?? 1) > 1 && !value.REDIS_URL) throw new Error('EDGE_PROCESSES above 1 needs REDIS_URL (the processes share the waiting room through it)');
   if (production && !value.CUSTOMER_JWKS_URL) {
     throw new Error('CUSTOMER_JWKS_URL (with CUSTOMER_ISSUER and CUSTOMER_AUDIENCE) is required in production');
   }
@@ -136,6 +143,8 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
     /** Said loudly at start (node.ts logs them). */
     warnings,
     eventsPollMs: value.EVENTS_POLL_MS,
+    /** null: the Node entry decides (main.ts: one per core in production with Redis, else one). */
+    processes: value.EDGE_PROCESSES ?? null,
     logLevel: value.LOG_LEVEL,
   };
 }

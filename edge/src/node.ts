@@ -37,7 +37,8 @@ export interface RunningEdge {
   app: EdgeApp;
   consumer: BookingEventsConsumer;
   redis: Redis | null;
-  close(): Promise<void>;
+  /** `graceMs`: let requests being answered finish (at most that long) before closing their connections. */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 export interface StartEdgeDeps {
@@ -152,13 +153,17 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
     app,
     consumer,
     redis,
-    async close() {
+    async close(options: { graceMs?: number } = {}) {
       roomSync.stop();
       floodLimiter.close?.();
       await consumer.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        // Graceful (a signal): idle keep-alive connections go now, requests being answered
+        // may finish within the grace. Otherwise (tests) every connection goes at once.
+        server.closeIdleConnections();
+        if (!options.graceMs) return server.closeAllConnections();
+        setTimeout(() => server.closeAllConnections(), options.graceMs).unref();
       });
       await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
       redis?.disconnect();
