@@ -112,6 +112,11 @@ describe('the closed loop on the core', () => {
     expect(body.showtimes).toEqual([{ showtimeId, seatsLeft: 10, seatsPerHold: 1, holdsSeen: 0 }]);
     const bad = await fetch(`${coreUrl}/admin/admission-health?showtimes=1,x`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
     expect(bad.status).toBe(422);
+    // The same signals for Prometheus.
+    const metrics = await (await fetch(`${coreUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^core_admission_hold_p95_seconds \d/m);
+    expect(metrics).toMatch(/^core_admission_error_ratio \d/m);
+    expect(metrics).toMatch(/^core_admission_pool_waiting \d/m);
   });
 
   it('cuts the rate within seconds while holds wait on locked seats, and grows it back after', async () => {
