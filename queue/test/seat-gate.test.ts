@@ -65,10 +65,10 @@ describe.each([ioredisFactory, memoryFactory, clusterFactory])('seat gate script
 
   it('a held entry lapses with its hold, and its count with it', async () => {
     const show = nextShowtimeId();
-    await build(gate, show, allFree(), { holdTtlMs: 200, maxPerCustomer: 1 });
+    await build(gate, show, allFree(), { holdTtlMs: 1_000, maxPerCustomer: 1 });
     expect(await gate.claim(show, 'a', 'h1', ['A1'])).toMatchObject({ kind: 'claimed' });
     expect(await gate.claim(show, 'b', 'h2', ['A1'])).toMatchObject({ kind: 'taken' });
-    await sleep(300);
+    await sleep(1_100);
     expect(await gate.claim(show, 'a', 'h3', ['A2'])).toMatchObject({ kind: 'claimed', owned: 1 });
     expect(await gate.claim(show, 'b', 'h4', ['A1'])).toMatchObject({ kind: 'claimed' });
   });

@@ -49,7 +49,7 @@ beforeAll(async () => {
   redis.on('error', () => {});
   admin = new Redis({ port: server.ports[0]!, host: '127.0.0.1', maxRetriesPerRequest: 1 });
   admin.on('error', () => {});
-  gated = await createCoreHarness(sql, { gate: { store: createIoredisStore(redis), keyPrefix: prefix, settings: { pendingGraceMs: 2_000 } } });
+  gated = await createCoreHarness(sql, { gate: { store: createIoredisStore(redis), keyPrefix: prefix, settings: { pendingGraceMs: 4_000 } } });
   alone = await createCoreHarness(sql);
 });
 afterAll(async () => {
@@ -179,7 +179,7 @@ describe('Redis losing data or going away', () => {
 
 describe('booking events and the periodic check keep the gate in step', () => {
   it('hold created, cancelled and expired elsewhere; booking paid, refunded by the operator, paid again and cancelled by its buyer: the gate follows, and replays change nothing', async () => {
-    const { showtimeId } = await gated.createShowtime({ holdTtlMs: 1_500 });
+    const { showtimeId } = await gated.createShowtime({ holdTtlMs: 4_000 });
     expect((await gated.hold(showtimeId, unique('warm'), ['A1'])).status).toBe(201);
     const sink = redisStreamSink(admin, { keyPrefix: prefix });
     const consumer = createGateEventsConsumer({ redis: admin, gate: gated.gate!, keyPrefix: prefix });
@@ -210,7 +210,7 @@ describe('booking events and the periodic check keep the gate in step', () => {
     const lapsing = await alone.hold(showtimeId, unique('lapse'), ['G1']);
     await deliver();
     expect(await gateEntry(showtimeId, 'G1')).toMatch(/^H\|/);
-    await new Promise((resolve) => setTimeout(resolve, 1_700));
+    await new Promise((resolve) => setTimeout(resolve, 4_200));
     expect(await sweepExpiredHolds(sql)).toBeGreaterThanOrEqual(1);
     await deliver();
     expect(await gateEntry(showtimeId, 'G1')).toBe('0');
@@ -273,7 +273,7 @@ describe('booking events and the periodic check keep the gate in step', () => {
     expect(await gateEntry(showtimeId, 'J1')).toMatch(/^H\|/);
     expect(await gateEntry(showtimeId, 'J3')).toMatch(/^H\|/);
     // Past the grace, claims the database does not show are dropped.
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await new Promise((resolve) => setTimeout(resolve, 4_100));
     await gated.gate!.checkNow();
     expect(await gateEntry(showtimeId, 'J1')).toBe('0');
     expect(await gateEntry(showtimeId, 'J3')).toBe('0');
