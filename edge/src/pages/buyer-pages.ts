@@ -217,8 +217,11 @@ export function myBookingsPage(): Html {
     { title: 'My bookings · Premiere Tickets', scripts: ['buyer.js'] },
     html`<h1>My bookings</h1>
 <section class="panel" aria-labelledby="bookings-note">
-  <p id="bookings-note">Bookings made in this browser are listed here. Show the reference at the entrance.</p>
-  <ul id="my-bookings" class="bookings" data-module="my-bookings"><li>No bookings in this browser yet.</li></ul>
+  <p id="bookings-note">Your bookings, newest first, from any of your turns. Show the reference at the entrance. You can cancel a booking here until the showing starts; you see what you get back before you confirm.</p>
+  <p id="bookings-status" class="muted" role="status"></p>
+  <p id="bookings-alert" class="alert" role="alert" hidden></p>
+  <ul id="my-bookings" class="bookings" data-module="my-bookings"><li>Loading your bookings…</li></ul>
+  <noscript><p>This page needs JavaScript to list your bookings.</p></noscript>
 </section>
 <p><a href="/">See all showtimes</a></p>`,
   );

@@ -3,11 +3,19 @@ import type { BrowserStack } from './browser-stack';
 
 /**
  * A paid booking made the way an API client makes one: demo login, join (the room admits at
- * once), hold, checkout, the gateway's approval and its webhook. Returns the buyer's customer
+ * once), hold, checkout, the gateway's approval and its webhook (the same customer again when
+ * `customerToken` is given). Returns the buyer's customer
  * token and turn token with the booking.
  */
-export async function bookedThroughApi(stack: BrowserStack, showtimeId: number, seats: string[]) {
-  const buyer = await stack.apiBuyer(showtimeId, 'ignored');
+export async function bookedThroughApi(stack: BrowserStack, showtimeId: number, seats: string[], customerToken?: string) {
+  const buyer = customerToken
+    ? { token: customerToken, ...(await stack.api('POST', `/api/showtimes/${showtimeId}/queue`, { token: customerToken })).json }
+    : await stack.apiBuyer(showtimeId, 'ignored');
+  // Admitted at once, or by the room's ticker within moments: poll as a client would.
+  for (let attempt = 0; buyer.state !== 'admitted' && attempt < 100; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    Object.assign(buyer, (await stack.api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': buyer.queueToken } })).json);
+  }
   if (buyer.state !== 'admitted') throw new Error(`buyer not admitted: ${buyer.state}`);
   const accessToken = buyer.accessToken as string;
   const hold = await stack.api('POST', `/api/showtimes/${showtimeId}/holds`, { token: accessToken, body: { seats } });
