@@ -82,11 +82,11 @@ describe('sale page states', () => {
     await buyer.context.close();
   });
 
-  it('a busy service: polling backs off, says when it will retry, and recovers by itself', async () => {
+  it.each(BOTH)('a busy service: polling backs off, says when it will retry, and recovers by itself (%s)', async (_name, viewport, shotPrefix) => {
     const showtimeId = await stack.createShowtime({ title: 'Busy Night' });
     await stack.configureRoom(showtimeId, quickRoom(1));
     await stack.apiBuyer(showtimeId, `busy-blocker-${showtimeId}`);
-    const buyer = await openPage(browser);
+    const buyer = await openPage(browser, { viewport });
     const { page } = buyer;
     const polls: number[] = [];
     let failing = true;
@@ -100,7 +100,7 @@ describe('sale page states', () => {
     await page.locator('#alert').waitFor({ state: 'visible' });
     expect(await page.locator('#alert').textContent()).toMatch(/^The service is busy right now\. We will try again in \d+ seconds?\.$/);
     await expect.poll(() => polls.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
-    await buyer.shot('34-service-busy');
+    await buyer.shot(`${shotPrefix}34-service-busy`);
     failing = false;
     await waitForStep(page, 'step-waiting');
     await expect.poll(() => page.locator('#alert').isHidden(), { timeout: 15_000 }).toBe(true);
@@ -145,11 +145,11 @@ describe('sale page states', () => {
     await visitor.context.close();
   });
 
-  it('closing the page while waiting gives the place up; the next buyer moves forward', async () => {
+  it.each(BOTH)('closing the page while waiting gives the place up; the next buyer moves forward (%s)', async (_name, viewport) => {
     const showtimeId = await stack.createShowtime({ title: 'Leaving Early' });
     await stack.configureRoom(showtimeId, quickRoom(1));
     await stack.apiBuyer(showtimeId, `leave-blocker-${showtimeId}`);
-    const leaver = await openPage(browser);
+    const leaver = await openPage(browser, { viewport });
     await leaver.page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
     await leaver.page.getByRole('button', { name: 'Join the line' }).click();
     await waitForStep(leaver.page, 'step-waiting');
