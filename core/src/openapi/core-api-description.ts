@@ -155,7 +155,7 @@ const operations: Operation<S, Tag, Sec>[] = [
       409: err('A seat is taken (`seats` names them), places ran out, or the sale is not open', ['SEATS_UNAVAILABLE', 'PLACES_UNAVAILABLE', 'FARE_CLASS_FULL', 'SALE_NOT_OPEN', 'SHOWTIME_STARTED']),
       410: err('The admission ended (with an admission check configured)', ['TURN_ENDED']),
       413: err('Body too large', ['PAYLOAD_TOO_LARGE']), 415: err('Not JSON', ['UNSUPPORTED_MEDIA_TYPE']),
-      422: invalid('Invalid seats or class', ['DUPLICATE_SEATS', 'UNKNOWN_SEATS', 'SEAT_LIMIT_EXCEEDED', 'UNKNOWN_FARE_CLASS']), 503: busy,
+      422: invalid('Invalid seats or class', ['DUPLICATE_SEATS', 'UNKNOWN_SEATS', 'SEAT_LIMIT_EXCEEDED', 'COUPLE_SEATS_SPLIT', 'UNKNOWN_FARE_CLASS']), 503: busy,
     },
   },
   {
