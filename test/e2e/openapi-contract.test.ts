@@ -292,6 +292,60 @@ describe('real answers conform to /api/openapi.json', () => {
     expect([lapsed.status, lapsed.json.error.code]).toEqual([410, 'TURN_EXPIRED']);
   });
 
+  it('fare classes, seat classes and the refund policy for operators, and a buyer\'s bookings with the customer token, answer as documented', async () => {
+    const id = await createShowtime();
+    await call('get', '/api/admin/showtimes/{id}/fares', { id }, { headers: adminHeaders });
+    await call('get', '/api/admin/showtimes/{id}/fares', { id }, {});
+    await call('get', '/api/admin/showtimes/{id}/fares', { id: 999_999_999 }, { headers: adminHeaders });
+    const created = await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'GA_FLOOR' }, { headers: adminHeaders, body: { label: 'Floor', capacity: 20, overbookLimit: 2 } });
+    expect(created.status).toBe(201);
+    expect((await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'GA_FLOOR' }, { headers: adminHeaders, body: { priceCents: 1500 } })).status).toBe(200);
+    await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'STANDARD' }, { headers: adminHeaders, body: { capacity: 3 } });
+    await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'NEW_AREA' }, { headers: adminHeaders, body: { label: 'No places' } });
+    await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'GA_FLOOR' }, { headers: adminHeaders, rawBody: '{nope', headers: { ...adminHeaders, 'content-type': 'application/json' } });
+    await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'GA_FLOOR' }, { body: { priceCents: 1 } });
+    await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id: 999_999_999, fareClass: 'GA_FLOOR' }, { headers: adminHeaders, body: { priceCents: 1 } });
+
+    const buyer = await admittedBuyer(id);
+    await call('put', '/api/admin/showtimes/{id}/room', { id }, { headers: adminHeaders, body: { capacity: 5, admitPerMinute: 600, sessionTtlSeconds: 120, state: 'open' } });
+    const places = await call('post', '/api/showtimes/{id}/holds', { id }, { token: buyer.access, body: { fareClass: 'GA_FLOOR', quantity: 2 } });
+    expect(places.status).toBe(201);
+    await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'GA_FLOOR' }, { headers: adminHeaders, body: { capacity: 1, overbookLimit: 0 } });
+    const held = await call('post', '/api/showtimes/{id}/holds', { id }, { token: buyer.access, body: { seats: ['B6'] } });
+    expect(held.status).toBe(201);
+    expect((await call('put', '/api/admin/showtimes/{id}/seat-classes', { id }, { headers: adminHeaders, body: { seats: ['A1', 'A2'], fareClass: 'FRONT' } })).status).toBe(200);
+    await call('put', '/api/admin/showtimes/{id}/seat-classes', { id }, { headers: adminHeaders, body: { seats: ['B6'], fareClass: 'FRONT' } });
+    await call('put', '/api/admin/showtimes/{id}/seat-classes', { id }, { headers: adminHeaders, body: { seats: ['Z99'], fareClass: 'FRONT' } });
+    await call('put', '/api/admin/showtimes/{id}/seat-classes', { id }, { headers: adminHeaders, rawBody: '[', headers: { ...adminHeaders, 'content-type': 'application/json' } });
+    await call('put', '/api/admin/showtimes/{id}/seat-classes', { id }, { body: { seats: ['A3'], fareClass: 'FRONT' } });
+    await call('put', '/api/admin/showtimes/{id}/seat-classes', { id: 999_999_999 }, { headers: adminHeaders, body: { seats: ['A3'], fareClass: 'FRONT' } });
+
+    await call('get', '/api/admin/showtimes/{id}/refund-policy', { id }, { headers: adminHeaders });
+    await call('get', '/api/admin/showtimes/{id}/refund-policy', { id }, {});
+    await call('get', '/api/admin/showtimes/{id}/refund-policy', { id: 999_999_999 }, { headers: adminHeaders });
+    const policy = await call('put', '/api/admin/showtimes/{id}/refund-policy', { id }, { headers: adminHeaders, body: { tiers: [{ beforeStartMinutes: 60, percent: 20 }, { beforeStartMinutes: 2880, percent: 90 }] } });
+    expect(policy.json.tiers[0]).toEqual({ beforeStartMinutes: 2880, percent: 90 });
+    await call('put', '/api/admin/showtimes/{id}/refund-policy', { id }, { headers: adminHeaders, body: { tiers: [{ beforeStartMinutes: 60, percent: 90 }, { beforeStartMinutes: 2880, percent: 20 }] } });
+    await call('put', '/api/admin/showtimes/{id}/refund-policy', { id }, { headers: adminHeaders, rawBody: 'x', headers: { ...adminHeaders, 'content-type': 'application/json' } });
+    await call('put', '/api/admin/showtimes/{id}/refund-policy', { id }, { body: { tiers: [] } });
+    await call('put', '/api/admin/showtimes/{id}/refund-policy', { id: 999_999_999 }, { headers: adminHeaders, body: { tiers: [] } });
+
+    // A console session's write without X-Console: 1 is refused on each write route.
+    const form = new URLSearchParams({ token: ADMIN, operator: 'contract' });
+    const login = await fetch(`${edge.url}/admin/login`, { method: 'POST', body: form, redirect: 'manual' });
+    const session = { cookie: (login.headers.get('set-cookie') ?? '').split(';')[0]! };
+    await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'GA_FLOOR' }, { headers: session, body: { priceCents: 1 } });
+    await call('put', '/api/admin/showtimes/{id}/seat-classes', { id }, { headers: session, body: { seats: ['A3'], fareClass: 'FRONT' } });
+    await call('put', '/api/admin/showtimes/{id}/refund-policy', { id }, { headers: session, body: { tiers: [] } });
+
+    // The buyer's bookings with the customer token (none yet: the holds are not paid), and refusals.
+    const mine = await call('get', '/api/bookings', {}, { token: buyer.token });
+    expect(mine.json.bookings).toEqual([]);
+    await call('get', '/api/bookings', {}, { token: buyer.access });
+    await call('get', '/api/bookings', {}, {});
+    await call('get', '/api/bookings/{bookingId}', { bookingId: '00000000-0000-4000-8000-000000000000' }, { token: buyer.token });
+  });
+
   it('rate limits answer 429 with Retry-After; a core outage answers 503 with Retry-After', async () => {
     const id = await createShowtime();
     await call('put', '/api/admin/showtimes/{id}/room', { id }, { headers: adminHeaders, body: { capacity: 5, admitPerMinute: 600, sessionTtlSeconds: 120, state: 'open', customerBucketCapacity: 1, customerRefillPerMinute: 1 } });

@@ -26,6 +26,13 @@ const componentSchemas = {
   Booking: schemas.booking,
   CancellationQuote: schemas.cancellationQuote,
   Cancellation: schemas.cancellation,
+  BookingList: schemas.bookingList,
+  FareClass: schemas.fareClass,
+  FareClassList: schemas.fareClassList,
+  FareClassChange: schemas.requests.fareClassChange,
+  SeatClassChange: schemas.requests.seatClassChange,
+  SeatClassChanged: schemas.seatClassChanged,
+  RefundPolicy: schemas.requests.refundPolicy,
   PaymentWebhook: schemas.paymentWebhook,
   RoomUpdate: schemas.requests.roomUpdate,
   RoomControl: schemas.roomControl,
@@ -38,7 +45,7 @@ const componentSchemas = {
 };
 
 /** Request bodies are described as the route reads them; responses as the code writes them. */
-const requestSchemas = new Set<SchemaName>(['HoldRequest', 'CheckoutRequest', 'RoomUpdate', 'PaymentWebhook']);
+const requestSchemas = new Set<SchemaName>(['HoldRequest', 'CheckoutRequest', 'RoomUpdate', 'PaymentWebhook', 'FareClassChange', 'SeatClassChange', 'RefundPolicy']);
 
 interface Answer {
   description: string;
@@ -49,12 +56,15 @@ interface Answer {
   contentType?: string;
 }
 
+type Security = 'customer' | 'queue' | 'access' | 'admin';
+
 interface Operation {
   method: 'get' | 'post' | 'put' | 'delete';
   path: string;
   summary: string;
   tag: 'Buyers' | 'Queue' | 'Payments' | 'Operators' | 'Operations';
-  security?: 'customer' | 'queue' | 'access' | 'admin';
+  /** Several: any one of them (bookings take the turn's access token or the customer token). */
+  security?: Security | Security[];
   body?: SchemaName;
   headers?: { name: string; required: boolean; description: string }[];
   responses: Record<number, Answer>;
@@ -64,6 +74,8 @@ const err = (description: string, codes: string[], headers?: Answer['headers']):
 const busy = err('A dependency is down or restarting; try again after Retry-After', ['CORE_UNAVAILABLE', 'BUSY', 'DATABASE_UNAVAILABLE'], ['Retry-After']);
 const limited = err('Rate limited (token buckets or flood limit)', ['RATE_LIMITED'], ['Retry-After']);
 const noToken = err('No token, or a bad or expired one', ['MISSING_TOKEN', 'INVALID_TOKEN', 'TOKEN_EXPIRED']);
+const operatorRefused = err('Operator token or console session missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']);
+const consoleHeader = err('A console session\'s write without X-Console: 1', ['CONSOLE_HEADER_REQUIRED']);
 const showtimeParam = '{id}';
 
 export const operations: Operation[] = [
@@ -148,15 +160,21 @@ export const operations: Operation[] = [
     },
   },
   {
-    method: 'get', path: '/api/bookings/{bookingId}', tag: 'Buyers', security: 'access', summary: "The buyer's booking",
+    method: 'get', path: '/api/bookings', tag: 'Buyers', security: ['customer', 'access'],
+    summary: "The buyer's bookings, newest first, each with what cancelling would give back (customer token: every showing; a turn's access token: that showing's)",
+    responses: { 200: { description: 'The bookings', schema: 'BookingList' }, 401: noToken, 503: busy },
+  },
+  {
+    method: 'get', path: '/api/bookings/{bookingId}', tag: 'Buyers', security: ['access', 'customer'], summary: "The buyer's booking (the turn's access token, or the customer token after the turn)",
     responses: { 200: { description: 'The booking', schema: 'Booking' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 503: busy },
   },
   {
-    method: 'get', path: '/api/bookings/{bookingId}/cancellation', tag: 'Buyers', security: 'access', summary: "What cancelling would give back under the showtime's refund policy",
+    method: 'get', path: '/api/bookings/{bookingId}/cancellation', tag: 'Buyers', security: ['access', 'customer'], summary: "What cancelling would give back under the showtime's refund policy",
     responses: { 200: { description: 'Whether the booking can be cancelled, and the refund now', schema: 'CancellationQuote' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 503: busy },
   },
   {
-    method: 'delete', path: '/api/bookings/{bookingId}', tag: 'Buyers', security: 'access', summary: 'Cancel a booking: seats free at once, the policy\'s refund sent (repeating answers the same)',
+    method: 'delete', path: '/api/bookings/{bookingId}', tag: 'Buyers', security: ['access', 'customer'],
+    summary: 'Cancel a booking: seats free at once, the policy\'s refund sent (repeating answers the same); the customer token works after the turn ended',
     responses: {
       200: { description: 'Cancelled, with the refund', schema: 'Cancellation' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']),
       404: err('No such booking', ['BOOKING_NOT_FOUND']), 409: err('The showtime has started, or the booking is not a confirmed one', ['SHOWTIME_STARTED', 'BOOKING_NOT_CANCELLABLE']), 503: busy,
@@ -203,6 +221,42 @@ export const operations: Operation[] = [
   {
     method: 'get', path: `/api/admin/showtimes/${showtimeParam}/room/events`, tag: 'Operators', security: 'admin', summary: 'Live room numbers as server-sent events, one a second',
     responses: { 200: { description: 'An event stream (`stats`, or `unavailable` while Redis is down)', contentType: 'text/event-stream' }, 401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']) },
+  },
+  {
+    method: 'get', path: `/api/admin/showtimes/${showtimeParam}/fares`, tag: 'Operators', security: 'admin', summary: 'Fare classes: prices, places, overbooking and live counts (sold, held, held by lapsed holds, available)',
+    responses: { 200: { description: 'The classes', schema: 'FareClassList' }, 401: operatorRefused, 404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']), 503: busy },
+  },
+  {
+    method: 'put', path: `/api/admin/showtimes/${showtimeParam}/fares/{fareClass}`, tag: 'Operators', security: 'admin', body: 'FareClassChange',
+    summary: 'Create a general-admission class or change a class: name, price, buckets; places and overbooking for general admission only (audited)',
+    responses: {
+      200: { description: 'The class after the change', schema: 'FareClass' }, 201: { description: 'A new general-admission class', schema: 'FareClass' },
+      400: err('Body is not JSON', ['MALFORMED_JSON']), 401: operatorRefused, 403: consoleHeader, 404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']),
+      409: err('Places plus overbooking below what is sold and held, or fewer buckets than those still counting places', ['FARE_CLASS_IN_USE']),
+      422: err('Invalid change (`issues` explains), a bad class code, a new class without places, or places set on a seated class', ['VALIDATION_FAILED', 'INVALID_FARE_CLASS', 'CAPACITY_REQUIRED', 'SEATED_CLASS_CAPACITY']),
+      503: busy,
+    },
+  },
+  {
+    method: 'put', path: `/api/admin/showtimes/${showtimeParam}/seat-classes`, tag: 'Operators', security: 'admin', body: 'SeatClassChange',
+    summary: 'Move free seats to another seated class (created at the showtime price when new; a class left without seats goes); all or nothing, audited',
+    responses: {
+      200: { description: 'Moved', schema: 'SeatClassChanged' }, 400: err('Body is not JSON', ['MALFORMED_JSON']), 401: operatorRefused, 403: consoleHeader,
+      404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']), 409: err('Some of the seats are held or sold (`seats` names them)', ['SEATS_UNAVAILABLE']),
+      422: err('Invalid body, seats not in the hall (`seats`), or a general-admission target', ['VALIDATION_FAILED', 'UNKNOWN_SEATS', 'INVALID_FARE_CLASS']), 503: busy,
+    },
+  },
+  {
+    method: 'get', path: `/api/admin/showtimes/${showtimeParam}/refund-policy`, tag: 'Operators', security: 'admin', summary: "The showtime's refund policy for buyer cancellations",
+    responses: { 200: { description: 'Tiers, longest before the start first', schema: 'RefundPolicy' }, 401: operatorRefused, 404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']), 503: busy },
+  },
+  {
+    method: 'put', path: `/api/admin/showtimes/${showtimeParam}/refund-policy`, tag: 'Operators', security: 'admin', body: 'RefundPolicy',
+    summary: 'Set the refund policy: tiers of "at least N minutes before the start: P percent back"; each time once, never more back later (audited)',
+    responses: {
+      200: { description: 'The policy as stored (sorted)', schema: 'RefundPolicy' }, 400: err('Body is not JSON', ['MALFORMED_JSON']), 401: operatorRefused, 403: consoleHeader,
+      404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']), 422: err('Invalid policy (`issues` explains)', ['VALIDATION_FAILED']), 503: busy,
+    },
   },
   { method: 'get', path: '/api/openapi.json', tag: 'Operations', summary: 'This description', responses: { 200: { description: 'OpenAPI 3.1' } } },
   { method: 'get', path: '/.well-known/jwks.json', tag: 'Operations', summary: "Public keys of the edge's tokens (by kid)", responses: { 200: { description: 'JWKS', schema: 'Jwks' } } },
@@ -266,6 +320,7 @@ const pathParameters: Record<string, { description: string; schema: object }> = 
   id: { description: 'Showtime id', schema: { type: 'string', pattern: '^\\d{1,15}$' } },
   holdId: { description: 'Hold id', schema: { type: 'string', format: 'uuid' } },
   bookingId: { description: 'Booking id', schema: { type: 'string', format: 'uuid' } },
+  fareClass: { description: 'Class code: 1-16 capital letters, digits or underscores, starting with a letter (GA_FLOOR)', schema: { type: 'string', pattern: '^[A-Z][A-Z0-9_]{0,15}$' } },
   queueId: { description: 'A queue id as the buyer reads it (case, spaces and dashes do not matter)', schema: { type: 'string', maxLength: 32 } },
 };
 
@@ -280,7 +335,7 @@ export function buildOpenApiDocument() {
       summary: op.summary,
       tags: [op.tag],
       ...(params.length + headers.length > 0 ? { parameters: [...params, ...headers] } : {}),
-      ...(op.security ? { security: [{ [op.security]: [] }] } : {}),
+      ...(op.security ? { security: [op.security].flat().map((name) => ({ [name]: [] })) } : {}),
       ...(op.body ? { requestBody: { required: op.body !== 'CheckoutRequest', content: { 'application/json': { schema: ref(op.body) } } } } : {}),
       responses: Object.fromEntries(Object.entries(op.responses).map(([status, answer]) => [status, answerObject(answer)])),
     };

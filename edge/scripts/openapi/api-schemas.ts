@@ -10,6 +10,9 @@ import { z } from 'zod';
 import { holdRequestSchema, SEAT_CODE } from '../../../core/src/seats/hold-service';
 import { checkoutSchema } from '../../../core/src/checkout/checkout-routes';
 import { roomUpdateSchema } from '../../../queue/src/room-update';
+import { fareClassChangeSchema } from '../../../core/src/fares/fare-service';
+import { seatClassChangeSchema } from '../../../core/src/fares/seat-classes';
+import { refundPolicySchema } from '../../../core/src/bookings/booking-routes';
 
 const instant = z.iso.datetime({ offset: true }).describe('ISO 8601 time');
 const seatCode = z.string().regex(SEAT_CODE).describe('Seat code as printed on the ticket, e.g. F5');
@@ -157,6 +160,56 @@ export const cancellation = z.looseObject({
   seats: z.array(seatCode),
 });
 
+/** One of the buyer's bookings in GET /api/bookings, with what cancelling would give back now. */
+export const listedBooking = z.looseObject({
+  bookingId: uuid,
+  showtimeId: z.number().int(),
+  title: z.string(),
+  startsAt: instant,
+  status: z.enum(['CONFIRMED', 'FAILED', 'REFUNDED', 'CANCELLED']),
+  seats: z.array(seatCode).describe('Empty for general-admission places (fareClass and quantity say them)'),
+  fareClass: z.string().optional(),
+  quantity: z.number().int().positive().optional(),
+  amountCents: z.number().int(),
+  currency: z.string().length(3),
+  createdAt: instant,
+  refundCents: z.number().int().nonnegative().optional().describe('What a cancellation or refund gave back'),
+  cancellable: z.boolean(),
+  cancelRefundCents: z.number().int().nonnegative().optional().describe("When cancellable: what the showtime's refund policy gives back now"),
+  cancelPercent: z.number().int().min(0).max(100).optional(),
+});
+
+export const bookingList = z.object({
+  customerId: z.string(),
+  bookings: z.array(listedBooking).describe('Newest first, at most 100; with a turn\'s access token, that showtime\'s only'),
+});
+
+/** A fare class with its live counts (operators). */
+export const fareClass = z.object({
+  fareClass: z.string().regex(/^[A-Z][A-Z0-9_]{0,15}$/),
+  label: z.string(),
+  priceCents: z.number().int().nonnegative().describe("The class's own price, or the showtime's"),
+  ownPrice: z.boolean(),
+  seated: z.boolean().describe('Assigned seats (capacity = seats, never overbooked) or general-admission places'),
+  buckets: z.number().int().min(1).max(64).describe('Counter rows the class is split into (hot-row spreading)'),
+  capacity: z.number().int().nonnegative(),
+  overbookLimit: z.number().int().nonnegative(),
+  sold: z.number().int().nonnegative(),
+  held: z.number().int().nonnegative().describe('Held by live holds'),
+  heldLapsed: z.number().int().nonnegative().describe('Held by holds that ran out, reclaimed by the next hold that needs them'),
+  available: z.number().int().nonnegative(),
+});
+
+export const fareClassList = z.object({ showtimeId: z.number().int(), fareClasses: z.array(fareClass) });
+
+export const seatClassChanged = z.object({
+  showtimeId: z.number().int(),
+  fareClass: z.string(),
+  seats: z.array(seatCode),
+  moved: z.array(seatCode).describe('Seats whose class changed (the others were in it already)'),
+  created: z.boolean().describe('The class was new (created at the showtime price)'),
+});
+
 /** The gateway's webhook, as the core parses it after the signature check. */
 export const paymentWebhook = z.object({
   id: z.string(),
@@ -260,4 +313,7 @@ export const readiness = z.looseObject({
 });
 export const jwks = z.looseObject({ keys: z.array(z.looseObject({ kty: z.string(), kid: z.string() })) });
 
-export const requests = { holdRequest: holdRequestSchema, checkoutRequest: checkoutSchema, roomUpdate: roomUpdateSchema };
+export const requests = {
+  holdRequest: holdRequestSchema, checkoutRequest: checkoutSchema, roomUpdate: roomUpdateSchema,
+  fareClassChange: fareClassChangeSchema, seatClassChange: seatClassChangeSchema, refundPolicy: refundPolicySchema,
+};
