@@ -1,8 +1,9 @@
 --[[
   Build the gate from the database, or bring it back in line with it: every seat of the
   showtime with its state in the database. A gate that is not built (never, or Redis lost it)
-  starts empty; a built one keeps only the claims younger than the pending grace that the
-  database does not know yet (attempts in flight) and takes the database's word for the rest.
+  starts empty; a built one leaves alone the seats written within the pending grace (a claim in
+  flight, a release, an event or a repair newer than, or as new as, the caller's read of the
+  database) and takes the database's word for the rest.
   Counts and the lapse set are then recomputed from the seats, so a gate that lost part of its
   keys is whole again.
   KEYS: gate keys 1..5 (see includes/gate.lua)
@@ -22,8 +23,11 @@ for i = 5, #ARGV - 4, 5 do
   local seat, state, a, b, c = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
   local raw = redis.call('HGET', KEYS[2], seat)
   local e = parseEntry(raw)
-  local want
-  if state == 'S' then
+  local touched = wasReady and (tonumber(redis.call('HGET', KEYS[1], 't:' .. seat)) or 0) > nowMs - graceMs
+  local want = raw
+  if touched then
+    -- newer than the caller's read, or as new: kept
+  elseif state == 'S' then
     want = 'S|' .. a .. '|' .. b
   elseif state == 'H' and (tonumber(a) or 0) > nowMs then
     local at = nowMs
@@ -31,7 +35,6 @@ for i = 5, #ARGV - 4, 5 do
     want = 'H|' .. a .. '|' .. at .. '|' .. b .. '|' .. c
   else
     want = '0'
-    if e and e.kind == 'held' and e.exp > nowMs and e.at > nowMs - graceMs then want = raw end
   end
   if raw ~= want then
     redis.call('HSET', KEYS[2], seat, want)

@@ -41,7 +41,10 @@ export type GateSeatState =
 export interface GateSyncInput {
   maxPerCustomer: number;
   holdTtlMs: number;
-  /** A claim younger than this that the database does not show is an attempt in flight: kept. */
+  /**
+   * A seat the gate wrote within this long (a claim in flight, a release, an event, a repair) is
+   * left as it is: the caller's read of the database may be older than that write.
+   */
   pendingGraceMs: number;
   /** Every gate key lives this long after its last build (a showtime long over leaves nothing). */
   keyTtlMs: number;

@@ -112,6 +112,21 @@ describe.each([ioredisFactory, memoryFactory, clusterFactory])('seat gate script
     expect(await gate.claim(show, 'x', 'h', ['A1'])).toMatchObject({ kind: 'claimed' });
   });
 
+  it('sync leaves alone a seat written after the database was read (a cancel racing the check)', async () => {
+    const show = nextShowtimeId();
+    await build(gate, show);
+    const later = Date.now() + 60_000;
+    await gate.apply(show, [{ op: 'held', seat: 'A1', expiresAtMs: later, holdId: 'h1', customerId: 'a' }]);
+    // The check read the database while h1 still held A1; the cancel freed it at the gate since.
+    const staleRead: GateSeatState[] = [{ seat: 'A1', state: 'H', expiresAtMs: later, holdId: 'h1', customerId: 'a' }, ...allFree(SEATS.slice(1))];
+    await gate.apply(show, [{ op: 'freehold', seat: 'A1', holdId: 'h1' }]);
+    expect(await build(gate, show, staleRead)).toMatchObject({ changed: 0 });
+    expect(await gate.claim(show, 'b', 'h2', ['A1'])).toMatchObject({ kind: 'claimed' });
+    // A seat nobody wrote lately takes the database's word.
+    await gate.sync(show, { maxPerCustomer: 4, holdTtlMs: 60_000, pendingGraceMs: 0, keyTtlMs: 3_600_000, seats: staleRead });
+    expect(await gate.claim(show, 'c', 'h3', ['A1'])).toMatchObject({ kind: 'taken' });
+  });
+
   it('property: a claim is all or nothing over its seats and the customer limit (against a model)', async () => {
     type Model = Map<string, { hold: string; customer: string }>;
     const action = fc.oneof(

@@ -13,7 +13,8 @@
  *   `core_seat_gate_skipped_total{reason}` counts it;
  * - a gate Redis lost (not built) is rebuilt from the database before it answers; a gate that
  *   disagrees is brought back by a periodic check (every `checkEveryMs` for every showtime
- *   it served lately) and by the repairs above. Booking events (gate-events.ts) keep it in step
+ *   it served lately; seats the gate wrote within `pendingGraceMs` are left to the next one) and
+ *   by the repairs above. Booking events (gate-events.ts) keep it in step
  *   between checks: holds created and ended, bookings confirmed, seats released.
  */
 import type { Sql } from 'postgres';
@@ -28,7 +29,10 @@ export interface SeatGateSettings {
   checkEveryMs: number;
   /** A showtime not served for this long is no longer checked. */
   activeForMs: number;
-  /** A claim the database does not show, younger than this, is an attempt in flight and kept by a check. */
+  /**
+   * A seat the gate wrote within this long (a claim in flight, a release, an event, a repair) is
+   * left alone by a check, whose read of the database may be older than that write.
+   */
   pendingGraceMs: number;
   /** Gate keys live this long after their last check (a showtime long over leaves nothing behind). */
   keyTtlMs: number;

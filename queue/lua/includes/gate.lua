@@ -1,7 +1,8 @@
 --[[
   The seat gate of one showtime: what Redis believes of each seat, ahead of the database (which
   stays the arbiter). Every gate script takes the same five keys:
-    KEYS[1] meta   hash: ready (1 once built from the database), maxPerCustomer, holdTtlMs, syncedAtMs
+    KEYS[1] meta   hash: ready (1 once built from the database), maxPerCustomer, holdTtlMs, syncedAtMs,
+                   and 't:<seat>' -> when a claim, a release or the database's word last wrote the seat
     KEYS[2] seats  hash seat -> '0' free | 'H|<expiresAtMs>|<claimedAtMs>|<holdId>|<customer>' held
                    | 'S|<bookingId>|<customer>' sold; a seat missing from a built gate is unknown
     KEYS[3] lapse  zset seat -> expiresAtMs of its held entry (a held entry lapses with its hold)
@@ -43,12 +44,20 @@ local function readSeat(seat)
   return parseEntry(redis.call('HGET', KEYS[2], seat))
 end
 
+-- The seat was written by the hold path or by the database's word: a check (gate-sync) reading
+-- the database at about this time leaves it alone, so it cannot put back an older state.
+local function touch(seat)
+  redis.call('HSET', KEYS[1], 't:' .. seat, nowMs)
+end
+
 local function setFree(seat, e)
+  touch(seat)
   dropEntry(seat, e)
   redis.call('HSET', KEYS[2], seat, '0')
 end
 
 local function setHeld(seat, e, exp, at, hold, customer)
+  touch(seat)
   dropEntry(seat, e)
   if exp <= nowMs then
     redis.call('HSET', KEYS[2], seat, '0')
@@ -60,6 +69,7 @@ local function setHeld(seat, e, exp, at, hold, customer)
 end
 
 local function setSold(seat, e, booking, customer)
+  touch(seat)
   dropEntry(seat, e)
   redis.call('HSET', KEYS[2], seat, 'S|' .. booking .. '|' .. customer)
   addOwned(customer, 1)

@@ -66,12 +66,19 @@ class Gate {
     }
   }
 
+  /** When the hold path or the database's word last wrote the seat (gate-sync leaves it alone within its grace). */
+  touch(seat: string): void {
+    this.db.hset(this.meta, `t:${seat}`, this.nowMs);
+  }
+
   setFree(seat: string, e: Entry | undefined): void {
+    this.touch(seat);
     this.drop(seat, e);
     this.db.hset(this.seats, seat, '0');
   }
 
   setHeld(seat: string, e: Entry | undefined, exp: number, at: number, hold: string, customer: string): void {
+    this.touch(seat);
     this.drop(seat, e);
     if (exp <= this.nowMs) {
       this.db.hset(this.seats, seat, '0');
@@ -83,6 +90,7 @@ class Gate {
   }
 
   setSold(seat: string, e: Entry | undefined, booking: string, customer: string): void {
+    this.touch(seat);
     this.drop(seat, e);
     this.db.hset(this.seats, seat, `S|${booking}|${customer}`);
     this.addOwned(customer, 1);
@@ -201,17 +209,19 @@ const gateSync: Handler = (db, keys, argv) => {
     const [seat, state, a, b, c] = argv.slice(i, i + 5) as [string, string, string, string, string];
     const raw = db.hget(gate.seats, seat);
     const e = parseGateEntry(raw);
-    let want: string;
-    if (state === 'S') {
+    const touched = wasReady && (db.hnum(gate.meta, `t:${seat}`) ?? 0) > gate.nowMs - graceMs;
+    let want: string | undefined;
+    if (touched) {
+      want = raw;
+    } else if (state === 'S') {
       want = `S|${a}|${b}`;
     } else if (state === 'H' && (Number(a) || 0) > gate.nowMs) {
       const at = e?.kind === 'held' && e.hold === b ? e.at : gate.nowMs;
       want = `H|${a}|${at}|${b}|${c}`;
     } else {
       want = '0';
-      if (e?.kind === 'held' && e.exp > gate.nowMs && e.at > gate.nowMs - graceMs) want = raw!;
     }
-    if (raw !== want) {
+    if (want !== undefined && raw !== want) {
       db.hset(gate.seats, seat, want);
       changed++;
     }
