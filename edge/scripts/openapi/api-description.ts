@@ -134,7 +134,7 @@ export const operations: Operation[] = [
       409: err('A seat is taken (`seats` names them), the class is full, or the sale is not open', ['SEATS_UNAVAILABLE', 'PLACES_UNAVAILABLE', 'FARE_CLASS_FULL', 'SALE_NOT_OPEN', 'SHOWTIME_STARTED']),
       410: err('The admission ended: join the queue again', ['TURN_ENDED']),
       413: err('Body too large', ['PAYLOAD_TOO_LARGE']), 415: err('Not JSON', ['UNSUPPORTED_MEDIA_TYPE']),
-      422: err('Invalid seats or class (`issues` explains)', ['VALIDATION_FAILED', 'DUPLICATE_SEATS', 'UNKNOWN_SEATS', 'SEAT_LIMIT_EXCEEDED', 'UNKNOWN_FARE_CLASS']),
+      422: err('Invalid seats or class (`issues` explains; half a couple pair names the missing half in `seats`)', ['VALIDATION_FAILED', 'DUPLICATE_SEATS', 'UNKNOWN_SEATS', 'SEAT_LIMIT_EXCEEDED', 'COUPLE_SEATS_SPLIT', 'UNKNOWN_FARE_CLASS']),
       429: limited, 503: busy,
     },
   },
