@@ -4,7 +4,8 @@
  * the same machine in the same run, and the ratio (target ≥ 0.5); p50/p99 latency at 70 % of
  * the edge's measured maximum; and Redis commands per poll for a room of 10,000 waiting
  * buyers (target ≤ 0.2). Load comes from wrk in its own process; Redis is a private
- * redis-server on a free port, so its command counters see only this benchmark.
+ * redis-server on a free port, so its command counters see only this benchmark. Then the real
+ * edge entry as child processes, EDGE_PROCESSES=1 and one per core, side by side.
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -18,6 +19,7 @@ import { generateSigningJwk, loadTokenKeys } from '../lib/token-keys';
 import { parseEdgeConfig } from '../edge/src/config';
 import { startEdge } from '../edge/src/node';
 import { startPrivateRedis } from '../queue/test/redis-servers';
+import { byProcessCount } from './lib/edge-processes';
 
 const run = promisify(execFile);
 const BUYERS = 10_000;
@@ -95,7 +97,8 @@ export default async function edgeBenchmark(args: string[]) {
   const redisServer = await startPrivateRedis();
   const redisUrl = `redis://127.0.0.1:${redisServer.ports[0]}`;
   const redis = new Redis(redisUrl);
-  const tokenKeys = await loadTokenKeys({ signingJwk: await generateSigningJwk('bench-1') });
+  const jwk = await generateSigningJwk('bench-1');
+  const tokenKeys = await loadTokenKeys({ signingJwk: jwk });
   const edge = await startEdge(
     parseEdgeConfig({
       EDGE_PORT: '0',
@@ -174,6 +177,11 @@ export default async function edgeBenchmark(args: string[]) {
   Redis commands / poll   ${commandsPerPoll.toFixed(4)}   (script calls / poll ${scriptsPerPoll.toFixed(4)}; target ≤ 0.2: ${commandsPerPoll <= 0.2 ? 'met' : 'NOT met'})
   polls by source         ${await pollsBySource(edge.url)}
 `);
+    const processes = await byProcessCount(seconds, (url) => wrk(url, seconds, CONNECTIONS, env, scriptFile), {
+      REDIS_URL: redisUrl, CORE_URL: 'http://127.0.0.1:9', FLOOD_POINTS: '100000000', LOG_LEVEL: 'error',
+      TOKEN_SIGNING_KEY: JSON.stringify(jwk), ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+    });
+    console.log(`  edge entry by processes  ${processes.map((p) => `EDGE_PROCESSES=${p.processes}: ${p.requestsPerSecond.toFixed(0)} polls/s (${(p.requestsPerSecond / bareMax.requestsPerSecond).toFixed(2)} of bare)`).join('   ')}\n`);
   } finally {
     await bare.close();
     await edge.close();

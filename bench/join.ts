@@ -7,6 +7,7 @@
  * Prints `ratio join / bare`. The room is open with one slot and one admission a minute, so
  * joins queue (the join path, not the admission path, is measured); the pool cycles, so after
  * the first pass a request re-joins and gets the same place, still the whole join path.
+ * Then the real edge entry as child processes, EDGE_PROCESSES=1 and one per core, side by side.
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -20,6 +21,7 @@ import { parseEdgeConfig } from '../edge/src/config';
 import { startEdge } from '../edge/src/node';
 import { createCustomerTokens } from '../edge/src/tokens/customer-token';
 import { startPrivateRedis } from '../queue/test/redis-servers';
+import { byProcessCount } from './lib/edge-processes';
 
 const run = promisify(execFile);
 const CUSTOMERS = 5_000;
@@ -63,7 +65,8 @@ export default async function joinBenchmark(args: string[]) {
   const tokensFile = join(dir, 'tokens.txt');
   writeFileSync(scriptFile, JOIN_SCRIPT);
   const redisServer = await startPrivateRedis();
-  const tokenKeys = await loadTokenKeys({ signingJwk: await generateSigningJwk('bench-join') });
+  const jwk = await generateSigningJwk('bench-join');
+  const tokenKeys = await loadTokenKeys({ signingJwk: jwk });
   const edge = await startEdge(
     parseEdgeConfig({
       EDGE_PORT: '0',
@@ -105,6 +108,11 @@ export default async function joinBenchmark(args: string[]) {
   ratio join / bare       ${ratio.toFixed(2)}   (goal ≥ 0.25: ${ratio >= 0.25 ? 'met' : 'NOT met'})
   room                    ${stats.ok ? `${stats.joined} joined, ${stats.waiting} waiting` : '?'}
 `);
+    const processes = await byProcessCount(seconds, (url) => wrk(url, seconds, env, scriptFile), {
+      REDIS_URL: `redis://127.0.0.1:${redisServer.ports[0]}`, CORE_URL: 'http://127.0.0.1:9', FLOOD_POINTS: '100000000', DEMO_LOGIN: '1',
+      LOG_LEVEL: 'error', TOKEN_SIGNING_KEY: JSON.stringify(jwk), ADMIN_TOKEN: 'bench-admin-token-0123456789',
+    });
+    console.log(`  edge entry by processes  ${processes.map((p) => `EDGE_PROCESSES=${p.processes}: ${p.requestsPerSecond.toFixed(0)} joins/s (${(p.requestsPerSecond / bareMax.requestsPerSecond).toFixed(2)} of bare)`).join('   ')}\n`);
   } finally {
     await bare.close();
     await edge.close();

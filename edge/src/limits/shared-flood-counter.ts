@@ -5,7 +5,8 @@
  * counted to one Redis hash per window, for all keys in one script call, and reads back the
  * totals of all processes. A key is refused once what is known of its total (every process's
  * as of the last flush, plus this process's since) passes the budget, and from then on from
- * memory until its window ends.
+ * memory until its window ends and at least a window long (rate-limiter-flexible's in-memory
+ * block, which this replaces, did the same).
  *
  * Why not a store call per request (rate-limiter-flexible's RateLimiterRedis, used before):
  * at the opening every buyer joins once from their own address, so a per-request count was
@@ -26,6 +27,8 @@ export interface SharedFloodCounterOptions {
   windowMs: number;
   /** How often the counts meet in Redis (default 50 ms). */
   flushMs?: number;
+  /** A key over its budget is refused from memory at least this long (default one window), as a flood should be. */
+  blockMs?: number;
   maxKeys?: number;
   now?: () => number;
 }
@@ -50,6 +53,7 @@ interface Slot {
 export function createSharedFloodCounter(options: SharedFloodCounterOptions): FloodLimiter & { flush(): Promise<void>; close(): void } {
   const now = options.now ?? Date.now;
   const maxKeys = options.maxKeys ?? 200_000;
+  const blockMs = options.blockMs ?? options.windowMs;
   const slots = new Map<string, Slot>();
   let dirty = new Set<string>();
   let flushing: Promise<void> | null = null;
@@ -65,7 +69,7 @@ export function createSharedFloodCounter(options: SharedFloodCounterOptions): Fl
       slots.set(key, slot);
     }
     if (slot.known + slot.pending >= options.points) {
-      slot.blockedUntilMs = windowStartMs + options.windowMs;
+      slot.blockedUntilMs = Math.max(windowStartMs + options.windowMs, at + blockMs);
       return { allowed: false, retryAfterMs: slot.blockedUntilMs - at };
     }
     slot.pending++;
@@ -89,7 +93,7 @@ export function createSharedFloodCounter(options: SharedFloodCounterOptions): Fl
       if (slot.windowStartMs !== windowStartMs) return; // its window ended meanwhile
       slot.pending -= count;
       slot.known = Number(list[i]);
-      if (slot.known >= options.points) slot.blockedUntilMs = windowStartMs + options.windowMs;
+      if (slot.known >= options.points) slot.blockedUntilMs = Math.max(windowStartMs + options.windowMs, now() + blockMs);
     });
   }
 
