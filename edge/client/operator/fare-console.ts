@@ -5,7 +5,7 @@
  * anything is sent, asks for confirmation in a <dialog>, and sends the change through the
  * operator API with X-Console: 1 (the session cookie says who), so it lands in the audit log.
  */
-import { api } from '../core/api';
+import { api, errorCode, type ApiResult } from '../core/api';
 import { byId, setText } from '../core/dom';
 import { explain } from '../core/explain';
 import { localTime, money } from '../core/format';
@@ -15,6 +15,15 @@ import {
 } from './fare-controls';
 
 const REFRESH_MS = 2_000;
+
+/** The core's refusals of a seat move, in the operator's words (the buyer's words speak of a seat map). */
+function seatRefusal(result: ApiResult<unknown>): string | null {
+  const seats = result.json?.error?.seats;
+  const list = Array.isArray(seats) ? seats.join(', ') : 'some of them';
+  if (errorCode(result) === 'SEATS_UNAVAILABLE') return `${list} ${Array.isArray(seats) && seats.length === 1 ? 'is' : 'are'} held or sold right now; only free seats change class. Nothing was moved.`;
+  if (errorCode(result) === 'UNKNOWN_SEATS') return `${list} ${Array.isArray(seats) && seats.length === 1 ? 'is' : 'are'} not in this hall. Nothing was moved.`;
+  return null;
+}
 const CONSOLE = { 'x-console': '1' };
 
 export function fareConsole(root: HTMLElement) {
@@ -160,7 +169,10 @@ export function fareConsole(root: HTMLElement) {
     const words = describeFareChange(checked.value, current, showPrice);
     if (!(await confirmChange(current ? `Change ${current.label}: ${words}?` : `Add the standing area ${code}: ${words}?`))) return;
     const result = await api<FareClassView>('PUT', `/api/admin/showtimes/${id}/fares/${code}`, checked.value, CONSOLE);
-    if (!result.ok || !result.json) return alertBox(`Not saved: ${explain(result)}`);
+    if (!result.ok || !result.json) {
+      const used = errorCode(result) === 'FARE_CLASS_IN_USE' ? result.json?.error?.used : undefined;
+      return alertBox(`Not saved: ${typeof used === 'number' ? `${used} places are sold or held right now: places plus overbooking cannot go below that.` : explain(result)}`);
+    }
     alertBox(null);
     status(`Saved: ${result.json.label} (${words}).`);
     select.value = result.json.fareClass;
@@ -180,7 +192,7 @@ export function fareConsole(root: HTMLElement) {
     const list = seats.value.length > 6 ? `${seats.value.slice(0, 6).join(', ')} and ${seats.value.length - 6} more` : seats.value.join(', ');
     if (!(await confirmChange(`Move ${list} to ${known ? known.label : `a new seated class ${target}`}?`))) return;
     const result = await api<{ moved: string[] }>('PUT', `/api/admin/showtimes/${id}/seat-classes`, { seats: seats.value, fareClass: target }, CONSOLE);
-    if (!result.ok || !result.json) return alertBox(`Not moved: ${explain(result)}`);
+    if (!result.ok || !result.json) return alertBox(`Not moved: ${seatRefusal(result) ?? explain(result)}`);
     alertBox(null);
     status(result.json.moved.length === 0 ? 'Those seats were already in that class.' : `Moved ${result.json.moved.length} ${result.json.moved.length === 1 ? 'seat' : 'seats'} to ${target}.`);
     input('seatCodes').value = '';

@@ -101,7 +101,7 @@ describe('operator console: fares and refunds', () => {
     await page.getByLabel(/^To the seated class/).fill('PREMIUM');
     await page.getByRole('button', { name: 'Move the seats' }).click();
     await page.getByRole('button', { name: 'Yes, apply it' }).click();
-    await expect.poll(() => page.locator('#fares-alert').textContent()).toMatch(/^Not moved: /);
+    await expect.poll(() => page.locator('#fares-alert').textContent()).toBe('Not moved: B1 is held or sold right now; only free seats change class. Nothing was moved.');
 
     // The refund policy: a later step giving back more is refused in words; then saved.
     await page.getByLabel('Step 2: percent back').fill('120');
