@@ -5,6 +5,7 @@
  * poll again, no leave) or vanish with a leave beacon. (Underscore prefix: not a benchmark.)
  */
 import { estimateFromSnapshot, type RoomEngine, type RoomSnapshot } from '../queue/src/index';
+import { firstClaimMs } from '../queue/src/settings';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -77,7 +78,8 @@ export async function runBuyer(
   if (!joined.ok) throw new Error(`join refused: ${joined.code}`);
   const record: BuyerRecord = { id: plan.id, joinedAtMs: joined.nowMs, position: joined.position, heard: [], offeredAtMs: null, vanished: false };
   let standing = joined;
-  const offerWindowMs = (snap: RoomSnapshot | null) => snap?.settings.offerWindowMs ?? 60_000;
+  // An offer lasts the first claim window (then, refused for a full room, the whole window).
+  const offerWindowMs = (snap: RoomSnapshot | null) => firstClaimMs({ offerWindowMs: snap?.settings.offerWindowMs ?? 60_000 });
   if (plan.vanish && plan.vanish !== 'stay') {
     record.vanished = true;
     if (plan.vanish === 'beacon') await engine.leave(showtimeId, plan.id);

@@ -104,6 +104,15 @@ export const DEFAULT_SETTINGS: Omit<RoomSettings, 'opensAtMs'> = {
   version: 0,
 };
 
+/**
+ * The first claim window (lua/includes/room.lua FIRST_CLAIM_MS): an offer lasts this long, or
+ * offerWindowMs when that is shorter; a lapsed one then parks its buyer, who takes the place
+ * back at the front when seen again within the grace. A claim refused for a full room extends
+ * the offer to offerWindowMs.
+ */
+export const FIRST_CLAIM_MS = 10_000;
+export const firstClaimMs = (settings: { offerWindowMs: number }): number => Math.min(settings.offerWindowMs, FIRST_CLAIM_MS);
+
 /** Five seconds of the admission rate, at least one: small enough that bursts stay short. */
 export const burstFor = (admitPerMinute: number): number => Math.max(1, Math.ceil(admitPerMinute / 12));
 

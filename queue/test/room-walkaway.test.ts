@@ -36,7 +36,8 @@ describe.each(factories)('walk-aways on $name', (factory) => {
     ok(await room.release(show, 'first')); // 'silent', next in line, has not been seen for 4.3 s
     const present = ok(await room.poll(show, 'present'));
     expect(present.state).toBe('offered');
-    expect(present.offerExpiresAtMs! - present.nowMs).toBeGreaterThan(50_000); // seen: the full window
+    // Seen: offered, for the first claim window (10 s; a claim refused for a full room extends it).
+    expect(present.offerExpiresAtMs! - present.nowMs).toBeGreaterThan(9_000);
     expect(ok(await room.stats(show))).toMatchObject({ offered: 1, waiting: 0 });
     // Seen again within the grace: back at the front, ahead of anyone who joined later.
     ok(await room.join(show, 'later'));
@@ -45,8 +46,28 @@ describe.each(factories)('walk-aways on $name', (factory) => {
     ok(await room.release(show, 'present'));
     const silent = ok(await room.poll(show, 'silent'));
     expect(silent.state).toBe('offered');
-    expect(silent.offerExpiresAtMs! - silent.nowMs).toBeGreaterThan(50_000);
+    expect(silent.offerExpiresAtMs! - silent.nowMs).toBeGreaterThan(9_000);
     expect(Number(ok(await room.stats(show)).abandoned)).toBe(0);
+  });
+
+  it('takes the slot back from an offer not claimed in the first 10 s, and the place back to the front when its buyer shows up', async () => {
+    const room = engine();
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity: 1, offerWindowMs: 60_000 }));
+    ok(await room.join(show, 'vanished')); // offered at once, then never seen again
+    ok(await room.join(show, 'next'));
+    const started = Date.now();
+    while (ok(await room.poll(show, 'next')).state !== 'offered') {
+      if (Date.now() - started > 15_000) throw new Error('the slot never came back');
+      await sleep(500);
+    }
+    const waitedMs = Date.now() - started;
+    expect(waitedMs).toBeGreaterThan(9_000);
+    expect(waitedMs).toBeLessThan(13_000); // not the room's 60 s window
+    expect(ok(await room.stats(show))).toMatchObject({ offersExpired: 1, abandoned: 0 });
+    // The one who did not claim in time comes back within the grace: the front of the line, not the back.
+    ok(await room.join(show, 'later'));
+    expect(ok(await room.poll(show, 'vanished'))).toMatchObject({ state: 'waiting', position: 1 });
   });
 
   it('gives the rate back for offers nobody claimed', async () => {

@@ -13,6 +13,14 @@ local RATE_WINDOW_MS = 60000
 -- Bounds the work of one script call when many abandoned buyers sit at the head.
 local MAX_SKIPS_PER_TICK = 500
 
+-- A short first claim window: a buyer who is there claims on the next poll (every second or
+-- two near the front), so one who vanished after looking present gives the slot back within
+-- FIRST_CLAIM_MS rather than the room's whole window (offerWindowMs, which a claim refused
+-- for a full room still extends to). Such a lapsed offer parks its buyer instead of ending
+-- the place: seen again within the grace, the place comes back at the front (restoreIfParked).
+local FIRST_CLAIM_MS = 10000
+local function firstClaimMs(s) return math.min(s.offerWindowMs, FIRST_CLAIM_MS) end
+
 -- The closed loop (queue/src/admission-governor.ts) writes an effective rate (ctlRate) and a
 -- cap on turns from the seats left (ctlCap) into the room, valid until ctlUntilMs: every
 -- admission step, whoever drives it, uses them in place of the operator's rate and capacity.
@@ -84,7 +92,7 @@ local function learnEarlyEnd(s, customer)
   local session = tonumber(redis.call('ZSCORE', activeKey, customer))
   if session then return learnTurns(1, s.sessionTtlMs - (session - nowMs)) end
   local offer = tonumber(redis.call('ZSCORE', offersKey, customer))
-  if offer then learnTurns(1, s.offerWindowMs - (offer - nowMs)) end
+  if offer then learnTurns(1, firstClaimMs(s) - (offer - nowMs)) end
 end
 
 local function learnBusy(s, offered)
@@ -137,10 +145,15 @@ local function expire(s)
   local offers = #lapsed
   if offers > 0 then
     redis.call('ZREMRANGEBYSCORE', offersKey, '-inf', nowMs)
+    local park = s.offerWindowMs > FIRST_CLAIM_MS
     for _, customer in ipairs(lapsed) do
       local ticket = redis.call('HGET', whoKey, customer)
-      if ticket then redis.call('ZREM', admitsKey, ticket) end
+      if ticket then
+        redis.call('ZREM', admitsKey, ticket)
+        if park and tonumber(ticket) > 0 then redis.call('HSET', whoKey, customer, -tonumber(ticket)) end
+      end
     end
+    if park then redis.call('HINCRBY', statsKey, 'parked', offers) end
     if redis.call('HEXISTS', statsKey, 'bucketTokens') == 1 then
       redis.call('HINCRBYFLOAT', statsKey, 'bucketTokens', offers)
     end
@@ -148,7 +161,7 @@ local function expire(s)
     learnOutcomes(0, offers)
   end
   if sessions > 0 then redis.call('HINCRBY', statsKey, 'sessionsExpired', sessions) end
-  learnTurns(sessions + offers, sessions * s.sessionTtlMs + offers * s.offerWindowMs)
+  learnTurns(sessions + offers, sessions * s.sessionTtlMs + offers * firstClaimMs(s))
 end
 
 -- Offers up to min(free slots, token bucket, what is left of the one-minute window) places.
@@ -182,7 +195,7 @@ local function offerToHead(s)
       parked = parked + 1
       redis.call('HSET', whoKey, customer, -tonumber(ticket))
     else
-      redis.call('ZADD', offersKey, nowMs + s.offerWindowMs, customer)
+      redis.call('ZADD', offersKey, nowMs + firstClaimMs(s), customer)
       redis.call('ZADD', admitsKey, nowMs, ticket)
       offered = offered + 1
     end

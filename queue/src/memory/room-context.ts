@@ -5,6 +5,7 @@
  */
 import { buildReply, type ReplyValue } from '../reply-fields';
 import type { MiniRedis } from './mini-redis';
+import { FIRST_CLAIM_MS, firstClaimMs } from '../settings';
 
 const RATE_WINDOW_MS = 60_000;
 const MAX_SKIPS_PER_TICK = 500;
@@ -111,7 +112,7 @@ export class RoomContext {
     const session = this.db.zset(this.active).score(customer);
     if (session !== undefined) return this.learnTurns(1, s.sessionTtlMs - (session - this.nowMs));
     const offer = this.db.zset(this.offers).score(customer);
-    if (offer !== undefined) this.learnTurns(1, s.offerWindowMs - (offer - this.nowMs));
+    if (offer !== undefined) this.learnTurns(1, firstClaimMs(s) - (offer - this.nowMs));
   }
 
   learnBusy(s: Settings, offered: number): void {
@@ -152,17 +153,22 @@ export class RoomContext {
     const offers = lapsed.length;
     if (offers > 0) {
       db.zset(this.offers).removeUpTo(this.nowMs);
+      const park = s.offerWindowMs > FIRST_CLAIM_MS;
       for (const customer of lapsed) {
         const ticket = db.hget(this.who, customer);
-        if (ticket !== undefined) db.zset(this.admits).remove(ticket);
+        if (ticket !== undefined) {
+          db.zset(this.admits).remove(ticket);
+          if (park && Number(ticket) > 0) db.hset(this.who, customer, -Number(ticket));
+        }
       }
+      if (park) db.hincrby(this.stats, 'parked', offers);
       const tokens = db.hnum(this.stats, 'bucketTokens');
       if (tokens !== undefined) db.hset(this.stats, 'bucketTokens', tokens + offers);
       db.hincrby(this.stats, 'offersExpired', offers);
       this.learnOutcomes(0, offers);
     }
     if (sessions > 0) db.hincrby(this.stats, 'sessionsExpired', sessions);
-    this.learnTurns(sessions + offers, sessions * s.sessionTtlMs + offers * s.offerWindowMs);
+    this.learnTurns(sessions + offers, sessions * s.sessionTtlMs + offers * firstClaimMs(s));
   }
 
   offerToHead(s: Settings): [number, number, number] {
@@ -195,7 +201,7 @@ export class RoomContext {
         parked++;
         db.hset(this.who, head.member, -head.score);
       } else {
-        offers.add(head.member, nowMs + s.offerWindowMs);
+        offers.add(head.member, nowMs + firstClaimMs(s));
         admits.add(String(head.score), nowMs);
         offered++;
       }
