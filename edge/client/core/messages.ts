@@ -37,7 +37,7 @@ export const ERROR_MESSAGES: { readonly [C in ErrorCode]: Message } = {
   // Known, not allowed.
   WRONG_SHOWTIME: 'That was for another showing. Open this showing from the list of showings.',
   NOT_YOUR_HOLD: 'This page belongs to another buyer session. Reload the page to continue as yourself.',
-  NOT_YOUR_BOOKING: 'This booking belongs to another buyer session. Open it from the device you booked on.',
+  NOT_YOUR_BOOKING: 'This booking was made by another customer, so it cannot be shown or changed here. Your own bookings are under My bookings.',
   NOT_YOUR_TOKEN: 'This page belongs to another buyer session. Reload the page to continue as yourself.',
   CONSOLE_HEADER_REQUIRED: 'The console refused that change because it did not come from the console page. Reload the console and try again.',
   ADDRESS_PLACE_LIMIT: 'Too many places in this line were taken from your network. If you share a connection with many people, try from another one.',
