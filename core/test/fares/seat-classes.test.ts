@@ -131,4 +131,44 @@ describe('operator: a seat\'s class after the hall exists', () => {
     await sql`SELECT pg_stat_force_next_flush()`;
     expect(await deadlocks()).toBe(before);
   });
+
+  /**
+   * The control experiment: the same race, but the class change reads the seats' states, then
+   * moves them and rebuilds the counters without taking the seats' locks (a check-then-write a
+   * round trip apart). It moves seats a buyer held meanwhile: the counters' CHECK stops that as an
+   * error (WRF09, a 500 to the operator, not a clear 409), or the unordered locks deadlock. If it
+   * never broke, the harness above would not be producing the race and would prove nothing.
+   */
+  it('control: a naive check-then-move racing the same holds breaks (held seats moved into a full class, deadlocks)', async () => {
+    const { showtimeId } = await h.createShowtime({ layout: { rows: 2, columns: 10 }, maxSeatsPerCustomer: 20 });
+    const row = Array.from({ length: 10 }, (_, i) => `A${i + 1}`);
+    const naiveMove = (target: string) =>
+      sql.begin(async (tx) => {
+        const states = await tx<{ status: string }[]>`SELECT status FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code = ANY (${row.slice(0, 6)}::text[])`;
+        if (states.some((s) => s.status !== 'AVAILABLE')) return 'refused';
+        await tx`SELECT pg_sleep(0.01)`;
+        await tx`INSERT INTO fare_class (showtime_id, fare_class, label, seated, buckets) VALUES (${showtimeId}, ${target}, ${target}, true, 1) ON CONFLICT DO NOTHING`;
+        await tx`SELECT fare_recount_seated(${showtimeId}::bigint, ${target}::text)`;
+        await tx`UPDATE show_seat SET fare_class = ${target} WHERE showtime_id = ${showtimeId} AND seat_code = ANY (${row.slice(0, 6)}::text[])`;
+        for (const fareClass of ['STANDARD', 'FRONT']) await tx`SELECT fare_recount_seated(${showtimeId}::bigint, ${fareClass}::text)`;
+        return 'moved';
+      }).catch((error: unknown) => `failed:${(error as { code?: string }).code ?? '?'}`);
+    let broken = 0;
+    const outcomes: string[] = [];
+    for (let round = 0; round < 15; round++) {
+      await sql`UPDATE show_seat SET status = 'AVAILABLE', hold_id = NULL, customer_id = NULL, hold_expires_at = NULL WHERE showtime_id = ${showtimeId} AND status = 'HELD'`;
+      await sql`SELECT fare_recount_seated(${showtimeId}::bigint, fare_class) FROM fare_class WHERE showtime_id = ${showtimeId} AND seated`;
+      const target = round % 2 === 0 ? 'FRONT' : 'STANDARD';
+      const tokens = await Promise.all(Array.from({ length: 12 }, (_, i) => h.tokenFor(unique(`naive${i}`), showtimeId)));
+      const answers = await releasedTogether(13, async (i) => {
+        if (i === 12) return naiveMove(target);
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 30));
+        return (await h.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i]!, body: { seats: [row[(i * 7 + round) % row.length]!] } })).status;
+      });
+      outcomes.push(String(answers[12]));
+      if (String(answers[12]).startsWith('failed') || (await countMismatches(sql, showtimeId)).length > 0 || answers.slice(0, 12).some((a) => typeof a === 'number' && a >= 500)) broken++;
+    }
+    console.log('naive seat-class change: rounds broken', broken, 'of 15:', outcomes.join(' '));
+    expect(broken).toBeGreaterThan(0);
+  });
 });
