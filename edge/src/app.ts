@@ -168,7 +168,10 @@ export function createApp(deps: EdgeDeps): EdgeApp {
     purchaseRoutes({
       core: deps.core,
       accessGate: turnGate,
-      bookingGate: bookingGate({ accessGate: turnGate, customerTokens: deps.customerTokens, tokenKeys: deps.tokenKeys }),
+      bookingGate: bookingGate({
+        accessGate: turnGate, customerTokens: deps.customerTokens, tokenKeys: deps.tokenKeys,
+        floodLimit: floodLimit({ limiter: deps.floodLimiter, clientAddress: deps.clientAddress, metrics: deps.metrics, name: 'bookings' }),
+      }),
       purchaseBuckets: purchaseBuckets({ limiter, metrics: deps.metrics, requireAdmission: true }),
       clientAddress: deps.clientAddress,
       metrics: deps.metrics,

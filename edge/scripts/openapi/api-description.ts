@@ -162,22 +162,23 @@ export const operations: Operation[] = [
   {
     method: 'get', path: '/api/bookings', tag: 'Buyers', security: ['customer', 'access'],
     summary: "The buyer's bookings, newest first, each with what cancelling would give back (customer token: every showing; a turn's access token: that showing's)",
-    responses: { 200: { description: 'The bookings', schema: 'BookingList' }, 401: noToken, 503: busy },
+    responses: { 200: { description: 'The bookings', schema: 'BookingList' }, 401: noToken, 429: limited, 503: busy },
   },
   {
     method: 'get', path: '/api/bookings/{bookingId}', tag: 'Buyers', security: ['access', 'customer'], summary: "The buyer's booking (the turn's access token, or the customer token after the turn)",
-    responses: { 200: { description: 'The booking', schema: 'Booking' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 503: busy },
+    responses: { 200: { description: 'The booking', schema: 'Booking' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 429: limited, 503: busy },
   },
   {
     method: 'get', path: '/api/bookings/{bookingId}/cancellation', tag: 'Buyers', security: ['access', 'customer'], summary: "What cancelling would give back under the showtime's refund policy",
-    responses: { 200: { description: 'Whether the booking can be cancelled, and the refund now', schema: 'CancellationQuote' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 503: busy },
+    responses: { 200: { description: 'Whether the booking can be cancelled, and the refund now', schema: 'CancellationQuote' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 429: limited, 503: busy },
   },
   {
     method: 'delete', path: '/api/bookings/{bookingId}', tag: 'Buyers', security: ['access', 'customer'],
     summary: 'Cancel a booking: seats free at once, the policy\'s refund sent (repeating answers the same); the customer token works after the turn ended',
     responses: {
       200: { description: 'Cancelled, with the refund', schema: 'Cancellation' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']),
-      404: err('No such booking', ['BOOKING_NOT_FOUND']), 409: err('The showtime has started, or the booking is not a confirmed one', ['SHOWTIME_STARTED', 'BOOKING_NOT_CANCELLABLE']), 503: busy,
+      404: err('No such booking', ['BOOKING_NOT_FOUND']), 409: err('The showtime has started, or the booking is not a confirmed one', ['SHOWTIME_STARTED', 'BOOKING_NOT_CANCELLABLE']),
+      429: err('Too many requests from this address with a customer token', ['RATE_LIMITED'], ['Retry-After']), 503: busy,
     },
   },
   {

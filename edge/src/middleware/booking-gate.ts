@@ -12,6 +12,8 @@ export interface BookingGateOptions {
   accessGate: MiddlewareHandler<EdgeEnv>;
   customerTokens: CustomerTokens;
   tokenKeys: TokenKeyMaterial;
+  /** Per client address, on the customer path only (a turn's token is already bounded by the turn). */
+  floodLimit?: MiddlewareHandler<EdgeEnv>;
 }
 
 /**
@@ -44,9 +46,14 @@ export function bookingGate(options: BookingGateOptions): MiddlewareHandler<Edge
       if (passed) return next();
     }
     if (!customerToken) throw unauthorized('MISSING_TOKEN', 'Send your customer token (or the access token of your turn) as Authorization: Bearer <token>');
-    const customerId = await options.customerTokens.verify(customerToken);
-    if (!options.tokenKeys.signing) throw unauthorized('INVALID_TOKEN', 'This edge cannot vouch for customers');
-    c.set('accessToken', await signCustomerAccessToken(options.tokenKeys, customerId));
-    await next();
+    const vouch = async () => {
+      const customerId = await options.customerTokens.verify(customerToken);
+      if (!options.tokenKeys.signing) throw unauthorized('INVALID_TOKEN', 'This edge cannot vouch for customers');
+      c.set('accessToken', await signCustomerAccessToken(options.tokenKeys, customerId));
+      await next();
+    };
+    // Before any signature work: a flood of made-up tokens costs a counter, not a verification.
+    if (options.floodLimit) return options.floodLimit(c, vouch);
+    await vouch();
   };
 }
