@@ -9,6 +9,8 @@
 const HOLD_PATH = /^\/showtimes\/[^/]+\/holds$/;
 /** Latencies kept per second (a sample beyond it replaces a random earlier one). */
 const SAMPLES_PER_SECOND = 500;
+/** Fewer holds than this say nothing about a p95 (one slow hold on a quiet core is not a trend). */
+const MIN_HOLD_SAMPLES = 3;
 
 interface Second {
   at: number;
@@ -108,7 +110,7 @@ export function createHealthWindow(options: { windowMs?: number; now?: () => num
         errors,
         errorRate: requests > 0 ? errors / requests : 0,
         holds,
-        holdP95Ms: percentile(latencies, 0.95),
+        holdP95Ms: latencies.length >= MIN_HOLD_SAMPLES ? percentile(latencies, 0.95) : null,
         holdsInFlight: holdsRunning.size,
         inFlight,
         poolSize,
