@@ -30,7 +30,9 @@ export async function createBenchDatabase(poolSize: number) {
   await admin.unsafe(`CREATE DATABASE ${name}`);
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  const sql = connectDatabase(url.toString(), { max: poolSize, applicationName: 'bench' });
+  // BENCH_PLAN_CACHE_MODE=auto: PostgreSQL's own choice of plans instead of the core's generic ones.
+  const mode = process.env.BENCH_PLAN_CACHE_MODE as 'auto' | 'force_generic_plan' | 'force_custom_plan' | undefined;
+  const sql = connectDatabase(url.toString(), { max: poolSize, applicationName: 'bench', ...(mode ? { planCacheMode: mode } : {}) });
   await migrate(sql, await migrationsDir());
   return {
     name,

@@ -5,6 +5,8 @@ export interface ConnectOptions {
   max?: number;
   /** Name shown in pg_stat_activity, handy when several services share a server. */
   applicationName?: string;
+  /** Generic plans by default (see below); benchmarks compare with PostgreSQL's own choice. */
+  planCacheMode?: 'force_generic_plan' | 'auto' | 'force_custom_plan';
 }
 
 /**
@@ -25,6 +27,12 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Sql 
       TimeZone: 'UTC',
       lock_timeout: 2000, // ms
       statement_timeout: 15_000, // ms
+      // Every statement names its rows by id, so one plan serves all parameters. On the tables
+      // partitioned by showtime (show_seat, seat_hold) PostgreSQL would otherwise keep re-planning
+      // each execution (a custom plan prunes at plan time and looks cheaper than the generic one
+      // that prunes at run time): that cost a third of the hold-read-cancel rate
+      // (`npm run bench -- hold-partitions`: 0.70 of the plain table, 0.98 with this).
+      plan_cache_mode: options.planCacheMode ?? 'force_generic_plan',
     },
     types: {
       // int8 (ids, count(*)) as numbers: they stay far below 2^53 and JSON has no bigint.
