@@ -33,6 +33,7 @@ export const ERROR_STATUS = {
   HOLD_NOT_FOUND: 404,
   BOOKING_NOT_FOUND: 404,
   ROOM_NOT_FOUND: 404,
+  VENUE_NOT_FOUND: 404,
   QUEUE_ID_NOT_FOUND: 404,
   // 409: conflicts with the current state.
   SEATS_UNAVAILABLE: 409,
@@ -102,6 +103,9 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
+
+/** The catalogued codes answered with `S`: what `notFound(…)`, `conflict(…)` and the others accept. */
+export type CodeWithStatus<S extends ErrorStatus> = { [K in ErrorCode]: (typeof ERROR_STATUS)[K] extends S ? K : never }[ErrorCode];
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 

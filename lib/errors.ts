@@ -3,9 +3,9 @@
  * Every service maps them to HTTP in exactly one place (`errorResponseBody` + `status`).
  * Codes and their statuses are catalogued once, in error-codes.ts.
  */
-import { ERROR_STATUS, type ErrorCode } from './error-codes';
+import { ERROR_STATUS, type CodeWithStatus, type ErrorCode } from './error-codes';
 
-export { ERROR_STATUS, isErrorCode, type ErrorCode } from './error-codes';
+export { ERROR_STATUS, isErrorCode, type CodeWithStatus, type ErrorCode } from './error-codes';
 
 export type ErrorDetails = Record<string, unknown>;
 export type AppErrorOptions = { details?: ErrorDetails; retryAfterSeconds?: number; cause?: unknown };
@@ -18,7 +18,10 @@ export class AppError extends Error {
 
   /** A catalogued code: the status comes from the catalogue (error-codes.ts). */
   constructor(code: ErrorCode, message: string, options?: AppErrorOptions);
-  /** The status written out (lib/error-codes.test.ts keeps it equal to the catalogue's). */
+  /**
+   * Status and code as another service answered them (an answer relayed as it came, the
+   * payment sandbox's own codes, Hono's HTTPException): not this catalogue's to decide.
+   */
   constructor(status: number, code: string, message: string, options?: AppErrorOptions);
   constructor(first: ErrorCode | number, second: string, third?: string | AppErrorOptions, fourth?: AppErrorOptions) {
     const catalogued = typeof first === 'string';
@@ -49,14 +52,16 @@ export function errorResponseBody(error: AppError): { error: Record<string, unkn
   };
 }
 
-export const badRequest = (code: string, message: string, details?: ErrorDetails) =>
-  new AppError(400, code, message, details ? { details } : {});
-export const unauthorized = (code: string, message: string) => new AppError(401, code, message);
-export const forbidden = (code: string, message: string) => new AppError(403, code, message);
-export const notFound = (code: string, message: string) => new AppError(404, code, message);
-export const conflict = (code: string, message: string, details?: ErrorDetails) =>
-  new AppError(409, code, message, details ? { details } : {});
-export const unprocessable = (code: string, message: string, details?: ErrorDetails) =>
-  new AppError(422, code, message, details ? { details } : {});
-export const unavailable = (code: string, message: string, retryAfterSeconds: number) =>
-  new AppError(503, code, message, { retryAfterSeconds });
+// The helpers take only codes the catalogue answers with their status, so a code in the wrong
+// helper (or a code not catalogued) does not compile; the status itself comes from the catalogue.
+export const badRequest = (code: CodeWithStatus<400>, message: string, details?: ErrorDetails) =>
+  new AppError(code, message, details ? { details } : {});
+export const unauthorized = (code: CodeWithStatus<401>, message: string) => new AppError(code, message);
+export const forbidden = (code: CodeWithStatus<403>, message: string) => new AppError(code, message);
+export const notFound = (code: CodeWithStatus<404>, message: string) => new AppError(code, message);
+export const conflict = (code: CodeWithStatus<409>, message: string, details?: ErrorDetails) =>
+  new AppError(code, message, details ? { details } : {});
+export const unprocessable = (code: CodeWithStatus<422>, message: string, details?: ErrorDetails) =>
+  new AppError(code, message, details ? { details } : {});
+export const unavailable = (code: CodeWithStatus<503>, message: string, retryAfterSeconds: number) =>
+  new AppError(code, message, { retryAfterSeconds });

@@ -29,12 +29,12 @@ export function createErrorHandler(
       return respondWithError(c, new AppError(status, code, error.message || 'Request refused'));
     }
     onUnexpected(thrown, c);
-    return respondWithError(c, new AppError(500, 'INTERNAL', 'Unexpected server error'));
+    return respondWithError(c, new AppError('INTERNAL', 'Unexpected server error'));
   };
 }
 
 export const notFoundHandler: NotFoundHandler = (c) =>
-  respondWithError(c, new AppError(404, 'ROUTE_NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`));
+  respondWithError(c, new AppError('ROUTE_NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`));
 
 const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
@@ -44,7 +44,7 @@ const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
  * object, which costs more than the rest of a cheap GET.
  */
 export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
-  const tooLarge = () => new AppError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes`);
+  const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes`);
   const limit = bodyLimit({ maxSize: maxBytes, onError: (c) => respondWithError(c, tooLarge()) });
   return async function jsonBodyLimitMiddleware(c, next) {
     if (METHODS_WITHOUT_BODY.has(c.req.method)) return next();
@@ -67,7 +67,7 @@ export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
 export async function readJsonBody<T>(c: Context, schema: ZodType<T>): Promise<T> {
   const contentType = c.req.header('content-type') ?? '';
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType)) {
-    throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
   }
   let raw: unknown;
   try {

@@ -102,7 +102,7 @@ export function fastJoinListener(deps: FastJoinDeps, next: Listener): Listener {
       if (!decision.allowed) {
         metrics.limiterRejections.inc({ limiter: 'flood_join' });
         const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-        throw new AppError(429, 'RATE_LIMITED', 'Too many requests from this address; slow down', { retryAfterSeconds });
+        throw new AppError('RATE_LIMITED', 'Too many requests from this address; slow down', { retryAfterSeconds });
       }
       const cookie = header(request, 'cookie');
       const token = bearerTokenOf(header(request, 'authorization')) ?? (cookie ? parseCookies(cookie, cookieNames.customer)[cookieNames.customer] : undefined);
@@ -117,7 +117,7 @@ export function fastJoinListener(deps: FastJoinDeps, next: Listener): Listener {
       let error = thrown;
       if (!isAppError(error)) {
         deps.logger.error({ err: thrown, requestId }, 'unhandled error');
-        error = new AppError(500, 'INTERNAL', 'Unexpected server error');
+        error = new AppError('INTERNAL', 'Unexpected server error');
       }
       const appError = error as AppError;
       const errorHeaders = headers.slice(0, 2);

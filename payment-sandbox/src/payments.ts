@@ -1,4 +1,4 @@
-import { conflict, notFound, unprocessable } from '../../lib/errors';
+import { conflict, notFound, unprocessable } from './gateway-errors';
 import type { SandboxConfig } from './config';
 import { effectiveFaults, type EffectiveFaults, type EventType, type Faults } from './faults';
 import {

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { AppError, badRequest } from '../../lib/errors';
+import { AppError } from '../../lib/errors';
+import { badRequest } from './gateway-errors';
 import { parseWith } from '../../lib/http';
 import { faultsSchema } from './faults';
 

@@ -81,7 +81,7 @@ export interface CheckoutConfig {
   publicBaseUrl: string;
 }
 
-const holdExpired = () => new AppError(410, 'HOLD_EXPIRED', 'This hold has expired, or too little of it is left to pay; choose your seats again');
+const holdExpired = () => new AppError('HOLD_EXPIRED', 'This hold has expired, or too little of it is left to pay; choose your seats again');
 
 /**
  * Checkout turns a live hold of this buyer into a payment session at the gateway. The gateway

@@ -83,12 +83,12 @@ async function existing(sql: Sql, scope: { customerId: string; key: string; fing
   const [row] = await sql<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }[]>`
     SELECT request_hash, state, response_status, response_body FROM idempotency_key
      WHERE customer_id = ${scope.customerId} AND key = ${scope.key}`;
-  if (!row) throw new AppError(409, 'IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key just finished; retry', { retryAfterSeconds: 1 });
+  if (!row) throw new AppError('IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key just finished; retry', { retryAfterSeconds: 1 });
   if (row.request_hash !== scope.fingerprint) {
     throw unprocessable('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different request');
   }
   if (row.state === 'IN_FLIGHT') {
-    throw new AppError(409, 'IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed', { retryAfterSeconds: 1 });
+    throw new AppError('IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed', { retryAfterSeconds: 1 });
   }
   return { status: row.response_status!, body: row.response_body!, replayed: true };
 }

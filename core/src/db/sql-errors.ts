@@ -75,10 +75,10 @@ export function mapDatabaseError(error: unknown): unknown {
 }
 
 const busy = (cause: unknown) =>
-  new AppError(503, 'BUSY', 'The seat service is busy; try again in a moment', { retryAfterSeconds: 1, cause });
+  new AppError('BUSY', 'The seat service is busy; try again in a moment', { retryAfterSeconds: 1, cause });
 
 const databaseUnavailable = (cause: unknown) =>
-  new AppError(503, 'DATABASE_UNAVAILABLE', 'The seat service cannot reach its database right now; try again in a moment', {
+  new AppError('DATABASE_UNAVAILABLE', 'The seat service cannot reach its database right now; try again in a moment', {
     retryAfterSeconds: 2,
     cause,
   });

@@ -34,11 +34,11 @@ export function createAdmissionCheck(options: { store: ScriptStore; keyPrefix?: 
     }
     if (!decision.ok) {
       metrics.admissionRefused.inc({ reason: 'turn_ended' });
-      throw new AppError(410, 'TURN_ENDED', 'Your turn to buy has ended; join the queue again');
+      throw new AppError('TURN_ENDED', 'Your turn to buy has ended; join the queue again');
     }
     if (!decision.allowed) {
       metrics.admissionRefused.inc({ reason: 'rate_limited' });
-      throw new AppError(429, 'RATE_LIMITED', 'Too many purchase requests; try again shortly', {
+      throw new AppError('RATE_LIMITED', 'Too many purchase requests; try again shortly', {
         retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)),
       });
     }

@@ -1,4 +1,4 @@
-import { notFound } from '../../../lib/errors';
+import { notFound, type CodeWithStatus } from '../../../lib/errors';
 
 const NUMERIC_ID = /^[1-9]\d{0,14}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -9,12 +9,12 @@ export function showtimeIdParam(raw: string | undefined): number {
   return Number(raw);
 }
 
-export function numericIdParam(raw: string | undefined, code: string, what: string): number {
+export function numericIdParam(raw: string | undefined, code: CodeWithStatus<404>, what: string): number {
   if (!raw || !NUMERIC_ID.test(raw)) throw notFound(code, `No such ${what}`);
   return Number(raw);
 }
 
-export function uuidParam(raw: string | undefined, code: string, what: string): string {
+export function uuidParam(raw: string | undefined, code: CodeWithStatus<404>, what: string): string {
   if (!raw || !UUID.test(raw)) throw notFound(code, `No such ${what}`);
   return raw.toLowerCase();
 }

@@ -76,7 +76,7 @@ export function paymentCallbackRoutes(deps: { sql: Sql; webhookSecrets: string[]
       if (error instanceof AppError) throw error;
       // The gateway retries until acknowledged: a database hiccup must ask for a redelivery.
       c.get('log')?.error({ err: error, eventId: event.id, requestId: c.get('requestId') }, 'payment callback failed');
-      throw new AppError(503, 'BUSY', 'Could not record the event now; deliver it again', { retryAfterSeconds: 2, cause: error });
+      throw new AppError('BUSY', 'Could not record the event now; deliver it again', { retryAfterSeconds: 2, cause: error });
     }
   });
 

@@ -37,7 +37,7 @@ export interface PaymentGateway {
 }
 
 export const gatewayUnavailable = (cause?: unknown) =>
-  new AppError(503, 'PAYMENT_GATEWAY_UNAVAILABLE', 'The payment provider is not answering; try again shortly', { retryAfterSeconds: 2, cause });
+  new AppError('PAYMENT_GATEWAY_UNAVAILABLE', 'The payment provider is not answering; try again shortly', { retryAfterSeconds: 2, cause });
 
 /**
  * HTTP client for the gateway's API: bearer key, a timeout on every call, and every failure
@@ -86,7 +86,7 @@ export function createGatewayClient(options: { baseUrl: string; apiKey: string; 
         },
       });
       if (status !== 201 && status !== 200) {
-        throw new AppError(502, 'PAYMENT_GATEWAY_REFUSED', `The payment provider refused the session: ${json?.error?.message ?? status}`);
+        throw new AppError('PAYMENT_GATEWAY_REFUSED', `The payment provider refused the session: ${json?.error?.message ?? status}`);
       }
       return json;
     },
@@ -101,7 +101,7 @@ export function createGatewayClient(options: { baseUrl: string; apiKey: string; 
         'POST', `/v1/payments/${encodeURIComponent(paymentId)}/refunds`, { idempotencyKey, body: amountCents ? { reason, amount: amountCents } : { reason } },
       );
       if (status !== 201 && status !== 200) {
-        throw new AppError(502, 'PAYMENT_GATEWAY_REFUSED', `Refund refused: ${json?.error?.code ?? status}`);
+        throw new AppError('PAYMENT_GATEWAY_REFUSED', `Refund refused: ${json?.error?.code ?? status}`);
       }
       return json;
     },

@@ -50,7 +50,7 @@ export async function settlePayment(sql: Sql, input: SettlementInput): Promise<S
     if (!payment) {
       // Possibly a webhook racing the checkout that is still committing this payment: refuse
       // (nothing recorded) so the gateway delivers it again.
-      throw new AppError(503, 'PAYMENT_UNKNOWN_YET', 'Unknown payment; deliver again later', { retryAfterSeconds: 5 });
+      throw new AppError('PAYMENT_UNKNOWN_YET', 'Unknown payment; deliver again later', { retryAfterSeconds: 5 });
     }
     const result = await applyOutcome(tx, payment, input);
     if (input.eventId) await setPaymentEventOutcome(tx, input.eventId, result.kind);

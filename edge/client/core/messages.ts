@@ -47,6 +47,7 @@ export const ERROR_MESSAGES: { readonly [C in ErrorCode]: Message } = {
   HOLD_NOT_FOUND: 'We cannot find those held seats any more. Please choose your seats again.',
   BOOKING_NOT_FOUND: 'We cannot find this booking. Check the booking reference, or open it from your bookings.',
   ROOM_NOT_FOUND: 'This showing has no waiting line yet. Try again shortly.',
+  VENUE_NOT_FOUND: 'That venue does not exist any more. Reload the console and pick the venue again.',
   QUEUE_ID_NOT_FOUND: 'No place in this line has that queue id. Check it for mistyped characters (it has 8, such as K7QM-2XPD).',
   // Conflicts.
   SEATS_UNAVAILABLE: (r) => `Sorry, someone else just took ${seatList(r.json?.error?.seats)}. The seat map has been refreshed: please pick again.`,

@@ -20,7 +20,7 @@ export interface AdminAuthOptions {
  */
 export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<EdgeEnv> {
   const lockedOut = () =>
-    new AppError(429, 'LOCKED_OUT', 'Too many wrong admin tokens from this address; try again later', {
+    new AppError('LOCKED_OUT', 'Too many wrong admin tokens from this address; try again later', {
       retryAfterSeconds: Math.ceil(options.lockout.windowMs / 1000),
     });
 

@@ -19,7 +19,7 @@ export function floodLimit(options: FloodLimitOptions): MiddlewareHandler {
     if (!decision.allowed) {
       options.metrics.limiterRejections.inc({ limiter: `flood_${options.name}` });
       const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-      throw new AppError(429, 'RATE_LIMITED', 'Too many requests from this address; slow down', { retryAfterSeconds });
+      throw new AppError('RATE_LIMITED', 'Too many requests from this address; slow down', { retryAfterSeconds });
     }
     await next();
   };

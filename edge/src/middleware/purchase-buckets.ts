@@ -28,12 +28,12 @@ export function purchaseBuckets(options: {
     });
     if (decision.notAdmitted) {
       options.metrics.limiterRejections.inc({ limiter: 'admission_ended' });
-      throw new AppError(410, 'TURN_ENDED', 'Your turn to buy has ended; join the queue again');
+      throw new AppError('TURN_ENDED', 'Your turn to buy has ended; join the queue again');
     }
     if (!decision.allowed) {
       options.metrics.limiterRejections.inc({ limiter: decision.source === 'redis' ? 'purchase_bucket' : 'purchase_fallback' });
       const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-      throw new AppError(429, 'RATE_LIMITED', 'Too many purchase requests; try again shortly', { retryAfterSeconds });
+      throw new AppError('RATE_LIMITED', 'Too many purchase requests; try again shortly', { retryAfterSeconds });
     }
     await next();
   };

@@ -72,7 +72,7 @@ export function createRoomCatalog(options: { core: CoreClient; engine: RoomEngin
      */
     async syncAll(): Promise<number> {
       const { status, body } = await core.adminJson<SaleControl[]>('GET', '/admin/rooms');
-      if (status !== 200 || !Array.isArray(body)) throw new AppError(503, 'CORE_UNAVAILABLE', `core answered ${status} for the room list`);
+      if (status !== 200 || !Array.isArray(body)) throw new AppError('CORE_UNAVAILABLE', `core answered ${status} for the room list`);
       return syncRooms(engine, body, options.logger, ensureRoom);
     },
   };

@@ -152,7 +152,7 @@ export function createRoomGateway(options: RoomGatewayOptions) {
   async function answerFromStanding(showtimeId: string, customerId: string, standing: Standing): Promise<QueueAnswer> {
     const ticket = standing.ticket ?? 0;
     if (standing.state === 'expired' || standing.state === 'none') {
-      throw new AppError(410, 'TURN_EXPIRED', 'Your place in line has lapsed; join the line again');
+      throw new AppError('TURN_EXPIRED', 'Your place in line has lapsed; join the line again');
     }
     let answer: QueueAnswer;
     if (standing.state === 'offered' || standing.state === 'admitted') answer = await admit(showtimeId, customerId, ticket);
@@ -272,7 +272,7 @@ export function createRoomGateway(options: RoomGatewayOptions) {
       if (fromSnapshot) return fromSnapshot;
       const result = await store('poll', () => engine.poll(showtimeId, customerId));
       if (!result.ok) {
-        if (result.code === 'unknown_room') throw new AppError(410, 'TURN_EXPIRED', 'This waiting room no longer exists; join again');
+        if (result.code === 'unknown_room') throw new AppError('TURN_EXPIRED', 'This waiting room no longer exists; join again');
         throw refusalError(result);
       }
       rememberBeat(showtimeId, customerId);

@@ -27,7 +27,7 @@ export function authRoutes(deps: AuthRouteDeps) {
     const address = deps.clientAddress(c) ?? 'unknown';
     const used = await deps.guardStore.hit(`demo-login:${address}`, 60_000);
     if (used > deps.demoLoginPerMinute) {
-      throw new AppError(429, 'RATE_LIMITED', 'Too many demo logins from this address; wait a minute', { retryAfterSeconds: 60 });
+      throw new AppError('RATE_LIMITED', 'Too many demo logins from this address; wait a minute', { retryAfterSeconds: 60 });
     }
     const customerId = `demo-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
     const token = await deps.customerTokens.signDemo(customerId);

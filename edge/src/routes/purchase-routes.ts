@@ -6,7 +6,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { AppError, notFound } from '../../../lib/errors';
+import { AppError, notFound, type CodeWithStatus } from '../../../lib/errors';
 import { traceparentOf } from '../../../lib/trace-context';
 import type { CoreClient } from '../core-client';
 import { bearerToken, cookieNames, SHOWTIME_ID, type EdgeEnv } from '../http-context';
@@ -37,7 +37,7 @@ interface CachedSeatMap {
 const HOLD_ID = /^[A-Za-z0-9_-]{1,100}$/;
 const BOOKING_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
-function checkedParam(c: Context, name: string, pattern: RegExp, code: string): string {
+function checkedParam(c: Context, name: string, pattern: RegExp, code: CodeWithStatus<404>): string {
   const value = c.req.param(name) ?? '';
   if (!pattern.test(value)) throw notFound(code, `Unknown ${name}`);
   return value;
@@ -75,7 +75,7 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
       const response = await forward(c, '/showtimes', false);
       if (response.status >= 500) {
         await response.body?.cancel();
-        throw new AppError(503, 'CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', { retryAfterSeconds: 2 });
+        throw new AppError('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', { retryAfterSeconds: 2 });
       }
       return { status: response.status, body: await response.text(), contentType: response.headers.get('content-type') ?? 'application/json' };
     });
@@ -93,7 +93,7 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
       const response = await forward(c, `/showtimes/${showtimeId}/seats`, true);
       if (response.status >= 500) {
         await response.body?.cancel();
-        throw new AppError(503, 'CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', { retryAfterSeconds: 2 });
+        throw new AppError('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', { retryAfterSeconds: 2 });
       }
       return { status: response.status, body: await response.text(), contentType: response.headers.get('content-type') ?? 'application/json' };
     });

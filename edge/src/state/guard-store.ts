@@ -28,7 +28,7 @@ export function createRedisGuardStore(redisCommand: RedisCommand, prefix = ''): 
   // Redis down: the caller answers 503 with Retry-After, never 500.
   const command = (args: string[]) =>
     redisCommand(args).catch((error: unknown) => {
-      throw new AppError(503, 'STORE_UNAVAILABLE', 'The edge store is briefly unavailable; try again shortly', { retryAfterSeconds: 5, cause: error });
+      throw new AppError('STORE_UNAVAILABLE', 'The edge store is briefly unavailable; try again shortly', { retryAfterSeconds: 5, cause: error });
     });
   return {
     async hit(name, windowMs) {
