@@ -1,5 +1,5 @@
 -- Venues, halls and their physical seats; showtimes and the per-showtime seat state that
--- arbitrates every sale (seed 000). CHECK constraints keep impossible states out of the table,
+-- arbitrates every sale (docs/architecture.md). CHECK constraints keep impossible states out of the table,
 -- so a bug in the service shows up as a refused write, never as a seat sold twice.
 
 CREATE TABLE venue (

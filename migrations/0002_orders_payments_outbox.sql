@@ -1,4 +1,4 @@
--- Checkout, payments and the order lifecycle (seeds 000 §7-8, 001, 003).
+-- Checkout, payments and the order lifecycle (README: Checkout, payments and the order lifecycle).
 --
 -- Holds, payments and bookings move only through the transitions listed in state_machine; a
 -- trigger refuses any other UPDATE of a status and writes every change to state_transition
