@@ -151,6 +151,7 @@ describe('real answers of the core conform to its /openapi.json', () => {
     await call('get', '/admin/venues', {}, {});
     await call('post', '/admin/venues', {}, { headers: admin, rawBody: '{nope' });
     await call('post', '/admin/venues', {}, { headers: admin, body: { name: '' } });
+    await call('post', '/admin/venues/{venueId}/halls', { venueId: 'nope' }, { headers: admin, body: { name: 'H', seats: [{ code: 'A1', rowLabel: 'A', row: 1, column: 1 }] } });
     await call('post', '/admin/venues/{venueId}/halls', { venueId: 999_999 }, { headers: admin, body: { name: 'H', seats: [{ code: 'A1', rowLabel: 'A', row: 1, column: 1 }] } });
     await call('post', '/admin/showtimes', {}, { headers: admin, body: { hallId: 1, title: '' } });
     const id = await newShowtime();
@@ -249,6 +250,9 @@ describe('real answers of the core conform to its /openapi.json', () => {
     await call('delete', '/holds/{holdId}', { holdId: hold.json.holdId }, { token });
 
     await call('get', '/bookings/{bookingId}', { bookingId }, { token });
+    const listed = await call('get', '/bookings', {}, { token });
+    expect(listed.json.bookings.map((b: { bookingId: string }) => b.bookingId)).toContain(bookingId);
+    await call('get', '/bookings', {}, {});
     await call('get', '/bookings/{bookingId}', { bookingId }, { token: rival });
     await call('get', '/bookings/{bookingId}', { bookingId: randomUUID() }, { token });
     await call('get', '/bookings/{bookingId}/cancellation', { bookingId }, { token });

@@ -97,6 +97,7 @@ const components = {
   CheckoutRequest: shared.requests.checkoutRequest,
   CheckoutSession: shared.checkoutSession,
   Booking: shared.booking,
+  BookingList: shared.bookingList,
   CancellationQuote: shared.cancellationQuote,
   Cancellation: shared.cancellation,
   PaymentWebhook: shared.paymentWebhook,
@@ -181,6 +182,11 @@ const operations: Operation<S, Tag, Sec>[] = [
     },
   },
   {
+    method: 'get', path: '/bookings', tag: 'Buyers', security: 'access',
+    summary: "The buyer's bookings, newest first, each with what cancelling would give back (a turn's access token: that showtime's; a customer access token: all)",
+    responses: { 200: { description: 'The bookings', schema: 'BookingList' }, 401: noToken, 503: busy },
+  },
+  {
     method: 'get', path: '/bookings/{bookingId}', tag: 'Buyers', security: 'access', summary: "The buyer's booking",
     responses: { 200: { description: 'The booking', schema: 'Booking' }, 401: noToken, 403: err("Someone else's booking", ['NOT_YOUR_BOOKING']), 404: err('No such booking', ['BOOKING_NOT_FOUND']), 503: busy },
   },
@@ -213,7 +219,7 @@ const operations: Operation<S, Tag, Sec>[] = [
   },
   {
     method: 'post', path: '/admin/venues/{venueId}/halls', tag: 'Catalog', security: 'admin', body: 'HallRequest', summary: 'Create a hall with its seats',
-    responses: { 201: { description: 'Created', schema: 'Hall' }, 400: notJson, 401: noAdmin, 409: err('A hall of that name exists in the venue', ['DUPLICATE']), 413: err('Body too large', ['PAYLOAD_TOO_LARGE']), 422: invalid('Invalid hall or seats, or an unknown venue', ['REFERENCE_NOT_FOUND']), 503: busy },
+    responses: { 201: { description: 'Created', schema: 'Hall' }, 400: notJson, 401: noAdmin, 404: err('Not a venue id', ['VENUE_NOT_FOUND']), 409: err('A hall of that name exists in the venue', ['DUPLICATE']), 413: err('Body too large', ['PAYLOAD_TOO_LARGE']), 422: invalid('Invalid hall or seats, or an unknown venue', ['REFERENCE_NOT_FOUND']), 503: busy },
   },
   {
     method: 'post', path: '/admin/showtimes', tag: 'Catalog', security: 'admin', body: 'ShowtimeRequest', summary: 'Create a showtime (its seats from the hall, its room settings, its classes)',
