@@ -22,110 +22,124 @@ describe('operator console', () => {
     const buyers = [];
     for (let i = 0; i < 4; i++) buyers.push(await stack.apiBuyer(showtimeId, `console-buyer-${showtimeId}-${i}`));
     expect(buyers.map((b) => b.state)).toEqual(['admitted', 'admitted', 'waiting', 'waiting']);
+    // The two who wait poll as the waiting page does: the line passes over a buyer it has not
+    // heard from for a few seconds (gone, most likely), and the numbers below count on them.
+    let waiting = true;
+    const heartbeats = buyers.slice(2).map(async (buyer) => {
+      while (waiting) {
+        await stack.api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': buyer.queueToken } });
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    });
+    try {
 
-    const operator = await openPage(browser);
-    const { page } = operator;
-    await page.goto(`${stack.edgeUrl}/admin`);
-    await page.getByLabel('Admin token').fill('not-the-token');
-    await page.getByLabel('Your name (for the audit log)').fill('Ada Operator');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    expect(await page.getByRole('alert').textContent()).toContain('not right');
-    // Only the token is typed again; operator pages carry no buyer footer.
-    expect(await page.getByLabel('Your name (for the audit log)').inputValue()).toBe('Ada Operator');
-    expect(await page.locator('footer').count()).toBe(0);
-    expect(await accessibilityIssues(page)).toEqual([]);
-    await operator.shot('20-console-login-refused');
+      const operator = await openPage(browser);
+      const { page } = operator;
+      await page.goto(`${stack.edgeUrl}/admin`);
+      await page.getByLabel('Admin token').fill('not-the-token');
+      await page.getByLabel('Your name (for the audit log)').fill('Ada Operator');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      expect(await page.getByRole('alert').textContent()).toContain('not right');
+      // Only the token is typed again; operator pages carry no buyer footer.
+      expect(await page.getByLabel('Your name (for the audit log)').inputValue()).toBe('Ada Operator');
+      expect(await page.locator('footer').count()).toBe(0);
+      expect(await accessibilityIssues(page)).toEqual([]);
+      await operator.shot('20-console-login-refused');
 
-    await page.getByLabel('Admin token').fill(STACK_ADMIN_TOKEN);
-    await page.getByLabel('Your name (for the audit log)').fill('Ada Operator');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Waiting rooms' }).waitFor();
-    const row = page.getByRole('row').filter({ hasText: title });
-    expect(await row.textContent()).toContain('2 / 2');
-    expect(await accessibilityIssues(page)).toEqual([]);
-    await operator.shot('21-console-rooms');
+      await page.getByLabel('Admin token').fill(STACK_ADMIN_TOKEN);
+      await page.getByLabel('Your name (for the audit log)').fill('Ada Operator');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Waiting rooms' }).waitFor();
+      const row = page.getByRole('row').filter({ hasText: title });
+      expect(await row.textContent()).toContain('2 / 2');
+      expect(await accessibilityIssues(page)).toEqual([]);
+      await operator.shot('21-console-rooms');
 
-    await page.getByRole('link', { name: title }).click();
-    await expect.poll(() => page.locator('#v-waiting').textContent(), { timeout: 10_000 }).toBe('2');
-    expect(await page.locator('#v-active').textContent()).toBe('2');
-    await expect.poll(() => page.locator('#v-seatsAvailable').textContent(), { timeout: 10_000 }).toBe('24');
-    expect(await page.locator('#capacity').inputValue()).toBe('2');
-    expect(await accessibilityIssues(page)).toEqual([]);
-    await operator.shot('22-console-room-live');
+      await page.getByRole('link', { name: title }).click();
+      await expect.poll(() => page.locator('#v-waiting').textContent(), { timeout: 10_000 }).toBe('2');
+      expect(await page.locator('#v-active').textContent()).toBe('2');
+      await expect.poll(() => page.locator('#v-seatsAvailable').textContent(), { timeout: 10_000 }).toBe('24');
+      expect(await page.locator('#capacity').inputValue()).toBe('2');
+      expect(await accessibilityIssues(page)).toEqual([]);
+      await operator.shot('22-console-room-live');
 
-    // Lower the capacity to 1; the dialog asks first, and "Cancel" changes nothing.
-    await page.locator('#capacity').fill('1');
-    await page.getByRole('button', { name: 'Apply settings' }).click();
-    const dialog = page.getByRole('dialog');
-    await dialog.waitFor();
-    expect(await dialog.textContent()).toContain('capacity from 2 to 1');
-    await operator.shot('23-console-confirm');
-    await page.getByRole('button', { name: 'Cancel' }).click();
-    expect((await stack.engine.getSettings(String(showtimeId))).ok && (await stack.engine.getSettings(String(showtimeId)) as any).settings.capacity).toBe(2);
+      // Lower the capacity to 1; the dialog asks first, and "Cancel" changes nothing.
+      await page.locator('#capacity').fill('1');
+      await page.getByRole('button', { name: 'Apply settings' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.waitFor();
+      expect(await dialog.textContent()).toContain('capacity from 2 to 1');
+      await operator.shot('23-console-confirm');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      expect((await stack.engine.getSettings(String(showtimeId))).ok && (await stack.engine.getSettings(String(showtimeId)) as any).settings.capacity).toBe(2);
 
-    await page.locator('#capacity').fill('1');
-    await page.getByRole('button', { name: 'Apply settings' }).click();
-    await page.getByRole('button', { name: 'Yes, apply it' }).click();
-    await expect.poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 }).toContain('capacity: 2 → 1');
-    expect(await page.locator('#audit-rows').textContent()).toContain('Ada Operator');
+      await page.locator('#capacity').fill('1');
+      await page.getByRole('button', { name: 'Apply settings' }).click();
+      await page.getByRole('button', { name: 'Yes, apply it' }).click();
+      await expect.poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 }).toContain('capacity: 2 → 1');
+      expect(await page.locator('#audit-rows').textContent()).toContain('Ada Operator');
 
-    // Both admitted buyers finish: with capacity 1 only one of the two waiting is let in.
-    for (const buyer of buyers.slice(0, 2)) await stack.api('DELETE', `/api/showtimes/${showtimeId}/queue`, { token: buyer.token });
-    await expect.poll(() => page.locator('#v-waiting').textContent(), { timeout: 15_000 }).toBe('1');
-    await expect.poll(() => page.locator('#v-active').textContent(), { timeout: 15_000 }).toMatch(/^[01]$/);
-    const points = await page.locator('#chart-waiting polyline').getAttribute('points');
-    expect(points?.split(' ').length).toBeGreaterThan(1);
-    await operator.shot('24-console-after-capacity-change');
+      // Both admitted buyers finish: with capacity 1 only one of the two waiting is let in.
+      for (const buyer of buyers.slice(0, 2)) await stack.api('DELETE', `/api/showtimes/${showtimeId}/queue`, { token: buyer.token });
+      await expect.poll(() => page.locator('#v-waiting').textContent(), { timeout: 15_000 }).toBe('1');
+      await expect.poll(() => page.locator('#v-active').textContent(), { timeout: 15_000 }).toMatch(/^[01]$/);
+      const points = await page.locator('#chart-waiting polyline').getAttribute('points');
+      expect(points?.split(' ').length).toBeGreaterThan(1);
+      await operator.shot('24-console-after-capacity-change');
 
-    // Seats are charted on the hall's fixed scale, with the scale said beside the chart.
-    expect(await page.locator('#axis-seatsAvailable').textContent()).toMatch(/^0 to 24 \(all seats\) · last minute$/);
-    // Out of bounds: said in plain words, nothing sent.
-    await page.locator('#capacity').fill('0');
-    await page.locator('#settings-form').evaluate((form: HTMLFormElement) => form.requestSubmit());
-    await expect.poll(() => page.locator('#console-alert').textContent()).toBe('Capacity must be a whole number from 1 to 1,000,000.');
-    expect(await page.getByRole('dialog').isVisible()).toBe(false);
-    // An opening in the past is refused before anything is asked.
-    await page.locator('#opensAt').fill('2020-01-01T10:00:00');
-    await page.getByRole('button', { name: /Schedule the opening/ }).click();
-    await expect.poll(() => page.locator('#console-alert').textContent()).toContain('already passed');
-    await page.locator('#capacity').fill('1');
+      // Seats are charted on the hall's fixed scale, with the scale said beside the chart.
+      expect(await page.locator('#axis-seatsAvailable').textContent()).toMatch(/^0 to 24 \(all seats\) · last minute$/);
+      // Out of bounds: said in plain words, nothing sent.
+      await page.locator('#capacity').fill('0');
+      await page.locator('#settings-form').evaluate((form: HTMLFormElement) => form.requestSubmit());
+      await expect.poll(() => page.locator('#console-alert').textContent()).toBe('Capacity must be a whole number from 1 to 1,000,000.');
+      expect(await page.getByRole('dialog').isVisible()).toBe(false);
+      // An opening in the past is refused before anything is asked.
+      await page.locator('#opensAt').fill('2020-01-01T10:00:00');
+      await page.getByRole('button', { name: /Schedule the opening/ }).click();
+      await expect.poll(() => page.locator('#console-alert').textContent()).toContain('already passed');
+      await page.locator('#capacity').fill('1');
 
-    // The sale's own settings at the core: seats per customer, confirmed, applied and audited.
-    expect(await page.getByLabel('Seats per customer').inputValue()).toBe('4');
-    await page.getByLabel('Seats per customer').fill('51');
-    await page.getByRole('button', { name: 'Apply sale settings' }).click();
-    await expect.poll(() => page.locator('#console-alert').textContent()).toBe('Seats per customer must be a whole number from 1 to 50.');
-    await page.getByLabel('Seats per customer').fill('2');
-    await page.getByRole('button', { name: 'Apply sale settings' }).click();
-    expect(await page.getByRole('dialog').textContent()).toContain('seats per customer from 4 to 2');
-    await page.getByRole('button', { name: 'Yes, apply it' }).click();
-    await expect.poll(async () => (await stack.sql`SELECT max_seats_per_customer FROM showtime WHERE id = ${showtimeId}`)[0]!.max_seats_per_customer).toBe(2);
-    await expect.poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 }).toContain('sale settings changed');
-    expect(await page.getByLabel('Seats per customer').inputValue()).toBe('2');
-    // The route refuses clearly and changes nothing: no session, no X-Console header, bad numbers.
-    const refusals = await page.evaluate(async (path) => {
-      const send = async (headers: Record<string, string>, body: string) => (await fetch(path, { method: 'PATCH', headers: { 'content-type': 'application/json', ...headers }, body })).status;
-      return [await send({}, '{"maxSeatsPerCustomer":3}'), await send({ 'x-console': '1' }, '{"maxSeatsPerCustomer":0}'), await send({ 'x-console': '1' }, 'not json'), await send({ 'x-console': '1' }, '{"holdTtlMs":5}')];
-    }, `/admin/showtimes/${showtimeId}/sale`);
-    expect(refusals).toEqual([403, 422, 422, 422]);
-    expect((await fetch(`${stack.edgeUrl}/admin/showtimes/${showtimeId}/sale`, { method: 'PATCH', headers: { 'x-console': '1', 'content-type': 'application/json' }, body: '{"maxSeatsPerCustomer":3}' })).status).toBe(401);
-    expect((await stack.sql`SELECT max_seats_per_customer FROM showtime WHERE id = ${showtimeId}`)[0]!.max_seats_per_customer).toBe(2);
+      // The sale's own settings at the core: seats per customer, confirmed, applied and audited.
+      expect(await page.getByLabel('Seats per customer').inputValue()).toBe('4');
+      await page.getByLabel('Seats per customer').fill('51');
+      await page.getByRole('button', { name: 'Apply sale settings' }).click();
+      await expect.poll(() => page.locator('#console-alert').textContent()).toBe('Seats per customer must be a whole number from 1 to 50.');
+      await page.getByLabel('Seats per customer').fill('2');
+      await page.getByRole('button', { name: 'Apply sale settings' }).click();
+      expect(await page.getByRole('dialog').textContent()).toContain('seats per customer from 4 to 2');
+      await page.getByRole('button', { name: 'Yes, apply it' }).click();
+      await expect.poll(async () => (await stack.sql`SELECT max_seats_per_customer FROM showtime WHERE id = ${showtimeId}`)[0]!.max_seats_per_customer).toBe(2);
+      await expect.poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 }).toContain('sale settings changed');
+      expect(await page.getByLabel('Seats per customer').inputValue()).toBe('2');
+      // The route refuses clearly and changes nothing: no session, no X-Console header, bad numbers.
+      const refusals = await page.evaluate(async (path) => {
+        const send = async (headers: Record<string, string>, body: string) => (await fetch(path, { method: 'PATCH', headers: { 'content-type': 'application/json', ...headers }, body })).status;
+        return [await send({}, '{"maxSeatsPerCustomer":3}'), await send({ 'x-console': '1' }, '{"maxSeatsPerCustomer":0}'), await send({ 'x-console': '1' }, 'not json'), await send({ 'x-console': '1' }, '{"holdTtlMs":5}')];
+      }, `/admin/showtimes/${showtimeId}/sale`);
+      expect(refusals).toEqual([403, 422, 422, 422]);
+      expect((await fetch(`${stack.edgeUrl}/admin/showtimes/${showtimeId}/sale`, { method: 'PATCH', headers: { 'x-console': '1', 'content-type': 'application/json' }, body: '{"maxSeatsPerCustomer":3}' })).status).toBe(401);
+      expect((await stack.sql`SELECT max_seats_per_customer FROM showtime WHERE id = ${showtimeId}`)[0]!.max_seats_per_customer).toBe(2);
 
-    // The buttons know the state: "Resume (open)" is off while the room is open.
-    expect(await page.getByRole('button', { name: 'Resume (open)' }).isDisabled()).toBe(true);
-    // Pause, confirmed: the state badge follows.
-    await page.getByRole('button', { name: 'Pause admissions' }).click();
-    await page.getByRole('button', { name: 'Yes, apply it' }).click();
-    await expect.poll(() => page.locator('#room-state').textContent(), { timeout: 10_000 }).toBe('paused');
-    await expect.poll(() => page.locator('#audit-rows').textContent()).toContain('state: open → paused');
-    expect(await page.getByRole('button', { name: 'Pause admissions' }).isDisabled()).toBe(true);
-    expect(await page.getByRole('button', { name: 'Resume (open)' }).isDisabled()).toBe(false);
-    expect(await accessibilityIssues(page)).toEqual([]);
-    await operator.shot('25-console-paused');
+      // The buttons know the state: "Resume (open)" is off while the room is open.
+      expect(await page.getByRole('button', { name: 'Resume (open)' }).isDisabled()).toBe(true);
+      // Pause, confirmed: the state badge follows.
+      await page.getByRole('button', { name: 'Pause admissions' }).click();
+      await page.getByRole('button', { name: 'Yes, apply it' }).click();
+      await expect.poll(() => page.locator('#room-state').textContent(), { timeout: 10_000 }).toBe('paused');
+      await expect.poll(() => page.locator('#audit-rows').textContent()).toContain('state: open → paused');
+      expect(await page.getByRole('button', { name: 'Pause admissions' }).isDisabled()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Resume (open)' }).isDisabled()).toBe(false);
+      expect(await accessibilityIssues(page)).toEqual([]);
+      await operator.shot('25-console-paused');
 
-    // Only the refusals sent on purpose above may show as failed loads.
-    expect(operator.errors.filter((e) => !/status of (403|422)/.test(e))).toEqual([]);
-    expect(operator.external).toEqual([]);
-    await operator.context.close();
+      // Only the refusals sent on purpose above may show as failed loads.
+      expect(operator.errors.filter((e) => !/status of (403|422)/.test(e))).toEqual([]);
+      expect(operator.external).toEqual([]);
+      await operator.context.close();
+    } finally {
+      waiting = false;
+      await Promise.all(heartbeats);
+    }
   });
 });
