@@ -126,12 +126,19 @@ describe('a 100,000-member pre-queue on Redis', () => {
     const stats = ok(await room.stats(show));
     expect(stats.state).toBe('open');
     expect(Math.max(...calls)).toBeLessThanOrEqual(DRAW_CHUNK + 2);
-    // The opened room offers its one slot to the head of the line at once.
+    // The opened room offers its one slot to the head of the line at once. Nobody here polls:
+    // when the draw took longer than the line's freshness window (a loaded machine), the first
+    // admission step passes over heads it has not heard from lately (parked: `who` negated,
+    // out of the line). Those and the offer are the head of the drawn order, the line the rest.
     const [, , line, offers] = room.keys.forShowtime(show).room as [string, string, string, string];
-    const placed = [...(await redis.zrange(offers, 0, -1)), ...(await redis.zrange(line, 0, -1))];
-    expect(placed).toHaveLength(total - leavers.length);
+    const waitingInLine = await redis.zrange(line, 0, -1);
+    const whoEntries = await redis.hgetall(who);
+    const atTheHead = [...(await redis.zrange(offers, 0, -1)), ...Object.keys(whoEntries).filter((c) => Number(whoEntries[c]) < 0)];
+    expect(atTheHead.length).toBeGreaterThanOrEqual(1);
+    expect(atTheHead.length + waitingInLine.length).toBe(total - leavers.length);
     const expected = (await drawOrder(stats.seed!, ids)).filter((c) => !leavers.includes(c));
-    expect(placed).toEqual(expected);
+    expect(new Set(atTheHead)).toEqual(new Set(expected.slice(0, atTheHead.length)));
+    expect(waitingInLine).toEqual(expected.slice(atTheHead.length));
     console.log(`100k draw: ${calls.length} script calls, at most ${Math.max(...calls)} args, slowest in Redis ${slowestMs.toFixed(1)} ms; PING (this process) during the draw: median ${pings.sort((a, b) => a - b)[Math.floor(pings.length / 2)]?.toFixed(2)} ms, max ${Math.max(...pings).toFixed(1)} ms over ${pings.length}`);
   });
 });
