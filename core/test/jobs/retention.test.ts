@@ -410,6 +410,64 @@ describe('seat_hold partitions (the same blocks as show_seat)', () => {
   });
 });
 
+describe('seat_hold detach against a long transaction', () => {
+  const BLOCK = 10_000;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('the job gives its detach up within lock_timeout and holds keep flowing; a naive detach (no lock_timeout) stalls every hold behind it', async () => {
+    const old = 60 * BLOCK + 1;
+    await sql`SELECT show_seat_ensure_partitions(${62 * BLOCK + 1}), seat_hold_ensure_partitions(${62 * BLOCK + 1})`;
+    for (const id of [old, 62 * BLOCK + 1]) {
+      const { showtimeId } = await core.createShowtime({ layout: { rows: 1, columns: 4 } });
+      await sql.begin(async (tx) => {
+        await tx`CREATE TEMP TABLE copy ON COMMIT DROP AS SELECT * FROM showtime WHERE id = ${showtimeId}`;
+        await tx`UPDATE copy SET id = ${id}`;
+        await tx`INSERT INTO showtime OVERRIDING SYSTEM VALUE SELECT * FROM copy`;
+        await tx`INSERT INTO show_seat (showtime_id, seat_code) SELECT ${id}, seat_code FROM show_seat WHERE showtime_id = ${showtimeId}`;
+      });
+    }
+    expect((await core.hold(old, unique('long'), ['A1'])).status).toBe(201);
+    await sql`UPDATE showtime SET starts_at = now() - interval '40 days', sale_opens_at = now() - interval '50 days' WHERE id = ${old}`;
+    const live = await core.createShowtime({ layout: { rows: 2, columns: 10 } });
+    const hold = async (n: number) => {
+      const started = Date.now();
+      const answer = await core.hold(live.showtimeId, unique(`lt-${n}`), [`${n < 10 ? 'A' : 'B'}${(n % 10) + 1}`]);
+      return { status: answer.status, ms: Date.now() - started };
+    };
+
+    // A report reading old holds, left open (a long transaction holds its lock on seat_hold).
+    const reader = await sql.reserve();
+    try {
+      await reader`BEGIN`;
+      await reader`SELECT count(*) FROM seat_hold WHERE showtime_id = ${old}`;
+
+      // The job: its detach waits at most lock_timeout, gives up, and buyers never notice.
+      const pass = await maintainPartitions(sql);
+      expect(pass.ran).toBe(false);
+      const during = await Promise.all([0, 1, 2, 3].map(hold));
+      expect(during.map((h) => h.status)).toEqual([201, 201, 201, 201]);
+      expect(Math.max(...during.map((h) => h.ms))).toBeLessThan(1_500);
+
+      // Naive: the same detach with no lock_timeout queues behind the reader, and every hold queues behind it.
+      const naive = sql.begin(async (tx) => {
+        await tx`SET LOCAL lock_timeout = 0`;
+        await tx.unsafe(`ALTER TABLE seat_hold DETACH PARTITION seat_hold_b${String(60 * BLOCK).padStart(12, '0')}`);
+      });
+      await sleep(300);
+      const stalled = hold(4);
+      expect(await Promise.race([stalled.then(() => 'answered'), sleep(1_500).then(() => 'stalled')])).toBe('stalled');
+      await reader`ROLLBACK`;
+      await naive;
+      const after = await stalled;
+      expect(after.ms).toBeGreaterThanOrEqual(1_500);
+    } finally {
+      reader.release();
+    }
+    // Put the block back for the tests after this one (the job would have archived it anyway).
+    await sql.unsafe(`ALTER TABLE seat_hold ATTACH PARTITION seat_hold_b${String(60 * BLOCK).padStart(12, '0')} FOR VALUES FROM (${60 * BLOCK}) TO (${61 * BLOCK})`);
+  });
+});
+
 describe('row retention', () => {
   it('deletes webhook events past their retention and keeps recent ones', async () => {
     const tag = unique('evt');
