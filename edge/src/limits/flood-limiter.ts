@@ -1,7 +1,7 @@
 /**
  * Flood limits per client address on join and poll. The port is one method returning a
- * decision (never a rejection); Node backs it with rate-limiter-flexible on Redis
- * (node-flood-limiter.ts), Workers and the embedded stack with the in-memory limiter below.
+ * decision (never a rejection); Node shares join counts across its processes through Redis in
+ * batches (node-flood-limiter.ts), Workers and the embedded stack use the in-memory limiter below.
  */
 export interface FloodDecision {
   allowed: boolean;
