@@ -14,7 +14,12 @@ let browser: Browser;
 
 useBrowserStack((b, s) => ((browser = b), (stack = s)));
 
-describe('operator console', () => {
+const VIEWPORTS = [
+  { device: 'laptop', viewport: { width: 1100, height: 900 }, suffix: '' },
+  { device: 'phone', viewport: { width: 390, height: 844 }, suffix: '-phone' },
+] as const;
+
+describe.each(VIEWPORTS)('operator console on a $device', ({ viewport, suffix }) => {
   it('refuses a wrong token, then shows rooms, live numbers, a confirmed capacity change and the audit log', async () => {
     const title = `Console Night ${process.pid}-${Date.now() % 1_000_000}`;
     const showtimeId = await stack.createShowtime({ title });
@@ -33,7 +38,7 @@ describe('operator console', () => {
     });
     try {
 
-      const operator = await openPage(browser);
+      const operator = await openPage(browser, { viewport });
       const { page } = operator;
       await page.goto(`${stack.edgeUrl}/admin`);
       await page.getByLabel('Admin token').fill('not-the-token');
@@ -44,7 +49,7 @@ describe('operator console', () => {
       expect(await page.getByLabel('Your name (for the audit log)').inputValue()).toBe('Ada Operator');
       expect(await page.locator('footer').count()).toBe(0);
       expect(await accessibilityIssues(page)).toEqual([]);
-      await operator.shot('20-console-login-refused');
+      await operator.shot(`20-console-login-refused${suffix}`);
 
       await page.getByLabel('Admin token').fill(STACK_ADMIN_TOKEN);
       await page.getByLabel('Your name (for the audit log)').fill('Ada Operator');
@@ -53,7 +58,7 @@ describe('operator console', () => {
       const row = page.getByRole('row').filter({ hasText: title });
       expect(await row.textContent()).toContain('2 / 2');
       expect(await accessibilityIssues(page)).toEqual([]);
-      await operator.shot('21-console-rooms');
+      await operator.shot(`21-console-rooms${suffix}`);
 
       await page.getByRole('link', { name: title }).click();
       await expect.poll(() => page.locator('#v-waiting').textContent(), { timeout: 10_000 }).toBe('2');
@@ -61,7 +66,7 @@ describe('operator console', () => {
       await expect.poll(() => page.locator('#v-seatsAvailable').textContent(), { timeout: 10_000 }).toBe('24');
       expect(await page.locator('#capacity').inputValue()).toBe('2');
       expect(await accessibilityIssues(page)).toEqual([]);
-      await operator.shot('22-console-room-live');
+      await operator.shot(`22-console-room-live${suffix}`);
 
       // Lower the capacity to 1; the dialog asks first, and "Cancel" changes nothing.
       await page.locator('#capacity').fill('1');
@@ -69,7 +74,7 @@ describe('operator console', () => {
       const dialog = page.getByRole('dialog');
       await dialog.waitFor();
       expect(await dialog.textContent()).toContain('capacity from 2 to 1');
-      await operator.shot('23-console-confirm');
+      await operator.shot(`23-console-confirm${suffix}`);
       await page.getByRole('button', { name: 'Cancel' }).click();
       expect((await stack.engine.getSettings(String(showtimeId))).ok && (await stack.engine.getSettings(String(showtimeId)) as any).settings.capacity).toBe(2);
 
@@ -85,7 +90,7 @@ describe('operator console', () => {
       await expect.poll(() => page.locator('#v-active').textContent(), { timeout: 15_000 }).toMatch(/^[01]$/);
       const points = await page.locator('#chart-waiting polyline').getAttribute('points');
       expect(points?.split(' ').length).toBeGreaterThan(1);
-      await operator.shot('24-console-after-capacity-change');
+      await operator.shot(`24-console-after-capacity-change${suffix}`);
 
       // Seats are charted on the hall's fixed scale, with the scale said beside the chart.
       expect(await page.locator('#axis-seatsAvailable').textContent()).toMatch(/^0 to 24 \(all seats\) · last minute$/);
@@ -131,7 +136,7 @@ describe('operator console', () => {
       expect(await page.getByRole('button', { name: 'Pause admissions' }).isDisabled()).toBe(true);
       expect(await page.getByRole('button', { name: 'Resume (open)' }).isDisabled()).toBe(false);
       expect(await accessibilityIssues(page)).toEqual([]);
-      await operator.shot('25-console-paused');
+      await operator.shot(`25-console-paused${suffix}`);
 
       // Only the refusals sent on purpose above may show as failed loads.
       expect(operator.errors.filter((e) => !/status of (403|422)/.test(e))).toEqual([]);
