@@ -2,8 +2,8 @@
  * An OpenAPI 3.1 document from zod schemas and a plain list of operations: what each route reads
  * and answers, with the error codes each status carries (`x-error-codes`). zod writes the JSON
  * Schemas itself (`z.toJSONSchema`): request bodies as the route reads them, answers as the code
- * writes them. Used by the core for its own API (core/src/openapi/); the edge's description
- * (edge/scripts/openapi/) is built the same way.
+ * writes them. Used by the core for its own API (core/src/openapi/) and by the edge's description
+ * (edge/scripts/openapi/).
  */
 import { z } from 'zod';
 
@@ -23,7 +23,8 @@ export interface Operation<S extends string, T extends string, Sec extends strin
   path: string;
   summary: string;
   tag: T;
-  security?: Sec;
+  /** Several: any one of them will do. */
+  security?: Sec | Sec[];
   body?: S;
   bodyRequired?: boolean;
   headers?: { name: string; required: boolean; description: string }[];
@@ -101,7 +102,7 @@ export function buildOpenApi<S extends string, T extends string, Sec extends str
       summary: op.summary,
       tags: [op.tag],
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...(op.security ? { security: [{ [op.security]: [] }] } : {}),
+      ...(op.security ? { security: [op.security].flat().map((name) => ({ [name]: [] })) } : {}),
       ...(op.body ? { requestBody: { required: op.bodyRequired ?? true, content: { 'application/json': { schema: ref(op.body) } } } } : {}),
       responses: Object.fromEntries(Object.entries(op.responses).map(([status, answer]) => [status, answerObject(answer as Answer<S>)])),
     };

@@ -5,7 +5,7 @@
  * answers. `npm run build:openapi` writes it to edge/src/openapi/openapi.gen.ts, which the edge
  * serves at /api/openapi.json (Workers have no filesystem and no zod-to-JSON at run time).
  */
-import { z } from 'zod';
+import { buildOpenApi, type Answer as DocumentAnswer, type Operation as DocumentOperation } from '../../../lib/openapi-document';
 import * as schemas from './api-schemas';
 
 type SchemaName = keyof typeof componentSchemas;
@@ -47,28 +47,12 @@ const componentSchemas = {
 /** Request bodies are described as the route reads them; responses as the code writes them. */
 const requestSchemas = new Set<SchemaName>(['HoldRequest', 'CheckoutRequest', 'RoomUpdate', 'PaymentWebhook', 'FareClassChange', 'SeatClassChange', 'RefundPolicy']);
 
-interface Answer {
-  description: string;
-  schema?: SchemaName | { array: SchemaName };
-  /** Error codes this status carries on this route (documentation; the body is always Error). */
-  codes?: string[];
-  headers?: ('Retry-After' | 'X-Request-Id' | 'Location' | 'Idempotent-Replayed' | 'Warning')[];
-  contentType?: string;
-}
+type Answer = DocumentAnswer<SchemaName>;
 
 type Security = 'customer' | 'queue' | 'access' | 'admin';
 
-interface Operation {
-  method: 'get' | 'post' | 'put' | 'delete';
-  path: string;
-  summary: string;
-  tag: 'Buyers' | 'Queue' | 'Payments' | 'Operators' | 'Operations';
-  /** Several: any one of them (bookings take the turn's access token or the customer token). */
-  security?: Security | Security[];
-  body?: SchemaName;
-  headers?: { name: string; required: boolean; description: string }[];
-  responses: Record<number, Answer>;
-}
+/** Bookings take the turn's access token or the customer token: `security` may name several. */
+type Operation = DocumentOperation<SchemaName, 'Buyers' | 'Queue' | 'Payments' | 'Operators' | 'Operations', Security>;
 
 const err = (description: string, codes: string[], headers?: Answer['headers']): Answer => ({ description, schema: 'Error', codes, ...(headers ? { headers } : {}) });
 const busy = err('A dependency is down or restarting; try again after Retry-After', ['CORE_UNAVAILABLE', 'BUSY', 'DATABASE_UNAVAILABLE'], ['Retry-After']);
@@ -147,7 +131,7 @@ export const operations: Operation[] = [
     responses: { 204: { description: 'Cancelled (or already ended)' }, 401: noToken, 403: err('Someone else\'s hold', ['NOT_YOUR_HOLD']), 404: err('No such hold', ['HOLD_NOT_FOUND']), 409: err('Paid for: ask for a refund', ['HOLD_CONFIRMED']), 503: busy },
   },
   {
-    method: 'post', path: '/api/holds/{holdId}/checkout', tag: 'Payments', security: 'access', body: 'CheckoutRequest', summary: 'Open a payment session for a live hold',
+    method: 'post', path: '/api/holds/{holdId}/checkout', tag: 'Payments', security: 'access', body: 'CheckoutRequest', bodyRequired: false, summary: 'Open a payment session for a live hold',
     headers: [{ name: 'Idempotency-Key', required: true, description: 'Same key and body: the stored answer, byte for byte (Idempotent-Replayed: true); kept 24 h' }],
     responses: {
       201: { description: 'The gateway session; pay at checkoutUrl', schema: 'CheckoutSession', headers: ['Idempotent-Replayed'] },
@@ -269,54 +253,6 @@ export const operations: Operation[] = [
   { method: 'get', path: '/metrics', tag: 'Operations', security: 'admin', summary: 'Prometheus metrics', responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' }, 401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']) } },
 ];
 
-const headerDocs: Record<NonNullable<Answer['headers']>[number], { description: string; required: boolean; schema: object }> = {
-  'Retry-After': { description: 'Seconds to wait before trying again', required: true, schema: { type: 'string', pattern: '^\\d+$' } },
-  'X-Request-Id': { description: 'The request id, echoed (and passed to the core)', required: true, schema: { type: 'string' } },
-  Location: { description: 'Where the created resource is read', required: true, schema: { type: 'string' } },
-  'Idempotent-Replayed': { description: '"true" when this is the stored answer to an earlier request with the same key', required: false, schema: { type: 'string', enum: ['true'] } },
-  Warning: { description: '110 "Response is stale" when served from cache while the core is down', required: false, schema: { type: 'string' } },
-};
-
-/** zod spells out ISO 8601 as a 400-character regex beside `format: date-time`; the format says it. */
-function dropDateTimePatterns(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(dropDateTimePatterns);
-  if (!node || typeof node !== 'object') return;
-  const record = node as Record<string, unknown>;
-  if (record.format === 'date-time') delete record.pattern;
-  Object.values(record).forEach(dropDateTimePatterns);
-}
-
-/** Components from zod: request bodies as the route reads them (input), responses as written (output). */
-function componentJsonSchemas(): Record<string, object> {
-  const build = (io: 'input' | 'output', names: SchemaName[]) => {
-    const registry = z.registry<{ id: string }>();
-    for (const name of names) registry.add(componentSchemas[name], { id: name });
-    const { schemas: out } = z.toJSONSchema(registry, { target: 'draft-2020-12', io, unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` });
-    for (const schema of Object.values(out)) {
-      delete (schema as Record<string, unknown>).$schema;
-      delete (schema as Record<string, unknown>).$id;
-      dropDateTimePatterns(schema);
-    }
-    return out as Record<string, object>;
-  };
-  const names = Object.keys(componentSchemas) as SchemaName[];
-  return { ...build('output', names.filter((n) => !requestSchemas.has(n))), ...build('input', names.filter((n) => requestSchemas.has(n))) };
-}
-
-const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
-
-function answerObject(answer: Answer) {
-  const schema = answer.schema === undefined ? undefined : typeof answer.schema === 'string' ? ref(answer.schema) : { type: 'array', items: ref(answer.schema.array) };
-  const description = answer.codes ? `${answer.description}. Codes: ${answer.codes.join(', ')}.` : answer.description;
-  const headers = Object.fromEntries(['X-Request-Id' as const, ...(answer.headers ?? [])].map((name) => [name, { $ref: `#/components/headers/${name}` }]));
-  return {
-    description,
-    headers,
-    ...(schema ? { content: { [answer.contentType ?? 'application/json']: { schema } } } : answer.contentType ? { content: { [answer.contentType]: { schema: { type: 'string' } } } } : {}),
-    ...(answer.codes ? { 'x-error-codes': answer.codes } : {}),
-  };
-}
-
 const pathParameters: Record<string, { description: string; schema: object }> = {
   id: { description: 'Showtime id', schema: { type: 'string', pattern: '^\\d{1,15}$' } },
   holdId: { description: 'Hold id', schema: { type: 'string', format: 'uuid' } },
@@ -327,22 +263,7 @@ const pathParameters: Record<string, { description: string; schema: object }> = 
 
 /** The whole document, deterministic (same input, same bytes). */
 export function buildOpenApiDocument() {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of operations) {
-    const params = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, ...pathParameters[name!] }));
-    const headers = (op.headers ?? []).map((h) => ({ name: h.name, in: 'header', required: h.required, description: h.description, schema: { type: 'string' } }));
-    (paths[op.path] ??= {})[op.method] = {
-      operationId: `${op.method}${op.path.replace(/\{(\w+)\}/g, 'By-$1').split(/[^a-zA-Z0-9]+/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('')}`,
-      summary: op.summary,
-      tags: [op.tag],
-      ...(params.length + headers.length > 0 ? { parameters: [...params, ...headers] } : {}),
-      ...(op.security ? { security: [op.security].flat().map((name) => ({ [name]: [] })) } : {}),
-      ...(op.body ? { requestBody: { required: op.body !== 'CheckoutRequest', content: { 'application/json': { schema: ref(op.body) } } } } : {}),
-      responses: Object.fromEntries(Object.entries(op.responses).map(([status, answer]) => [status, answerObject(answer)])),
-    };
-  }
-  return {
-    openapi: '3.1.0',
+  return buildOpenApi({
     info: {
       title: 'Flash-sale waiting room and seat service',
       version: '1.0.0',
@@ -359,16 +280,15 @@ export function buildOpenApiDocument() {
       { name: 'Operators', description: 'Room control (Bearer ADMIN_TOKEN, or the console cookie)' },
       { name: 'Operations', description: 'Health, readiness, metrics, keys' },
     ],
-    paths,
-    components: {
-      schemas: componentJsonSchemas(),
-      headers: headerDocs,
-      securitySchemes: {
-        customer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Customer token (demo login or the identity provider); browsers: cookie wr_customer' },
-        queue: { type: 'apiKey', in: 'header', name: 'X-Queue-Token', description: 'Queue token from the join; browsers: cookie wr_q_<showtime>' },
-        access: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from the admission; browsers: cookie wr_a_<showtime>' },
-        admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
-      },
+    components: componentSchemas,
+    requests: [...requestSchemas],
+    operations,
+    pathParameters,
+    securitySchemes: {
+      customer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Customer token (demo login or the identity provider); browsers: cookie wr_customer' },
+      queue: { type: 'apiKey', in: 'header', name: 'X-Queue-Token', description: 'Queue token from the join; browsers: cookie wr_q_<showtime>' },
+      access: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from the admission; browsers: cookie wr_a_<showtime>' },
+      admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
     },
-  };
+  });
 }
