@@ -4,20 +4,10 @@
  * switches it off for the room, checked against the operator API's bounds.
  */
 
-/** What GET /api/admin/showtimes/:id/room (and its live events) say about admission. */
-export interface AdmissionView {
-  adaptive: boolean;
-  targetPerMinute: number;
-  floorPerMinute: number;
-  ceilingPerMinute: number;
-  effectiveAdmitPerMinute: number;
-  reason: string;
-  detail: string;
-  seatsLeft: number | null;
-  seatsPerHold: number | null;
-  turnCap: number | null;
-  turnsHeld: number;
-}
+/** What GET /api/admin/showtimes/:id/room (and its live events) say about admission: the server's own type. */
+import type { AdmissionView } from '../../../queue/src/room-control';
+
+export type { AdmissionView };
 
 export interface AdmissionSettingsView {
   adaptiveAdmission?: boolean;
