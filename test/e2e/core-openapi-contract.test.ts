@@ -9,10 +9,10 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Ajv2020Module from 'ajv/dist/2020.js';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { isolatedDatabase } from '../support/env';
 import { callJson, eventually, fetchFrom, type JsonCallInit, type JsonResult } from '../support/json-call';
+import { openApiConformance, type ApiDocument } from '../support/openapi-conformance';
 import { connectDatabase } from '../../core/src/db/connect';
 import { parseCoreConfig } from '../../core/src/config';
 import { startCore, type RunningCore } from '../../core/src/node';
@@ -33,14 +33,8 @@ let keys: TokenKeyMaterial;
 let sandbox: RunningPaymentSandbox;
 let core: RunningCore;
 
-interface Answer { headers?: Record<string, { $ref: string }>; content?: Record<string, { schema: object }>; 'x-error-codes'?: string[] }
-interface ApiDocument {
-  paths: Record<string, Record<string, { responses: Record<string, Answer> }>>;
-  components: { schemas: Record<string, object>; headers: Record<string, { required: boolean }> };
-}
 let doc: ApiDocument;
-let ajv: InstanceType<typeof Ajv2020Module>;
-const exercised = new Set<string>();
+let contract: ReturnType<typeof openApiConformance>;
 
 beforeAll(async () => {
   database = await isolatedDatabase('core-contract');
@@ -64,12 +58,7 @@ beforeAll(async () => {
   const served = await callJson(fetchFrom(core.url), 'GET', '/openapi.json');
   expect(served.status).toBe(200);
   doc = served.json as ApiDocument;
-  const Ajv2020 = (Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module;
-  ajv = new Ajv2020({ strict: false, allErrors: true });
-  ajv.addFormat('date-time', { type: 'string', validate: (value: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value) && !Number.isNaN(Date.parse(value)) });
-  ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
-  ajv.addFormat('uri', { type: 'string', validate: (value: string) => URL.canParse(value) });
-  ajv.addSchema({ $id: 'core', components: { schemas: doc.components.schemas } });
+  contract = openApiConformance(doc, 'core');
 });
 afterAll(async () => {
   await core?.close();
@@ -78,35 +67,10 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function call(method: string, template: string, params: Record<string, string | number>, init?: JsonCallInit): Promise<JsonResult> {
-  const path = template.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
-  const result = await callJson(fetchFrom(core.url), method.toUpperCase(), path, init);
-  conforms(method, template, result);
-  return result;
-}
-
-function conforms(method: string, template: string, result: JsonResult) {
-  const where = `${method.toUpperCase()} ${template} → ${result.status} ${result.text.slice(0, 300)}`;
-  const operation = doc.paths[template]?.[method];
-  expect(operation, `${method} ${template} is not in the document`).toBeDefined();
-  const answer = operation!.responses[String(result.status)];
-  expect(answer, `undocumented status: ${where}`).toBeDefined();
-  for (const [name, header] of Object.entries(answer!.headers ?? {})) {
-    const required = doc.components.headers[header.$ref.split('/').at(-1)!]?.required;
-    if (required) expect(result.headers.get(name), `header ${name} missing: ${where}`).not.toBeNull();
-  }
-  const json = answer!.content?.['application/json'];
-  if (json) {
-    const ref = (json.schema as { $ref?: string; items?: { $ref: string } }).$ref;
-    const schema = ref ? { $ref: `core${ref}` } : { type: 'array', items: { $ref: `core${(json.schema as { items: { $ref: string } }).items.$ref}` } };
-    const valid = ajv.validate(schema, result.json);
-    expect(valid, `${ajv.errorsText(ajv.errors)}: ${where}`).toBe(true);
-  } else if (result.status === 204) {
-    expect(result.text).toBe('');
-  }
-  if (answer!['x-error-codes']) expect(answer!['x-error-codes'], `undocumented error code: ${where}`).toContain(result.json?.error?.code);
-  exercised.add(`${method} ${template} ${result.status}`);
-}
+/** Calls the service and holds the answer to the document's operation `method template`. */
+const call = (method: string, template: string, params: Record<string, string | number>, init?: JsonCallInit): Promise<JsonResult> =>
+  contract.call(core.url, method, template, params, init);
+const conforms = (method: string, template: string, result: JsonResult) => contract.conforms(method, template, result);
 
 const admin = { authorization: `Bearer ${ADMIN}` };
 const tokenFor = (customerId: string, showtimeId: number) =>
@@ -277,7 +241,7 @@ describe('real answers of the core conform to its /openapi.json', () => {
 
   it('every operation in the document was called, and every route the core serves is documented', async () => {
     const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`));
-    const called = new Set([...exercised].map((entry) => entry.split(' ').slice(0, 2).join(' ')));
+    const called = new Set([...contract.exercised].map((entry) => entry.split(' ').slice(0, 2).join(' ')));
     expect(operations.filter((operation) => !called.has(operation))).toEqual([]);
     const { app } = await createCoreHarness(sql);
     const served = app.routes
