@@ -275,6 +275,12 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
     });
     // The start step's words follow the sale: "Join the pre-queue" becomes "Join the line".
     status.onChange((state) => {
+      // The sale moved (the catalog is read every few seconds): a buyer in line asks the room now
+      // instead of at the pace of a long wait, so a pause or a resume shows at once.
+      if (flow.step === 'step-waiting' && (state === 'paused' || state === 'on_sale')) {
+        schedule(0);
+        return;
+      }
       if (flow.step !== 'step-start') return;
       if (state === 'on_sale' || state === 'paused') {
         setText('start-title', 'Join the line');
