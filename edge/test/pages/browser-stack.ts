@@ -149,7 +149,15 @@ export async function startBrowserStack() {
   /** A buyer through the API: demo login and join; the answer carries the access token when admitted. */
   async function apiBuyer(showtimeId: number, customerId: string) {
     const { json: login } = await api('POST', '/api/auth/demo', { body: { customerId } });
-    const joined = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: login.token });
+    let joined = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: login.token });
+    // A join answers "waiting" when the core could not record the turn in time (a busy machine);
+    // the buyer keeps the slot and the next poll admits, as the waiting page's poll would.
+    for (let i = 0; i < 3 && joined.json?.state === 'waiting'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const polled = await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': joined.json.queueToken } });
+      if (polled.status !== 200) break;
+      joined = { ...polled, json: { ...polled.json, queueToken: polled.json.queueToken ?? joined.json.queueToken } };
+    }
     return { token: login.token as string, ...joined.json };
   }
 
