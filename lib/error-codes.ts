@@ -89,6 +89,8 @@ export const ERROR_STATUS = {
   // 429: too many.
   RATE_LIMITED: 429,
   LOCKED_OUT: 429,
+  // 499: the client went away before the answer (the edge drops its work; nobody reads this).
+  CLIENT_CLOSED_REQUEST: 499,
   // 500, 502, 503.
   INTERNAL: 500,
   PAYMENT_GATEWAY_REFUSED: 502,

@@ -35,6 +35,16 @@ const edgeEnvSchema = z.object({
   FLOOD_POINTS: z.coerce.number().int().min(1).default(20),
   FLOOD_WINDOW_MS: z.coerce.number().int().min(100).default(1_000),
   CORE_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /**
+   * Calls to the core one edge process keeps in flight at most (0 = no limit); one more is
+   * answered 503 BUSY with Retry-After at once instead of queueing behind them.
+   */
+  CORE_CALLS_IN_FLIGHT: z.coerce.number().int().min(0).default(64),
+  /**
+   * Node: sustained event-loop lag (ms) above which joins, purchases and other costly requests
+   * are answered 503 BUSY with Retry-After, while /healthz and polls are still answered (0 = off).
+   */
+  SHED_LAG_MS: z.coerce.number().int().min(0).max(60_000).default(500),
   /** Sent to the core on every call (X-Service-Token); the core requires it in production. */
   CORE_SERVICE_TOKEN: z.string().min(16, 'CORE_SERVICE_TOKEN must be at least 16 characters').optional(),
   /** How often the edge brings Redis's copies of the rooms up to the database's version. */
@@ -126,6 +136,8 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
     seatMapTtlMs: value.SEAT_MAP_TTL_MS,
     flood: { points: value.FLOOD_POINTS, windowMs: value.FLOOD_WINDOW_MS },
     coreTimeoutMs: value.CORE_TIMEOUT_MS,
+    coreCallsInFlight: value.CORE_CALLS_IN_FLIGHT,
+    shedLagMs: value.SHED_LAG_MS,
     coreServiceToken: value.CORE_SERVICE_TOKEN ?? null,
     roomSyncMs: value.ROOM_SYNC_MS,
     maxBodyBytes: value.MAX_BODY_BYTES,

@@ -94,6 +94,11 @@ export function createEdgeMetrics() {
     // The closed loop (queue/src/admission-governor.ts): what the operator set against what admission runs at.
     roomAdmitTarget: registry.gauge('edge_room_admit_target_per_minute', 'Admissions per minute the operator set, by showtime'),
     roomAdmitEffective: registry.gauge('edge_room_admit_effective_per_minute', 'Admissions per minute the room runs at: the closed loop\'s rate, 0 while the seats left are covered, by showtime'),
+    // Load shedding (net/load-shedding.ts and the core client's bulkhead).
+    shedRequests: registry.counter('edge_shed_requests_total', 'Requests not worked on, by reason: event_loop_lag (503 BUSY), core_bulkhead (503 BUSY), client_gone (the client left first)'),
+    eventLoopLag: registry.gauge('edge_event_loop_lag_seconds', 'Sustained event-loop lag: the lesser of the last two timer samples\' delays (Node)'),
+    shedding: registry.gauge('edge_shedding', '1 while the event-loop lag is above SHED_LAG_MS and costly requests are answered 503 (Node)'),
+    coreCallsInFlight: registry.gauge('edge_core_calls_in_flight', 'Calls to the core in flight in this process (bounded by CORE_CALLS_IN_FLIGHT)'),
     roomSeatsLeft: registry.gauge('edge_room_seats_left', 'Seats not sold (available and held) as the closed loop last read them, by showtime'),
   };
 }

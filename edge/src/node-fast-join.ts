@@ -110,6 +110,8 @@ export function fastJoinListener(deps: FastJoinDeps, next: Listener): Listener {
       const customerId = await deps.customerTokens.verify(token);
       const refused = await deps.pow.decide(showtimeId, address, header(request, POW_CHALLENGE_HEADER), header(request, POW_NONCE_HEADER));
       if (refused) return send(response, showtimeId, refused.status, refused.body, [...headers, 'cache-control', 'no-store']);
+      // A client that has gone (net/load-shedding.ts) takes no place in line.
+      if (request.socket.destroyed || request.socket.readableEnded) return void (metrics.shedRequests.inc({ reason: 'client_gone' }), response.destroy());
       const answer = await deps.rooms.join(showtimeId, customerId, address);
       const body = await answerBody(request, showtimeId, customerId, answer, headers);
       send(response, showtimeId, 200, body, headers);

@@ -2,7 +2,8 @@
  * The edge on Node: @hono/node-server on EDGE_PORT, ioredis for the queue (Redis or the
  * in-process store when REDIS_URL is absent), flood limits (limits/node-flood-limiter.ts),
  * the booking-events consumer loop, and joins and most polls answered on node:http itself
- * (node-fast-join.ts, node-fast-poll.ts). `startEdge` serves tests, `npm start` and the benchmark.
+ * (node-fast-join.ts, node-fast-poll.ts), behind load shedding (net/load-shedding.ts).
+ * `startEdge` serves tests, `npm start` and the benchmark.
  */
 import { getRequestListener } from '@hono/node-server';
 import { createServer } from 'node:http';
@@ -27,6 +28,7 @@ import { fastPollListener } from './node-fast-poll';
 import { fastJoinListener } from './node-fast-join';
 import { nodeHmacSha256 } from './tokens/queue-token-node';
 import { clientAddressFrom } from './net/client-address';
+import { loadSheddingListener, startLagMonitor, type LoadState } from './net/load-shedding';
 import { createRedisEdgeStore, type EdgeStore } from './state/edge-store';
 import { createMemoryEdgeStore } from './state/memory-edge-store';
 import { createMemoryGuardStore, createRedisGuardStore } from './state/guard-store';
@@ -37,6 +39,8 @@ export interface RunningEdge {
   app: EdgeApp;
   consumer: BookingEventsConsumer;
   redis: Redis | null;
+  /** Event-loop lag and whether the edge sheds (net/load-shedding.ts). */
+  load: LoadState;
   /** `graceMs`: let requests being answered finish (at most that long) before closing their connections. */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -51,6 +55,8 @@ export interface StartEdgeDeps {
   consumeEvents?: boolean;
   /** Serve joins on node:http (node-fast-join.ts); false sends them through the Hono app (the comparison test). */
   fastJoin?: boolean;
+  /** Tests: a load state to shed by instead of the measured event-loop lag. */
+  load?: LoadState;
 }
 
 /** Fails fast while Redis is away (no offline queue), so buyers get 503 instead of a hang. */
@@ -115,9 +121,19 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
   if (deps.consumeEvents !== false) consumer.start(config.eventsPollMs);
   const roomSync = startRoomSync(app.catalog, { everyMs: config.roomSyncMs, logger, onSynced: (count) => metrics.roomRestores.inc({}, count) });
 
+  const lagMonitor = startLagMonitor({
+    thresholdMs: config.shedLagMs,
+    onSample: (state) => {
+      metrics.eventLoopLag.set({}, state.lagMs / 1000);
+      metrics.shedding.set({}, state.shedding ? 1 : 0);
+      metrics.coreCallsInFlight.set({}, edgeDeps.core.inFlight());
+    },
+  });
+  const load = deps.load ?? lagMonitor;
+
   const viaApp = getRequestListener(app.fetch, { hostname: config.host });
   const polls = fastPollListener({ rooms: app.rooms, queueTokens: edgeDeps.queueTokens, floodLimiter, metrics, trustedHops: config.trustProxyHops }, viaApp);
-  const listener =
+  const joins =
     deps.fastJoin === false
       ? polls
       : fastJoinListener(
@@ -134,6 +150,7 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
           },
           polls,
         );
+  const listener = loadSheddingListener({ load, metrics, coreCallsInFlight: () => edgeDeps.core.inFlight() }, joins);
   const server = createServer(listener);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   // The internal metrics port: /metrics only, no credentials, meant for a scraper inside the network.
@@ -153,7 +170,9 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
     app,
     consumer,
     redis,
+    load,
     async close(options: { graceMs?: number } = {}) {
+      lagMonitor.stop();
       roomSync.stop();
       floodLimiter.close?.();
       await consumer.stop();

@@ -49,6 +49,7 @@ export type EdgeServiceConfig = Pick<
   | 'snapshotTtlMs'
   | 'seatMapTtlMs'
   | 'coreTimeoutMs'
+  | 'coreCallsInFlight'
   | 'maxBodyBytes'
   | 'demoLoginPerMinute'
   | 'pow'
@@ -74,6 +75,8 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
       timeoutMs: config.coreTimeoutMs,
       fetch: runtime.fetch,
       onFailure: () => metrics.coreErrors.inc(),
+      maxInFlight: config.coreCallsInFlight,
+      onShed: (reason) => metrics.shedRequests.inc({ reason }),
       serviceToken: config.coreServiceToken ?? null,
       adminToken: config.adminToken,
     }),

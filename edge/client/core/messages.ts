@@ -107,6 +107,8 @@ export const ERROR_MESSAGES: { readonly [C in ErrorCode]: Message } = {
   // Too many.
   RATE_LIMITED: 'Too many requests in a short time. Please wait a few seconds and try again.',
   LOCKED_OUT: 'Too many wrong attempts. Please wait a few minutes before you try again.',
+  // The page went away before the answer (never shown: nobody is left to read it).
+  CLIENT_CLOSED_REQUEST: `The request was cancelled before it was answered. ${TRY_AGAIN}`,
   // The service.
   INTERNAL: `Something went wrong on our side. ${TRY_AGAIN}`,
   PAYMENT_GATEWAY_REFUSED: 'The payment provider refused to start this payment. Your seats stay held: try again, or choose another way to pay.',

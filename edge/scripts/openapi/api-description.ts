@@ -65,7 +65,8 @@ const showtimeParam = '{id}';
 export const operations: Operation[] = [
   {
     method: 'post', path: '/api/auth/demo', tag: 'Buyers', summary: 'Demo login (development): the server picks the customer id',
-    responses: { 200: { description: 'A customer token (also set as the HttpOnly cookie wr_customer)', schema: 'DemoLogin' }, 404: err('Demo login is off', ['ROUTE_NOT_FOUND']), 429: limited },
+    responses: { 200: { description: 'A customer token (also set as the HttpOnly cookie wr_customer)', schema: 'DemoLogin' }, 404: err('Demo login is off', ['ROUTE_NOT_FOUND']), 429: limited,
+      503: err('The edge is overloaded and sheds load; try again after Retry-After', ['BUSY'], ['Retry-After']) },
   },
   {
     method: 'get', path: '/api/showtimes', tag: 'Buyers', summary: 'Showtimes on sale or opening soon, with seats left',
@@ -83,7 +84,7 @@ export const operations: Operation[] = [
       404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND', 'ROOM_NOT_FOUND']),
       410: err('The turn lapsed: join again', ['TURN_EXPIRED']),
       428: { ...err('Proof of work required: solve `challenge` to `difficulty` bits and join again with X-Pow-Challenge and X-Pow-Nonce', ['POW_REQUIRED', 'POW_INVALID', 'POW_EXPIRED', 'POW_REUSED']), schema: 'PowChallenge' },
-      429: limited, 503: err('The queue is unavailable; try again after Retry-After', ['QUEUE_UNAVAILABLE'], ['Retry-After']),
+      429: limited, 503: err('The queue is unavailable, or the edge is overloaded and sheds load (BUSY); try again after Retry-After', ['QUEUE_UNAVAILABLE', 'BUSY'], ['Retry-After']),
     },
   },
   {
@@ -245,7 +246,7 @@ export const operations: Operation[] = [
   },
   { method: 'get', path: '/api/openapi.json', tag: 'Operations', summary: 'This description', responses: { 200: { description: 'OpenAPI 3.1' } } },
   { method: 'get', path: '/.well-known/jwks.json', tag: 'Operations', summary: "Public keys of the edge's tokens (by kid)", responses: { 200: { description: 'JWKS', schema: 'Jwks' } } },
-  { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness', responses: { 200: { description: 'The process answers', schema: 'Health' } } },
+  { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness', responses: { 200: { description: 'The process answers; on Node also `shedding` (true while the event loop lags and costly requests are answered 503 BUSY), `eventLoopLagMs` and `coreCallsInFlight`', schema: 'Health' } } },
   {
     method: 'get', path: '/readyz', tag: 'Operations', summary: 'Readiness per dependency',
     responses: { 200: { description: 'Ready, or degraded (one dependency down: the failure policy keeps serving)', schema: 'Readiness' }, 503: { description: 'Both Redis and the core are down', schema: 'Readiness', headers: ['Retry-After'] } },

@@ -305,7 +305,12 @@ export const queueIdLookup = z.object({
 });
 
 
-export const health = z.looseObject({ status: z.literal('ok') });
+export const health = z.looseObject({
+  status: z.literal('ok'),
+  shedding: z.boolean().optional().describe('Node: the event loop lags past SHED_LAG_MS and joins, purchases and other costly requests are answered 503 BUSY'),
+  eventLoopLagMs: z.number().int().nonnegative().optional().describe('Node: sustained event-loop lag'),
+  coreCallsInFlight: z.number().int().nonnegative().optional().describe('Calls to the core in flight in this process'),
+});
 export const readiness = z.looseObject({
   status: z.enum(['ready', 'degraded', 'not_ready']),
   redis: z.enum(['ok', 'down']),

@@ -47,13 +47,19 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
   const app = new Hono<EdgeEnv>();
   const seatMaps = createSingleFlightCache<CachedSeatMap>({ ttlMs: deps.seatMapTtlMs, staleForMs: deps.seatMapStaleForMs ?? 300_000 });
 
-  /** Forwards to the same path on the core, with the verified access token when there is one. */
-  async function forward(c: Context<EdgeEnv>, corePath: string, withAccess: boolean): Promise<Response> {
+  /**
+   * Forwards to the same path on the core, with the verified access token when there is one.
+   * `ownCall`: the answer is this buyer's alone, so a client that has gone takes the call with
+   * it (not sent, or abandoned); a load shared by every caller (single-flight) is not tied to one.
+   */
+  async function forward(c: Context<EdgeEnv>, corePath: string, withAccess: boolean, ownCall = true): Promise<Response> {
     const showtimeId = c.req.param('id');
     const accessToken = withAccess
       ? (c.get('accessToken') ?? bearerToken(c) ?? (showtimeId ? getCookie(c, cookieNames.access(showtimeId)) : null))
       : null;
-    const body = c.req.method === 'GET' || c.req.method === 'HEAD' ? null : await c.req.arrayBuffer();
+    const signal = ownCall ? c.req.raw.signal : undefined;
+    // A client that left while its body was read: no body, and the core client drops the call (499).
+    const body = c.req.method === 'GET' || c.req.method === 'HEAD' ? null : await c.req.arrayBuffer().catch((error: unknown) => (signal?.aborted ? null : Promise.reject(error)));
     const query = new URL(c.req.url).search;
     return deps.core.forward({
       method: c.req.method,
@@ -64,6 +70,7 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
       ...(c.get('trace') ? { traceparent: traceparentOf(c.get('trace')) } : {}),
       clientAddress: deps.clientAddress(c),
       ...(withAccess ? { authorization: accessToken ? `Bearer ${accessToken}` : null } : {}),
+      ...(signal ? { signal } : {}),
     });
   }
 
@@ -72,7 +79,7 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
   const showtimeLists = createSingleFlightCache<CachedSeatMap>({ ttlMs: Math.max(deps.seatMapTtlMs, 1_000), staleForMs: deps.seatMapStaleForMs ?? 300_000 });
   app.get('/showtimes', async (c) => {
     const cached = await showtimeLists.get('all', async () => {
-      const response = await forward(c, '/showtimes', false);
+      const response = await forward(c, '/showtimes', false, false);
       if (response.status >= 500) {
         await response.body?.cancel();
         throw new AppError('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', { retryAfterSeconds: 2 });
@@ -90,7 +97,7 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
     // One cached map serves every admitted buyer of the showtime: the core's answer does not
     // depend on who asks, and the gate has already checked this buyer's token.
     const cached = await seatMaps.get(showtimeId, async () => {
-      const response = await forward(c, `/showtimes/${showtimeId}/seats`, true);
+      const response = await forward(c, `/showtimes/${showtimeId}/seats`, true, false);
       if (response.status >= 500) {
         await response.body?.cancel();
         throw new AppError('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', { retryAfterSeconds: 2 });
