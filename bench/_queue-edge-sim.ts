@@ -4,7 +4,7 @@
  * `estimateFromSnapshot` says `needsRedis`. The head advances at the configured rate.
  * (Underscore prefix: bench/run.ts does not list this helper as a benchmark.)
  */
-import { estimateFromSnapshot, pollAfterWaitingMs, type RoomSnapshot } from '../queue/src/estimate';
+import { estimateFromSnapshot, NOTHING_LEARNED, pollAfterWaitingMs, type RoomSnapshot } from '../queue/src/estimate';
 
 export interface EdgeSimulation {
   durationMs: number;
@@ -41,7 +41,7 @@ export function simulateEdgePolling(
       tailTicket: head0 + buyers - 1,
       admitsInWindow: start.settings.admitPerMinute,
       rateWindowMs: 60_000,
-      learning: { busyMs: 60_000, busyAdmits: start.settings.admitPerMinute, turnsEnded: 0, turnMs: null },
+      learning: { ...NOTHING_LEARNED, busyMs: 60_000, busyAdmits: start.settings.admitPerMinute },
       headStart: 0,
     };
     for (let i = 0; i < buyers; i++) {

@@ -36,6 +36,7 @@ if redis.call('ZCARD', activeKey) >= s.capacity then
   return {-4}
 end
 learnOutcomes(1, 0)
+learnClaim(s, tonumber(offer))
 local expiresAt = nowMs + s.sessionTtlMs
 redis.call('ZREM', offersKey, customer)
 redis.call('ZADD', activeKey, expiresAt, customer)

@@ -10,6 +10,7 @@ import {
   pollAfterWaitingMs,
   predictedRatePerMs,
   serviceRatePerMs,
+  slotMs,
   type RoomSnapshot,
 } from './estimate';
 import { DEFAULT_SETTINGS } from './settings';
@@ -27,7 +28,7 @@ const snapshot = (over: Partial<RoomSnapshot> = {}): RoomSnapshot => ({
   active: 190,
   admitsInWindow: 600,
   rateWindowMs: 60_000,
-  learning: { busyMs: 60_000, busyAdmits: 600, turnsEnded: 0, turnMs: null },
+  learning: { ...NOTHING_LEARNED, busyMs: 60_000, busyAdmits: 600 },
   headStart: 0,
   settings: { ...DEFAULT_SETTINGS, opensAtMs: null },
   seedHash: null,
@@ -131,9 +132,47 @@ describe('serviceRatePerMs', () => {
     expect(etaForPositionMs(10, { ...line, admitsInWindow: 20, headStart: 4 })).toBe(6_000);
   });
 
-  it('reads what the scripts keep in the stats hash', () => {
-    const stats = new Map([['lrnBusyMs', '12000.5'], ['lrnBusyAdm', '24'], ['lrnTurns', '4'], ['lrnTurnMs', '36000']]);
-    expect(learningFromStats(stats)).toEqual({ busyMs: 12_000.5, busyAdmits: 24, turnsEnded: 4, turnMs: 9_000 });
-    expect(learningFromStats(new Map())).toEqual(NOTHING_LEARNED);
+  it('reads what the scripts keep in the stats hash, running turns aged to the snapshot', () => {
+    const stats = new Map([
+      ['lrnBusyMs', '12000.5'], ['lrnBusyAdm', '24'], ['lrnTurns', '4'], ['lrnTurnMs', '36000'],
+      ['lrnClaims', '2'], ['lrnClaimMs', '1600'], ['lrnRunN', '2'], ['lrnRunMs', '25000'], ['lrnRunAtMs', '1000000'],
+    ]);
+    expect(learningFromStats(stats, 1_000_500)).toEqual({
+      busyMs: 12_000.5, busyAdmits: 24, turnsEnded: 4, turnMs: 9_000, claimGapMs: 800, runningTurns: 2, runningTurnMs: 26_000,
+    });
+    expect(learningFromStats(new Map(), 0)).toEqual(NOTHING_LEARNED);
+  });
+});
+
+describe('the turn a slot is taken for', () => {
+  const perSecond = (ratePerMs: number) => Math.round(ratePerMs * 1_000 * 1_000) / 1_000;
+  // Five turns ended in a quiet spell, short ones first: 6 s on average, while turns last 9 s.
+  const early = { ...NOTHING_LEARNED, turnsEnded: 5, turnMs: 6_000 };
+
+  it('counts running turns older than the ended ones at their age so far', () => {
+    // Two still running at 12 s and 10 s: (30 + 22) / 7.
+    expect(slotMs({ ...early, runningTurns: 2, runningTurnMs: 22_000 })).toBeCloseTo(52_000 / 7, 0);
+    // Without them the capacity-bound rate was 10 / 6 s; with them 10 / 7.4 s.
+    const before = predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: early });
+    const after = predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...early, runningTurns: 2, runningTurnMs: 22_000 } });
+    expect(perSecond(before)).toBe(1.667);
+    expect(perSecond(after)).toBe(1.346);
+  });
+
+  it('adds the time an offer waits for its claim: the slot is taken from the offer on', () => {
+    expect(slotMs({ ...early, claimGapMs: 800 })).toBe(6_800);
+    expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...early, turnMs: 9_200, claimGapMs: 800 } }))).toBe(1);
+  });
+
+  it('weighs the measured rate of a capacity-bound line only after a turn\'s length more', () => {
+    // Slots filled at once, then 4 s without a turn ending: the line has not moved yet.
+    const learning = { ...NOTHING_LEARNED, turnsEnded: 5, turnMs: 9_000, busyMs: 4_000, busyAdmits: 0 };
+    const predicted = predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning });
+    // 4 / (4 + 10 + 9) of the way to nothing, not 4 / (4 + 10).
+    expect(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning }) / predicted).toBeCloseTo(19 / 23, 3);
+  });
+
+  it('believes nothing before three turns have ended, running ones or not', () => {
+    expect(slotMs({ ...early, turnsEnded: 2, runningTurns: 5, runningTurnMs: 60_000 })).toBeNull();
   });
 });

@@ -12,9 +12,10 @@ export const MAX_POLL_MS = 30_000;
 export const NEAR_FRONT_MIN = 50;
 const JITTER = 0.2;
 /**
- * Busy time after which the measured rate and the predicted one weigh the same: the
- * prediction answers at once (a new rate, the first seconds of a crowd), the measurement
- * takes over as the line keeps moving, so the estimate slides instead of jumping.
+ * Busy time after which the measured rate and the predicted one weigh the same (plus a
+ * turn's length, see serviceRatePerMs): the prediction answers at once (a new rate, the first
+ * seconds of a crowd), the measurement takes over as the line keeps moving, so the estimate
+ * slides instead of jumping.
  */
 const BUSY_TRUST_MS = 10_000;
 /** Ended turns needed before their mean duration is believed. */
@@ -22,18 +23,24 @@ const MIN_TURNS = 3;
 
 /**
  * What the room learned (decayed sums kept by the scripts, lua/includes/room.lua): places the
- * line moved (offers and buyers passed over) over the time it was busy, and how long a slot
- * stayed taken per turn.
+ * line moved (offers and buyers passed over) over the time it was busy, how long a turn held
+ * its slot (turns that ended, and running turns already longer than those), and how long an
+ * offer waited for its claim.
  */
 export interface AdmissionLearning {
   busyMs: number;
   busyAdmits: number;
   turnsEnded: number;
-  /** Mean time a slot stays taken per turn (offer to release, leave or expiry); null: unknown. */
+  /** Mean time a turn held its slot (claim to release, leave or expiry), over turns that ended; null: unknown. */
   turnMs: number | null;
+  /** Mean time from offer to claim (the slot is taken from the offer on); 0: unknown. */
+  claimGapMs: number;
+  /** Running turns older than the ended ones' mean (learnRunning), and their total age so far. */
+  runningTurns: number;
+  runningTurnMs: number;
 }
 
-export const NOTHING_LEARNED: AdmissionLearning = { busyMs: 0, busyAdmits: 0, turnsEnded: 0, turnMs: null };
+export const NOTHING_LEARNED: AdmissionLearning = { busyMs: 0, busyAdmits: 0, turnsEnded: 0, turnMs: null, claimGapMs: 0, runningTurns: 0, runningTurnMs: 0 };
 
 export interface RateInputs {
   admitPerMinute: number;
@@ -42,13 +49,27 @@ export interface RateInputs {
 }
 
 /**
+ * How long a turn keeps its slot, offer to end; null until MIN_TURNS have ended. Early on
+ * the turns that ended are the short ones (a crowd's first turns end first): running turns
+ * already older than their mean count at their age so far, a lower bound of their length
+ * (the scripts pick them, lua/includes/room.lua learnRunning); younger ones say nothing
+ * against the mean. What the turns not yet ended will add beyond their age is not known.
+ */
+export function slotMs(learning: AdmissionLearning): number | null {
+  if (learning.turnsEnded < MIN_TURNS || !learning.turnMs || learning.turnMs <= 0) return null;
+  const ended = learning.turnMs * learning.turnsEnded;
+  const turnMs = (ended + learning.runningTurnMs) / (learning.turnsEnded + learning.runningTurns);
+  return turnMs + learning.claimGapMs;
+}
+
+/**
  * What governs admission now: the configured rate, or the capacity divided by how long a
  * turn keeps its slot, whichever is slower.
  */
 export function predictedRatePerMs({ admitPerMinute, capacity, learning }: RateInputs): number {
   const configured = admitPerMinute / 60_000;
-  const turnMs = learning.turnsEnded >= MIN_TURNS ? learning.turnMs : null;
-  return turnMs && turnMs > 0 ? Math.min(configured, capacity / turnMs) : configured;
+  const turnMs = slotMs(learning);
+  return turnMs ? Math.min(configured, capacity / turnMs) : configured;
 }
 
 /**
@@ -62,7 +83,9 @@ export function serviceRatePerMs(inputs: RateInputs): number {
   // Places passed over (buyers gone quiet) move the line too, so the line may advance faster
   // than the rate admits: believed up to twice the rate (half the line gone), no further.
   const measured = Math.min(busyAdmits / busyMs, (2 * inputs.admitPerMinute) / 60_000);
-  const weight = busyMs / (busyMs + BUSY_TRUST_MS);
+  // A line the capacity holds moves in steps a turn apart (slots fill at once, then nothing
+  // until turns end): the measurement needs a turn's length more before it weighs as much.
+  const weight = busyMs / (busyMs + BUSY_TRUST_MS + (slotMs(inputs.learning) ?? 0));
   return Math.max((1 - weight) * predicted + weight * measured, predicted / 20);
 }
 
@@ -91,15 +114,20 @@ export function etaForPositionMs(position: number, line: LineFacts): number {
   return Math.round(Math.max(byRate, byWindow));
 }
 
-/** The learning as the stats hash keeps it (the snapshot carries the whole hash). */
-export function learningFromStats(stats: Map<string, string>): AdmissionLearning {
+/** The learning as the stats hash keeps it at `nowMs` (the snapshot carries the whole hash). */
+export function learningFromStats(stats: Map<string, string>, nowMs: number): AdmissionLearning {
   const number = (field: string) => Number(stats.get(field) ?? 0) || 0;
   const turnsEnded = number('lrnTurns');
+  const claims = number('lrnClaims');
+  const runningTurns = number('lrnRunN');
   return {
     busyMs: number('lrnBusyMs'),
     busyAdmits: number('lrnBusyAdm'),
     turnsEnded,
     turnMs: turnsEnded > 0 ? number('lrnTurnMs') / turnsEnded : null,
+    claimGapMs: claims > 0 ? number('lrnClaimMs') / claims : 0,
+    runningTurns,
+    runningTurnMs: runningTurns > 0 ? number('lrnRunMs') + runningTurns * Math.max(0, nowMs - number('lrnRunAtMs')) : 0,
   };
 }
 

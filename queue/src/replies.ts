@@ -66,6 +66,9 @@ export function standingFromReply(reply: unknown[], random?: () => number): Stan
       busyAdmits: num(named.busyAdmitsMilli) / 1000,
       turnsEnded,
       turnMs: turnsEnded > 0 ? num(named.turnMs) : null,
+      claimGapMs: num(named.claimGapMs),
+      runningTurns: num(named.runningTurns),
+      runningTurnMs: num(named.runningTurnMs),
     },
   });
   const waitingPosition = state === 'waiting' || state === 'paused' ? num(position) || null : null;
@@ -136,7 +139,7 @@ export function roomViewFromReply(showtimeId: string, reply: unknown[]): RoomVie
       active: num(active),
       admitsInWindow: num(admitsInWindow),
       rateWindowMs: Math.min(60_000, now - openedAt),
-      learning: learningFromStats(counters),
+      learning: learningFromStats(counters, now),
       headStart: headStartFrom(governedSettings(settings, control), counters, num(active) + num(offered), num(admitsInWindow), now),
       settings,
       control,

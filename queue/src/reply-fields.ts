@@ -37,6 +37,11 @@ const STANDING_FIELDS = [
   'headStart',
   /** Until the one-minute window lets this position in (-1: beyond the window's log). */
   'windowWaitMs',
+  /** Mean time from offer to claim (the slot is taken from the offer on; learnClaim). */
+  'claimGapMs',
+  /** Running turns older than the mean of the ended ones, counted at their age so far (learnRunning). */
+  'runningTurns',
+  'runningTurnMs',
 ] as const;
 
 export const REPLY_FIELDS = {

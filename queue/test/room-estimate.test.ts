@@ -110,4 +110,53 @@ describe.each(factories)('wait estimate learning on $name', (factory) => {
     ok(await room.configure(show, { state: 'open', admitPerMinute: 300 }));
     expect((await learning(room, show)).busyMs).toBeLessThan(150);
   });
+
+  it('holds the measurement for the one-minute window after a rate cut, whoever cuts it', async () => {
+    const room = engine();
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity: 100, admitPerMinute: 600, admitBurst: 20 }));
+    for (let i = 0; i < 30; i++) ok(await room.join(show, `c${i}`)); // twenty offered, ten wait
+    ok(await room.tick(show));
+    await sleep(200);
+    ok(await room.tick(show));
+    expect((await learning(room, show)).busyMs).toBeGreaterThanOrEqual(150);
+    // The closed loop cuts the rate: the window holds the admissions made at the old one, and
+    // while they age out the line stalls; that stall is read from the window's log, and must
+    // not teach the estimate a rate far below the new one.
+    ok(await room.govern(show, { ctlRate: 10, ctlUntilMs: Date.now() + 120_000, ctlReason: 'slow_holds' }));
+    ok(await room.tick(show));
+    const cut = await learning(room, show);
+    await sleep(300);
+    ok(await room.tick(show));
+    await sleep(300);
+    ok(await room.tick(show));
+    expect((await learning(room, show)).busyMs).toBeLessThanOrEqual(cut.busyMs + 1);
+    // What was measured before is re-expressed under the new rate (a sixtieth of it), not dropped.
+    expect(cut.busyAdmits).toBeGreaterThan(0);
+    expect(cut.busyAdmits / cut.busyMs).toBeLessThan(20 / 150 / 30);
+  });
+
+  it('learns how long an offer waits for its claim, and counts long running turns at their age', async () => {
+    const room = engine();
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity: 4 }));
+    for (const c of ['s1', 's2', 's3']) {
+      ok(await room.join(show, c));
+      ok(await room.claim(show, c));
+      ok(await room.release(show, c));
+    }
+    ok(await room.join(show, 'slow'));
+    await sleep(300);
+    ok(await room.claim(show, 'slow'));
+    await sleep(600);
+    ok(await room.tick(show));
+    const learned = await learning(room, show);
+    expect(learned.claimGapMs).toBeGreaterThanOrEqual(60); // one gap of ~300 ms among four claims
+    expect(learned.claimGapMs).toBeLessThan(300);
+    // Three turns ended almost at once; the one still running for ~600 ms is longer than them.
+    expect(learned.runningTurns).toBe(1);
+    expect(learned.runningTurnMs).toBeGreaterThanOrEqual(550);
+    const waiting = ok(await room.poll(show, 'slow'));
+    expect(waiting.state).toBe('admitted');
+  });
 });

@@ -1,11 +1,14 @@
 -- Where one customer stands, as the flat reply shared by join and poll:
 --   {1, state, ticket, position, expiresAtMs, lineLength, preLength, admitsInWindow,
 --    rateWindowMs, nowMs, roomState, opensAtMs, admitPerMinute, abandonGraceMs, capacity,
---    busyMs, busyAdmitsMilli, turnsEnded, turnMs, headStart, windowWaitMs}
+--    busyMs, busyAdmitsMilli, turnsEnded, turnMs, headStart, windowWaitMs, claimGapMs,
+--    runningTurns, runningTurnMs}
 -- busyMs..turnMs: what the estimate learned (see learnBusy/learnTurns); headStart: how many
 -- the next admission step would offer at once (free slots, banked budget, window left);
 -- windowWaitMs: how long until the one-minute window lets `position` more in (after a rate
 -- cut the window may hold more than the new rate), -1 when that lies beyond the window's log.
+-- claimGapMs: mean time from offer to claim (learnClaim); runningTurns, runningTurnMs: the
+-- running turns counted as lower bounds of the turn (learnRunning) and their age now.
 local function headStart(s, admits)
   if s.state ~= 'open' then return 0 end
   local free = s.capacity - redis.call('ZCARD', activeKey) - redis.call('ZCARD', offersKey)
@@ -77,11 +80,16 @@ local function describe(s, customer)
      ((state == 'offered' or state == 'expired') and roomStops) then
     state = s.state
   end
-  local l = redis.call('HMGET', statsKey, 'lrnBusyMs', 'lrnBusyAdm', 'lrnTurns', 'lrnTurnMs')
+  local l = redis.call('HMGET', statsKey, 'lrnBusyMs', 'lrnBusyAdm', 'lrnTurns', 'lrnTurnMs',
+    'lrnClaims', 'lrnClaimMs', 'lrnRunN', 'lrnRunMs', 'lrnRunAtMs')
   local turns = tonumber(l[3]) or 0
   local turnMs = turns > 0 and math.floor((tonumber(l[4]) or 0) / turns) or 0
+  local claims = tonumber(l[5]) or 0
+  local claimGapMs = claims > 0 and math.floor((tonumber(l[6]) or 0) / claims) or 0
+  local running = tonumber(l[7]) or 0
+  local runningMs = running > 0 and math.floor((tonumber(l[8]) or 0) + running * math.max(0, nowMs - (tonumber(l[9]) or nowMs))) or 0
   return {1, state, ticket or 0, position, expiresAt, lineLength, preLength, admits, windowMs,
     nowMs, s.state, s.opensAtMs or 0, s.admitPerMinute, s.abandonGraceMs, s.capacity,
     math.floor(tonumber(l[1]) or 0), math.floor((tonumber(l[2]) or 0) * 1000), math.floor(turns), turnMs,
-    headStart(s, admits), windowWait(s, admits, position)}
+    headStart(s, admits), windowWait(s, admits, position), claimGapMs, running, runningMs}
 end

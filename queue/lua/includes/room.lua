@@ -73,8 +73,9 @@ end
 
 -- What the wait estimate learns (queue/src/estimate.ts), kept in the stats hash as decayed
 -- sums so that old behaviour fades: how long a slot stays taken per turn (from turns that
--- ended), and how far the line moved (offers, buyers passed over) over the time it was busy (waiters left behind
--- by the last step, room open), so the idle time before a crowd never dilutes the rate.
+-- ended, the running ones already longer than those, and the wait from offer to claim), and
+-- how far the line moved (offers, buyers passed over) over the time it was busy (waiters left
+-- behind by the last step, room open), so the idle time before a crowd never dilutes the rate.
 local TURN_DECAY_MS = 600000
 local BUSY_DECAY_MS = 30000
 
@@ -95,17 +96,71 @@ local function learnEarlyEnd(s, customer)
   if offer then learnTurns(1, firstClaimMs(s) - (offer - nowMs)) end
 end
 
+-- The slot a turn takes begins with the offer, not the claim: the time between them (the
+-- buyer's next poll) is learned at the claim, decayed like the turns.
+local function learnClaim(s, offerExpiresAt)
+  local gap = firstClaimMs(s) - (offerExpiresAt - nowMs)
+  -- An offer a full room extended no longer says when it was made.
+  if gap < 0 then return end
+  local v = redis.call('HMGET', statsKey, 'lrnClaimAtMs', 'lrnClaims', 'lrnClaimMs')
+  local keep = math.exp(-math.max(0, nowMs - (tonumber(v[1]) or nowMs)) / TURN_DECAY_MS)
+  redis.call('HSET', statsKey, 'lrnClaimAtMs', nowMs, 'lrnClaims', (tonumber(v[2]) or 0) * keep + 1,
+    'lrnClaimMs', (tonumber(v[3]) or 0) * keep + gap)
+end
+
+-- Turns still running are evidence too: early on, the turns that ended are the short ones.
+-- A running turn older than the mean of the ended ones is counted at its age so far (a lower
+-- bound of its length), oldest first, while it is older than the mean it raises; younger ones
+-- say nothing against the mean. Kept as a count and a total age as of lrnRunAtMs.
+local MAX_RUNNING_READ = 100
+local function learnRunning(s)
+  local v = redis.call('HMGET', statsKey, 'lrnTurns', 'lrnTurnMs')
+  local n, total = tonumber(v[1]) or 0, tonumber(v[2]) or 0
+  local count, ageMs = 0, 0
+  if n > 0 then
+    -- Sessions expire sessionTtlMs after their claim: the oldest expire first.
+    local before = math.floor(nowMs - total / n + s.sessionTtlMs)
+    local old = redis.call('ZRANGEBYSCORE', activeKey, '-inf', '(' .. before, 'WITHSCORES', 'LIMIT', 0, MAX_RUNNING_READ)
+    for i = 2, #old, 2 do
+      local age = s.sessionTtlMs - (tonumber(old[i]) - nowMs)
+      if age * (n + count) <= total + ageMs then break end
+      count, ageMs = count + 1, ageMs + age
+    end
+  end
+  redis.call('HSET', statsKey, 'lrnRunN', count, 'lrnRunMs', ageMs, 'lrnRunAtMs', nowMs)
+end
+
+-- The line's pace is measured against the rate in force (the operator's, or the closed
+-- loop's). When that rate changes, what was measured under the old one is scaled by how much
+-- the prediction moves (a line held by the capacity barely notices a new rate); a cut also
+-- holds the measurement for the one-minute window: until the admissions made at the old rate
+-- age out of it, the window's log sets the pace (the estimate reads the log for that), not the
+-- new rate. Nobody can be admitted at rate 0: that time is not busy either.
+local function predictedPerMinute(rate, capacity)
+  local v = redis.call('HMGET', statsKey, 'lrnTurns', 'lrnTurnMs')
+  local n, total = tonumber(v[1]) or 0, tonumber(v[2]) or 0
+  if n >= 3 and total > 0 then return math.min(rate, capacity * RATE_WINDOW_MS * n / total) end
+  return rate
+end
+
 local function learnBusy(s, offered)
-  local v = redis.call('HMGET', statsKey, 'lrnAtMs', 'lrnBusy', 'lrnBusyMs', 'lrnBusyAdm')
+  local v = redis.call('HMGET', statsKey, 'lrnAtMs', 'lrnBusy', 'lrnBusyMs', 'lrnBusyAdm', 'lrnRate', 'lrnHoldMs')
   local busyMs, busyAdmits = tonumber(v[3]) or 0, tonumber(v[4]) or 0
   if v[2] == '1' then
     local dt = math.max(0, nowMs - (tonumber(v[1]) or nowMs))
     local keep = math.exp(-dt / BUSY_DECAY_MS)
     busyMs, busyAdmits = busyMs * keep + dt, busyAdmits * keep + offered
   end
-  local busy = s.state == 'open' and redis.call('ZCARD', lineKey) > 0
+  local rate, was, holdUntil = s.admitPerMinute, tonumber(v[5]), tonumber(v[6]) or 0
+  if was and rate ~= was then
+    local before = predictedPerMinute(was, s.capacity)
+    if before > 0 then busyAdmits = busyAdmits * predictedPerMinute(rate, s.capacity) / before
+    else busyMs, busyAdmits = 0, 0 end
+    if rate < was then holdUntil = nowMs + RATE_WINDOW_MS end
+  end
+  local busy = s.state == 'open' and rate > 0 and nowMs >= holdUntil and redis.call('ZCARD', lineKey) > 0
   redis.call('HSET', statsKey, 'lrnAtMs', nowMs, 'lrnBusy', busy and '1' or '0',
-    'lrnBusyMs', busyMs, 'lrnBusyAdm', busyAdmits)
+    'lrnBusyMs', busyMs, 'lrnBusyAdm', busyAdmits, 'lrnRate', rate, 'lrnHoldMs', holdUntil)
 end
 
 -- Expired offers and sessions give their slot back. Their customers keep their `who` entry,
@@ -231,6 +286,7 @@ local function advance(s)
   expire(s)
   local offered, skipped, parked = offerToHead(s)
   learnBusy(s, offered + skipped + parked)
+  learnRunning(s)
   redis.call('HSET', statsKey, 'lastTickMs', nowMs)
   return offered, skipped
 end

@@ -16,6 +16,7 @@ const WINDOW_LOOKUP = 200;
 const OUTCOME_DECAY_MS = 120_000;
 const MAX_NO_SHOW = 0.5;
 const MIN_OUTCOMES = 10;
+const MAX_RUNNING_READ = 100;
 
 export interface Settings {
   state: string;
@@ -115,6 +116,50 @@ export class RoomContext {
     if (offer !== undefined) this.learnTurns(1, firstClaimMs(s) - (offer - this.nowMs));
   }
 
+  /** room.lua learnClaim: the offer-to-claim part of the slot, from the offer's expiry. */
+  learnClaim(s: Settings, offerExpiresAt: number): void {
+    const { db, nowMs } = this;
+    const gap = firstClaimMs(s) - (offerExpiresAt - nowMs);
+    if (gap < 0) return;
+    const keep = Math.exp(-Math.max(0, nowMs - (db.hnum(this.stats, 'lrnClaimAtMs') ?? nowMs)) / TURN_DECAY_MS);
+    db.hset(
+      this.stats,
+      'lrnClaimAtMs', nowMs,
+      'lrnClaims', (db.hnum(this.stats, 'lrnClaims') ?? 0) * keep + 1,
+      'lrnClaimMs', (db.hnum(this.stats, 'lrnClaimMs') ?? 0) * keep + gap,
+    );
+  }
+
+  /** room.lua learnRunning: running turns older than the ended ones' mean, oldest first. */
+  learnRunning(s: Settings): void {
+    const { db, nowMs } = this;
+    const n = db.hnum(this.stats, 'lrnTurns') ?? 0;
+    const total = db.hnum(this.stats, 'lrnTurnMs') ?? 0;
+    let count = 0;
+    let ageMs = 0;
+    if (n > 0) {
+      const before = Math.floor(nowMs - total / n + s.sessionTtlMs);
+      const active = db.zset(this.active);
+      for (let i = 0; i < MAX_RUNNING_READ; i++) {
+        const entry = active.at(i);
+        if (!entry || entry.score >= before) break;
+        const age = s.sessionTtlMs - (entry.score - nowMs);
+        if (age * (n + count) <= total + ageMs) break;
+        count++;
+        ageMs += age;
+      }
+    }
+    db.hset(this.stats, 'lrnRunN', count, 'lrnRunMs', ageMs, 'lrnRunAtMs', nowMs);
+  }
+
+  /** room.lua predictedPerMinute: the rate in force, or the capacity over the mean turn. */
+  predictedPerMinute(rate: number, capacity: number): number {
+    const n = this.db.hnum(this.stats, 'lrnTurns') ?? 0;
+    const total = this.db.hnum(this.stats, 'lrnTurnMs') ?? 0;
+    if (n >= 3 && total > 0) return Math.min(rate, (capacity * RATE_WINDOW_MS * n) / total);
+    return rate;
+  }
+
   learnBusy(s: Settings, offered: number): void {
     const { db, nowMs } = this;
     let busyMs = db.hnum(this.stats, 'lrnBusyMs') ?? 0;
@@ -125,8 +170,17 @@ export class RoomContext {
       busyMs = busyMs * keep + dt;
       busyAdmits = busyAdmits * keep + offered;
     }
-    const busy = s.state === 'open' && db.zset(this.line).size > 0;
-    db.hset(this.stats, 'lrnAtMs', nowMs, 'lrnBusy', busy ? '1' : '0', 'lrnBusyMs', busyMs, 'lrnBusyAdm', busyAdmits);
+    const rate = s.admitPerMinute;
+    const was = db.hnum(this.stats, 'lrnRate');
+    let holdUntil = db.hnum(this.stats, 'lrnHoldMs') ?? 0;
+    if (was !== undefined && rate !== was) {
+      const before = this.predictedPerMinute(was, s.capacity);
+      if (before > 0) busyAdmits = (busyAdmits * this.predictedPerMinute(rate, s.capacity)) / before;
+      else [busyMs, busyAdmits] = [0, 0];
+      if (rate < was) holdUntil = nowMs + RATE_WINDOW_MS;
+    }
+    const busy = s.state === 'open' && rate > 0 && nowMs >= holdUntil && db.zset(this.line).size > 0;
+    db.hset(this.stats, 'lrnAtMs', nowMs, 'lrnBusy', busy ? '1' : '0', 'lrnBusyMs', busyMs, 'lrnBusyAdm', busyAdmits, 'lrnRate', rate, 'lrnHoldMs', holdUntil);
   }
 
   learnOutcomes(claimed: number, noShows: number): void {
@@ -233,6 +287,7 @@ export class RoomContext {
     this.expire(s);
     const [offered, skipped, parked] = this.offerToHead(s);
     this.learnBusy(s, offered + skipped + parked);
+    this.learnRunning(s);
     this.db.hset(this.stats, 'lastTickMs', this.nowMs);
     return [offered, skipped];
   }
@@ -289,6 +344,8 @@ export class RoomContext {
       }
     }
     const turns = db.hnum(this.stats, 'lrnTurns') ?? 0;
+    const claims = db.hnum(this.stats, 'lrnClaims') ?? 0;
+    const running = db.hnum(this.stats, 'lrnRunN') ?? 0;
     const roomStops = s.state === 'closed' || s.state === 'sold_out';
     if (((state === 'waiting' || state === 'prequeue') && (roomStops || s.state === 'paused')) || ((state === 'offered' || state === 'expired') && roomStops)) {
       state = s.state;
@@ -314,6 +371,9 @@ export class RoomContext {
       turnMs: turns > 0 ? Math.floor((db.hnum(this.stats, 'lrnTurnMs') ?? 0) / turns) : 0,
       headStart: this.headStart(s, admits),
       windowWaitMs: this.windowWait(s, admits, position),
+      claimGapMs: claims > 0 ? Math.floor((db.hnum(this.stats, 'lrnClaimMs') ?? 0) / claims) : 0,
+      runningTurns: running,
+      runningTurnMs: running > 0 ? Math.floor((db.hnum(this.stats, 'lrnRunMs') ?? 0) + running * Math.max(0, nowMs - (db.hnum(this.stats, 'lrnRunAtMs') ?? nowMs))) : 0,
     });
   }
 

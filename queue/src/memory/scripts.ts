@@ -104,6 +104,7 @@ const claim = withRoom((room, s, [customer]) => {
     return [-4];
   }
   room.learnOutcomes(1, 0);
+  room.learnClaim(s, offer);
   const expiresAt = nowMs + s.sessionTtlMs;
   db.zset(room.active).add(customer!, expiresAt);
   db.hincrby(room.stats, 'admitted', 1);
