@@ -3,8 +3,8 @@
  * building the Request and Response objects @hono/node-server needs for the Hono app. That
  * adapter work cost more than the poll itself, and polls are most of what the edge serves at
  * peak. Every other request, and any poll this path is not sure about (no X-Queue-Token, a
- * customer token to cross-check, a token not verified before, a ticket that changed, a limit
- * hit, no fresh snapshot), goes to the Hono app unchanged, which answers it in full. The body,
+ * customer token to cross-check, a token not in the form the edge signs, a ticket that changed,
+ * a limit hit, no fresh snapshot), goes to the Hono app unchanged, which answers it in full. The body,
  * headers, flood limit and metrics are the ones the Hono route produces.
  */
 import { randomUUID } from 'node:crypto';
@@ -60,7 +60,9 @@ export function fastPollListener(deps: FastPollDeps, fallback: Listener): Listen
     const token = request.headers['x-queue-token'];
     if (!match || typeof token !== 'string') return fallback(request, response);
     const showtimeId = match[1]!;
-    const claims = deps.queueTokens.peekVerified(token);
+    // A token this process has not seen (another process signed it, or this one restarted) is
+    // checked here when it is in the form the edge signs; anything else goes to the app.
+    const claims = deps.queueTokens.peekVerified(token) ?? deps.queueTokens.verifyNow(token);
     if (!claims || claims.showtimeId !== showtimeId) return fallback(request, response);
 
     // Decide first, count after: a poll handed to the app must not be counted twice.

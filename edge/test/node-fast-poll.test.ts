@@ -11,6 +11,9 @@ import { callJson, fetchFrom } from '../../test/support/json-call';
 import { EDGE_ADMIN_TOKEN, fastRoom, testTokenKeys } from './edge-harness';
 import { serveRestartable, type RestartableHttp } from './private-servers';
 import { createStubCore, type StubCore } from './stub-core';
+import { createQueueTokens } from '../src/tokens/queue-token';
+import { nodeHmacSha256 } from '../src/tokens/queue-token-node';
+import { generateSigningJwk, loadTokenKeys } from '../../lib/token-keys';
 
 let core: StubCore;
 let coreServer: RestartableHttp;
@@ -70,6 +73,32 @@ it('answers far-back polls like the app does, and hands everything else to the a
   expect((await api('GET', path, { headers: { 'x-queue-token': unverified } })).status).toBe(401);
   const metrics = await metricsText();
   expect(metrics).toMatch(/edge_http_requests_total\{method="GET",route="\/api\/showtimes\/:id\/queue",status="200"\} \d+/);
+});
+
+it('answers the first poll of a token another edge process signed on the fast path too, and a forged one in the app', async () => {
+  const showtimeId = core.addShowtime();
+  await edge.app.rooms.engine.configure(String(showtimeId), { ...fastRoom, capacity: 1 });
+  let last = '';
+  for (let i = 0; i < 3; i++) {
+    const login = await api('POST', '/api/auth/demo', { body: { customerId: `elsewhere-${i}` } });
+    last = (await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: login.json.token })).json.queueToken;
+  }
+  const path = `/api/showtimes/${showtimeId}/queue`;
+  expect((await api('GET', path, { headers: { 'x-queue-token': last } })).status).toBe(200); // the snapshot is loaded
+  // The same claims signed a second later by another process with the same keys: a token this one never saw.
+  const claims = JSON.parse(Buffer.from(last.split('.')[1]!, 'base64url').toString());
+  const otherProcess = createQueueTokens(await testTokenKeys(), { ttlMs: 3_600_000, clockToleranceMs: 5_000, hmacSha256: nodeHmacSha256(), now: () => Date.now() + 1_000 });
+  const elsewhere = await otherProcess.sign({ customerId: claims.sub, showtimeId: String(showtimeId), ticket: claims.tkt });
+  expect(elsewhere).not.toBe(last);
+  const before = await fastCount();
+  const first = await api('GET', path, { headers: { 'x-queue-token': elsewhere } });
+  expect(first.status).toBe(200);
+  expect(first.json.state).toBe('waiting');
+  expect(await fastCount()).toBe(before + 1);
+  const forged = createQueueTokens(await loadTokenKeys({ signingJwk: await generateSigningJwk('edge-test-1') }) /* same kid, another key */, { ttlMs: 3_600_000, clockToleranceMs: 5_000, hmacSha256: nodeHmacSha256() });
+  const refused = await api('GET', path, { headers: { 'x-queue-token': await forged.sign({ customerId: claims.sub, showtimeId: String(showtimeId), ticket: claims.tkt }) } });
+  expect(refused.status).toBe(401);
+  expect(await fastCount()).toBe(before + 1);
 });
 
 it('counts every poll once against the flood limit, whichever path answered it', async () => {

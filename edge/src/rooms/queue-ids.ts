@@ -50,7 +50,11 @@ interface Tables {
 function encipher(t: Tables, ticket: number): number {
   let left = ticket >>> HALF_BITS;
   let right = ticket & (HALF_SIZE - 1);
-  for (const round of t.rounds) [left, right] = [right, left ^ round[right]!];
+  for (let i = 0; i < ROUNDS; i++) {
+    const next = left ^ t.rounds[i]![right]!;
+    left = right;
+    right = next;
+  }
   const value = ((left << HALF_BITS) | right) >>> 0;
   return value * 256 + t.check[(left ^ right) & (HALF_SIZE - 1)]!;
 }

@@ -91,6 +91,8 @@ export function createRoomGateway(options: RoomGatewayOptions) {
   const { engine, metrics } = options;
   const now = options.now ?? Date.now;
   const snapshots = createSingleFlightCache<RoomSnapshot | null>({ ttlMs: options.snapshotTtlMs, maxEntries: 10_000, now });
+  /** A snapshot this old is reloaded in the background while it keeps answering (a Redis round trip fits easily in the rest). */
+  const refreshSnapshotAfterMs = options.snapshotTtlMs * 0.75;
   /** The proof-of-work settings each join checks, read at most once a second per showtime. */
   const powSettings = createSingleFlightCache<{ powDifficulty: number; powMaxDifficulty: number } | null>({ ttlMs: 1_000, maxEntries: 10_000, now });
   /** When each buyer's poll last reached Redis, so the near-front heartbeat stays fresh. */
@@ -207,25 +209,27 @@ export function createRoomGateway(options: RoomGatewayOptions) {
   }
 
   async function snapshotOf(showtimeId: string): Promise<RoomSnapshot | null> {
-    const { value } = await snapshots.get(showtimeId, async () => {
-      metrics.snapshotRefreshes.inc();
-      const result = await engine.snapshot(showtimeId);
-      if (!result.ok) return null;
-      const s = result.snapshot;
-      recordRoomGauges(s);
-      // Polls answered from the snapshot never reach the scripts that drive admission, and a
-      // Worker has no ticker: when a slot is free and people wait, drive one (idempotent,
-      // rate-capped) step here, at most once per snapshot lifetime per process.
-      if (s.state === 'open' && s.lineLength > 0 && s.active + s.offered < s.settings.capacity) {
-        const ticked = await engine.tick(showtimeId);
-        if (ticked.ok && ticked.offered > 0) {
-          const again = await engine.snapshot(showtimeId);
-          if (again.ok) return again.snapshot;
-        }
-      }
-      return s;
-    });
+    const { value } = await snapshots.get(showtimeId, () => loadSnapshot(showtimeId));
     return value;
+  }
+
+  async function loadSnapshot(showtimeId: string): Promise<RoomSnapshot | null> {
+    metrics.snapshotRefreshes.inc();
+    const result = await engine.snapshot(showtimeId);
+    if (!result.ok) return null;
+    const s = result.snapshot;
+    recordRoomGauges(s);
+    // Polls answered from the snapshot never reach the scripts that drive admission, and a
+    // Worker has no ticker: when a slot is free and people wait, drive one (idempotent,
+    // rate-capped) step here, at most once per snapshot lifetime per process.
+    if (s.state === 'open' && s.lineLength > 0 && s.active + s.offered < s.settings.capacity) {
+      const ticked = await engine.tick(showtimeId);
+      if (ticked.ok && ticked.offered > 0) {
+        const again = await engine.snapshot(showtimeId);
+        if (again.ok) return again.snapshot;
+      }
+    }
+    return s;
   }
 
   return {
@@ -260,7 +264,9 @@ export function createRoomGateway(options: RoomGatewayOptions) {
      * Node entry answers most polls from it without building a Request (node-fast-poll.ts).
      */
     pollFromFreshSnapshot(showtimeId: string, customerId: string, ticket: number): QueueAnswer | null {
-      const snapshot = snapshots.peek(showtimeId);
+      // The next snapshot loads while this one still answers, so polls do not all miss (and
+      // fall back to the slow path) in the moment after it expires.
+      const snapshot = snapshots.peekRefreshing(showtimeId, () => loadSnapshot(showtimeId), refreshSnapshotAfterMs);
       return snapshot ? answerFromSnapshot(snapshot, showtimeId, customerId, ticket) : null;
     },
 

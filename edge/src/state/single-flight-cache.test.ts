@@ -41,6 +41,43 @@ describe('single-flight cache', () => {
     expect(await cache.get('k', loader)).toMatchObject({ value: 2, source: 'loaded' });
   });
 
+  it('peekRefreshing keeps answering while one background load replaces the value before it expires', async () => {
+    const time = clock();
+    const cache = createSingleFlightCache<number>({ ttlMs: 100, now: time.now });
+    await cache.get('k', async () => 1);
+    const gate = deferred<number>();
+    let loads = 0;
+    const loader = () => ((loads += 1), gate.promise);
+    time.advance(74);
+    expect(cache.peekRefreshing('k', loader, 75)).toBe(1);
+    expect(loads).toBe(0); // young enough: no load
+    time.advance(1);
+    const peeks = Array.from({ length: 100 }, () => cache.peekRefreshing('k', loader, 75));
+    expect(new Set(peeks)).toEqual(new Set([1])); // still answering, one load started for all
+    expect(loads).toBe(1);
+    const joined = cache.get('k', loader); // a get while the value is fresh does not wait for it
+    expect(await joined).toMatchObject({ value: 1, source: 'cached' });
+    gate.resolve(2);
+    await gate.promise;
+    await Promise.resolve();
+    expect(cache.peekRefreshing('k', loader, 75)).toBe(2);
+    expect(loads).toBe(1);
+    time.advance(100);
+    expect(cache.peekRefreshing('k', loader, 75)).toBeUndefined(); // expired: never served stale
+    expect(cache.peekRefreshing('missing', loader, 75)).toBeUndefined();
+  });
+
+  it('peekRefreshing: a failed background load is quiet, and the next get reports it', async () => {
+    const time = clock();
+    const cache = createSingleFlightCache<number>({ ttlMs: 100, now: time.now });
+    await cache.get('k', async () => 1);
+    time.advance(80);
+    expect(cache.peekRefreshing('k', () => Promise.reject(new Error('redis away')), 75)).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    time.advance(30);
+    await expect(cache.get('k', () => Promise.reject(new Error('still away')))).rejects.toThrow('still away');
+  });
+
   it('keys do not share loads or values', async () => {
     const cache = createSingleFlightCache<string>({ ttlMs: 1_000 });
     const [a, b] = await Promise.all([cache.get('a', async () => 'A'), cache.get('b', async () => 'B')]);

@@ -54,6 +54,24 @@ export function createSingleFlightCache<T>(options: SingleFlightCacheOptions) {
       const entry = entries.get(key);
       return entry && now() - entry.loadedAtMs < options.ttlMs ? entry.value : undefined;
     },
+    /**
+     * `peek`, and when the value is older than `refreshAfterMs` (but still fresh) a load starts
+     * in the background, shared with any `get`: callers that must not wait keep getting the
+     * fresh value while its successor loads, instead of all missing together the moment it
+     * expires. A failed background load is left to the next `get` to report.
+     */
+    peekRefreshing(key: string, loader: () => Promise<T>, refreshAfterMs: number): T | undefined {
+      const entry = entries.get(key);
+      if (!entry) return undefined;
+      const age = now() - entry.loadedAtMs;
+      if (age >= options.ttlMs) return undefined;
+      if (age >= refreshAfterMs && !inFlight.has(key)) {
+        const started = load(key, loader).finally(() => inFlight.delete(key));
+        inFlight.set(key, started);
+        started.catch(() => {});
+      }
+      return entry.value;
+    },
     /** Drops a key so the next read loads (after a settings change, a sold-out event). */
     invalidate(key: string) {
       entries.delete(key);

@@ -77,3 +77,77 @@ describe('queue tokens signed with node:crypto', () => {
     }
   });
 });
+
+describe('synchronous verify (the poll fast path)', () => {
+  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+  async function setUp() {
+    const { nodeHmacSha256 } = await import('./queue-token-node');
+    const keys = await loadTokenKeys({ signingJwk: await generateSigningJwk('q-s') });
+    let clock = 1_790_000_123_456;
+    const make = (extra: Partial<Parameters<typeof createQueueTokens>[1]> = {}) =>
+      createQueueTokens(keys, { ...options, now: () => clock, hmacSha256: nodeHmacSha256(), ...extra });
+    return { keys, make, advance: (ms: number) => (clock += ms), hmac: nodeHmacSha256() };
+  }
+
+  it('reads the tokens sign makes, with the claims verify gives, and is off without a synchronous HMAC', async () => {
+    const { make } = await setUp();
+    const signer = make();
+    const reader = make(); // another process: nothing cached
+    for (const c of [claims, { customerId: 'ü-x_1', showtimeId: '1', ticket: 0 }]) {
+      const token = await signer.sign(c);
+      expect(reader.peekVerified(token)).toBeUndefined();
+      expect(reader.verifyNow(token)).toEqual(await make().verify(token));
+      expect(reader.peekVerified(token)).toMatchObject(c); // remembered
+      expect(signer.peekVerified(token)).toMatchObject(c); // the signer knows its own tokens
+    }
+    const withoutHmac = createQueueTokens((await setUp()).keys, options);
+    expect(withoutHmac.verifyNow(await withoutHmac.sign(claims))).toBeUndefined();
+  });
+
+  it('accepts nothing verify refuses: forged, tampered, expired, other kinds and shapes', async () => {
+    const { keys, make, advance, hmac } = await setUp();
+    const tokens = make();
+    const good = await make().sign(claims);
+    const [header, payload] = good.split('.') as [string, string, string];
+    const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const resign = (h: object, p: object) => `${b64(h)}.${b64(p)}.${hmac(keys.queueKeys.signing!.key, `${b64(h)}.${b64(p)}`)}`;
+    const headerObject = JSON.parse(Buffer.from(header, 'base64url').toString());
+    const cases = {
+      tampered: `${header}.${b64({ ...decoded, tkt: 1 })}.${good.split('.')[2]}`,
+      badSignature: `${header}.${payload}.${'A'.repeat(43)}`,
+      otherKey: await createQueueTokens(await loadTokenKeys({ signingJwk: await generateSigningJwk('q-s') }), options).sign(claims),
+      extraHeader: resign({ ...headerObject, crit: ['b64'] }, decoded),
+      extraClaim: resign(headerObject, { ...decoded, nbf: decoded.iat + 3600 }),
+      wrongIssuer: resign(headerObject, { ...decoded, iss: 'someone' }),
+      wrongAudience: resign(headerObject, { ...decoded, aud: 'showtime:x' }),
+      negativeTicket: resign(headerObject, { ...decoded, tkt: -1 }),
+      algNone: `${b64({ ...headerObject, alg: 'none' })}.${payload}.`,
+      junk: 'not.a.token',
+    };
+    for (const [name, token] of Object.entries(cases)) {
+      expect({ name, now: tokens.verifyNow(token) }).toEqual({ name, now: undefined });
+      expect({ name, later: await refusalOf(make().verify(token)) }).not.toEqual({ name, later: 'accepted' });
+    }
+    // Stricter than verify where verify is lenient: jose reads a padded signature; this leaves it to verify.
+    expect(tokens.verifyNow(`${good}=`)).toBeUndefined();
+    advance(options.ttlMs + 1);
+    expect(make().verifyNow(good)).toBeUndefined(); // expired (no tolerance here: verify decides)
+  });
+
+  it('never accepts a token verify refuses, for any single-character change (property)', async () => {
+    const fc = await import('fast-check');
+    const { make } = await setUp();
+    const good = await make().sign(claims);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=';
+    await fc.assert(
+      fc.asyncProperty(fc.nat(good.length - 1), fc.constantFrom(...alphabet), async (at, char) => {
+        const token = good.slice(0, at) + char + good.slice(at + 1);
+        const now = make().verifyNow(token);
+        if (now === undefined) return;
+        expect(await make().verify(token)).toEqual(now);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
