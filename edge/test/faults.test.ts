@@ -111,6 +111,30 @@ describe('failure policy', () => {
     expect(settings.ok && settings.settings).toMatchObject({ admitPerMinute: 90, capacity: 1 });
   });
 
+  it('a room that asks for proof of work asks it of the very first join after Redis lost the room', async () => {
+    const showtimeId = core.addShowtime();
+    const admin = { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` };
+    const set = await api('PUT', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin, body: { state: 'open', capacity: 1, powDifficulty: 6 } });
+    expect(set.status, set.text).toBe(200);
+    expect((await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('pow-before') })).status).toBe(428);
+    // Redis comes back empty: the room (and its settings) exist only in the core's copy now.
+    await redis.stop();
+    await redis.start();
+    // The edge is connected again, and its one-second copy of the room's settings has lapsed.
+    await eventually(() => edge.redis!.ping().catch(() => 'down'), (reply) => reply === 'PONG');
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await edge.app.rooms.engine.getSettings(String(showtimeId))).ok).toBe(false); // the room is gone
+    const token = await login('pow-after');
+    const first = await eventually(
+      () => api('POST', `/api/showtimes/${showtimeId}/queue`, { token }),
+      (result) => result.status !== 503,
+    );
+    expect(first.status, first.text).toBe(428);
+    expect(first.json).toMatchObject({ error: { code: 'POW_REQUIRED' }, difficulty: 6 });
+    const stats = await edge.app.rooms.engine.stats(String(showtimeId));
+    expect(stats.ok && stats.waiting).toBe(0); // nobody got a place without the work
+  });
+
   it('a released turn cannot start another purchase: an access token outliving its slot gets 410', async () => {
     const showtimeId = core.addShowtime();
     await edge.app.rooms.engine.configure(String(showtimeId), { ...fastRoom, capacity: 1 });

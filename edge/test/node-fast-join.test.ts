@@ -200,9 +200,12 @@ describe('joins on node:http answer as the Hono route does', () => {
     const idOf = (edge: RunningEdge) => (edge === fast ? ids.fast : ids.app);
     for (const edge of [fast, viaApp]) {
       const id = idOf(edge);
-      // The room is not in this edge's Redis before its first join, which restores it (and, as
-      // the app does too, is not asked for work: there were no settings to read yet).
-      await callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, { token: await signCustomerToken('fj-pow-0'), headers: from('198.51.100.6') });
+      // The room is not in this edge's Redis before its first join: that join restores it and
+      // is asked for work like every other.
+      const zero = await callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, { token: await signCustomerToken('fj-pow-0'), headers: from('198.51.100.6') });
+      expect([zero.status, zero.json.difficulty]).toEqual([428, 4]);
+      const zeroSolved = powHeaders(zero.json.challenge, solvePow(zero.json.challenge, 4, 1 << 16).nonce);
+      expect((await callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, { token: await signCustomerToken('fj-pow-0'), headers: from('198.51.100.6', zeroSolved) })).status).toBe(200);
       const first = await callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, { token: a, headers: from('198.51.100.7') });
       expect([first.status, first.json.difficulty]).toEqual([428, 4]);
       const { nonce } = solvePow(first.json.challenge, first.json.difficulty, 1 << 16);

@@ -299,17 +299,28 @@ export function createRoomGateway(options: RoomGatewayOptions) {
       return result.removed;
     },
 
-    /** The room's proof-of-work settings from the snapshot cache (null: no room yet). */
+    /**
+     * The room's proof-of-work settings, read at most once a second (null: the showtime has no
+     * room even after asking the core). A room missing from Redis (never made, or Redis lost
+     * it) is restored from the core's copy first, so its proof of work applies to the very
+     * join that finds it missing, not only to the ones after.
+     */
     async powSettingsOf(showtimeId: string): Promise<{ powDifficulty: number; powMaxDifficulty: number } | null> {
       // A cache of its own: joins must not decide when the polls' snapshot is taken.
-      const { value } = await store('settings', () =>
-        powSettings.get(showtimeId, async () => {
-          const result = await engine.getSettings(showtimeId);
-          return result.ok ? { powDifficulty: result.settings.powDifficulty ?? 0, powMaxDifficulty: result.settings.powMaxDifficulty ?? 0 } : null;
-        }),
-      );
-      if (value === null) powSettings.invalidate(showtimeId); // no room yet: ask again next join
-      return value;
+      const read = async () => {
+        const { value } = await store('settings', () =>
+          powSettings.get(showtimeId, async () => {
+            const result = await engine.getSettings(showtimeId);
+            return result.ok ? { powDifficulty: result.settings.powDifficulty ?? 0, powMaxDifficulty: result.settings.powMaxDifficulty ?? 0 } : null;
+          }),
+        );
+        if (value === null) powSettings.invalidate(showtimeId); // no room: ask again next join
+        return value;
+      };
+      const settings = await read();
+      if (settings !== null) return settings;
+      await store('create_room', () => options.catalog.ensureRoom(showtimeId));
+      return read();
     },
 
     /** Drops the cached snapshot (settings changed, sold out) so the next poll sees it. */
