@@ -164,12 +164,16 @@ describe('the turn a slot is taken for', () => {
     expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...early, turnMs: 9_200, claimGapMs: 800 } }))).toBe(1);
   });
 
-  it('weighs the measured rate of a capacity-bound line only after a turn\'s length more', () => {
-    // Slots filled at once, then 4 s without a turn ending: the line has not moved yet.
+  it('weighs the measured rate of a capacity-bound line only after two turns\' length more', () => {
+    // Slots filled at once, then 4 s without a turn ending: the line has not moved yet, and
+    // the turns that started together will end in a wave.
     const learning = { ...NOTHING_LEARNED, turnsEnded: 5, turnMs: 9_000, busyMs: 4_000, busyAdmits: 0 };
     const predicted = predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning });
-    // 4 / (4 + 10 + 9) of the way to nothing, not 4 / (4 + 10).
-    expect(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning }) / predicted).toBeCloseTo(19 / 23, 3);
+    // 4 / (4 + 10 + 2 x 9) of the way to nothing, not 4 / (4 + 10).
+    expect(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning }) / predicted).toBeCloseTo(28 / 32, 3);
+    // A line the rate holds (turns of no length) keeps the plain weighting.
+    const quick = { ...learning, turnMs: 50 };
+    expect(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning: quick }) / predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: quick })).toBeCloseTo(10.1 / 14.1, 2);
   });
 
   it('believes nothing before three turns have ended, running ones or not', () => {

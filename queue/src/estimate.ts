@@ -12,12 +12,14 @@ export const MAX_POLL_MS = 30_000;
 export const NEAR_FRONT_MIN = 50;
 const JITTER = 0.2;
 /**
- * Busy time after which the measured rate and the predicted one weigh the same (plus a
- * turn's length, see serviceRatePerMs): the prediction answers at once (a new rate, the first
+ * Busy time after which the measured rate and the predicted one weigh the same (plus two
+ * turns' length, see serviceRatePerMs): the prediction answers at once (a new rate, the first
  * seconds of a crowd), the measurement takes over as the line keeps moving, so the estimate
  * slides instead of jumping.
  */
 const BUSY_TRUST_MS = 10_000;
+/** Turn lengths of busy time the measurement needs on top of BUSY_TRUST_MS (see serviceRatePerMs). */
+const TURNS_TO_TRUST = 2;
 /** Ended turns needed before their mean duration is believed. */
 const MIN_TURNS = 3;
 
@@ -83,9 +85,11 @@ export function serviceRatePerMs(inputs: RateInputs): number {
   // Places passed over (buyers gone quiet) move the line too, so the line may advance faster
   // than the rate admits: believed up to twice the rate (half the line gone), no further.
   const measured = Math.min(busyAdmits / busyMs, (2 * inputs.admitPerMinute) / 60_000);
-  // A line the capacity holds moves in steps a turn apart (slots fill at once, then nothing
-  // until turns end): the measurement needs a turn's length more before it weighs as much.
-  const weight = busyMs / (busyMs + BUSY_TRUST_MS + (slotMs(inputs.learning) ?? 0));
+  // A line the capacity holds moves as turns end: a crowd's first turns start together and
+  // end in a wave (nothing for the shortest turn's length, then a rush), so over the first
+  // turns the measured pace is not the pace to come, which the slot time predicts. The
+  // measurement needs two turns' length more before it weighs as much as the prediction.
+  const weight = busyMs / (busyMs + BUSY_TRUST_MS + TURNS_TO_TRUST * (slotMs(inputs.learning) ?? 0));
   return Math.max((1 - weight) * predicted + weight * measured, predicted / 20);
 }
 
