@@ -45,7 +45,15 @@ export function parseQueueId(input: string): number | null {
 interface Tables {
   rounds: Uint16Array[];
   check: Uint8Array;
+  /**
+   * Ids already worked out, by ticket: a buyer polls every few seconds with the same ticket,
+   * and eight reads scattered over 1 MB of tables cost more than one small map lookup.
+   */
+  ids: Map<number, string>;
 }
+
+/** Ids remembered per showtime before the memo starts over (a few MB at most). */
+const IDS_KEPT = 100_000;
 
 function encipher(t: Tables, ticket: number): number {
   let left = ticket >>> HALF_BITS;
@@ -94,7 +102,7 @@ export function createQueueIds(secret: Uint8Array | Promise<Uint8Array>): QueueI
     const size = ROUNDS * HALF_SIZE * 2 + HALF_SIZE;
     const stream = await crypto.subtle.encrypt({ name: 'AES-CTR', counter: new Uint8Array(16), length: 64 }, key, new Uint8Array(size));
     const rounds = Array.from({ length: ROUNDS }, (_, i) => new Uint16Array(stream, i * HALF_SIZE * 2, HALF_SIZE));
-    return { rounds, check: new Uint8Array(stream, ROUNDS * HALF_SIZE * 2, HALF_SIZE) };
+    return { rounds, check: new Uint8Array(stream, ROUNDS * HALF_SIZE * 2, HALF_SIZE), ids: new Map() };
   }
 
   function tablesOf(showtimeId: string): Promise<Tables> {
@@ -124,8 +132,13 @@ export function createQueueIds(secret: Uint8Array | Promise<Uint8Array>): QueueI
     peek(showtimeId, ticket) {
       const tables = loaded.get(showtimeId);
       if (!tables) return undefined;
+      const known = tables.ids.get(ticket);
+      if (known !== undefined) return known;
       checkTicket(ticket);
-      return formatQueueId(encipher(tables, ticket));
+      const id = formatQueueId(encipher(tables, ticket));
+      if (tables.ids.size >= IDS_KEPT) tables.ids.clear();
+      tables.ids.set(ticket, id);
+      return id;
     },
     async ticketOf(showtimeId, queueId) {
       const value = parseQueueId(queueId);

@@ -95,8 +95,13 @@ export function createRoomGateway(options: RoomGatewayOptions) {
   const refreshSnapshotAfterMs = options.snapshotTtlMs * 0.75;
   /** The proof-of-work settings each join checks, read at most once a second per showtime. */
   const powSettings = createSingleFlightCache<{ powDifficulty: number; powMaxDifficulty: number } | null>({ ttlMs: 1_000, maxEntries: 10_000, now });
-  /** When each buyer's poll last reached Redis, so the near-front heartbeat stays fresh. */
-  const lastBeatMs = new Map<string, number>();
+  /**
+   * When each buyer's poll last reached Redis, so the near-front heartbeat stays fresh. By
+   * showtime, then customer: every snapshot poll reads it, and a joined key would be a new
+   * string to build and hash each time.
+   */
+  const lastBeatMs = new Map<string, Map<string, number>>();
+  let beatsKept = 0;
   const snapshotPolls = metrics.queuePolls.child({ source: 'snapshot' });
   const signingQueueKey = options.tokenKeys.queueKeys.signing?.key;
   const queueIds = createQueueIds(signingQueueKey ? deriveQueueIdSecret(signingQueueKey) : Promise.reject(new Error('The edge needs a signing key')));
@@ -113,8 +118,11 @@ export function createRoomGateway(options: RoomGatewayOptions) {
   }
 
   function rememberBeat(showtimeId: string, customerId: string) {
-    if (lastBeatMs.size >= 200_000) lastBeatMs.clear();
-    lastBeatMs.set(`${showtimeId}\n${customerId}`, now());
+    if (beatsKept >= 200_000) (lastBeatMs.clear(), (beatsKept = 0));
+    let beats = lastBeatMs.get(showtimeId);
+    if (!beats) lastBeatMs.set(showtimeId, (beats = new Map()));
+    if (!beats.has(customerId)) beatsKept += 1;
+    beats.set(customerId, now());
   }
 
   async function admit(showtimeId: string, customerId: string, ticket: number): Promise<QueueAnswer> {
@@ -171,7 +179,7 @@ export function createRoomGateway(options: RoomGatewayOptions) {
   }
 
   function answerFromSnapshot(snapshot: RoomSnapshot, showtimeId: string, customerId: string, ticket: number): QueueAnswer | null {
-    const estimateOptions = { nowMs: now(), lastHeartbeatMs: lastBeatMs.get(`${showtimeId}\n${customerId}`), random: options.random };
+    const estimateOptions = { nowMs: now(), lastHeartbeatMs: lastBeatMs.get(showtimeId)?.get(customerId), random: options.random };
     const estimate = estimateFromSnapshot(snapshot, ticket, estimateOptions);
     if (estimate.needsRedis || (ticket <= 0 && estimate.state !== 'prequeue')) return null;
     // The id's tables are made once per showtime and process (poll() waits for them first).
