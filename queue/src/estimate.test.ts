@@ -99,7 +99,7 @@ describe('serviceRatePerMs', () => {
 
   it('is governed by the capacity when turns hold their slots longer than the rate allows', () => {
     const learning = { ...NOTHING_LEARNED, turnsEnded: 8, turnMs: 9_000 };
-    expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning }))).toBe(1.111);
+    expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning }))).toBe(1.053); // 10 / (9 + 0.5) s
     // Turns that end at once leave the configured rate in charge.
     expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...learning, turnMs: 500 } }))).toBe(2);
     // Two ended turns are not believed yet.
@@ -150,18 +150,20 @@ describe('the turn a slot is taken for', () => {
   const early = { ...NOTHING_LEARNED, turnsEnded: 5, turnMs: 6_000 };
 
   it('counts running turns older than the ended ones at their age so far', () => {
-    // Two still running at 12 s and 10 s: (30 + 22) / 7.
-    expect(slotMs({ ...early, runningTurns: 2, runningTurnMs: 22_000 })).toBeCloseTo(52_000 / 7, 0);
-    // Without them the capacity-bound rate was 10 / 6 s; with them 10 / 7.4 s.
+    // Two still running at 12 s and 10 s: (30 + 22) / 7, and half a poll for the claim.
+    expect(slotMs({ ...early, runningTurns: 2, runningTurnMs: 22_000 })).toBeCloseTo(52_000 / 7 + 500, 0);
+    // Without them the capacity-bound rate was 10 / 6.5 s; with them 10 / 7.9 s.
     const before = predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: early });
     const after = predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...early, runningTurns: 2, runningTurnMs: 22_000 } });
-    expect(perSecond(before)).toBe(1.667);
-    expect(perSecond(after)).toBe(1.346);
+    expect(perSecond(before)).toBe(1.538);
+    expect(perSecond(after)).toBe(1.261);
   });
 
   it('adds the time an offer waits for its claim: the slot is taken from the offer on', () => {
     expect(slotMs({ ...early, claimGapMs: 800 })).toBe(6_800);
     expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...early, turnMs: 9_200, claimGapMs: 800 } }))).toBe(1);
+    // Buyers offered as they joined claimed at once; a line's offers wait for the next poll.
+    expect(slotMs({ ...early, claimGapMs: 5 })).toBe(6_500);
   });
 
   it('weighs the measured rate of a capacity-bound line only after two turns\' length more', () => {
@@ -169,11 +171,11 @@ describe('the turn a slot is taken for', () => {
     // the turns that started together will end in a wave.
     const learning = { ...NOTHING_LEARNED, turnsEnded: 5, turnMs: 9_000, busyMs: 4_000, busyAdmits: 0 };
     const predicted = predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning });
-    // 4 / (4 + 10 + 2 x 9) of the way to nothing, not 4 / (4 + 10).
-    expect(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning }) / predicted).toBeCloseTo(28 / 32, 3);
+    // 4 / (4 + 10 + 2 x 9.5) of the way to nothing, not 4 / (4 + 10).
+    expect(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning }) / predicted).toBeCloseTo(29 / 33, 3);
     // A line the rate holds (turns of no length) keeps the plain weighting.
     const quick = { ...learning, turnMs: 50 };
-    expect(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning: quick }) / predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: quick })).toBeCloseTo(10.1 / 14.1, 2);
+    expect(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning: quick }) / predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: quick })).toBeCloseTo(11.1 / 15.1, 2);
   });
 
   it('believes nothing before three turns have ended, running ones or not', () => {

@@ -51,6 +51,14 @@ export interface RateInputs {
 }
 
 /**
+ * A buyer in line hears of the offer at the next poll, and the poll that sees it claims.
+ * Near the front polls come at least MIN_POLL_MS apart, so an offer made at a random moment
+ * waits half of that on average, at least: whatever a quiet room learned from buyers offered
+ * as they joined (a gap of nothing), a line's offers wait that long for their claim.
+ */
+const MIN_CLAIM_GAP_MS = MIN_POLL_MS / 2;
+
+/**
  * How long a turn keeps its slot, offer to end; null until MIN_TURNS have ended. Early on
  * the turns that ended are the short ones (a crowd's first turns end first): running turns
  * already older than their mean count at their age so far, a lower bound of their length
@@ -61,7 +69,7 @@ export function slotMs(learning: AdmissionLearning): number | null {
   if (learning.turnsEnded < MIN_TURNS || !learning.turnMs || learning.turnMs <= 0) return null;
   const ended = learning.turnMs * learning.turnsEnded;
   const turnMs = (ended + learning.runningTurnMs) / (learning.turnsEnded + learning.runningTurns);
-  return turnMs + learning.claimGapMs;
+  return turnMs + Math.max(learning.claimGapMs, MIN_CLAIM_GAP_MS);
 }
 
 /**
