@@ -4,7 +4,7 @@
  * redis-server), each request from a pool of distinct pre-signed customer tokens so the
  * client does not sign, next to a bare node:http server answering a join-sized body in the
  * same run, under `wrk -t2 -c64`, alternating over three runs and keeping each side's median.
- * Prints `ratio join / bare`. The room is open with one slot and one admission a minute, so
+ * Prints `ratio join / bare` and the server's CPU time per request on each side. The room is open with one slot and one admission a minute, so
  * joins queue (the join path, not the admission path, is measured); the pool cycles, so after
  * the first pass a request re-joins and gets the same place, still the whole join path.
  * Then the real edge entry as child processes, EDGE_PROCESSES=1 and one per core, side by side.
@@ -40,9 +40,14 @@ end
 `;
 
 async function wrk(url: string, seconds: number, env: Record<string, string>, script: string) {
+  const cpuBefore = process.cpuUsage();
   const { stdout } = await run('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '-s', script, url], { env: { ...process.env, ...env }, maxBuffer: 1 << 20 });
+  const cpu = process.cpuUsage(cpuBefore);
+  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? NaN);
   return {
     requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? NaN),
+    /** This process's CPU time per request (µs); Redis's own work for a join is not in it. */
+    cpuUsPerRequest: (cpu.user + cpu.system) / requests,
     non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0),
   };
 }
@@ -104,7 +109,7 @@ export default async function joinBenchmark(args: string[]) {
       edgeRuns.push(await wrk(edge.url, seconds, env, scriptFile));
       bareRuns.push(await wrk(bare.url, seconds, env, scriptFile));
     }
-    const median = (runs: { requestsPerSecond: number }[]) => [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(runs.length / 2)]!;
+    const median = <R extends { requestsPerSecond: number }>(runs: R[]) => [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(runs.length / 2)]!;
     const [edgeMax, bareMax] = [median(edgeRuns), median(bareRuns)];
     const stats = await edge.app.rooms.engine.stats(showtimeId);
     const ratio = edgeMax.requestsPerSecond / bareMax.requestsPerSecond;
@@ -112,6 +117,7 @@ export default async function joinBenchmark(args: string[]) {
   bare node:http          ${bareMax.requestsPerSecond.toFixed(0)} req/s   (runs: ${bareRuns.map((r) => r.requestsPerSecond.toFixed(0)).join(', ')})
   edge join               ${edgeMax.requestsPerSecond.toFixed(0)} req/s   (runs: ${edgeRuns.map((r) => r.requestsPerSecond.toFixed(0)).join(', ')}; non-2xx ${edgeRuns.reduce((n, r) => n + r.non2xx, 0)})
   ratio join / bare       ${ratio.toFixed(2)}   (goal ≥ 0.25: ${ratio >= 0.25 ? 'met' : 'NOT met'})
+  server CPU / request    join ${edgeMax.cpuUsPerRequest.toFixed(1)} µs, bare ${bareMax.cpuUsPerRequest.toFixed(1)} µs: bare / join ${(bareMax.cpuUsPerRequest / edgeMax.cpuUsPerRequest).toFixed(2)} (the join's Redis script runs in redis-server, not counted here)
   room                    ${stats.ok ? `${stats.joined} joined, ${stats.waiting} waiting` : '?'}
 `);
     const processes = await byProcessCount(seconds, (url) => wrk(url, seconds, env, scriptFile), {
