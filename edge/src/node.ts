@@ -153,9 +153,12 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
   const listener = loadSheddingListener({ load, metrics, coreCallsInFlight: () => edgeDeps.core.inFlight() }, joins);
   const server = createServer(listener);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
-  // The internal metrics port: /metrics only, no credentials, meant for a scraper inside the network.
+  // The internal port: /metrics without credentials, for a scraper inside the network, and
+  // /healthz for a load balancer's probe, answered from its own accept queue however many
+  // buyers' connections wait on the public port.
   const metricsServer = config.metricsPort
     ? createServer((request, response) => {
+        if (request.method === 'GET' && request.url === '/healthz') return void listener(request, response);
         if (request.method !== 'GET' || request.url !== '/metrics') return void response.writeHead(404).end();
         response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(metrics.registry.render());
       })

@@ -14,6 +14,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callJson, eventually, fetchFrom } from '../../test/support/json-call';
 import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
+import { freePort } from '../../queue/test/redis-servers';
 import { parseEdgeConfig } from '../src/config';
 import { startEdge, type RunningEdge } from '../src/node';
 import { EDGE_ADMIN_TOKEN, fastRoom, signCustomerToken, testTokenKeys } from './edge-harness';
@@ -28,8 +29,9 @@ let holdArrivals = 0;
 let hangHolds = false;
 const hanging: (() => void)[] = [];
 
-/** Shedding by the measured lag (SHED_LAG_MS 100). */
+/** Shedding by the measured lag (SHED_LAG_MS 100), with the internal port (/healthz, /metrics). */
 let lagging: RunningEdge;
+let internalPort: number;
 /** Shedding by a load state the test sets (pressure without a busy loop), and a small bulkhead. */
 let steered: RunningEdge;
 const load = { lagMs: 0, shedding: false, pressed: false };
@@ -51,7 +53,8 @@ beforeAll(async () => {
     }
     return core.app.fetch(request);
   });
-  lagging = await startEdge(config({ SHED_LAG_MS: '100' }), { tokenKeys: keys, consumeEvents: false });
+  internalPort = await freePort();
+  lagging = await startEdge(config({ SHED_LAG_MS: '100', METRICS_PORT: String(internalPort) }), { tokenKeys: keys, consumeEvents: false });
   steered = await startEdge(config({ CORE_CALLS_IN_FLIGHT: String(CORE_CALLS) }), { tokenKeys: keys, consumeEvents: false, load });
 });
 afterAll(async () => {
@@ -124,6 +127,10 @@ describe('event-loop lag', () => {
       expect(health.status).toBe(200);
       expect(health.json).toMatchObject({ status: 'ok', shedding: true });
       expect(health.json.eventLoopLagMs).toBeGreaterThanOrEqual(100);
+      // The same answer on the internal port, for a load balancer's probe.
+      const internal = await callJson(fetchFrom(`http://127.0.0.1:${internalPort}`), 'GET', '/healthz');
+      expect(internal.status).toBe(200);
+      expect(internal.json).toMatchObject({ status: 'ok', shedding: true });
 
       expectBusy(await call('POST', `/api/showtimes/${showtimeId}/queue`, { token: await signCustomerToken('lag-new') }));
       expectBusy(await call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } }));
