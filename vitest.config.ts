@@ -33,6 +33,10 @@ export default defineConfig({
           include: [`${parts}/test/**/*.test.ts`, 'test/**/*.test.ts'],
           exclude: ['**/node_modules/**', 'edge/test/workers/**'],
           globalSetup: ['test/global-setup.ts'],
+          // expect.poll waits for something to happen (a page shows a list, a ticker admits),
+          // never for speed: on a loaded 2-core machine a page can take more than the default
+          // second to render. A poll that names its own timeout keeps it.
+          expect: { poll: { timeout: 10_000 } },
         },
       },
     ],
