@@ -2,8 +2,8 @@
  * `npm run bench -- edge [seconds]`: poll requests per second through the edge (one Node
  * process, real Redis, the production middleware stack) next to a bare node:http server on
  * the same machine in the same run, and the ratio (target ≥ 0.65), with the server's own CPU
- * time per request on each side (steadier than requests per second when neighbours take CPU); p50/p99 latency at 70 % of
- * the edge's measured maximum; and Redis commands per poll for a room of 10,000 waiting
+ * time per request on each side (steadier than requests per second when neighbours take
+ * CPU); p50/p99 latency at 70 % of the edge's measured maximum; and Redis commands per poll for a room of 10,000 waiting
  * buyers (target ≤ 0.2). Load comes from wrk in its own process; Redis is a private
  * redis-server on a free port, so its command counters see only this benchmark. Then the real
  * edge entry as child processes, EDGE_PROCESSES=1 and one per core, side by side.
