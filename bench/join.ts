@@ -5,8 +5,9 @@
  * client does not sign, next to a bare node:http server answering a join-sized body in the
  * same run, under `wrk -t2 -c64`, alternating over three runs and keeping each side's median.
  * Prints `ratio join / bare` and the server's CPU time per request on each side. The room
- * is open with one slot and one admission a minute, so joins queue (the join path, not the admission path, is measured); the pool cycles, so after
- * the first pass a request re-joins and gets the same place, still the whole join path.
+ * is open with one slot and one admission a minute, so joins queue (the join path, not the
+ * admission path, is measured); the pool cycles, so after the first pass a request re-joins
+ * and gets the same place, still the whole join path.
  * Then the real edge entry as child processes, EDGE_PROCESSES=1 and one per core, side by side.
  */
 import { execFile } from 'node:child_process';
