@@ -14,6 +14,12 @@ const edgeEnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
   EDGE_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   EDGE_HOST: z.string().default('0.0.0.0'),
+  /**
+   * Node: descriptors for the listening socket, each polled on its own (net/acceptors.ts). Node
+   * accepts one connection per event-loop turn and descriptor, so a busy edge with one takes in
+   * only a few new connections a second. Not in a node:cluster worker (the primary accepts).
+   */
+  EDGE_ACCEPTORS: z.coerce.number().int().min(1).max(64).default(8),
   CORE_URL: z.string().url().default('http://127.0.0.1:8081'),
   REDIS_URL: optionalText,
   REDIS_KEY_PREFIX: keyPrefixSetting,
@@ -114,6 +120,7 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
     production,
     port: value.EDGE_PORT,
     host: value.EDGE_HOST,
+    acceptors: value.EDGE_ACCEPTORS,
     coreUrl: value.CORE_URL.replace(/\/+$/, ''),
     redisUrl: value.REDIS_URL ?? null,
     keyPrefix: value.REDIS_KEY_PREFIX,

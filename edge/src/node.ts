@@ -6,7 +6,7 @@
  * `startEdge` serves tests, `npm start` and the benchmark.
  */
 import { getRequestListener } from '@hono/node-server';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { Redis } from 'ioredis';
@@ -28,6 +28,7 @@ import { fastPollListener } from './node-fast-poll';
 import { fastJoinListener } from './node-fast-join';
 import { nodeHmacSha256 } from './tokens/queue-token-node';
 import { clientAddressFrom } from './net/client-address';
+import { addAcceptors } from './net/acceptors';
 import { loadSheddingListener, startLagMonitor, type LoadState } from './net/load-shedding';
 import { createRedisEdgeStore, type EdgeStore } from './state/edge-store';
 import { createMemoryEdgeStore } from './state/memory-edge-store';
@@ -39,6 +40,10 @@ export interface RunningEdge {
   app: EdgeApp;
   consumer: BookingEventsConsumer;
   redis: Redis | null;
+  /** The HTTP server (tests watch its connections). */
+  server: Server;
+  /** Descriptors polled for new connections (EDGE_ACCEPTORS; one in a node:cluster worker). */
+  acceptors: number;
   /** Event-loop lag and whether the edge sheds (net/load-shedding.ts). */
   load: LoadState;
   /** `graceMs`: let requests being answered finish (at most that long) before closing their connections. */
@@ -153,6 +158,10 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
   const listener = loadSheddingListener({ load, metrics, coreCallsInFlight: () => edgeDeps.core.inFlight() }, joins);
   const server = createServer(listener);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const acceptors = await addAcceptors(server, config.acceptors).catch((error: unknown) => {
+    logger.warn({ err: error }, 'extra acceptors not added: one connection per event-loop turn');
+    return [];
+  });
   // The internal port: /metrics without credentials, for a scraper inside the network, and
   // /healthz for a load balancer's probe, answered from its own accept queue however many
   // buyers' connections wait on the public port.
@@ -173,8 +182,11 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
     app,
     consumer,
     redis,
+    server,
+    acceptors: acceptors.length + 1,
     load,
     async close(options: { graceMs?: number } = {}) {
+      for (const acceptor of acceptors) acceptor.close();
       lagMonitor.stop();
       roomSync.stop();
       floodLimiter.close?.();
