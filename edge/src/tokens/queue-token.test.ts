@@ -99,7 +99,6 @@ describe('synchronous verify (the poll fast path)', () => {
       expect(reader.peekVerified(token)).toBeUndefined();
       expect(reader.verifyNow(token)).toEqual(await make().verify(token));
       expect(reader.peekVerified(token)).toMatchObject(c); // remembered
-      expect(signer.peekVerified(token)).toMatchObject(c); // the signer knows its own tokens
     }
     const withoutHmac = createQueueTokens((await setUp()).keys, options);
     expect(withoutHmac.verifyNow(await withoutHmac.sign(claims))).toBeUndefined();
