@@ -223,6 +223,33 @@ export interface EstimateOptions {
   lastHeartbeatMs?: number;
 }
 
+/** The answer that sends a poll to Redis (shared: callers only read it). */
+const ASK_REDIS: SnapshotEstimate = Object.freeze({ needsRedis: true, state: 'waiting', position: null, etaMs: null, pollAfterMs: null });
+
+interface LinePace {
+  /** The settings the admission step really uses: the closed loop's rate and cap, when it governs the room. */
+  settings: RoomSettings;
+  rate: number;
+  near: number;
+}
+
+/**
+ * What every estimate from one snapshot shares, worked out once per snapshot: the edge
+ * answers thousands of polls from each, and the settings, rate and near-front zone depend
+ * on the snapshot alone (snapshots are not changed once taken).
+ */
+const paces = new WeakMap<RoomSnapshot, LinePace>();
+function paceOf(snapshot: RoomSnapshot): LinePace {
+  let pace = paces.get(snapshot);
+  if (!pace) {
+    const settings = governedSettings(snapshot.settings, snapshot.control);
+    const rate = serviceRatePerMs({ ...settings, learning: snapshot.learning });
+    pace = { settings, rate, near: nearFrontSize(rate, settings.abandonGraceMs) };
+    paces.set(snapshot, pace);
+  }
+  return pace;
+}
+
 /**
  * Estimate for a buyer holding `ticket`. Position is interpolated between the head and
  * tail tickets, exact when nobody has left the line in between. Redis is needed only for
@@ -231,7 +258,7 @@ export interface EstimateOptions {
  */
 export function estimateFromSnapshot(snapshot: RoomSnapshot, ticket: number, options: EstimateOptions = {}): SnapshotEstimate {
   const nowMs = options.nowMs ?? snapshot.takenAtMs;
-  const ask: SnapshotEstimate = { needsRedis: true, state: 'waiting', position: null, etaMs: null, pollAfterMs: null };
+  const ask = ASK_REDIS;
   if (snapshot.state === 'scheduled') {
     const pollAfterMs = pollAfterPrequeueMs(snapshot.opensAtMs, nowMs, options.random);
     return { needsRedis: false, state: 'prequeue', position: null, etaMs: null, pollAfterMs };
@@ -247,11 +274,8 @@ export function estimateFromSnapshot(snapshot: RoomSnapshot, ticket: number, opt
   if (snapshot.state === 'closed' || snapshot.state === 'sold_out') {
     return { needsRedis: false, state: snapshot.state, position: null, etaMs: null, pollAfterMs: null };
   }
-  // The rate the admission step really uses: the closed loop's, when it governs the room.
-  const settings = governedSettings(snapshot.settings, snapshot.control);
-  const rate = serviceRatePerMs({ ...settings, learning: snapshot.learning });
+  const { settings, rate, near } = paceOf(snapshot);
   const graceMs = settings.abandonGraceMs;
-  const near = nearFrontSize(rate, graceMs);
   const eta = etaForPositionMs(position, { ratePerMs: rate, headStart: snapshot.headStart, admitsInWindow: snapshot.admitsInWindow, admitPerMinute: settings.admitPerMinute });
   const etaMs = Number.isFinite(eta) ? eta : null;
   const state = snapshot.state === 'paused' ? 'paused' : 'waiting';
