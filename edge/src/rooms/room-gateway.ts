@@ -172,7 +172,7 @@ export function createRoomGateway(options: RoomGatewayOptions) {
       if (standing.etaMs !== null) answer.etaSeconds = Math.ceil(standing.etaMs / 1000);
     }
     answer.lineLength = standing.lineLength + standing.preLength;
-    if (hasQueueId(ticket)) answer.queueId = await queueIds.idOf(showtimeId, ticket);
+    if (hasQueueId(ticket)) answer.queueId = queueIds.peek(showtimeId, ticket) ?? (await queueIds.idOf(showtimeId, ticket));
     const fresh = snapshots.peek(showtimeId);
     if (fresh) tellSeats(answer, fresh);
     return answer;
@@ -280,7 +280,7 @@ export function createRoomGateway(options: RoomGatewayOptions) {
 
     /** Far-back tickets are answered from the snapshot; the rest (and heartbeats) from Redis. */
     async poll(showtimeId: string, customerId: string, ticket: number): Promise<QueueAnswer> {
-      if (hasQueueId(ticket)) await queueIds.idOf(showtimeId, ticket);
+      if (hasQueueId(ticket) && queueIds.peek(showtimeId, ticket) === undefined) await queueIds.idOf(showtimeId, ticket);
       const snapshot = await store('snapshot', () => snapshotOf(showtimeId));
       const fromSnapshot = snapshot ? answerFromSnapshot(snapshot, showtimeId, customerId, ticket) : null;
       if (fromSnapshot) return fromSnapshot;

@@ -61,13 +61,21 @@ export function createQueueTokens(keys: TokenKeyMaterial, options: QueueTokenOpt
   const now = options.now ?? Date.now;
   const cache = createClaimsCache<QueueClaims>({ now, toleranceMs: options.clockToleranceMs });
 
+  /** The encoded header is the same for every token of a key: made once per kid. */
+  const headers = new Map<string, string>();
+  const headerOf = (kid: string) => {
+    let header = headers.get(kid);
+    if (header === undefined) headers.set(kid, (header = base64urlJson({ alg: QUEUE_TOKEN_ALGORITHM, kid, typ: QUEUE_TOKEN_TYPE })));
+    return header;
+  };
+
   async function sign(claims: { customerId: string; showtimeId: string; ticket: number }): Promise<string> {
     const signing = keys.queueKeys.signing;
     if (!signing) throw new Error('The edge needs a signing key');
     const expiresAtMs = now() + options.ttlMs;
     if (options.hmacSha256) {
       // The compact JWS jose would build, member for member (queue-token.test.ts compares them).
-      const header = base64urlJson({ alg: QUEUE_TOKEN_ALGORITHM, kid: signing.kid, typ: QUEUE_TOKEN_TYPE });
+      const header = headerOf(signing.kid);
       const payload = base64urlJson({
         tkt: claims.ticket,
         iss: TOKEN_ISSUER,
