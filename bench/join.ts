@@ -113,6 +113,7 @@ export default async function joinBenchmark(args: string[]) {
     const median = <R extends { requestsPerSecond: number }>(runs: R[]) => [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(runs.length / 2)]!;
     const [edgeMax, bareMax] = [median(edgeRuns), median(bareRuns)];
     const stats = await edge.app.rooms.engine.stats(showtimeId);
+    const scriptStats = await redisScriptCost(redisServer.ports[0]!);
     const ratio = edgeMax.requestsPerSecond / bareMax.requestsPerSecond;
     console.log(`
   bare node:http          ${bareMax.requestsPerSecond.toFixed(0)} req/s   (runs: ${bareRuns.map((r) => r.requestsPerSecond.toFixed(0)).join(', ')})
@@ -120,6 +121,7 @@ export default async function joinBenchmark(args: string[]) {
   ratio join / bare       ${ratio.toFixed(2)}   (goal ≥ 0.25: ${ratio >= 0.25 ? 'met' : 'NOT met'})
   server CPU / request    join ${edgeMax.cpuUsPerRequest.toFixed(1)} µs, bare ${bareMax.cpuUsPerRequest.toFixed(1)} µs: bare / join ${(bareMax.cpuUsPerRequest / edgeMax.cpuUsPerRequest).toFixed(2)} (the join's Redis script runs in redis-server, not counted here)
   room                    ${stats.ok ? `${stats.joined} joined, ${stats.waiting} waiting` : '?'}
+  Redis per script call   ${scriptStats} (redis-server's own time for the join script, on the same two cores)
 `);
     const processes = await byProcessCount(seconds, (url) => wrk(url, seconds, env, scriptFile), {
       REDIS_URL: `redis://127.0.0.1:${redisServer.ports[0]}`, CORE_URL: 'http://127.0.0.1:9', FLOOD_POINTS: '100000000', DEMO_LOGIN: '1',
@@ -132,4 +134,11 @@ export default async function joinBenchmark(args: string[]) {
     await redisServer.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** redis-server's own microseconds per EVALSHA (INFO commandstats), over the whole run. */
+async function redisScriptCost(port: number): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-p', String(port), 'info', 'commandstats']);
+  const match = /cmdstat_evalsha:calls=(\d+),usec=\d+,usec_per_call=([\d.]+)/.exec(stdout);
+  return match ? `${Number(match[2]).toFixed(1)} µs (${match[1]} calls)` : 'not read';
 }
