@@ -21,6 +21,7 @@ import { cookieNames } from './http-context';
 import type { FloodLimiter } from './limits/flood-limiter';
 import type { EdgeMetrics } from './metrics';
 import { clientAddressFrom } from './net/client-address';
+import { clientGone } from './net/load-shedding';
 import type { ShowtimeActivity } from './pages/showtime-activity';
 import { POW_CHALLENGE_HEADER, POW_NONCE_HEADER } from './pow/pow-challenge';
 import type { PowGate } from './pow/pow-gate';
@@ -111,7 +112,7 @@ export function fastJoinListener(deps: FastJoinDeps, next: Listener): Listener {
       const refused = await deps.pow.decide(showtimeId, address, header(request, POW_CHALLENGE_HEADER), header(request, POW_NONCE_HEADER));
       if (refused) return send(response, showtimeId, refused.status, refused.body, [...headers, 'cache-control', 'no-store']);
       // A client that has gone (net/load-shedding.ts) takes no place in line.
-      if (request.socket.destroyed || request.socket.readableEnded) return void (metrics.shedRequests.inc({ reason: 'client_gone' }), response.destroy());
+      if (clientGone(request)) return void (metrics.shedRequests.inc({ reason: 'client_gone' }), response.destroy());
       const answer = await deps.rooms.join(showtimeId, customerId, address);
       const body = await answerBody(request, showtimeId, customerId, answer, headers);
       send(response, showtimeId, 200, body, headers);

@@ -62,7 +62,7 @@ export function fastPollListener(deps: FastPollDeps, fallback: Listener): Listen
     const showtimeId = match[1]!;
     // A token this process has not seen (another process signed it, or this one restarted) is
     // checked here when it is in the form the edge signs; anything else goes to the app.
-    const claims = deps.queueTokens.peekVerified(token) ?? deps.queueTokens.verifyNow(token);
+    const claims = deps.queueTokens.verifyNow(token);
     if (!claims || claims.showtimeId !== showtimeId) return fallback(request, response);
 
     // Decide first, count after: a poll handed to the app must not be counted twice.

@@ -98,8 +98,8 @@ export function createQueueTokens(keys: TokenKeyMaterial, options: QueueTokenOpt
   }
 
   async function verify(token: string): Promise<QueueClaims> {
-    const cached = cache.get(token);
-    if (cached) return cached;
+    const known = verifyNow(token);
+    if (known) return known;
     let header;
     try {
       header = decodeProtectedHeader(token);
@@ -136,12 +136,15 @@ export function createQueueTokens(keys: TokenKeyMaterial, options: QueueTokenOpt
   }
 
   /**
-   * Synchronous verify for the poll fast path (Node, where `hmacSha256` is synchronous):
-   * the claims when the token is in the exact form `sign` makes and its signature checks out
-   * and it has not expired; undefined for anything else, which `verify` then judges with its
-   * full refusal matrix. So it accepts a strict subset of what `verify` accepts.
+   * Synchronous verify (the poll fast path, and `verify`'s first step): the claims of a token
+   * verified before, or, where `hmacSha256` is synchronous (Node), of a token in the exact form
+   * `sign` makes whose signature checks out and which has not expired; undefined for anything
+   * else, which `verify` then judges with its full refusal matrix. So it accepts a strict
+   * subset of what `verify` accepts.
    */
   function verifyNow(token: string): QueueClaims | undefined {
+    const cached = cache.get(token);
+    if (cached) return cached;
     const hmac = options.hmacSha256;
     if (!hmac) return undefined;
     const parts = token.split('.');
