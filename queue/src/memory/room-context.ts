@@ -1,18 +1,17 @@
 /**
- * The TypeScript twin of lua/includes/room.lua and describe.lua for the in-process store.
+ * The TypeScript twin of lua/includes/room.lua for the in-process store (describe.lua's is
+ * describe.ts).
  * Kept line for line close to the Lua so a change in one is easy to carry to the other;
  * the shared contract suite fails when they drift apart.
  */
-import { buildReply, type ReplyValue } from '../reply-fields';
 import type { MiniRedis } from './mini-redis';
 import { FIRST_CLAIM_MS, firstClaimMs } from '../settings';
 
-const RATE_WINDOW_MS = 60_000;
+export const RATE_WINDOW_MS = 60_000;
 const MAX_SKIPS_PER_TICK = 500;
 const TURN_DECAY_MS = 600_000;
 const BUSY_DECAY_MS = 30_000;
 const FRESH_MS = 4_000;
-const WINDOW_LOOKUP = 200;
 const OUTCOME_DECAY_MS = 120_000;
 const MAX_NO_SHOW = 0.5;
 const MIN_OUTCOMES = 10;
@@ -311,101 +310,5 @@ export class RoomContext {
   undrawnCount(s: Settings): number {
     const n = this.db.zset(this.pre).size;
     return s.state === 'opening' ? n - (this.db.hnum(this.stats, 'drawNext') ?? 0) : n;
-  }
-
-  describe(s: Settings, customer: string): ReplyValue[] {
-    const { db, nowMs } = this;
-    const lineLength = db.zset(this.line).size;
-    const preLength = this.undrawnCount(s);
-    const admits = db.zset(this.admits).countFrom(nowMs - RATE_WINDOW_MS);
-    const openedAt = db.hnum(this.stats, 'openedAtMs') ?? nowMs;
-    const windowMs = Math.min(RATE_WINDOW_MS, nowMs - openedAt);
-    const ticket = db.hnum(this.who, customer);
-    let state = 'none';
-    let position = 0;
-    let expiresAt = 0;
-    const session = db.zset(this.active).score(customer);
-    const offer = db.zset(this.offers).score(customer);
-    if (session !== undefined) {
-      [state, expiresAt] = ['admitted', session];
-    } else if (offer !== undefined && offer > nowMs) {
-      [state, expiresAt] = ['offered', offer];
-    } else if (offer !== undefined) {
-      state = 'expired';
-    } else {
-      const rank = db.zset(this.line).rank(customer);
-      if (rank !== undefined) {
-        state = 'waiting';
-        position = rank + 1 + (s.state === 'opening' ? preLength : 0);
-      } else if (this.inPrequeue(customer)) {
-        state = 'prequeue';
-      } else if (ticket !== undefined) {
-        state = 'expired';
-      }
-    }
-    const turns = db.hnum(this.stats, 'lrnTurns') ?? 0;
-    const claims = db.hnum(this.stats, 'lrnClaims') ?? 0;
-    const running = db.hnum(this.stats, 'lrnRunN') ?? 0;
-    const roomStops = s.state === 'closed' || s.state === 'sold_out';
-    if (((state === 'waiting' || state === 'prequeue') && (roomStops || s.state === 'paused')) || ((state === 'offered' || state === 'expired') && roomStops)) {
-      state = s.state;
-    }
-    return buildReply('poll', {
-      state,
-      ticket: ticket ?? 0,
-      position,
-      expiresAtMs: expiresAt,
-      lineLength,
-      preLength,
-      admitsInWindow: admits,
-      rateWindowMs: windowMs,
-      nowMs,
-      roomState: s.state,
-      opensAtMs: s.opensAtMs ?? 0,
-      admitPerMinute: s.admitPerMinute,
-      abandonGraceMs: s.abandonGraceMs,
-      capacity: s.capacity,
-      busyMs: Math.floor(db.hnum(this.stats, 'lrnBusyMs') ?? 0),
-      busyAdmitsMilli: Math.floor((db.hnum(this.stats, 'lrnBusyAdm') ?? 0) * 1000),
-      turnsEnded: Math.floor(turns),
-      turnMs: turns > 0 ? Math.floor((db.hnum(this.stats, 'lrnTurnMs') ?? 0) / turns) : 0,
-      headStart: this.headStart(s, admits),
-      windowWaitMs: this.windowWait(s, admits, position),
-      claimGapMs: claims > 0 ? Math.floor((db.hnum(this.stats, 'lrnClaimMs') ?? 0) / claims) : 0,
-      runningTurns: running,
-      runningTurnMs: running > 0 ? Math.floor((db.hnum(this.stats, 'lrnRunMs') ?? 0) + running * Math.max(0, nowMs - (db.hnum(this.stats, 'lrnRunAtMs') ?? nowMs))) : 0,
-    });
-  }
-
-  windowWait(s: Settings, admits: number, position: number): number {
-    if (s.admitPerMinute <= 0) return -1;
-    const first = admits - s.admitPerMinute + 1;
-    const last = first + position - 1;
-    if (position <= 0 || last <= 0) return 0;
-    if (last > admits) return -1;
-    const from = Math.max(1, first, last - WINDOW_LOOKUP + 1);
-    const log = this.db.zset(this.admits);
-    const aged = log.size - admits;
-    const perMs = s.admitPerMinute / RATE_WINDOW_MS;
-    let wait = 0;
-    for (let index = from; index <= last; index++) {
-      const entry = log.at(aged + index - 1);
-      if (!entry) break;
-      const place = index - first + 1;
-      const freeAt = Math.max(0, entry.score + RATE_WINDOW_MS - this.nowMs);
-      wait = Math.max(wait, freeAt + Math.max(0, position - place - s.admitBurst) / perMs);
-    }
-    return Math.floor(wait);
-  }
-
-  headStart(s: Settings, admits: number): number {
-    if (s.state !== 'open') return 0;
-    const { db, nowMs } = this;
-    const free = s.capacity - db.zset(this.active).size - db.zset(this.offers).size;
-    const tokens = Math.min(
-      s.admitBurst,
-      (db.hnum(this.stats, 'bucketTokens') ?? s.admitBurst) + (Math.max(0, nowMs - (db.hnum(this.stats, 'bucketAtMs') ?? nowMs)) * s.admitPerMinute) / RATE_WINDOW_MS,
-    );
-    return Math.max(0, Math.min(free, Math.floor(tokens), s.admitPerMinute - admits));
   }
 }

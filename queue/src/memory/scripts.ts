@@ -7,6 +7,7 @@ import { buildReply, type ReplyValue } from '../reply-fields';
 import type { ScriptName } from '../scripts.gen';
 import type { MiniRedis } from './mini-redis';
 import { RoomContext } from './room-context';
+import { describe } from './describe';
 import { gateMemoryScripts } from './gate-scripts';
 
 /** Refusals are `[code]`; success replies are built from the named fields (reply-fields.ts). */
@@ -55,14 +56,14 @@ function joinRoom(room: RoomContext, s: NonNullable<ReturnType<RoomContext['load
   }
   db.hset(room.beat, customer!, room.nowMs);
   room.advanceIfDue(s);
-  return room.describe(s, customer!);
+  return describe(room, s, customer!);
 }
 
 const poll = withRoom((room, s, [customer]) => {
   room.restoreIfParked(s, customer!);
   if (room.db.hget(room.who, customer!) !== undefined) room.db.hset(room.beat, customer!, room.nowMs);
   room.advanceIfDue(s);
-  return room.describe(s, customer!);
+  return describe(room, s, customer!);
 });
 
 const find = withRoom((room, s, [ticketArg]) => {

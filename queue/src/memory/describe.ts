@@ -1,0 +1,105 @@
+/**
+ * The TypeScript twin of lua/includes/describe.lua for the in-process store: where one
+ * customer stands, as the flat reply join and poll share. Kept close to the Lua line for line.
+ */
+import { buildReply, type ReplyValue } from '../reply-fields';
+import { RATE_WINDOW_MS, type RoomContext, type Settings } from './room-context';
+
+/** Window log entries read at most to find when a place gets in (describe.lua WINDOW_LOOKUP). */
+const WINDOW_LOOKUP = 200;
+
+export function describe(room: RoomContext, s: Settings, customer: string): ReplyValue[] {
+  const { db, nowMs } = room;
+  const lineLength = db.zset(room.line).size;
+  const preLength = room.undrawnCount(s);
+  const admits = db.zset(room.admits).countFrom(nowMs - RATE_WINDOW_MS);
+  const openedAt = db.hnum(room.stats, 'openedAtMs') ?? nowMs;
+  const windowMs = Math.min(RATE_WINDOW_MS, nowMs - openedAt);
+  const ticket = db.hnum(room.who, customer);
+  let state = 'none';
+  let position = 0;
+  let expiresAt = 0;
+  const session = db.zset(room.active).score(customer);
+  const offer = db.zset(room.offers).score(customer);
+  if (session !== undefined) {
+    [state, expiresAt] = ['admitted', session];
+  } else if (offer !== undefined && offer > nowMs) {
+    [state, expiresAt] = ['offered', offer];
+  } else if (offer !== undefined) {
+    state = 'expired';
+  } else {
+    const rank = db.zset(room.line).rank(customer);
+    if (rank !== undefined) {
+      state = 'waiting';
+      position = rank + 1 + (s.state === 'opening' ? preLength : 0);
+    } else if (room.inPrequeue(customer)) {
+      state = 'prequeue';
+    } else if (ticket !== undefined) {
+      state = 'expired';
+    }
+  }
+  const turns = db.hnum(room.stats, 'lrnTurns') ?? 0;
+  const claims = db.hnum(room.stats, 'lrnClaims') ?? 0;
+  const running = db.hnum(room.stats, 'lrnRunN') ?? 0;
+  const roomStops = s.state === 'closed' || s.state === 'sold_out';
+  if (((state === 'waiting' || state === 'prequeue') && (roomStops || s.state === 'paused')) || ((state === 'offered' || state === 'expired') && roomStops)) {
+    state = s.state;
+  }
+  return buildReply('poll', {
+    state,
+    ticket: ticket ?? 0,
+    position,
+    expiresAtMs: expiresAt,
+    lineLength,
+    preLength,
+    admitsInWindow: admits,
+    rateWindowMs: windowMs,
+    nowMs,
+    roomState: s.state,
+    opensAtMs: s.opensAtMs ?? 0,
+    admitPerMinute: s.admitPerMinute,
+    abandonGraceMs: s.abandonGraceMs,
+    capacity: s.capacity,
+    busyMs: Math.floor(db.hnum(room.stats, 'lrnBusyMs') ?? 0),
+    busyAdmitsMilli: Math.floor((db.hnum(room.stats, 'lrnBusyAdm') ?? 0) * 1000),
+    turnsEnded: Math.floor(turns),
+    turnMs: turns > 0 ? Math.floor((db.hnum(room.stats, 'lrnTurnMs') ?? 0) / turns) : 0,
+    headStart: headStart(room, s, admits),
+    windowWaitMs: windowWait(room, s, admits, position),
+    claimGapMs: claims > 0 ? Math.floor((db.hnum(room.stats, 'lrnClaimMs') ?? 0) / claims) : 0,
+    runningTurns: running,
+    runningTurnMs: running > 0 ? Math.floor((db.hnum(room.stats, 'lrnRunMs') ?? 0) + running * Math.max(0, nowMs - (db.hnum(room.stats, 'lrnRunAtMs') ?? nowMs))) : 0,
+  });
+}
+
+function windowWait(room: RoomContext, s: Settings, admits: number, position: number): number {
+  if (s.admitPerMinute <= 0) return -1;
+  const first = admits - s.admitPerMinute + 1;
+  const last = first + position - 1;
+  if (position <= 0 || last <= 0) return 0;
+  if (last > admits) return -1;
+  const from = Math.max(1, first, last - WINDOW_LOOKUP + 1);
+  const log = room.db.zset(room.admits);
+  const aged = log.size - admits;
+  const perMs = s.admitPerMinute / RATE_WINDOW_MS;
+  let wait = 0;
+  for (let index = from; index <= last; index++) {
+    const entry = log.at(aged + index - 1);
+    if (!entry) break;
+    const place = index - first + 1;
+    const freeAt = Math.max(0, entry.score + RATE_WINDOW_MS - room.nowMs);
+    wait = Math.max(wait, freeAt + Math.max(0, position - place - s.admitBurst) / perMs);
+  }
+  return Math.floor(wait);
+}
+
+function headStart(room: RoomContext, s: Settings, admits: number): number {
+  if (s.state !== 'open') return 0;
+  const { db, nowMs } = room;
+  const free = s.capacity - db.zset(room.active).size - db.zset(room.offers).size;
+  const tokens = Math.min(
+    s.admitBurst,
+    (db.hnum(room.stats, 'bucketTokens') ?? s.admitBurst) + (Math.max(0, nowMs - (db.hnum(room.stats, 'bucketAtMs') ?? nowMs)) * s.admitPerMinute) / RATE_WINDOW_MS,
+  );
+  return Math.max(0, Math.min(free, Math.floor(tokens), s.admitPerMinute - admits));
+}
