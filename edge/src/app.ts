@@ -112,6 +112,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
     governor: powGovernor,
     guard: deps.guardStore,
     settingsOf: (showtimeId) => rooms.powSettingsOf(showtimeId),
+    settingsNow: (showtimeId) => rooms.powSettingsNow(showtimeId),
     onRefused: (code) => deps.metrics.limiterRejections.inc({ limiter: code.toLowerCase() }), // pow_required, pow_invalid, …
   });
 

@@ -56,6 +56,7 @@ const header = (request: IncomingMessage, name: string): string | undefined => {
 export function fastJoinListener(deps: FastJoinDeps, next: Listener): Listener {
   const { metrics } = deps;
   const fast = metrics.fastJoins.child({});
+  const answeredOk = metrics.httpRequests.child({ route: ROUTE, method: 'POST', status: '200' });
   const setCookie = (request: IncomingMessage, name: string, value: string, maxAgeSeconds: number) =>
     generateCookie(name, value, {
       httpOnly: true,
@@ -69,7 +70,8 @@ export function fastJoinListener(deps: FastJoinDeps, next: Listener): Listener {
     const text = JSON.stringify(body);
     response.writeHead(status, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(text)), ...headers]);
     response.end(text);
-    metrics.httpRequests.inc({ route: ROUTE, method: 'POST', status: String(status) });
+    if (status === 200) answeredOk.inc();
+    else metrics.httpRequests.inc({ route: ROUTE, method: 'POST', status: String(status) });
     if (status === 429) deps.activity.record(showtimeId, 'rateLimited');
     fast.inc();
   }

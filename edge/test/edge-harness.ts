@@ -99,6 +99,7 @@ export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
   async function configureRoom(showtimeId: number | string, patch: RoomSettingsPatch) {
     const result = await deps.engine.configure(String(showtimeId), patch);
     if (!result.ok) throw new Error(`configure failed: ${result.code}`);
+    app.rooms.invalidate(String(showtimeId)); // as the operator API does
   }
 
   return {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callJson, fetchFrom } from '../../test/support/json-call';
 import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
 import { startPrivateRedis, type PrivateRedis } from '../../queue/test/redis-servers';
+import { scripts } from '../../queue/src/scripts.gen';
 import { parseEdgeConfig } from '../src/config';
 import { startEdge, type RunningEdge } from '../src/node';
 import { leadingZeroBits } from '../src/pow/pow-challenge';
@@ -257,8 +258,10 @@ describe('the cost of a join', () => {
     const id = showtime({ ...openRoom, placesPerAddress: 1_000 }).fast;
     const tokens = await Promise.all(Array.from({ length: 60 }, (_, i) => signCustomerToken(`fj-cost-${i}`)));
     const join = (token: string, i: number) => callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, { token, headers: from(`192.0.2.${i}`) });
-    expect((await join(tokens[0]!, 0)).status).toBe(200); // restores the room, loads the scripts, caches its settings
+    expect((await join(tokens[0]!, 0)).status).toBe(200); // restores the room, loads the scripts, caches its settings, starts a snapshot
     await new Promise((resolve) => setTimeout(resolve, 200)); // the first join's flood count is flushed
+    expect((await join(tokens[1]!, 1)).json.state).toBe('waiting'); // with the snapshot: loads the script for the buyer's place only
+    await new Promise((resolve) => setTimeout(resolve, 200));
 
     // redis-cli's MONITOR: every command the server runs, one line each; a script's own calls
     // are marked [0 lua] and do not count (only what clients sent does).
@@ -267,7 +270,7 @@ describe('the cost of a join', () => {
     monitor.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await new Promise((resolve) => monitor.stdout.once('data', resolve)); // "OK"
     const startedAt = Date.now();
-    const answers = await Promise.all(tokens.slice(1).map((token, i) => join(token, i + 1)));
+    const answers = await Promise.all(tokens.slice(2).map((token, i) => join(token, i + 2)));
     expect(answers.every((a) => a.status === 200 && a.json.state === 'waiting')).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 200));
     monitor.kill();
@@ -283,7 +286,9 @@ describe('the cost of a join', () => {
     // One command per join, carrying that buyer: the join script.
     expect(joins).toHaveLength(answers.length);
     expect(joins.every((args) => args[0]!.toLowerCase() === 'evalsha')).toBe(true);
-    for (let i = 1; i < tokens.length; i++) expect(joins.filter((args) => args.includes(`fj-cost-${i}`))).toHaveLength(1);
+    // With a fresh snapshot in the process, the script that answers with the buyer's place only.
+    expect(joins.every((args) => args[1] === scripts.enter.sha1)).toBe(true);
+    for (let i = 2; i < tokens.length; i++) expect(joins.filter((args) => args.includes(`fj-cost-${i}`))).toHaveLength(1);
     // Not per join: the flood counts go in one script call per 50 ms flush whatever the number of
     // joins, and the room's proof-of-work settings are read at most once a second per showtime.
     expect(floodBatches.length).toBeGreaterThan(0);

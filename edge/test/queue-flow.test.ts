@@ -59,6 +59,7 @@ describe('buyer flow through the edge', () => {
       if (i === 0) expect(joined.json.state).toBe('admitted');
       else expect(joined.json).toMatchObject({ state: 'waiting', position: i });
     }
+    edge.app.rooms.invalidate(String(showtimeId)); // the joins kept one from before the line formed
     const before = edge.metrics.queuePolls.get({ source: 'snapshot' });
     const far = await edge.poll(showtimeId, tokens[79]!);
     expect(far.status).toBe(200);
@@ -81,6 +82,39 @@ describe('buyer flow through the edge', () => {
     const gone = await edge.call('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': tokens[79]!, 'x-test-client': 'fresh' } });
     // The snapshot may still show the ticket for up to its TTL; Redis then says the place is gone.
     expect([200, 410]).toContain(gone.status);
+  });
+
+  it('a join with a fresh snapshot learns only its place from Redis: exact position, the ETA and id its first poll gets, a turn when one is free', async () => {
+    const showtimeId = edge.core.addShowtime();
+    await edge.configureRoom(showtimeId, { ...fastRoom, capacity: 2, admitPerMinute: 30, admitBurst: 2 });
+    const rooms = edge.app.rooms;
+    const joinAs = async (name: string) => (await edge.join(showtimeId, (await edge.login(`${name}-${showtimeId}`)).token)).json;
+    const first = await joinAs('snap-0'); // no snapshot yet in this process: the whole answer, and one is loaded
+    expect(first.state).toBe('admitted');
+    const standing = [];
+    for (let i = 1; i <= 12; i++) standing.push(await joinAs(`snap-${i}`));
+    // The second buyer got the second slot (a turn, through the full answer); the rest wait in order.
+    expect(standing[0]).toMatchObject({ state: 'admitted' });
+    const waiting = standing.slice(1);
+    expect(waiting.map((a) => a.position)).toEqual(waiting.map((_a, i) => i + 1));
+    for (const answer of waiting) {
+      expect(answer).toMatchObject({ state: 'waiting', lineLength: expect.any(Number), queueId: expect.any(String) });
+      expect(answer.lineLength).toBeGreaterThanOrEqual(answer.position);
+    }
+    // Later places wait longer (at 30 a minute, 11 places are well over 10 s).
+    const etas = waiting.map((a) => a.etaSeconds as number);
+    expect(etas).toEqual([...etas].sort((x, y) => x - y));
+    expect(etas.at(-1)!).toBeGreaterThan(10);
+    // The place, id and wait the join gave are what a poll from a newer snapshot says, give or
+    // take the two-slot head start the older one still counted (4 s at this rate, and rounding).
+    const last = waiting.at(-1)!;
+    rooms.invalidate(String(showtimeId));
+    const polled = (await edge.poll(showtimeId, last.queueToken)).json;
+    expect(polled).toMatchObject({ state: 'waiting', position: last.position, queueId: last.queueId });
+    expect(Math.abs(polled.etaSeconds - last.etaSeconds)).toBeLessThanOrEqual(5);
+    // Redis has the same place.
+    const claims = await edge.deps.queueTokens.verify(last.queueToken);
+    expect(await edge.deps.engine.poll(String(showtimeId), claims.customerId)).toMatchObject({ ok: true, state: 'waiting', position: last.position });
   });
 
   it('admits the next buyer when a slot is released, and reads the token from cookies', async () => {

@@ -1,8 +1,5 @@
 --[[
-  Join the room: one place per customer per showtime. Joining again while holding a place
-  returns that place; after the place is gone (left, released, expired) it queues anew.
-  A new place counts against the client address's cap (cfg placesPerAddress), atomically
-  here, so a burst from one address cannot slip past it.
+  Join the room (includes/join.lua) and answer where the customer stands.
   KEYS: room keys 1..9 (see includes/room.lua), 10 addrs (hash address -> places taken)
   ARGV: 1 customerId, 2 client address ('' when unknown: not counted)
   Returns: the describe() reply {1, state, ticket, position, ...}
@@ -10,37 +7,11 @@
 ]]
 --- @include "room"
 --- @include "describe"
+--- @include "join"
 
-local ADDRESS_COUNTS_TTL_MS = 7 * 24 * 3600 * 1000
-local addrsKey = KEYS[10]
 local customer = ARGV[1]
-local address = ARGV[2] or ''
 local s = loadSettings()
 if not s then return {-1} end
-freezeIfDue(s)
--- Sweep first, so a customer whose offer or session just ran out queues anew.
-expire(s)
-if s.state == 'closed' then return {-2} end
-if s.state == 'sold_out' then return {-3} end
-
-restoreIfParked(s, customer)
-if not holdsPlace(customer) then
-  if address ~= '' then
-    local cap = tonumber(redis.call('HGET', cfgKey, 'placesPerAddress')) or 200
-    if (tonumber(redis.call('HGET', addrsKey, address)) or 0) >= cap then return {-12} end
-    redis.call('HINCRBY', addrsKey, address, 1)
-    redis.call('PEXPIRE', addrsKey, ADDRESS_COUNTS_TTL_MS)
-  end
-  if s.state == 'scheduled' then
-    redis.call('ZADD', preKey, 0, customer)
-    redis.call('HSET', whoKey, customer, 0)
-  else
-    local ticket = redis.call('HINCRBY', statsKey, 'seq', 1)
-    redis.call('ZADD', lineKey, ticket, customer)
-    redis.call('HSET', whoKey, customer, ticket)
-  end
-  redis.call('HINCRBY', statsKey, 'joined', 1)
-end
-redis.call('HSET', beatKey, customer, nowMs)
-advanceIfDue(s)
+local refused = joinRoom(s, customer, ARGV[2] or '', KEYS[10])
+if refused then return refused end
 return describe(s, customer)

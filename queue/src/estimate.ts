@@ -271,6 +271,17 @@ export function estimateFromSnapshot(snapshot: RoomSnapshot, ticket: number, opt
     ticket > tail
       ? lineLength + (ticket - tail)
       : 1 + Math.round(((ticket - head) * (lineLength - 1)) / Math.max(1, tail - head));
+  return estimateAtPosition(snapshot, position, options);
+}
+
+/**
+ * The estimate for a place in line known exactly (a join that has just learned it from
+ * Redis), from the snapshot's picture of the room, as a poll at that place would get it.
+ */
+export function estimateAtPosition(snapshot: RoomSnapshot, position: number, options: EstimateOptions = {}): SnapshotEstimate {
+  const nowMs = options.nowMs ?? snapshot.takenAtMs;
+  const ask = ASK_REDIS;
+  if (snapshot.state === 'scheduled' || snapshot.state === 'opening') return ask;
   if (snapshot.state === 'closed' || snapshot.state === 'sold_out') {
     return { needsRedis: false, state: snapshot.state, position: null, etaMs: null, pollAfterMs: null };
   }

@@ -11,6 +11,17 @@ describe('keys', () => {
   });
 
   it('refuses showtime ids that would break the hash tag', () => {
-    expect(() => createKeyBuilder().forShowtime('4}2')).toThrow(RangeError);
+    const builder = createKeyBuilder();
+    expect(() => builder.forShowtime('4}2')).toThrow(RangeError);
+    expect(() => builder.forShowtime('4}2')).toThrow(RangeError); // a refused id is not kept
+  });
+
+  it('makes a showtime\'s keys once, frozen, with the join scripts\' list: the room\'s keys, then the addresses', () => {
+    const builder = createKeyBuilder('p:');
+    const keys = builder.forShowtime('7');
+    expect(builder.forShowtime('7')).toBe(keys);
+    expect(keys.joining).toEqual([...keys.room, keys.addrs]);
+    expect(Object.isFrozen(keys.room) && Object.isFrozen(keys.joining)).toBe(true);
+    expect(builder.forShowtime('8').cfg).toBe('p:wr:{show:8}:cfg');
   });
 });

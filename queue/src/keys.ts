@@ -43,6 +43,8 @@ export interface RoomKeys {
   readonly active: string;
   /** Hash client address -> places taken in this room (KEYS[10] of the join script). */
   readonly addrs: string;
+  /** KEYS of the join scripts: the room's, then `addrs`. */
+  readonly joining: string[];
   /** Customer -> ticket (KEYS[5] of the bucket script: which session is the current one). */
   readonly who: string;
   /**
@@ -75,7 +77,11 @@ export interface KeyBuilder {
   readonly registry: string;
 }
 
+/** Showtimes whose keys a builder keeps made (every join and poll asks; few showtimes sell at once). */
+const KEPT_SHOWTIMES = 1_000;
+
 export function createKeyBuilder(prefix = ''): KeyBuilder {
+  const kept = new Map<string, RoomKeys>();
   return {
     prefix,
     registry: `${prefix}wr:rooms`,
@@ -85,18 +91,25 @@ export function createKeyBuilder(prefix = ''): KeyBuilder {
       return GATE_KEY_NAMES.map((name) => `${prefix}gate:{show:${showtimeId}}:${name}`);
     },
     forShowtime(showtimeId) {
+      const known = kept.get(showtimeId);
+      if (known) return known;
       if (!isValidShowtimeId(showtimeId)) throw new RangeError(`invalid showtime id: ${showtimeId}`);
       const base = `${prefix}wr:{show:${showtimeId}}:`;
-      return {
-        room: ROOM_KEY_NAMES.map((name) => `${base}${name}`),
+      const room = Object.freeze(ROOM_KEY_NAMES.map((name) => `${base}${name}`)) as string[];
+      const keys: RoomKeys = Object.freeze({
+        room,
         cfg: `${base}cfg`,
         active: `${base}active`,
         addrs: `${base}addrs`,
+        joining: Object.freeze([...room, `${base}addrs`]) as string[],
         who: `${base}who`,
-        customerBucket: (customerId, scope) => `${base}${bucketInfix(scope)}:c:${customerId}`,
+        customerBucket: (customerId: string, scope?: BucketScope) => `${base}${bucketInfix(scope)}:c:${customerId}`,
         showtimeBucket: `${base}tb:show`,
-        showtimeBucketFor: (scope) => `${base}${bucketInfix(scope)}:show`,
-      };
+        showtimeBucketFor: (scope: BucketScope) => `${base}${bucketInfix(scope)}:show`,
+      });
+      if (kept.size >= KEPT_SHOWTIMES) kept.clear();
+      kept.set(showtimeId, keys);
+      return keys;
     },
   };
 }

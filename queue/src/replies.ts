@@ -104,6 +104,37 @@ export function standingFromReply(reply: unknown[], random?: () => number): Stan
   };
 }
 
+/**
+ * Where a buyer who just joined stands, without the room-wide half of a Standing: `enter`'s
+ * answer, for a caller that holds a recent snapshot of the room and estimates from it.
+ */
+export interface Place {
+  ok: true;
+  state: BuyerState;
+  ticket: number | null;
+  /** Exact place in line while waiting or paused, else null. */
+  position: number | null;
+  offerExpiresAtMs: number | null;
+  sessionExpiresAtMs: number | null;
+  roomState: RoomState;
+  nowMs: number;
+}
+
+export function placeFromReply(reply: unknown[]): Place {
+  const { state: rawState, ticket, position, expiresAtMs, nowMs, roomState } = readReply('enter', reply);
+  const state = String(rawState) as BuyerState;
+  return {
+    ok: true,
+    state,
+    ticket: num(ticket) || null,
+    position: state === 'waiting' || state === 'paused' ? num(position) || null : null,
+    offerExpiresAtMs: state === 'offered' ? num(expiresAtMs) : null,
+    sessionExpiresAtMs: state === 'admitted' ? num(expiresAtMs) : null,
+    roomState: String(roomState) as RoomState,
+    nowMs: num(nowMs),
+  };
+}
+
 function pairsToMap(flat: unknown): Map<string, string> {
   const list = Array.isArray(flat) ? flat : [];
   const map = new Map<string, string>();

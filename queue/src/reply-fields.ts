@@ -47,6 +47,8 @@ const STANDING_FIELDS = [
 export const REPLY_FIELDS = {
   join: { status: true, fields: STANDING_FIELDS, rest: null },
   poll: { status: true, fields: STANDING_FIELDS, rest: null },
+  /** A join answered with the buyer's own place only (lua/enter-10.lua): the caller knows the room. */
+  enter: { status: true, fields: ['state', 'ticket', 'position', 'expiresAtMs', 'nowMs', 'roomState'], rest: null },
   claim: { status: true, fields: ['ticket', 'sessionExpiresAtMs', 'alreadyAdmitted'], rest: null },
   tick: { status: true, fields: ['offered', 'skipped', 'roomState'], rest: null },
   release: { status: true, fields: ['freed', 'offered'], rest: null },

@@ -8,7 +8,7 @@ import { etaForPositionMs, serviceRatePerMs, type RoomSnapshot } from './estimat
 import { drawOrder, newSeed, seedCommitment } from './fair-draw';
 import { createKeyBuilder, isValidCustomerId, isValidShowtimeId } from './keys';
 import { readReply } from './reply-fields';
-import { roomViewFromReply, standingFromReply, type Standing } from './replies';
+import { placeFromReply, roomViewFromReply, standingFromReply, type Place, type Standing } from './replies';
 import { admissionView, governedSettings, type AdmissionView } from './room-control';
 import { scripts } from './scripts.gen';
 import { roomSettingsPatchSchema, settingsToPairs, type RoomSettings, type RoomSettingsPatch, type RoomState } from './settings';
@@ -173,10 +173,9 @@ export function createRoomEngine(options: RoomEngineOptions) {
   async function standing(script: LuaScript, showtimeId: string, customerId: string, address?: string | null): Promise<Standing | Refused> {
     const bad = checkIds(showtimeId, customerId);
     if (bad) return bad;
-    const roomKeys = keys.forShowtime(showtimeId);
     let reply =
       script === scripts.join
-        ? await runScript(store, script, [...roomKeys.room, roomKeys.addrs], [customerId, address ?? ''])
+        ? await runScript(store, script, keys.forShowtime(showtimeId).joining, [customerId, address ?? ''])
         : await call(script, showtimeId, [customerId]);
     if (isRefusal(reply)) return refused(reply);
     if (String(readReply('poll', reply).roomState) === 'opening') {
@@ -240,6 +239,19 @@ export function createRoomEngine(options: RoomEngineOptions) {
      * counts against `address`'s cap in this room (null: not counted).
      */
     join: (showtimeId: string, customerId: string, address: string | null = null) => standing(scripts.join, showtimeId, customerId, address),
+
+    /**
+     * `join`, answered with the buyer's own place only (state, ticket, exact position): for a
+     * caller holding a recent snapshot of the room, which works the wait out from it. Most of
+     * a join's work inside Redis is the room-wide half of the answer this leaves out. An
+     * `opening` room's place is not final until the draw has run: ask `poll` then.
+     */
+    async enter(showtimeId: string, customerId: string, address: string | null = null): Promise<Place | Refused> {
+      const bad = checkIds(showtimeId, customerId);
+      if (bad) return bad;
+      const reply = await runScript(store, scripts.enter, keys.forShowtime(showtimeId).joining, [customerId, address ?? '']);
+      return isRefusal(reply) ? refused(reply) : placeFromReply(reply);
+    },
 
     /** Heartbeat plus state, exact position, ETA and a jittered next poll time. */
     poll: (showtimeId: string, customerId: string) => standing(scripts.poll, showtimeId, customerId),

@@ -45,6 +45,9 @@ async function scenario(store: ScriptStore) {
   ok(await room.configure(show, { ...fastRoom, capacity: 1 }));
   ok(await room.join(show, 'a'));
   ok(await room.join(show, 'b'));
+  ok(await room.enter(show, 'b'));
+  ok(await room.enter(show, 'c'));
+  await room.enter(nextShowtimeId(), 'c'); // refused: unknown room
   ok(await room.poll(show, 'b'));
   ok(await room.findTicket(show, 2)); // b waits with ticket 2
   ok(await room.findTicket(show, 99)); // no one

@@ -24,6 +24,8 @@ export interface PowGateDeps {
   guard: GuardStore;
   /** The room's settings as the edge last read them (snapshot cache); null for a room not created yet. */
   settingsOf: (showtimeId: string) => Promise<RoomPowSettings | null>;
+  /** The same settings when they are at hand without waiting (read less than a second ago), else undefined. */
+  settingsNow?: (showtimeId: string) => RoomPowSettings | undefined;
   onRefused?: (code: string) => void;
 }
 
@@ -44,7 +46,10 @@ export interface PowRefusal {
 
 export function createPowGate(deps: PowGateDeps) {
   async function levelOf(showtimeId: string, address: string | null): Promise<PowLevel> {
-    const settings = await deps.settingsOf(showtimeId);
+    return levelFor(showtimeId, address, await deps.settingsOf(showtimeId));
+  }
+
+  function levelFor(showtimeId: string, address: string | null, settings: RoomPowSettings | null): PowLevel {
     return deps.governor.level(showtimeId, address, settings?.powDifficulty ?? 0, settings?.powMaxDifficulty ?? 0);
   }
 
@@ -63,7 +68,9 @@ export function createPowGate(deps: PowGateDeps) {
    */
   async function decide(showtimeId: string, address: string | null, challenge: string | undefined, nonce: string | undefined): Promise<PowRefusal | null> {
     deps.governor.observe(showtimeId, address);
-    const { difficulty } = await levelOf(showtimeId, address);
+    // Every join asks: the settings read within the second are taken without a wait.
+    const known = deps.settingsNow?.(showtimeId);
+    const { difficulty } = known !== undefined ? levelFor(showtimeId, address, known) : await levelOf(showtimeId, address);
     if (difficulty <= 0) return null;
     if (!challenge || !nonce) return refusal(showtimeId, difficulty, 'missing');
     const verdict = await deps.challenges.verify(challenge, nonce, showtimeId);

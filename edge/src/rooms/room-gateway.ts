@@ -6,7 +6,7 @@
 import { signAccessToken } from '../../../lib/access-token';
 import { AppError, unavailable, type ErrorCode } from '../../../lib/errors';
 import type { TokenKeyMaterial } from '../../../lib/token-keys';
-import { estimateFromSnapshot, ticketOfSession, type Refusal, type Refused, type RoomEngine, type RoomSnapshot, type Standing } from '../../../queue/src/index';
+import { estimateAtPosition, estimateFromSnapshot, ticketOfSession, type Place, type Refusal, type Refused, type RoomEngine, type RoomSnapshot, type Standing } from '../../../queue/src/index';
 import { admissionView, seatOutlook } from '../../../queue/src/room-control';
 import type { EdgeMetrics } from '../metrics';
 import { createSingleFlightCache } from '../state/single-flight-cache';
@@ -103,6 +103,12 @@ export function createRoomGateway(options: RoomGatewayOptions) {
   const lastBeatMs = new Map<string, Map<string, number>>();
   let beatsKept = 0;
   const snapshotPolls = metrics.queuePolls.child({ source: 'snapshot' });
+  const joinsIn = new Map<string, { inc(): void }>();
+  const countJoin = (state: string) => {
+    let counter = joinsIn.get(state);
+    if (!counter) joinsIn.set(state, (counter = metrics.queueJoins.child({ state })));
+    counter.inc();
+  };
   const signingQueueKey = options.tokenKeys.queueKeys.signing?.key;
   const queueIds = createQueueIds(signingQueueKey ? deriveQueueIdSecret(signingQueueKey) : Promise.reject(new Error('The edge needs a signing key')));
 
@@ -195,6 +201,45 @@ export function createRoomGateway(options: RoomGatewayOptions) {
     return answer;
   }
 
+  /**
+   * The snapshot a join may estimate from: fresh, of a room that is open or paused (an
+   * opening draw or a pre-queue needs Redis's whole answer). Joins keep it fresh as polls do,
+   * and when this process has none yet the first join starts loading it for the next ones.
+   */
+  function snapshotForJoin(showtimeId: string): RoomSnapshot | null {
+    const snapshot = snapshots.peekRefreshing(showtimeId, () => loadSnapshot(showtimeId), refreshSnapshotAfterMs);
+    if (snapshot === undefined) {
+      snapshots.get(showtimeId, () => loadSnapshot(showtimeId)).catch(() => {}); // a failure is the next reader's to report
+      return null;
+    }
+    return snapshot !== null && (snapshot.state === 'open' || snapshot.state === 'paused') ? snapshot : null;
+  }
+
+  /**
+   * A join that learned only the buyer's own place (`enter`): the wait is worked out from the
+   * snapshot at that exact position, as the buyer's next poll will be. Anything but a place
+   * in line of a room still in the snapshot's state (an offer, a turn, a room paused or
+   * opened since) is answered from Redis in full.
+   */
+  async function answerFromPlace(snapshot: RoomSnapshot, showtimeId: string, customerId: string, place: Place): Promise<QueueAnswer> {
+    const inLine = (place.state === 'waiting' || place.state === 'paused') && place.position !== null && place.roomState === snapshot.state;
+    const nowMs = now();
+    const estimate = inLine ? estimateAtPosition(snapshot, place.position!, { nowMs, lastHeartbeatMs: nowMs, random: options.random }) : null;
+    if (!estimate || estimate.needsRedis) {
+      const result = await store('poll', () => engine.poll(showtimeId, customerId));
+      if (!result.ok) throw refusalError(result);
+      return answerFromStanding(showtimeId, customerId, result);
+    }
+    const ticket = place.ticket ?? 0;
+    const answer: QueueAnswer = { state: estimate.state, position: place.position!, pollAfterMs: estimate.pollAfterMs, ticket, source: 'redis' };
+    if (estimate.etaMs !== null) answer.etaSeconds = Math.ceil(estimate.etaMs / 1000);
+    // The snapshot was taken before this buyer joined.
+    answer.lineLength = Math.max(place.position!, snapshot.lineLength + snapshot.preLength);
+    if (hasQueueId(ticket)) answer.queueId = queueIds.peek(showtimeId, ticket) ?? (await queueIds.idOf(showtimeId, ticket));
+    tellSeats(answer, snapshot);
+    return answer;
+  }
+
   /** Buyers in line hear how many seats are left, and when those ahead will likely take them all. */
   function tellSeats(answer: QueueAnswer, snapshot: RoomSnapshot) {
     if (answer.state !== 'waiting' && answer.state !== 'paused') return;
@@ -246,7 +291,10 @@ export function createRoomGateway(options: RoomGatewayOptions) {
 
     /** `address`: the client's, counted against the room's places-per-address cap. */
     async join(showtimeId: string, customerId: string, address: string | null = null): Promise<QueueAnswer> {
-      let result = await store('join', () => engine.join(showtimeId, customerId, address));
+      // With a fresh snapshot the join asks Redis for the buyer's place only (about half the
+      // script's work): the flash moment is joins, most of them far back in a long line.
+      const snapshot = snapshotForJoin(showtimeId);
+      let result: Standing | Place | Refused = await store('join', () => (snapshot ? engine.enter(showtimeId, customerId, address) : engine.join(showtimeId, customerId, address)));
       if (!result.ok && result.code === 'unknown_room') {
         await store('create_room', () => options.catalog.ensureRoom(showtimeId));
         result = await store('join', () => engine.join(showtimeId, customerId, address));
@@ -255,14 +303,14 @@ export function createRoomGateway(options: RoomGatewayOptions) {
         // Waiters on a closed or sold-out showtime are told so, as an answer, not an error.
         if (result.code === 'sold_out' || result.code === 'room_closed') {
           const state = result.code === 'sold_out' ? 'sold_out' : 'closed';
-          metrics.queueJoins.inc({ state });
+          countJoin(state);
           return { state, pollAfterMs: null, ticket: 0, source: 'redis' };
         }
         throw refusalError(result);
       }
       rememberBeat(showtimeId, customerId);
-      const answer = await answerFromStanding(showtimeId, customerId, result);
-      metrics.queueJoins.inc({ state: answer.state });
+      const answer = 'lineLength' in result ? await answerFromStanding(showtimeId, customerId, result) : await answerFromPlace(snapshot!, showtimeId, customerId, result);
+      countJoin(answer.state);
       return answer;
     },
 
@@ -329,6 +377,11 @@ export function createRoomGateway(options: RoomGatewayOptions) {
       if (settings !== null) return settings;
       await store('create_room', () => options.catalog.ensureRoom(showtimeId));
       return read();
+    },
+
+    /** The proof-of-work settings when this process read them less than a second ago, else undefined (ask `powSettingsOf`). */
+    powSettingsNow(showtimeId: string): { powDifficulty: number; powMaxDifficulty: number } | undefined {
+      return powSettings.peek(showtimeId) ?? undefined;
     },
 
     /** Drops the cached snapshot (settings changed, sold out) so the next poll sees it. */

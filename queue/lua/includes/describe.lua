@@ -41,13 +41,11 @@ local function windowWait(s, admits, position)
   return math.floor(wait)
 end
 
+-- Where the customer's own place is: state, ticket (0 if none), position (0 unless waiting),
+-- expiresAt (the offer's or the session's end, else 0). preLength: the pre-queue members not
+-- placed yet, ahead of everyone in the line while the draw is pending.
 -- state: admitted | offered | waiting | prequeue | paused | closed | sold_out | expired | none
-local function describe(s, customer)
-  local lineLength = redis.call('ZCARD', lineKey)
-  local preLength = undrawnCount(s)
-  local admits = redis.call('ZCOUNT', admitsKey, nowMs - RATE_WINDOW_MS, '+inf')
-  local openedAt = tonumber(redis.call('HGET', statsKey, 'openedAtMs')) or nowMs
-  local windowMs = math.min(RATE_WINDOW_MS, nowMs - openedAt)
+local function placeOf(s, customer, preLength)
   local ticket = tonumber(redis.call('HGET', whoKey, customer))
   local state, position, expiresAt = 'none', 0, 0
   local score = redis.call('ZSCORE', activeKey, customer)
@@ -63,7 +61,6 @@ local function describe(s, customer)
       local rank = redis.call('ZRANK', lineKey, customer)
       if rank then
         state, position = 'waiting', rank + 1
-        -- While the draw is pending, pre-queue members are ahead of everyone in the line.
         if s.state == 'opening' then position = position + preLength end
       elseif inPrequeue(customer) then
         state = 'prequeue'
@@ -80,6 +77,16 @@ local function describe(s, customer)
      ((state == 'offered' or state == 'expired') and roomStops) then
     state = s.state
   end
+  return state, ticket or 0, position, expiresAt
+end
+
+local function describe(s, customer)
+  local lineLength = redis.call('ZCARD', lineKey)
+  local preLength = undrawnCount(s)
+  local admits = redis.call('ZCOUNT', admitsKey, nowMs - RATE_WINDOW_MS, '+inf')
+  local openedAt = tonumber(redis.call('HGET', statsKey, 'openedAtMs')) or nowMs
+  local windowMs = math.min(RATE_WINDOW_MS, nowMs - openedAt)
+  local state, ticket, position, expiresAt = placeOf(s, customer, preLength)
   local l = redis.call('HMGET', statsKey, 'lrnBusyMs', 'lrnBusyAdm', 'lrnTurns', 'lrnTurnMs',
     'lrnClaims', 'lrnClaimMs', 'lrnRunN', 'lrnRunMs', 'lrnRunAtMs')
   local turns = tonumber(l[3]) or 0
@@ -88,7 +95,7 @@ local function describe(s, customer)
   local claimGapMs = claims > 0 and math.floor((tonumber(l[6]) or 0) / claims) or 0
   local running = tonumber(l[7]) or 0
   local runningMs = running > 0 and math.floor((tonumber(l[8]) or 0) + running * math.max(0, nowMs - (tonumber(l[9]) or nowMs))) or 0
-  return {1, state, ticket or 0, position, expiresAt, lineLength, preLength, admits, windowMs,
+  return {1, state, ticket, position, expiresAt, lineLength, preLength, admits, windowMs,
     nowMs, s.state, s.opensAtMs or 0, s.admitPerMinute, s.abandonGraceMs, s.capacity,
     math.floor(tonumber(l[1]) or 0), math.floor((tonumber(l[2]) or 0) * 1000), math.floor(turns), turnMs,
     headStart(s, admits), windowWait(s, admits, position), claimGapMs, running, runningMs}

@@ -8,13 +8,9 @@ import { RATE_WINDOW_MS, type RoomContext, type Settings } from './room-context'
 /** Window log entries read at most to find when a place gets in (describe.lua WINDOW_LOOKUP). */
 const WINDOW_LOOKUP = 200;
 
-export function describe(room: RoomContext, s: Settings, customer: string): ReplyValue[] {
+/** Where the customer's own place is (describe.lua placeOf). */
+export function placeOf(room: RoomContext, s: Settings, customer: string, preLength: number) {
   const { db, nowMs } = room;
-  const lineLength = db.zset(room.line).size;
-  const preLength = room.undrawnCount(s);
-  const admits = db.zset(room.admits).countFrom(nowMs - RATE_WINDOW_MS);
-  const openedAt = db.hnum(room.stats, 'openedAtMs') ?? nowMs;
-  const windowMs = Math.min(RATE_WINDOW_MS, nowMs - openedAt);
   const ticket = db.hnum(room.who, customer);
   let state = 'none';
   let position = 0;
@@ -38,16 +34,27 @@ export function describe(room: RoomContext, s: Settings, customer: string): Repl
       state = 'expired';
     }
   }
-  const turns = db.hnum(room.stats, 'lrnTurns') ?? 0;
-  const claims = db.hnum(room.stats, 'lrnClaims') ?? 0;
-  const running = db.hnum(room.stats, 'lrnRunN') ?? 0;
   const roomStops = s.state === 'closed' || s.state === 'sold_out';
   if (((state === 'waiting' || state === 'prequeue') && (roomStops || s.state === 'paused')) || ((state === 'offered' || state === 'expired') && roomStops)) {
     state = s.state;
   }
+  return { state, ticket: ticket ?? 0, position, expiresAt };
+}
+
+export function describe(room: RoomContext, s: Settings, customer: string): ReplyValue[] {
+  const { db, nowMs } = room;
+  const lineLength = db.zset(room.line).size;
+  const preLength = room.undrawnCount(s);
+  const admits = db.zset(room.admits).countFrom(nowMs - RATE_WINDOW_MS);
+  const openedAt = db.hnum(room.stats, 'openedAtMs') ?? nowMs;
+  const windowMs = Math.min(RATE_WINDOW_MS, nowMs - openedAt);
+  const { state, ticket, position, expiresAt } = placeOf(room, s, customer, preLength);
+  const turns = db.hnum(room.stats, 'lrnTurns') ?? 0;
+  const claims = db.hnum(room.stats, 'lrnClaims') ?? 0;
+  const running = db.hnum(room.stats, 'lrnRunN') ?? 0;
   return buildReply('poll', {
     state,
-    ticket: ticket ?? 0,
+    ticket,
     position,
     expiresAtMs: expiresAt,
     lineLength,

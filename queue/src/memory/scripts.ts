@@ -7,7 +7,7 @@ import { buildReply, type ReplyValue } from '../reply-fields';
 import type { ScriptName } from '../scripts.gen';
 import type { MiniRedis } from './mini-redis';
 import { RoomContext } from './room-context';
-import { describe } from './describe';
+import { describe, placeOf } from './describe';
 import { gateMemoryScripts } from './gate-scripts';
 
 /** Refusals are `[code]`; success replies are built from the named fields (reply-fields.ts). */
@@ -24,20 +24,15 @@ const withRoom =
 
 const ADDRESS_COUNTS_TTL_MS = 7 * 24 * 3600 * 1000;
 
-const join: Handler = (db, keys, argv) => {
-  const room = new RoomContext(db, keys);
-  const s = room.loadSettings();
-  return s ? joinRoom(room, s, keys[9]!, argv) : [-1];
-};
-
-function joinRoom(room: RoomContext, s: NonNullable<ReturnType<RoomContext['loadSettings']>>, addrs: string, [customer, address = '']: string[]): Reply {
+/** Joins (lua/includes/join.lua): null once the customer holds a place, else the refusal. */
+function joinRoom(room: RoomContext, s: NonNullable<ReturnType<RoomContext['loadSettings']>>, addrs: string, customer: string, address: string): Reply | null {
   const { db } = room;
   room.freezeIfDue(s);
   room.expire(s);
   if (s.state === 'closed') return [-2];
   if (s.state === 'sold_out') return [-3];
-  room.restoreIfParked(s, customer!);
-  if (!room.holdsPlace(customer!)) {
+  room.restoreIfParked(s, customer);
+  if (!room.holdsPlace(customer)) {
     if (address !== '') {
       const cap = db.hnum(room.cfg, 'placesPerAddress') ?? 200;
       if ((db.hnum(addrs, address) ?? 0) >= cap) return [-12];
@@ -45,19 +40,36 @@ function joinRoom(room: RoomContext, s: NonNullable<ReturnType<RoomContext['load
       db.pexpire(addrs, ADDRESS_COUNTS_TTL_MS);
     }
     if (s.state === 'scheduled') {
-      db.zset(room.pre).add(customer!, 0);
-      db.hset(room.who, customer!, 0);
+      db.zset(room.pre).add(customer, 0);
+      db.hset(room.who, customer, 0);
     } else {
       const ticket = db.hincrby(room.stats, 'seq', 1);
-      db.zset(room.line).add(customer!, ticket);
-      db.hset(room.who, customer!, ticket);
+      db.zset(room.line).add(customer, ticket);
+      db.hset(room.who, customer, ticket);
     }
     db.hincrby(room.stats, 'joined', 1);
   }
-  db.hset(room.beat, customer!, room.nowMs);
+  db.hset(room.beat, customer, room.nowMs);
   room.advanceIfDue(s);
-  return describe(room, s, customer!);
+  return null;
 }
+
+const join: Handler = (db, keys, [customer, address = '']) => {
+  const room = new RoomContext(db, keys);
+  const s = room.loadSettings();
+  if (!s) return [-1];
+  return joinRoom(room, s, keys[9]!, customer!, address) ?? describe(room, s, customer!);
+};
+
+const enter: Handler = (db, keys, [customer, address = '']) => {
+  const room = new RoomContext(db, keys);
+  const s = room.loadSettings();
+  if (!s) return [-1];
+  const refused = joinRoom(room, s, keys[9]!, customer!, address);
+  if (refused) return refused;
+  const place = placeOf(room, s, customer!, s.state === 'opening' ? room.undrawnCount(s) : 0);
+  return buildReply('enter', { state: place.state, ticket: place.ticket, position: place.position, expiresAtMs: place.expiresAt, nowMs: room.nowMs, roomState: s.state });
+};
 
 const poll = withRoom((room, s, [customer]) => {
   room.restoreIfParked(s, customer!);
@@ -348,5 +360,5 @@ const registry: Handler = (db, [key], [op, id]) => {
 
 export const memoryScripts: Record<ScriptName, Handler> = {
   ...gateMemoryScripts,
-  claim, configure, draw, find, govern, inspect, join, leave, poll, prequeue, registry, release, restore, take, tick,
+  claim, configure, draw, enter, find, govern, inspect, join, leave, poll, prequeue, registry, release, restore, take, tick,
 };

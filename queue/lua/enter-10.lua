@@ -1,0 +1,21 @@
+--[[
+  Join the room (includes/join.lua) and answer with the customer's own place only, for a
+  caller that already holds a recent picture of the room (the edge's snapshot) and works the
+  wait out from it: the room-wide half of describe() (line length, the window, what the
+  estimate learned, the head start) is most of a join's work inside Redis.
+  KEYS: room keys 1..9 (see includes/room.lua), 10 addrs (hash address -> places taken)
+  ARGV: 1 customerId, 2 client address ('' when unknown: not counted)
+  Returns: {1, state, ticket, position, expiresAtMs, nowMs, roomState} (see placeOf)
+           -1 unknown room, -2 closed, -3 sold out, -12 address has taken its places
+]]
+--- @include "room"
+--- @include "describe"
+--- @include "join"
+
+local customer = ARGV[1]
+local s = loadSettings()
+if not s then return {-1} end
+local refused = joinRoom(s, customer, ARGV[2] or '', KEYS[10])
+if refused then return refused end
+local state, ticket, position, expiresAt = placeOf(s, customer, s.state == 'opening' and undrawnCount(s) or 0)
+return {1, state, ticket, position, expiresAt, nowMs, s.state}

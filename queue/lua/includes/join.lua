@@ -1,0 +1,38 @@
+-- Joining the room, shared by join (which answers with describe()) and enter (which answers
+-- with the buyer's own place only): one place per customer per showtime. Joining again while
+-- holding a place keeps that place; after the place is gone (left, released, expired) it
+-- queues anew. A new place counts against the client address's cap (cfg placesPerAddress),
+-- atomically here, so a burst from one address cannot slip past it.
+-- Returns nil once the customer holds a place, or the refusal reply:
+--   -2 closed, -3 sold out, -12 address has taken its places
+local ADDRESS_COUNTS_TTL_MS = 7 * 24 * 3600 * 1000
+
+local function joinRoom(s, customer, address, addrsKey)
+  freezeIfDue(s)
+  -- Sweep first, so a customer whose offer or session just ran out queues anew.
+  expire(s)
+  if s.state == 'closed' then return {-2} end
+  if s.state == 'sold_out' then return {-3} end
+
+  restoreIfParked(s, customer)
+  if not holdsPlace(customer) then
+    if address ~= '' then
+      local cap = tonumber(redis.call('HGET', cfgKey, 'placesPerAddress')) or 200
+      if (tonumber(redis.call('HGET', addrsKey, address)) or 0) >= cap then return {-12} end
+      redis.call('HINCRBY', addrsKey, address, 1)
+      redis.call('PEXPIRE', addrsKey, ADDRESS_COUNTS_TTL_MS)
+    end
+    if s.state == 'scheduled' then
+      redis.call('ZADD', preKey, 0, customer)
+      redis.call('HSET', whoKey, customer, 0)
+    else
+      local ticket = redis.call('HINCRBY', statsKey, 'seq', 1)
+      redis.call('ZADD', lineKey, ticket, customer)
+      redis.call('HSET', whoKey, customer, ticket)
+    end
+    redis.call('HINCRBY', statsKey, 'joined', 1)
+  end
+  redis.call('HSET', beatKey, customer, nowMs)
+  advanceIfDue(s)
+  return nil
+end
