@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  estimateForJoin,
   estimateFromSnapshot,
   etaForPositionMs,
   learningFromStats,
@@ -86,6 +87,36 @@ describe('estimateFromSnapshot', () => {
     expect(pollAfterWaitingMs(0, 10_000, mid)).toBe(MIN_POLL_MS);
     expect(pollAfterWaitingMs(1_000_000, 10_000, () => 0)).toBe(4_000);
     expect(pollAfterWaitingMs(1_000_000, 10_000, () => 1)).toBe(6_000);
+  });
+});
+
+describe('estimateForJoin', () => {
+  const idleWindow = { admitsInWindow: 0, headStart: 20 };
+
+  it('is the poll\'s estimate at that place while nobody has gone since the snapshot', () => {
+    const s = snapshot(idleWindow);
+    const joined = estimateForJoin(s, 10_101, 10_001, { random: mid });
+    expect(joined).toEqual(estimateFromSnapshot(s, 10_101, { random: mid }));
+    expect(joined.etaMs).toBe((10_001 - 20) * 100); // 10 per second after the head start
+  });
+
+  it('takes off the head start what went since to those in line or before the buyer and no longer ahead', () => {
+    const s = snapshot(idleWindow);
+    expect(estimateForJoin(s, 10_101, 9_991, { random: mid }).etaMs).toBe((9_991 - 10) * 100); // ten gone
+    expect(estimateForJoin(s, 10_131, 10_001, { random: mid }).etaMs).toBe((10_001 - 0) * 100); // thirty joined, ahead of it none
+  });
+
+  it('answers a buyer who joined an opening crowd from a snapshot of the empty line, at the rate, where a poll must ask Redis', () => {
+    const empty = snapshot({ ...idleWindow, headTicket: 0, tailTicket: 0, lineLength: 0 });
+    const joined = estimateForJoin(empty, 500, 400, { nowMs: empty.takenAtMs, lastHeartbeatMs: empty.takenAtMs, random: mid });
+    expect(joined).toMatchObject({ needsRedis: false, state: 'waiting', position: 400, etaMs: 400 * 100 });
+    expect(estimateFromSnapshot(empty, 500).needsRedis).toBe(true);
+  });
+
+  it('asks Redis during the opening draw, and answers paused, closed and sold-out rooms as polls are', () => {
+    expect(estimateForJoin(snapshot({ state: 'opening' }), 10_101, 10_001).needsRedis).toBe(true);
+    expect(estimateForJoin(snapshot({ state: 'paused' }), 10_101, 10_001)).toMatchObject({ needsRedis: false, state: 'paused', etaMs: null });
+    expect(estimateForJoin(snapshot({ state: 'sold_out' }), 10_101, 10_001)).toMatchObject({ state: 'sold_out', pollAfterMs: null });
   });
 });
 

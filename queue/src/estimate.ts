@@ -271,14 +271,24 @@ export function estimateFromSnapshot(snapshot: RoomSnapshot, ticket: number, opt
     ticket > tail
       ? lineLength + (ticket - tail)
       : 1 + Math.round(((ticket - head) * (lineLength - 1)) / Math.max(1, tail - head));
-  return estimateAtPosition(snapshot, position, options);
+  return estimateAt(snapshot, position, snapshot.headStart, options);
 }
 
 /**
- * The estimate for a place in line known exactly (a join that has just learned it from
- * Redis), from the snapshot's picture of the room, as a poll at that place would get it.
+ * The estimate for a buyer who has just joined and learned the exact place from Redis, from
+ * a snapshot taken before: as a poll at that place would get it, except for the head start.
+ * What the snapshot would offer at once may have gone since to those who were in line then
+ * or joined before this buyer and are no longer ahead of it; every one of them is counted as
+ * an offer (those who left too), so the wait is never told shorter for it. In an opening
+ * crowd the snapshot's head start has gone to the first few, and the rest wait at the rate.
  */
-export function estimateAtPosition(snapshot: RoomSnapshot, position: number, options: EstimateOptions = {}): SnapshotEstimate {
+export function estimateForJoin(snapshot: RoomSnapshot, ticket: number, position: number, options: EstimateOptions = {}): SnapshotEstimate {
+  const inLineOrBefore = snapshot.lineLength + Math.max(0, ticket - snapshot.tailTicket - 1);
+  const goneSince = Math.max(0, inLineOrBefore - (position - 1));
+  return estimateAt(snapshot, position, Math.max(0, snapshot.headStart - goneSince), options);
+}
+
+function estimateAt(snapshot: RoomSnapshot, position: number, headStart: number, options: EstimateOptions): SnapshotEstimate {
   const nowMs = options.nowMs ?? snapshot.takenAtMs;
   const ask = ASK_REDIS;
   if (snapshot.state === 'scheduled' || snapshot.state === 'opening') return ask;
@@ -287,7 +297,7 @@ export function estimateAtPosition(snapshot: RoomSnapshot, position: number, opt
   }
   const { settings, rate, near } = paceOf(snapshot);
   const graceMs = settings.abandonGraceMs;
-  const eta = etaForPositionMs(position, { ratePerMs: rate, headStart: snapshot.headStart, admitsInWindow: snapshot.admitsInWindow, admitPerMinute: settings.admitPerMinute });
+  const eta = etaForPositionMs(position, { ratePerMs: rate, headStart, admitsInWindow: snapshot.admitsInWindow, admitPerMinute: settings.admitPerMinute });
   const etaMs = Number.isFinite(eta) ? eta : null;
   const state = snapshot.state === 'paused' ? 'paused' : 'waiting';
   if (position <= near) {

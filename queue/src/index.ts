@@ -5,7 +5,7 @@ export { createRoomEngine, type RoomEngine, type RoomEngineOptions, type Claimed
 export { createPurchaseBuckets, ticketOfSession, type BucketDecision, type TokenSession } from './purchase-buckets';
 export { type Standing, type Place, type BuyerState } from './replies';
 export {
-  estimateAtPosition,
+  estimateForJoin,
   estimateFromSnapshot,
   serviceRatePerMs,
   predictedRatePerMs,

@@ -6,7 +6,7 @@
 import { signAccessToken } from '../../../lib/access-token';
 import { AppError, unavailable, type ErrorCode } from '../../../lib/errors';
 import type { TokenKeyMaterial } from '../../../lib/token-keys';
-import { estimateAtPosition, estimateFromSnapshot, ticketOfSession, type Place, type Refusal, type Refused, type RoomEngine, type RoomSnapshot, type Standing } from '../../../queue/src/index';
+import { estimateForJoin, estimateFromSnapshot, ticketOfSession, type Place, type Refusal, type Refused, type RoomEngine, type RoomSnapshot, type Standing } from '../../../queue/src/index';
 import { admissionView, seatOutlook } from '../../../queue/src/room-control';
 import type { EdgeMetrics } from '../metrics';
 import { createSingleFlightCache } from '../state/single-flight-cache';
@@ -224,7 +224,7 @@ export function createRoomGateway(options: RoomGatewayOptions) {
   async function answerFromPlace(snapshot: RoomSnapshot, showtimeId: string, customerId: string, place: Place): Promise<QueueAnswer> {
     const inLine = (place.state === 'waiting' || place.state === 'paused') && place.position !== null && place.roomState === snapshot.state;
     const nowMs = now();
-    const estimate = inLine ? estimateAtPosition(snapshot, place.position!, { nowMs, lastHeartbeatMs: nowMs, random: options.random }) : null;
+    const estimate = inLine ? estimateForJoin(snapshot, place.ticket ?? 0, place.position!, { nowMs, lastHeartbeatMs: nowMs, random: options.random }) : null;
     if (!estimate || estimate.needsRedis) {
       const result = await store('poll', () => engine.poll(showtimeId, customerId));
       if (!result.ok) throw refusalError(result);
