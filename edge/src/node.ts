@@ -33,6 +33,7 @@ import { loadSheddingListener, startLagMonitor, type LoadState } from './net/loa
 import { createRedisEdgeStore, type EdgeStore } from './state/edge-store';
 import { createMemoryEdgeStore } from './state/memory-edge-store';
 import { createMemoryGuardStore, createRedisGuardStore } from './state/guard-store';
+import { PatientRedis } from '../../lib/patient-redis';
 
 export interface RunningEdge {
   url: string;
@@ -64,13 +65,16 @@ export interface StartEdgeDeps {
   load?: LoadState;
 }
 
-/** Fails fast while Redis is away (no offline queue), so buyers get 503 instead of a hang. */
+/**
+ * Fails fast while Redis is away (no offline queue) or does not answer (1 s), so buyers get
+ * 503 instead of a hang; a starved event loop is not taken for a silent Redis (PatientRedis).
+ */
 export function connectEdgeRedis(url: string): Redis {
-  const redis = new Redis(url, {
+  const redis = new PatientRedis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 1_000,
-    commandTimeout: 1_000,
+    commandTimeoutMs: 1_000,
     retryStrategy: (attempt) => Math.min(1_000, attempt * 100),
     // Commands issued in one event-loop turn (the joins and polls of many buyers) travel in one
     // write: at the opening, one socket write per join was a fifth of the join's time.
