@@ -4,7 +4,7 @@
  * every estimate it was given, on the server's clock. Buyers may also vanish silently (never
  * poll again, no leave) or vanish with a leave beacon. (Underscore prefix: not a benchmark.)
  */
-import { estimateFromSnapshot, type RoomEngine, type RoomSnapshot } from '../queue/src/index';
+import { estimateForJoin, estimateFromSnapshot, type RoomEngine, type RoomSnapshot } from '../queue/src/index';
 import { firstClaimMs } from '../queue/src/settings';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -13,6 +13,7 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export interface Heard {
   atMs: number;
   etaMs: number | null;
+  /** From the edge's snapshot: a poll's estimate, or at the join what the edge's join answers (estimateForJoin). */
   snapshotEtaMs: number | null;
   /** The previous estimator (last minute's admissions over the time open), for comparison. */
   oldEtaMs: number | null;
@@ -97,7 +98,11 @@ export async function runBuyer(
     }
     if (standing.state === 'waiting' || standing.state === 'paused') {
       const snapshot = snapshots.get();
-      const snapshotEta = snapshot && standing.ticket ? estimateFromSnapshot(snapshot, standing.ticket, { nowMs: standing.nowMs, lastHeartbeatMs: standing.nowMs }) : null;
+      const at = { nowMs: standing.nowMs, lastHeartbeatMs: standing.nowMs };
+      const atJoin = standing === joined && standing.position !== null;
+      const snapshotEta = !snapshot || !standing.ticket ? null
+        : atJoin ? estimateForJoin(snapshot, standing.ticket, standing.position!, at)
+        : estimateFromSnapshot(snapshot, standing.ticket, at);
       record.heard.push({
         atMs: standing.nowMs,
         etaMs: standing.etaMs,

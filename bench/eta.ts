@@ -88,12 +88,13 @@ interface Errors {
   join: number[];
   half: number[];
   halfSnapshot: number[];
+  joinSnapshot: number[];
   oldJoin: number[];
 }
 
 /** The errors of each buyer who waited, judged from `fromMs` on (the join, or the change). */
 function errorsOf(records: BuyerRecord[], fromMs: number | null): Errors {
-  const out: Errors = { join: [], half: [], halfSnapshot: [], oldJoin: [] };
+  const out: Errors = { join: [], half: [], halfSnapshot: [], joinSnapshot: [], oldJoin: [] };
   for (const r of records) {
     if (r.offeredAtMs === null || r.vanished) continue;
     const heard = r.heard.filter((h) => h.etaMs !== null && (fromMs === null || h.atMs >= fromMs));
@@ -101,6 +102,7 @@ function errorsOf(records: BuyerRecord[], fromMs: number | null): Errors {
     const first = heard[0]!;
     if (fromMs === null && first.atMs !== r.joinedAtMs) continue; // offered at join: told no wait
     out.join.push(relError(first.etaMs!, r.offeredAtMs - first.atMs));
+    if (fromMs === null && first.snapshotEtaMs !== null) out.joinSnapshot.push(relError(first.snapshotEtaMs, r.offeredAtMs - first.atMs));
     if (first.oldEtaMs !== null) out.oldJoin.push(relError(first.oldEtaMs, r.offeredAtMs - first.atMs));
     const midMs = (first.atMs + r.offeredAtMs) / 2;
     const half = heard.reduce((best, h) => (Math.abs(h.atMs - midMs) < Math.abs(best.atMs - midMs) ? h : best));
@@ -169,7 +171,7 @@ export default async function etaBenchmark(args: string[]): Promise<void> {
     const walkaways = scenarios.filter((s) => s.vanish);
     const results = await Promise.all(estimates.map((s, i) => runScenario(engine, s, i)));
     results.push(...(await Promise.all(walkaways.map((s, i) => runScenario(engine, s, estimates.length + i)))));
-    console.log('scenario            buyers  last in   ETA error at join (median / p90)   half-way (median / p90)   half-way, edge snapshot   previous estimator at join');
+    console.log('scenario            buyers  last in   ETA error at join (median / p90)   half-way (median / p90)   edge snapshot: join / half-way   previous estimator at join');
     for (const r of results) {
       const e = r.errors;
       const judged = r.scenario.change ? ' (from the change)' : '';
@@ -177,7 +179,7 @@ export default async function etaBenchmark(args: string[]): Promise<void> {
         `${r.scenario.name.padEnd(20)}${String(r.records.length).padStart(6)}  ${(r.lastWaitMs / 1000).toFixed(1).padStart(6)} s   ` +
           `${`${pct(quantile(e.join, 0.5))} / ${pct(quantile(e.join, 0.9))} (n=${e.join.length})`.padEnd(35)}` +
           `${`${pct(quantile(e.half, 0.5))} / ${pct(quantile(e.half, 0.9))} (n=${e.half.length})`.padEnd(26)}` +
-          `${`${pct(quantile(e.halfSnapshot, 0.5))} / ${pct(quantile(e.halfSnapshot, 0.9))}`.padEnd(26)}` +
+          `${`${e.joinSnapshot.length ? `${pct(quantile(e.joinSnapshot, 0.5))} / ${pct(quantile(e.joinSnapshot, 0.9))}` : '-'}; ${pct(quantile(e.halfSnapshot, 0.5))} / ${pct(quantile(e.halfSnapshot, 0.9))}`.padEnd(33)}` +
           `${pct(quantile(e.oldJoin, 0.5))} / ${pct(quantile(e.oldJoin, 0.9))}${judged}`,
       );
     }

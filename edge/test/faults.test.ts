@@ -138,6 +138,46 @@ describe('failure policy', () => {
     expect(stats.ok && stats.waiting).toBe(0); // nobody got a place without the work
   });
 
+  it('after Redis lost what the wait estimate learned, joiners are quoted the rate the operator set, and it learns again', async () => {
+    const showtimeId = core.addShowtime();
+    // One a second, one slot held by the first buyer: the line moves at the rate.
+    core.setRoomSettings(showtimeId, { ...fastRoom, capacity: 3, admitPerMinute: 60, admitBurst: 1 });
+    await edge.app.catalog.ensureRoom(String(showtimeId));
+    // Turns end quickly before the loss: the room learns short turns and a busy line.
+    for (let i = 0; i < 4; i++) {
+      const joined = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login(`learn-${showtimeId}-${i}`) });
+      expect(joined.status).toBe(200);
+      await api('DELETE', `/api/showtimes/${showtimeId}/queue`, { token: await login(`learn-${showtimeId}-${i}`) });
+    }
+    const before = await edge.app.rooms.engine.snapshot(String(showtimeId));
+    expect(before.ok && before.snapshot.learning.turnsEnded).toBeGreaterThan(0);
+    await redis.stop();
+    await redis.start();
+    await eventually(() => edge.redis!.ping().catch(() => 'down'), (reply) => reply === 'PONG');
+    const answers = [];
+    for (let i = 0; i < 6; i++) {
+      const token = await login(`after-loss-${showtimeId}-${i}`);
+      answers.push((await eventually(() => api('POST', `/api/showtimes/${showtimeId}/queue`, { token }), (r) => r.status !== 503)).json);
+    }
+    // Nothing learned survived (the room came back from the core's copy without it) ...
+    const snapshot = await edge.app.rooms.engine.snapshot(String(showtimeId));
+    expect(snapshot.ok && snapshot.snapshot.learning.turnsEnded).toBe(0);
+    // ... and every waiting joiner hears the wait at the rate set: about a second a place.
+    const waiting = answers.filter((a) => a.state === 'waiting');
+    expect(waiting.length).toBeGreaterThan(0);
+    for (const answer of waiting) {
+      expect(Number.isFinite(answer.etaSeconds)).toBe(true);
+      expect(answer.etaSeconds).toBeGreaterThanOrEqual(answer.position - 1);
+      expect(answer.etaSeconds).toBeLessThanOrEqual(answer.position * 1.25 + 1);
+    }
+    // Turns that end from now on are learned again.
+    const admitted = answers.find((a) => a.state === 'admitted');
+    expect(admitted).toBeDefined();
+    await edge.app.rooms.leave(String(showtimeId), `after-loss-${showtimeId}-${answers.indexOf(admitted!)}`);
+    const again = await edge.app.rooms.engine.snapshot(String(showtimeId));
+    expect(again.ok && again.snapshot.learning.turnsEnded).toBeGreaterThan(0);
+  });
+
   it('a released turn cannot start another purchase: an access token outliving its slot gets 410', async () => {
     const showtimeId = core.addShowtime();
     await edge.app.rooms.engine.configure(String(showtimeId), { ...fastRoom, capacity: 1 });
