@@ -74,7 +74,7 @@ export function connectEdgeRedis(url: string): Redis {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 1_000,
-    commandTimeoutMs: 1_000,
+    commandTimeout: 1_000,
     retryStrategy: (attempt) => Math.min(1_000, attempt * 100),
     // Commands issued in one event-loop turn (the joins and polls of many buyers) travel in one
     // write: at the opening, one socket write per join was a fifth of the join's time.

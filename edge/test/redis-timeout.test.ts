@@ -56,7 +56,7 @@ it('a join sent just before the process starves for 1.5 s gets its place: the re
 it('the same starvation with a plain ioredis command timeout fails the command Redis answered (the harness produces the race)', async () => {
   const { default: Redis } = await import('ioredis');
   const plain = new Redis(`redis://127.0.0.1:${redis.ports[0]}`, { commandTimeout: 1_000 });
-  const patient = new PatientRedis(`redis://127.0.0.1:${redis.ports[0]}`, { commandTimeoutMs: 1_000 });
+  const patient = new PatientRedis(`redis://127.0.0.1:${redis.ports[0]}`, { commandTimeout: 1_000 });
   try {
     await Promise.all([plain.ping(), patient.ping()]);
     const outcomes = [plain.ping(), patient.ping()].map((p) => p.then(() => 'answered', (e: Error) => e.message));
