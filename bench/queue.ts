@@ -93,7 +93,9 @@ export default async function queueBench(args: string[]): Promise<void> {
     const settings = { state: 'open', capacity: CAPACITY, admitPerMinute: 600, tickGapMs: 1_000 } as const;
     await engine.configure('bench', settings);
     await engine.configure('rbjoin', settings);
-    for (const script of [scripts.join, scripts.poll]) await admin.script('LOAD', script.source);
+    await engine.configure('enter', settings);
+    await engine.configure('rbenter', settings);
+    for (const script of [scripts.join, scripts.enter, scripts.poll]) await admin.script('LOAD', script.source);
 
     // Warm-up (JIT, connection) on a room of its own, so the first measurement is not penalised.
     await engine.configure('warmup', settings);
@@ -101,6 +103,8 @@ export default async function queueBench(args: string[]): Promise<void> {
     await perSecond(5_000, concurrency, (i) => engine.poll('warmup', customerId(i)));
 
     const joinsPerSec = await perSecond(WAITING + CAPACITY, concurrency, (i) => engine.join('bench', customerId(i)));
+    // The join the edge runs when it holds a fresh snapshot: the place only (lua/enter-10.lua).
+    const entersPerSec = await perSecond(WAITING + CAPACITY, concurrency, (i) => engine.enter('enter', customerId(i)));
     await engine.tick('bench');
     const stats = await engine.stats('bench');
     const waiting = stats.ok ? stats.waiting : -1;
@@ -109,13 +113,16 @@ export default async function queueBench(args: string[]): Promise<void> {
     );
 
     const pollArgv = ['EVALSHA', scripts.poll.sha1, '9', ...keys.forShowtime('bench').room, 'c__rand_int__', '-r', String(WAITING + CAPACITY)];
-    const joinArgv = ['EVALSHA', scripts.join.sha1, '9', ...keys.forShowtime('rbjoin').room, 'c__rand_int__', '-r', '1000000000'];
+    const joinArgv = ['EVALSHA', scripts.join.sha1, '10', ...keys.forShowtime('rbjoin').joining, 'c__rand_int__', '-r', '1000000000'];
+    const enterArgv = ['EVALSHA', scripts.enter.sha1, '10', ...keys.forShowtime('rbenter').joining, 'c__rand_int__', '-r', '1000000000'];
     // -r must come before the command in redis-benchmark's argv.
     const reorder = (argv: string[]) => [...argv.slice(-2), ...argv.slice(0, -2)];
     const rbPoll1 = await redisBenchmark(url, polls, 1, reorder(pollArgv));
     const rbPoll16 = await redisBenchmark(url, polls, 16, reorder(pollArgv));
     const rbJoin1 = await redisBenchmark(url, 20_000, 1, reorder(joinArgv));
     const rbJoin16 = await redisBenchmark(url, 20_000, 16, reorder(joinArgv));
+    const rbEnter1 = await redisBenchmark(url, 20_000, 1, reorder(enterArgv));
+    const rbEnter16 = await redisBenchmark(url, 20_000, 16, reorder(enterArgv));
 
     // Commands per poll that reaches Redis, in a quiet moment (the shared server may see others).
     const sample = 2_000;
@@ -134,6 +141,7 @@ export default async function queueBench(args: string[]): Promise<void> {
     const row = (name: string, ours: number, p1: number, p16: number) =>
       console.log(`${name.padEnd(25)}${fmt(ours).padStart(15)}${fmt(p1).padStart(23)}${fmt(p16).padStart(24)}${(ours / p16).toFixed(2).padStart(17)}`);
     row('joins/s', joinsPerSec, rbJoin1, rbJoin16);
+    row('joins/s, place only', entersPerSec, rbEnter1, rbEnter16);
     row('polls/s', pollsPerSec, rbPoll1, rbPoll16);
     console.log(`target: ratio >= 0.50 of pipelined redis-benchmark`);
     console.log('');
