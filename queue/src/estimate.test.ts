@@ -104,6 +104,8 @@ describe('estimateForJoin', () => {
     const s = snapshot(idleWindow);
     expect(estimateForJoin(s, 10_101, 9_991, { random: mid }).etaMs).toBe((9_991 - 10) * 100); // ten gone
     expect(estimateForJoin(s, 10_131, 10_001, { random: mid }).etaMs).toBe((10_001 - 0) * 100); // thirty joined, ahead of it none
+    // A buyer already in the snapshot's line joining again: only those who were ahead count.
+    expect(estimateForJoin(s, 5_100, 4_995, { random: mid }).etaMs).toBe((4_995 - 15) * 100); // five gone
   });
 
   it('answers a buyer who joined an opening crowd from a snapshot of the empty line, at the rate, where a poll must ask Redis', () => {

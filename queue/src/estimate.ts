@@ -266,12 +266,13 @@ export function estimateFromSnapshot(snapshot: RoomSnapshot, ticket: number, opt
   if (snapshot.state === 'opening' || ticket <= 0 || ticket < snapshot.headTicket || snapshot.lineLength === 0) {
     return ask;
   }
+  return estimateAt(snapshot, positionInSnapshot(snapshot, ticket), snapshot.headStart, options);
+}
+
+/** Where a ticket stands in the snapshot's line: interpolated between head and tail, counted on past the tail. */
+function positionInSnapshot(snapshot: RoomSnapshot, ticket: number): number {
   const { headTicket: head, tailTicket: tail, lineLength } = snapshot;
-  const position =
-    ticket > tail
-      ? lineLength + (ticket - tail)
-      : 1 + Math.round(((ticket - head) * (lineLength - 1)) / Math.max(1, tail - head));
-  return estimateAt(snapshot, position, snapshot.headStart, options);
+  return ticket > tail ? lineLength + (ticket - tail) : 1 + Math.round(((ticket - head) * (lineLength - 1)) / Math.max(1, tail - head));
 }
 
 /**
@@ -283,8 +284,9 @@ export function estimateFromSnapshot(snapshot: RoomSnapshot, ticket: number, opt
  * crowd the snapshot's head start has gone to the first few, and the rest wait at the rate.
  */
 export function estimateForJoin(snapshot: RoomSnapshot, ticket: number, position: number, options: EstimateOptions = {}): SnapshotEstimate {
-  const inLineOrBefore = snapshot.lineLength + Math.max(0, ticket - snapshot.tailTicket - 1);
-  const goneSince = Math.max(0, inLineOrBefore - (position - 1));
+  // Ahead of this ticket when the snapshot was taken (or by now, for those who joined since).
+  const aheadThen = ticket < snapshot.headTicket ? 0 : positionInSnapshot(snapshot, ticket) - 1;
+  const goneSince = Math.max(0, aheadThen - (position - 1));
   return estimateAt(snapshot, position, Math.max(0, snapshot.headStart - goneSince), options);
 }
 

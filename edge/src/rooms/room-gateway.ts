@@ -291,8 +291,8 @@ export function createRoomGateway(options: RoomGatewayOptions) {
 
     /** `address`: the client's, counted against the room's places-per-address cap. */
     async join(showtimeId: string, customerId: string, address: string | null = null): Promise<QueueAnswer> {
-      // With a fresh snapshot the join asks Redis for the buyer's place only (about half the
-      // script's work): the flash moment is joins, most of them far back in a long line.
+      // With a fresh snapshot the join asks Redis for the buyer's place only (a third less of
+      // the script's time): the flash moment is joins, most of them far back in a long line.
       const snapshot = snapshotForJoin(showtimeId);
       let result: Standing | Place | Refused = await store('join', () => (snapshot ? engine.enter(showtimeId, customerId, address) : engine.join(showtimeId, customerId, address)));
       if (!result.ok && result.code === 'unknown_room') {
