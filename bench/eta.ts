@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- eta [scenario,...]`: how far the wait estimate a buyer is given lies from
+ * `npm run bench -- eta [scenario,...]` (a name given twice runs in two rooms, side by side):
+ * how far the wait estimate a buyer is given lies from
  * the wait that follows, on a private Redis with the room ticker running, each scenario in a
  * room of its own (capacity 10, 120 admissions a minute) that was open and quiet before the
  * surge (a buyer trickling in every 2.5 s for 20 s, each buying like the crowd will):
@@ -155,8 +156,12 @@ async function runScenario(engine: RoomEngine, scenario: Scenario, index: number
 }
 
 export default async function etaBenchmark(args: string[]): Promise<void> {
+  // A name given twice runs twice, each in a room of its own: a run's median is one sample of
+  // the estimator where every buyer shares what the quiet spell taught it (buy-1-5-min).
   const wanted = args[0]?.split(',');
-  const scenarios = SCENARIOS.filter((s) => !wanted || wanted.includes(s.name));
+  const unknown = wanted?.filter((name) => !SCENARIOS.some((s) => s.name === name)) ?? [];
+  if (unknown.length > 0) throw new Error(`unknown scenario: ${unknown.join(', ')}`);
+  const scenarios = wanted ? wanted.map((name) => SCENARIOS.find((s) => s.name === name)!) : SCENARIOS;
   const redisServer = await startPrivateRedis();
   const client = new Redis(`redis://127.0.0.1:${redisServer.ports[0]}`);
   const engine = createRoomEngine({ store: createIoredisStore(client) });
