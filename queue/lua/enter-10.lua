@@ -12,10 +12,7 @@
 --- @include "describe"
 --- @include "join"
 
-local customer = ARGV[1]
-local s = loadSettings()
-if not s then return {-1} end
-local refused = joinRoom(s, customer, ARGV[2] or '', KEYS[10])
-if refused then return refused end
-local state, ticket, position, expiresAt = placeOf(s, customer, s.state == 'opening' and undrawnCount(s) or 0)
+local s, refused = joinFromArgs()
+if not s then return refused end
+local state, ticket, position, expiresAt = placeOf(s, ARGV[1], s.state == 'opening' and undrawnCount(s) or 0)
 return {1, state, ticket, position, expiresAt, nowMs, s.state}

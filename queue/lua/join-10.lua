@@ -9,9 +9,6 @@
 --- @include "describe"
 --- @include "join"
 
-local customer = ARGV[1]
-local s = loadSettings()
-if not s then return {-1} end
-local refused = joinRoom(s, customer, ARGV[2] or '', KEYS[10])
-if refused then return refused end
-return describe(s, customer)
+local s, refused = joinFromArgs()
+if not s then return refused end
+return describe(s, ARGV[1])

@@ -208,11 +208,7 @@ export function createRoomGateway(options: RoomGatewayOptions) {
    */
   function snapshotForJoin(showtimeId: string): RoomSnapshot | null {
     const snapshot = snapshots.peekRefreshing(showtimeId, () => loadSnapshot(showtimeId), refreshSnapshotAfterMs);
-    if (snapshot === undefined) {
-      snapshots.get(showtimeId, () => loadSnapshot(showtimeId)).catch(() => {}); // a failure is the next reader's to report
-      return null;
-    }
-    return snapshot !== null && (snapshot.state === 'open' || snapshot.state === 'paused') ? snapshot : null;
+    return snapshot && (snapshot.state === 'open' || snapshot.state === 'paused') ? snapshot : null;
   }
 
   /**

@@ -55,22 +55,21 @@ export function createSingleFlightCache<T>(options: SingleFlightCacheOptions) {
       return entry && now() - entry.loadedAtMs < options.ttlMs ? entry.value : undefined;
     },
     /**
-     * `peek`, and when the value is older than `refreshAfterMs` (but still fresh) a load starts
-     * in the background, shared with any `get`: callers that must not wait keep getting the
-     * fresh value while its successor loads, instead of all missing together the moment it
-     * expires. A failed background load is left to the next `get` to report.
+     * `peek`, and when the value is missing, expired or older than `refreshAfterMs` a load
+     * starts in the background, shared with any `get`: callers that must not wait keep getting
+     * the fresh value while its successor loads, instead of all missing together the moment it
+     * expires, and the next caller finds one where there was none. A failed background load is
+     * left to the next `get` to report.
      */
     peekRefreshing(key: string, loader: () => Promise<T>, refreshAfterMs: number): T | undefined {
       const entry = entries.get(key);
-      if (!entry) return undefined;
-      const age = now() - entry.loadedAtMs;
-      if (age >= options.ttlMs) return undefined;
+      const age = entry ? now() - entry.loadedAtMs : Number.POSITIVE_INFINITY;
       if (age >= refreshAfterMs && !inFlight.has(key)) {
         const started = load(key, loader).finally(() => inFlight.delete(key));
         inFlight.set(key, started);
         started.catch(() => {});
       }
-      return entry.value;
+      return age < options.ttlMs ? entry!.value : undefined;
     },
     /** Drops a key so the next read loads (after a settings change, a sold-out event). */
     invalidate(key: string) {

@@ -3,8 +3,9 @@
 -- holding a place keeps that place; after the place is gone (left, released, expired) it
 -- queues anew. A new place counts against the client address's cap (cfg placesPerAddress),
 -- atomically here, so a burst from one address cannot slip past it.
--- Returns nil once the customer holds a place, or the refusal reply:
---   -2 closed, -3 sold out, -12 address has taken its places
+-- joinFromArgs reads KEYS[10] (addrs), ARGV[1] customerId and ARGV[2] address ('' when unknown:
+-- not counted), and returns the settings once the customer holds a place, or nil and the
+-- refusal reply: -1 unknown room, -2 closed, -3 sold out, -12 address has taken its places.
 local ADDRESS_COUNTS_TTL_MS = 7 * 24 * 3600 * 1000
 
 local function joinRoom(s, customer, address, addrsKey)
@@ -35,4 +36,12 @@ local function joinRoom(s, customer, address, addrsKey)
   redis.call('HSET', beatKey, customer, nowMs)
   advanceIfDue(s)
   return nil
+end
+
+local function joinFromArgs()
+  local s = loadSettings()
+  if not s then return nil, {-1} end
+  local refused = joinRoom(s, ARGV[1], ARGV[2] or '', KEYS[10])
+  if refused then return nil, refused end
+  return s
 end

@@ -54,22 +54,22 @@ function joinRoom(room: RoomContext, s: NonNullable<ReturnType<RoomContext['load
   return null;
 }
 
-const join: Handler = (db, keys, [customer, address = '']) => {
-  const room = new RoomContext(db, keys);
-  const s = room.loadSettings();
-  if (!s) return [-1];
-  return joinRoom(room, s, keys[9]!, customer!, address) ?? describe(room, s, customer!);
-};
+/** A join script (join.lua joinFromArgs): the refusal, or `answer` once the customer holds a place. */
+const joining =
+  (answer: (room: RoomContext, s: NonNullable<ReturnType<RoomContext['loadSettings']>>, customer: string) => Reply): Handler =>
+  (db, keys, [customer, address = '']) => {
+    const room = new RoomContext(db, keys);
+    const s = room.loadSettings();
+    if (!s) return [-1];
+    return joinRoom(room, s, keys[9]!, customer!, address) ?? answer(room, s, customer!);
+  };
 
-const enter: Handler = (db, keys, [customer, address = '']) => {
-  const room = new RoomContext(db, keys);
-  const s = room.loadSettings();
-  if (!s) return [-1];
-  const refused = joinRoom(room, s, keys[9]!, customer!, address);
-  if (refused) return refused;
-  const place = placeOf(room, s, customer!, s.state === 'opening' ? room.undrawnCount(s) : 0);
+const join = joining(describe);
+
+const enter = joining((room, s, customer) => {
+  const place = placeOf(room, s, customer, s.state === 'opening' ? room.undrawnCount(s) : 0);
   return buildReply('enter', { state: place.state, ticket: place.ticket, position: place.position, expiresAtMs: place.expiresAt, nowMs: room.nowMs, roomState: s.state });
-};
+});
 
 const poll = withRoom((room, s, [customer]) => {
   room.restoreIfParked(s, customer!);
