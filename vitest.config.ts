@@ -22,7 +22,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: [`${parts}/**/*.test.ts`],
+          // The fault suite's own checks beside it (chaos/test/ runs in its own config).
+          include: [`${parts}/**/*.test.ts`, 'chaos/*.test.ts'],
           exclude: ['**/node_modules/**', '**/test/**'],
         },
       },

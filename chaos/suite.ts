@@ -12,7 +12,7 @@ import { createSale } from '../loadtest/journey/setup';
 import type { JourneySettings } from '../loadtest/lib/journey.js';
 import { createKeyBuilder } from '../queue/src/keys';
 import { FAULTS, FRESH_COPY_MS, type Fault } from './faults';
-import { durableRoomSettings, eventsNotAppliedByEdge, readFaultInvariants, settingsDifferences, type FaultInvariants, type RoomSettings } from './invariants';
+import { durableRoomSettings, eventsNotAppliedByEdge, readFaultInvariants, settingsDifferences, showtimeSoldOut, type FaultInvariants, type RoomSettings } from './invariants';
 import { startChaosStack, type ChaosStack } from './stack';
 
 export interface ChaosSettings {
@@ -169,7 +169,8 @@ async function runFault(stack: ChaosStack, sql: Sql, redis: Redis, fault: Fault,
 
   const settingsAfter = await roomSettings(stack, showtimeId);
   const durableAfter = await durableRoomSettings(sql, Number(showtimeId));
-  const changed = settingsDifferences(settingsBefore, settingsAfter);
+  const soldOut = await showtimeSoldOut(sql, Number(showtimeId));
+  const changed = settingsDifferences(settingsBefore, settingsAfter, { soldOut });
   if (durableBefore && JSON.stringify(durableBefore) !== JSON.stringify(durableAfter)) changed.push('durable room_settings row changed');
   const { figures, details } = await readFaultInvariants(sql, Number(showtimeId), {
     redis, maxActiveSeen: maxActive, capacity: settings.capacity, settingsChanged: changed, staleAfterSeconds: 3, notAppliedByEdge,
