@@ -12,6 +12,10 @@
  *   pause-30s       leave-at-once, and the operator pauses the room 20 s into the surge for 30 s
  *   walkaway-silent 100 buyers within 0.5 s, every second one vanishes at once (no poll, no leave)
  *   walkaway-beacon the same, but the vanishing ones send a leave (the pages' leave beacon)
+ *   opening-history buy-1-5-min's crowd at the opening of a room with no quiet spell before it (no
+ *                   turn of its own has ended when they join), in a cinema whose earlier sale (40
+ *                   buyers over 10 s, buying the same way) is in its turn history
+ *   opening-blind   the same opening in a cinema with no history: the configured rate is all it knows
  *
  * Errors are |ETA - actual| / actual, with actual floored at 2 s (a poll is at least 1 s
  * apart; nobody can tell 0.3 s from 1 s), over buyers who waited. "At join" is the ETA the join
@@ -23,7 +27,7 @@
  * (stayers / rate), and the most admissions held at once against the capacity.
  */
 import { Redis } from 'ioredis';
-import { createIoredisStore, createRoomEngine, createRoomTicker, type RoomEngine } from '../queue/src/index';
+import { createIoredisStore, createRoomEngine, createRoomTicker, type RoomEngine, type ScriptStore } from '../queue/src/index';
 import { startPrivateRedis } from '../queue/test/redis-servers';
 import { runBuyer, sleep, snapshotFeed, type BuyerPlan, type BuyerRecord, type Vanish } from './_room-buyers';
 
@@ -41,6 +45,8 @@ interface Scenario {
   turnMs: () => number;
   vanish?: (i: number) => Vanish;
   change?: (engine: RoomEngine, showtimeId: string) => Promise<number>;
+  /** A room opened to the crowd (no quiet spell) in a cinema of its own, with or without an earlier sale in its history. */
+  opening?: 'history' | 'blind';
 }
 
 const atOnce = () => 50;
@@ -75,7 +81,12 @@ const SCENARIOS: Scenario[] = [
   },
   { name: 'walkaway-silent', buyers: 100, spreadMs: 500, turnMs: atOnce, vanish: (i) => (i % 2 === 1 ? 'silent' : 'stay') },
   { name: 'walkaway-beacon', buyers: 100, spreadMs: 500, turnMs: atOnce, vanish: (i) => (i % 2 === 1 ? 'beacon' : 'stay') },
+  { name: 'opening-history', buyers: 120, spreadMs: 600, turnMs: buying, opening: 'history' },
+  { name: 'opening-blind', buyers: 120, spreadMs: 600, turnMs: buying, opening: 'blind' },
 ];
+
+const EARLIER_SALE_BUYERS = 40;
+const EARLIER_SALE_SPREAD_MS = 10_000;
 
 const quantile = (values: number[], q: number) => {
   if (values.length === 0) return NaN;
@@ -114,7 +125,34 @@ function errorsOf(records: BuyerRecord[], fromMs: number | null): Errors {
   return out;
 }
 
-async function runScenario(engine: RoomEngine, scenario: Scenario, index: number) {
+/**
+ * A cinema of its own (key prefix, ticker) for an opening scenario, so no other scenario's
+ * rooms go into its turn history; with `history`, an earlier sale of buyers like the crowd
+ * has run in it and is recorded before the opening.
+ */
+async function openingCinema(store: ScriptStore, scenario: Scenario, index: number) {
+  const engine = createRoomEngine({ store, keyPrefix: `eta-cinema-${index}:` });
+  const ticker = createRoomTicker({ engine, intervalMs: 200 });
+  ticker.start();
+  if (scenario.opening === 'history') {
+    const earlier = `eta-${index}-earlier-sale`;
+    await engine.configure(earlier, { state: 'open', capacity: CAPACITY, admitPerMinute: ADMIT_PER_MINUTE });
+    const snapshots = snapshotFeed(engine, earlier);
+    const deadline = Date.now() + 120_000;
+    await Promise.all(Array.from({ length: EARLIER_SALE_BUYERS }, (_, i) =>
+      sleep(Math.random() * EARLIER_SALE_SPREAD_MS).then(() => runBuyer(engine, earlier, { id: `e${i}`, turnMs: scenario.turnMs }, snapshots, deadline))));
+    await snapshots.stop();
+    await engine.recordTurns(earlier);
+    await engine.configure(earlier, { state: 'closed' });
+  }
+  const priorMs = await engine.turnPrior();
+  console.log(`  ${scenario.name}: ${priorMs === null ? 'no turn history' : `turns lasted ${(priorMs / 1000).toFixed(1)} s in the earlier sale`}`);
+  return { engine, stop: () => ticker.stop() };
+}
+
+async function runScenario(sharedEngine: RoomEngine, store: ScriptStore, scenario: Scenario, index: number) {
+  const cinema = scenario.opening ? await openingCinema(store, scenario, index) : null;
+  const engine = cinema?.engine ?? sharedEngine;
   const show = `eta-${index}-${scenario.name}`;
   await engine.configure(show, { state: 'open', capacity: CAPACITY, admitPerMinute: ADMIT_PER_MINUTE });
   const snapshots = snapshotFeed(engine, show);
@@ -131,7 +169,7 @@ async function runScenario(engine: RoomEngine, scenario: Scenario, index: number
   const plan = (id: string, i = 0): BuyerPlan => ({ id, turnMs: scenario.turnMs, vanish: scenario.vanish?.(i) ?? 'stay' });
   // The quiet spell: a few buyers trickling in, buying as the crowd will.
   const quiet: Promise<BuyerRecord>[] = [];
-  for (let t = 0; t < QUIET_MS; t += QUIET_EVERY_MS) {
+  for (let t = 0; !scenario.opening && t < QUIET_MS; t += QUIET_EVERY_MS) {
     quiet.push(runBuyer(engine, show, plan(`q${t}`), snapshots, deadline));
     await sleep(QUIET_EVERY_MS);
   }
@@ -147,6 +185,7 @@ async function runScenario(engine: RoomEngine, scenario: Scenario, index: number
   await snapshots.stop();
   console.log(`  ${scenario.name} done`);
   const stats = await engine.stats(show);
+  await cinema?.stop();
   const skipped = stats.ok ? stats.abandoned : NaN;
   const counters = stats.ok ? `passed over unseen ${stats.parked}, of whom came back ${stats.unparked}` : '';
   const stayers = records.filter((r) => !r.vanished);
@@ -167,15 +206,15 @@ export default async function etaBenchmark(args: string[]): Promise<void> {
   const engine = createRoomEngine({ store: createIoredisStore(client) });
   const ticker = createRoomTicker({ engine, intervalMs: 200 });
   ticker.start();
-  console.log(`capacity ${CAPACITY}, ${ADMIT_PER_MINUTE} a minute, quiet ${QUIET_MS / 1000} s before each surge; each scenario in its own room, estimates side by side, then walk-aways`);
+  console.log(`capacity ${CAPACITY}, ${ADMIT_PER_MINUTE} a minute, quiet ${QUIET_MS / 1000} s before each surge but the openings'; each scenario in its own room, estimates side by side, then walk-aways, then openings`);
   console.log('(a 2-core machine shared with other work: figures are indicative)\n');
   try {
-    // Estimates first, walk-aways after: each group side by side, so one group's thousands of
-    // polls do not starve the other's buyers (a late poll is a late buyer).
-    const estimates = scenarios.filter((s) => !s.vanish);
-    const walkaways = scenarios.filter((s) => s.vanish);
-    const results = await Promise.all(estimates.map((s, i) => runScenario(engine, s, i)));
-    results.push(...(await Promise.all(walkaways.map((s, i) => runScenario(engine, s, estimates.length + i)))));
+    // Estimates first, then walk-aways, then openings: each group side by side, so one group's
+    // thousands of polls do not starve another's buyers (a late poll is a late buyer).
+    const store = createIoredisStore(client);
+    const groups = [scenarios.filter((s) => !s.vanish && !s.opening), scenarios.filter((s) => s.vanish), scenarios.filter((s) => s.opening)];
+    const results: Awaited<ReturnType<typeof runScenario>>[] = [];
+    for (const group of groups) results.push(...(await Promise.all(group.map((s, i) => runScenario(engine, store, s, results.length + i)))));
     console.log('scenario            buyers  last in   ETA error at join (median / p90)   half-way (median / p90)   edge snapshot: join / half-way   previous estimator at join');
     for (const r of results) {
       const e = r.errors;

@@ -3,10 +3,13 @@
  * secrets as bindings, an in-isolate flood limiter and CF-Connecting-IP as the client
  * address. Booking events are drained from a cron trigger and, at most once a second per
  * isolate, after a request (waitUntil), since a Worker has no background loop; the cron also
- * restores rooms from the core's sale control (a join restores a missing room at once).
+ * restores rooms from the core's sale control (a join restores a missing room at once) and
+ * puts the rooms' turn lengths into the turn history the wait estimates of new rooms start from.
  */
 import { Redis } from '@upstash/redis/cloudflare';
 import { loadTokenKeys, parseJwkJson } from '../../lib/token-keys';
+import type { RoomEngine } from '../../queue/src/room-engine';
+import { recordTurnHistory } from '../../queue/src/room-ticker';
 import { createUpstashStore } from '../../queue/src/upstash-store';
 import type { EdgeApp } from './app';
 import { parseEdgeConfig } from './config';
@@ -23,6 +26,7 @@ export type WorkerEnv = Record<string, string | undefined>;
 interface Instance {
   app: EdgeApp;
   consumer: BookingEventsConsumer;
+  engine: RoomEngine;
   lastPumpMs: number;
 }
 
@@ -52,7 +56,7 @@ async function build(env: WorkerEnv): Promise<Instance> {
   const command = upstashRestCommand(config.upstash.url, config.upstash.token);
   const edgeStore = createRedisEdgeStore(command, config.keyPrefix);
   const metrics = createEdgeMetrics();
-  const { app, consumer } = buildEdge(config, {
+  const { app, consumer, deps } = buildEdge(config, {
     scriptStore: createUpstashStore(redis),
     edgeStore,
     guardStore: createRedisGuardStore(command, config.keyPrefix),
@@ -70,7 +74,7 @@ async function build(env: WorkerEnv): Promise<Instance> {
       warn: (object, message) => console.warn(message ?? 'warning', object),
     },
   });
-  return { app, consumer, lastPumpMs: 0 };
+  return { app, consumer, engine: deps.engine, lastPumpMs: 0 };
 }
 
 function instanceFor(env: WorkerEnv): Promise<Instance> {
@@ -101,5 +105,7 @@ export default {
     ctx.waitUntil(current.consumer.pumpOnce());
     // Rooms Redis lost, or holds an older copy of, come back from the core's sale control.
     ctx.waitUntil(current.app.catalog.syncAll().catch((error: unknown) => console.error('room sync failed', error)));
+    // A Worker has no ticker: the cron puts each room's turn length into the cinema's turn history.
+    ctx.waitUntil(recordTurnHistory(current.engine).catch((error: unknown) => console.error('recording turn history failed', error)));
   },
 };

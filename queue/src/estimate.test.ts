@@ -192,6 +192,19 @@ describe('the turn a slot is taken for', () => {
     expect(perSecond(after)).toBe(1.261);
   });
 
+  it('goes by the cinema\'s recent rooms until three turns of its own have ended, then by its own', () => {
+    // An opening crowd, nothing ended yet: turns of 2 minutes elsewhere, ten slots: 5 a minute, not 120.
+    const opening = { ...NOTHING_LEARNED, priorTurnMs: 120_000 };
+    expect(slotMs(opening)).toBe(120_500);
+    expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: opening }) * 60)).toBe(4.979);
+    expect(perSecond(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning: opening }) * 60)).toBe(4.979);
+    expect(slotMs({ ...opening, turnsEnded: 2, turnMs: 30_000 })).toBe(120_500);
+    // Three of its own: the room's turns, whatever the other rooms said.
+    expect(slotMs({ ...opening, turnsEnded: 3, turnMs: 30_000 })).toBe(30_500);
+    expect(slotMs({ ...NOTHING_LEARNED, priorTurnMs: null })).toBeNull();
+    expect(slotMs({ ...NOTHING_LEARNED, priorTurnMs: 0 })).toBeNull();
+  });
+
   it('adds the time an offer waits for its claim: the slot is taken from the offer on', () => {
     expect(slotMs({ ...early, claimGapMs: 800 })).toBe(6_800);
     expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...early, turnMs: 9_200, claimGapMs: 800 } }))).toBe(1);

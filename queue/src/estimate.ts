@@ -40,6 +40,8 @@ export interface AdmissionLearning {
   /** Running turns older than the ended ones' mean (learnRunning), and their total age so far. */
   runningTurns: number;
   runningTurnMs: number;
+  /** How long turns lasted in the cinema's recent rooms (turn-history.ts): the guess until this room has ended MIN_TURNS of its own. */
+  priorTurnMs?: number | null;
 }
 
 export const NOTHING_LEARNED: AdmissionLearning = { busyMs: 0, busyAdmits: 0, turnsEnded: 0, turnMs: null, claimGapMs: 0, runningTurns: 0, runningTurnMs: 0 };
@@ -59,17 +61,27 @@ export interface RateInputs {
 const MIN_CLAIM_GAP_MS = MIN_POLL_MS / 2;
 
 /**
- * How long a turn keeps its slot, offer to end; null until MIN_TURNS have ended. Early on
- * the turns that ended are the short ones (a crowd's first turns end first): running turns
- * already older than their mean count at their age so far, a lower bound of their length
- * (the scripts pick them, lua/includes/room.lua learnRunning); younger ones say nothing
- * against the mean. What the turns not yet ended will add beyond their age is not known.
+ * How long this room's turns keep their slot, claim to end, from its own turns; null until
+ * MIN_TURNS have ended. Early on the turns that ended are the short ones (a crowd's first
+ * turns end first): running turns already older than their mean count at their age so far,
+ * a lower bound of their length (the scripts pick them, lua/includes/room.lua learnRunning);
+ * younger ones say nothing against the mean. What the turns not yet ended will add beyond
+ * their age is not known.
  */
-export function slotMs(learning: AdmissionLearning): number | null {
+export function ownTurnMs(learning: AdmissionLearning): number | null {
   if (learning.turnsEnded < MIN_TURNS || !learning.turnMs || learning.turnMs <= 0) return null;
   const ended = learning.turnMs * learning.turnsEnded;
-  const turnMs = (ended + learning.runningTurnMs) / (learning.turnsEnded + learning.runningTurns);
-  return turnMs + Math.max(learning.claimGapMs, MIN_CLAIM_GAP_MS);
+  return (ended + learning.runningTurnMs) / (learning.turnsEnded + learning.runningTurns);
+}
+
+/**
+ * How long a turn keeps its slot, offer to end: the room's own turns, or until it has seen
+ * enough of them, how long turns lasted in the cinema's recent rooms (turn-history.ts); null
+ * when neither is known.
+ */
+export function slotMs(learning: AdmissionLearning): number | null {
+  const turnMs = ownTurnMs(learning) ?? (learning.priorTurnMs && learning.priorTurnMs > 0 ? learning.priorTurnMs : null);
+  return turnMs === null ? null : turnMs + Math.max(learning.claimGapMs, MIN_CLAIM_GAP_MS);
 }
 
 /**

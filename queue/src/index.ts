@@ -26,4 +26,4 @@ export { type ScriptStore, runScript, isNoScriptError } from './store';
 export { createIoredisStore, type IoredisScriptClient } from './ioredis-store';
 export { createUpstashStore, type UpstashScriptClient } from './upstash-store';
 export { createMemoryStore } from './memory-store';
-export { createRoomTicker, type RoomTickerOptions, type TickRound } from './room-ticker';
+export { createRoomTicker, recordTurnHistory, type RoomTickerOptions, type TickRound } from './room-ticker';

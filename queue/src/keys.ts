@@ -75,6 +75,8 @@ export interface KeyBuilder {
   readonly gateEventsCursor: string;
   /** Set of showtime ids the ticker drives. Not hash-tagged: touched only by its own scripts. */
   readonly registry: string;
+  /** Hash showtime id -> how long its turns lasted (queue/src/turn-history.ts). Not hash-tagged, like the registry. */
+  readonly turnHistory: string;
 }
 
 /** Showtimes whose keys a builder keeps made (every join and poll asks; few showtimes sell at once). */
@@ -85,6 +87,7 @@ export function createKeyBuilder(prefix = ''): KeyBuilder {
   return {
     prefix,
     registry: `${prefix}wr:rooms`,
+    turnHistory: `${prefix}wr:turn-history`,
     gateEventsCursor: `${prefix}gate:events:cursor`,
     forGate(showtimeId) {
       if (!isValidShowtimeId(showtimeId)) throw new RangeError(`invalid showtime id: ${showtimeId}`);

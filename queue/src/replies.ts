@@ -51,7 +51,8 @@ export interface Standing {
 
 const num = (value: unknown): number => Number(value);
 
-export function standingFromReply(reply: unknown[], random?: () => number): Standing {
+/** `priorTurnMs`: the cinema's recent turn length (turn-history.ts), for a room that has not learned its own. */
+export function standingFromReply(reply: unknown[], random?: () => number, priorTurnMs: number | null = null): Standing {
   const named = readReply('poll', reply);
   const { state: rawState, ticket, position, expiresAtMs, lineLength, nowMs, roomState, opensAtMs, admitPerMinute, abandonGraceMs } = named;
   const state = String(rawState) as BuyerState;
@@ -69,6 +70,7 @@ export function standingFromReply(reply: unknown[], random?: () => number): Stan
       claimGapMs: num(named.claimGapMs),
       runningTurns: num(named.runningTurns),
       runningTurnMs: num(named.runningTurnMs),
+      priorTurnMs,
     },
   });
   const waitingPosition = state === 'waiting' || state === 'paused' ? num(position) || null : null;

@@ -67,6 +67,8 @@ export const REPLY_FIELDS = {
   draw: { status: true, fields: ['drawNext', 'done', 'placed'], rest: null },
   /** add/remove: one value, how many changed; list: the registered showtime ids. */
   registry: { status: true, fields: [], rest: 'values' },
+  /** record: one value, the entries kept; list: showtime id, entry, showtime id, entry… */
+  history: { status: true, fields: [], rest: 'values' },
   /**
    * The seat gate (lua/gate-*.lua). gateClaim's decision: 1 claimed, 0 taken, 2 over the
    * per-customer limit, 3 unknown seats; `seats` lists the taken or unknown ones.

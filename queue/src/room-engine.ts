@@ -4,11 +4,12 @@
  * only store failures (Redis down) throw.
  */
 import { invalidInput, refusalFromCode, RefusalCode, type Refused } from './codes';
-import { etaForPositionMs, serviceRatePerMs, type RoomSnapshot } from './estimate';
+import { etaForPositionMs, ownTurnMs, serviceRatePerMs, type AdmissionLearning, type RoomSnapshot } from './estimate';
 import { drawOrder, newSeed, seedCommitment } from './fair-draw';
 import { createKeyBuilder, isValidCustomerId, isValidShowtimeId } from './keys';
 import { readReply } from './reply-fields';
 import { placeFromReply, roomViewFromReply, standingFromReply, type Place, type Standing } from './replies';
+import { createTurnPrior, entriesFromList, HISTORY_MAX_ROOMS, TURNS_TO_RECORD } from './turn-history';
 import { admissionView, governedSettings, type AdmissionView } from './room-control';
 import { scripts } from './scripts.gen';
 import { roomSettingsPatchSchema, settingsToPairs, type RoomSettings, type RoomSettingsPatch, type RoomState } from './settings';
@@ -71,6 +72,9 @@ export interface RoomStats {
   left: number;
   lastPosition: number;
   etaLastMs: number | null;
+  /** How long a turn lasts as the estimate takes it (claim to end), and whose turns say so: null until known. */
+  turnMs: number | null;
+  turnFrom: 'room' | 'history' | null;
   seedHash: string | null;
   /** Revealed after the opening draw, null before. */
   seed: string | null;
@@ -79,6 +83,13 @@ export interface RoomStats {
 }
 
 const finiteOrNull = (ms: number): number | null => (Number.isFinite(ms) ? ms : null);
+
+/** The turn length the estimate goes by, and where from: the room's own turns, or the cinema's history. */
+function turnOf(learning: AdmissionLearning): Pick<RoomStats, 'turnMs' | 'turnFrom'> {
+  const own = ownTurnMs(learning);
+  if (own !== null) return { turnMs: Math.round(own), turnFrom: 'room' };
+  return learning.priorTurnMs ? { turnMs: learning.priorTurnMs, turnFrom: 'history' } : { turnMs: null, turnFrom: null };
+}
 
 const MAX_DRAW_ATTEMPTS = 5;
 /** Pre-queue members read, or placed, per script call during the opening draw. */
@@ -90,6 +101,9 @@ export function createRoomEngine(options: RoomEngineOptions) {
 
   const call = (script: LuaScript, showtimeId: string, args: (string | number)[] = []) =>
     runScript(store, script, keys.forShowtime(showtimeId).room, args);
+
+  const listHistory = async () => entriesFromList(readReply('history', await runScript(store, scripts.history, [keys.turnHistory], ['list'])).rest);
+  const turnPrior = createTurnPrior(listHistory);
 
   const isRefusal = (reply: unknown[]) => Number(reply[0]) < 0;
   const refused = (reply: unknown[]): Refused => refusalFromCode(Number(reply[0]));
@@ -183,12 +197,15 @@ export function createRoomEngine(options: RoomEngineOptions) {
       reply = await call(scripts.poll, showtimeId, [customerId]);
       if (isRefusal(reply)) return refused(reply);
     }
-    return standingFromReply(reply, random);
+    return standingFromReply(reply, random, turnPrior.current());
   }
 
   async function inspect(showtimeId: string) {
     const reply = await call(scripts.inspect, showtimeId);
-    return isRefusal(reply) ? refused(reply) : roomViewFromReply(showtimeId, reply);
+    if (isRefusal(reply)) return refused(reply);
+    const view = roomViewFromReply(showtimeId, reply);
+    view.snapshot.learning.priorTurnMs = turnPrior.current();
+    return view;
   }
 
   return {
@@ -344,6 +361,7 @@ export function createRoomEngine(options: RoomEngineOptions) {
         left: count('left'),
         lastPosition,
         etaLastMs: s.state === 'open' && lastPosition > 0 ? finiteOrNull(etaForPositionMs(lastPosition, { ratePerMs: rate, headStart: s.headStart, admitsInWindow: s.admitsInWindow, admitPerMinute: governed.admitPerMinute })) : null,
+        ...turnOf(s.learning),
         seedHash: s.seedHash,
         seed,
         admission: admissionView(s.settings, s.control, s.active + s.offered),
@@ -374,6 +392,32 @@ export function createRoomEngine(options: RoomEngineOptions) {
       if (bad) return bad;
       const reply = await call(scripts.govern, showtimeId, Object.entries(fields).flatMap(([field, value]) => [field, value]));
       return isRefusal(reply) ? refused(reply) : { ok: true };
+    },
+
+    /**
+     * Puts how long this room's turns last into the cinema's turn history (turn-history.ts),
+     * once it has seen enough of them; the ticker calls it now and then. Recording again
+     * replaces the room's entry.
+     */
+    async recordTurns(showtimeId: string): Promise<{ ok: true; recorded: boolean } | Refused> {
+      const bad = checkIds(showtimeId);
+      if (bad) return bad;
+      const view = await inspect(showtimeId);
+      if (!('snapshot' in view)) return view;
+      const { learning } = view.snapshot;
+      const meanMs = ownTurnMs(learning);
+      // The count decays with time (lua/includes/room.lua): five turns a moment ago read 4.99.
+      const turns = Math.round(learning.turnsEnded);
+      if (meanMs === null || turns < TURNS_TO_RECORD) return { ok: true, recorded: false };
+      await runScript(store, scripts.history, [keys.turnHistory], ['record', showtimeId, Math.round(meanMs), turns, Date.now(), HISTORY_MAX_ROOMS]);
+      await turnPrior.refresh(); // this process's estimates follow at once
+      return { ok: true, recorded: true };
+    },
+
+    /** The turn length the cinema's recent rooms suggest, read now (null: none recorded). */
+    async turnPrior(): Promise<number | null> {
+      await turnPrior.refresh();
+      return turnPrior.current();
     },
 
     /** Showtime ids the ticker drives (rooms not closed or sold out). */

@@ -27,4 +27,38 @@ describe('room ticker', () => {
     await new Promise((r) => setTimeout(r, 30));
     await ticker.stop();
   });
+
+  it('puts each room\'s turn length into the cinema\'s history now and then, and keeps ticking when that fails', async () => {
+    const engine = createRoomEngine({ store: createMemoryStore() });
+    await engine.configure('a', { state: 'open', capacity: 6, admitPerMinute: 60_000, admitBurst: 100, tickGapMs: 0 });
+    const buyers = ['t1', 't2', 't3', 't4', 't5', 't6'];
+    for (const c of buyers) await engine.join('a', c);
+    for (const c of buyers) await engine.claim('a', c);
+    await new Promise((r) => setTimeout(r, 60));
+    for (const c of buyers) await engine.release('a', c);
+    const recorded: string[] = [];
+    const record = engine.recordTurns;
+    let failing = false;
+    const watched = {
+      ...engine,
+      recordTurns: async (id: string) => {
+        recorded.push(id);
+        if (failing) throw new Error('Redis down');
+        return record(id);
+      },
+    };
+    const errors: string[] = [];
+    const ticker = createRoomTicker({ engine: watched, intervalMs: 10, recordTurnsEveryMs: 100, logger: { info() {}, error: (_o, message) => errors.push(message ?? '') } });
+    await ticker.tickAll();
+    expect(recorded).toEqual(['a']);
+    expect(await engine.turnPrior()).toBeGreaterThanOrEqual(55);
+    await ticker.tickAll(); // within recordTurnsEveryMs: not again
+    expect(recorded).toEqual(['a']);
+    await new Promise((r) => setTimeout(r, 110));
+    failing = true;
+    const round = await ticker.tickAll();
+    expect(recorded).toEqual(['a', 'a']);
+    expect(round).toMatchObject({ rooms: 1, failed: 0 });
+    expect(errors).toEqual(['recording turn history failed']);
+  });
 });

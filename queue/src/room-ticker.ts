@@ -13,6 +13,8 @@ export interface TickerLogger {
 export interface RoomTickerOptions {
   engine: RoomEngine;
   intervalMs?: number;
+  /** How often each room's turn length goes into the cinema's turn history (turn-history.ts). */
+  recordTurnsEveryMs?: number;
   logger?: TickerLogger;
 }
 
@@ -23,8 +25,17 @@ export interface TickRound {
   failed: number;
 }
 
-export function createRoomTicker({ engine, intervalMs = 200, logger }: RoomTickerOptions) {
+export function createRoomTicker({ engine, intervalMs = 200, recordTurnsEveryMs = 15_000, logger }: RoomTickerOptions) {
   let timer: ReturnType<typeof setTimeout> | null = null;
+  const recordedAtMs = new Map<string, number>();
+
+  /** Now and then, after the room's admission step; a failure is logged and tried next time. */
+  async function recordTurns(showtimeId: string): Promise<void> {
+    const now = Date.now();
+    if (now - (recordedAtMs.get(showtimeId) ?? -Infinity) < recordTurnsEveryMs) return;
+    recordedAtMs.set(showtimeId, now);
+    await engine.recordTurns(showtimeId).catch((error: unknown) => logger?.error({ showtimeId, err: error }, 'recording turn history failed'));
+  }
   let running = false;
   let current: Promise<TickRound> | null = null;
 
@@ -32,6 +43,8 @@ export function createRoomTicker({ engine, intervalMs = 200, logger }: RoomTicke
     const round: TickRound = { rooms: 0, offered: 0, skipped: 0, failed: 0 };
     const rooms = await engine.listRooms();
     round.rooms = rooms.length;
+    const driven = new Set(rooms);
+    for (const showtimeId of recordedAtMs.keys()) if (!driven.has(showtimeId)) recordedAtMs.delete(showtimeId);
     await Promise.all(
       rooms.map(async (showtimeId) => {
         try {
@@ -39,6 +52,7 @@ export function createRoomTicker({ engine, intervalMs = 200, logger }: RoomTicke
           if (result.ok) {
             round.offered += result.offered;
             round.skipped += result.skipped;
+            await recordTurns(showtimeId);
           }
         } catch (error) {
           // One room's failure (or Redis hiccup) must not stop the others or the loop.
@@ -78,4 +92,14 @@ export function createRoomTicker({ engine, intervalMs = 200, logger }: RoomTicke
       if (current) await current;
     },
   };
+}
+
+/**
+ * Every driven room's turn length into the cinema's turn history, for runtimes without a
+ * ticker (a Worker's cron). A room that fails is skipped; the count recorded is returned.
+ */
+export async function recordTurnHistory(engine: Pick<RoomEngine, 'listRooms' | 'recordTurns'>): Promise<number> {
+  const rooms = await engine.listRooms();
+  const results = await Promise.all(rooms.map((showtimeId) => engine.recordTurns(showtimeId).catch(() => null)));
+  return results.filter((result) => result?.ok && result.recorded).length;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admissionTiles, reasonWords, validateAdmission, type AdmissionView } from './admission-controls';
+import { admissionTiles, reasonWords, turnWords, validateAdmission, type AdmissionView } from './admission-controls';
 
 const view: AdmissionView = {
   adaptive: true,
@@ -29,6 +29,13 @@ describe('admission controls', () => {
     expect(reasonWords(view)).toBe('Cut: holds are slow (holds take 2100 ms (p95; limit 800 ms)).');
     expect(reasonWords({ ...view, reason: 'off', adaptive: false })).toBe('Off for this room: admitting at the rate as set.');
     expect(admissionTiles(null).admitEffective).toBe('—');
+  });
+
+  it('says how long a turn lasts and whose turns say so', () => {
+    expect(turnWords(9_200, 'room')).toBe("9 seconds · this room's turns");
+    expect(turnWords(150_000, 'history')).toBe('about 3 minutes · from recent sales, until this room has its own');
+    expect(turnWords(null, null)).toBe('not known yet');
+    expect(turnWords(undefined, 'room')).toBe('not known yet');
   });
 
   it('sends only what changed, and refuses bad values in plain words', () => {

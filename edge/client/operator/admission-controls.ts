@@ -6,6 +6,7 @@
 
 /** What GET /api/admin/showtimes/:id/room (and its live events) say about admission: the server's own type. */
 import type { AdmissionView } from '../../../queue/src/room-control';
+import { duration } from '../core/format';
 
 export type { AdmissionView };
 
@@ -31,6 +32,12 @@ const HEADLINES: Record<string, string> = {
 };
 
 /** "Cut: holds are slow (holds take 2100 ms …)", for the reason line. */
+/** The turn length the wait estimate goes by, and whose turns say so (the room's own, or recent sales'). */
+export function turnWords(turnMs: unknown, from: unknown): string {
+  if (typeof turnMs !== 'number' || !(turnMs > 0)) return 'not known yet';
+  return `${duration(turnMs / 1000)} · ${from === 'history' ? 'from recent sales, until this room has its own' : 'this room\'s turns'}`;
+}
+
 export function reasonWords(view: AdmissionView): string {
   const headline = HEADLINES[view.reason] ?? view.reason;
   return view.detail && !['off', 'no_governor', 'healthy'].includes(view.reason) ? `${headline} (${view.detail}).` : `${headline}.`;

@@ -9,7 +9,7 @@ import { api } from '../core/api';
 import { byId, setText } from '../core/dom';
 import { explain } from '../core/explain';
 import { duration, localTime } from '../core/format';
-import { admissionTiles, reasonWords, validateAdmission, type AdmissionView } from './admission-controls';
+import { admissionTiles, reasonWords, turnWords, validateAdmission, type AdmissionView } from './admission-controls';
 import { createSeries, drawSpark } from './spark-chart';
 import { describeChange, describeSaleChange, validateSale, validateSettings, type RoomChange, type RoomSettingsView } from './room-controls';
 
@@ -46,6 +46,7 @@ export function roomConsole(root: HTMLElement) {
       admittedPerMinute: n('admittedLastMinute'),
       abandoned: n('abandoned'),
       etaLast: data.room && stats.etaLastMs !== null && stats.etaLastMs !== undefined ? duration(Number(stats.etaLastMs) / 1000) : '—',
+      turn: data.room ? turnWords(stats.turnMs, stats.turnFrom) : null,
       seatsAvailable: seats?.available,
       seatsHeld: seats?.held,
       seatsBooked: seats?.booked,

@@ -272,6 +272,8 @@ export const roomControl = z.looseObject({
     admitted: count,
     abandoned: count,
     etaLastMs: z.number().nullable(),
+    turnMs: z.number().nullable().describe('How long a turn lasts as the wait estimate takes it (claim to end); null until known'),
+    turnFrom: z.enum(['room', 'history']).nullable().describe('room: learned from this room\'s turns; history: from the cinema\'s recent rooms, until this one has ended three'),
     seedHash: z.string().nullable().describe('Commitment to the opening draw\'s seed'),
     seed: z.string().nullable().describe('Revealed after the draw'),
   }).describe('Live counters from the queue'),

@@ -76,6 +76,7 @@ const TILES: [string, string, boolean][] = [
   ['admittedPerMinute', 'Admitted per minute', true],
   ['abandoned', 'Abandoned', false],
   ['etaLast', 'ETA of the last in line', false],
+  ['turn', 'A turn lasts', false],
   ['seatsAvailable', 'Seats available', true],
   ['seatsHeld', 'Seats held', true],
   ['seatsBooked', 'Seats booked', true],

@@ -4,7 +4,8 @@
  * with WebCrypto, the operator API and metrics.
  */
 // @ts-expect-error -- provided by @cloudflare/vitest-pool-workers inside workerd only
-import { SELF } from 'cloudflare:test';
+import { SELF, env, createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
+import worker from '../../src/worker';
 import { describe, expect, inject, it } from 'vitest';
 import { callJson, type JsonCallInit } from '../../../test/support/json-call';
 
@@ -92,6 +93,35 @@ describe('edge in workerd', () => {
     expect((await call('POST', `/api/showtimes/${otherShowtimeId}/queue`, { token: customer, headers })).status).toBe(200);
     const again = await call('POST', `/api/showtimes/${otherShowtimeId}/queue`, { token: customer, headers });
     expect(again).toMatchObject({ status: 428, json: { error: { code: 'POW_REUSED' } } });
+  });
+
+  it('the cron puts a room\'s turns into the turn history, and a room with none of its own goes by it', async () => {
+    // The proof-of-work test's buyer may hold a slot here: room for them and one more.
+    const put = await call('PUT', `/api/admin/showtimes/${otherShowtimeId}/room`, { token: ADMIN, body: { state: 'open', capacity: 3, admitPerMinute: 60000, powDifficulty: 0 } });
+    expect(put.status).toBe(200);
+    // Six turns, one after the other, each given back after about 100 ms.
+    for (let i = 0; i < 6; i++) {
+      const token = await login(`wk-turn-${i}`);
+      const joined = (await call('POST', `/api/showtimes/${otherShowtimeId}/queue`, { token })).json;
+      let answer = joined;
+      for (let attempt = 0; answer.state !== 'admitted' && attempt < 40; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        answer = (await call('GET', `/api/showtimes/${otherShowtimeId}/queue`, { headers: { 'x-queue-token': joined.queueToken } })).json;
+      }
+      expect(answer, JSON.stringify(answer)).toMatchObject({ state: 'admitted' });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await call('DELETE', `/api/showtimes/${otherShowtimeId}/queue`, { token })).status).toBe(200);
+    }
+    const learned = (await call('GET', `/api/admin/showtimes/${otherShowtimeId}/room`, { token: ADMIN })).json.stats;
+    expect(learned).toMatchObject({ turnFrom: 'room', turnMs: expect.any(Number) });
+    // The first room has not seen three turns end: before the cron, nothing to go by.
+    expect((await call('GET', `/api/admin/showtimes/${showtimeId}/room`, { token: ADMIN })).json.stats).toMatchObject({ turnFrom: null, turnMs: null });
+    // The Worker's cron, as Cloudflare calls it (the same module instance SELF serves).
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ scheduledTime: new Date(), cron: '* * * * *' }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    await expect.poll(async () => (await call('GET', `/api/admin/showtimes/${showtimeId}/room`, { token: ADMIN })).json.stats, { timeout: 10_000 })
+      .toMatchObject({ turnFrom: 'history', turnMs: learned.turnMs });
   });
 });
 

@@ -358,7 +358,17 @@ const registry: Handler = (db, [key], [op, id]) => {
   return buildReply('registry', {}, [...set].sort());
 };
 
+const history: Handler = (db, [key], [op, id, meanMs, turns, nowMs, most]) => {
+  const entries = db.hash(key!);
+  if (op !== 'record') return buildReply('history', {}, [...entries].flat());
+  entries.set(id!, `${meanMs}:${turns}:${nowMs}`);
+  const atMs = (entry: string) => Number(entry.split(':')[2]);
+  const oldestFirst = [...entries].sort(([, a], [, b]) => atMs(a) - atMs(b));
+  for (const [showtimeId] of oldestFirst.slice(0, Math.max(0, entries.size - Number(most)))) entries.delete(showtimeId);
+  return buildReply('history', {}, [entries.size]);
+};
+
 export const memoryScripts: Record<ScriptName, Handler> = {
   ...gateMemoryScripts,
-  claim, configure, draw, enter, find, govern, inspect, join, leave, poll, prequeue, registry, release, restore, take, tick,
+  claim, configure, draw, enter, find, govern, inspect, join, leave, poll, prequeue, registry, history, release, restore, take, tick,
 };
