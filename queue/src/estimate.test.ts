@@ -12,6 +12,7 @@ import {
   predictedRatePerMs,
   serviceRatePerMs,
   slotMs,
+  turnEstimate,
   type RoomSnapshot,
 } from './estimate';
 import { DEFAULT_SETTINGS } from './settings';
@@ -224,7 +225,17 @@ describe('the turn a slot is taken for', () => {
     expect(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning: quick }) / predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: quick })).toBeCloseTo(11.1 / 15.1, 2);
   });
 
-  it('believes nothing before three turns have ended, running ones or not', () => {
-    expect(slotMs({ ...early, turnsEnded: 2, runningTurns: 5, runningTurnMs: 60_000 })).toBeNull();
+  it('before three turns have ended, goes by how long the running ones have run at least, or the history if longer', () => {
+    // An opening 12 s in: five turns running (the scripts count them all then), two ended early.
+    const opening = { ...early, turnsEnded: 2, runningTurns: 5, runningTurnMs: 60_000 };
+    expect(slotMs(opening)).toBe(12_500);
+    expect(turnEstimate(opening)).toEqual({ turnMs: 12_000, from: 'room' });
+    // Recent sales say turns last 2 minutes: longer than 12 s so far, so that.
+    expect(turnEstimate({ ...opening, priorTurnMs: 120_000 })).toEqual({ turnMs: 120_000, from: 'history' });
+    // Running for 3 minutes already, none ended: longer than the history says.
+    expect(turnEstimate({ ...opening, runningTurnMs: 900_000, priorTurnMs: 120_000 })).toEqual({ turnMs: 180_000, from: 'room' });
+    expect(slotMs({ ...opening, runningTurns: 0, runningTurnMs: 0 })).toBeNull();
+    // Three ended: the room's own mean (running ones counted only when older than it).
+    expect(turnEstimate({ ...early, turnsEnded: 3, priorTurnMs: 120_000 })).toEqual({ turnMs: 6_000, from: 'room' });
   });
 });

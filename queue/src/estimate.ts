@@ -37,7 +37,7 @@ export interface AdmissionLearning {
   turnMs: number | null;
   /** Mean time from offer to claim (the slot is taken from the offer on); 0: unknown. */
   claimGapMs: number;
-  /** Running turns older than the ended ones' mean (learnRunning), and their total age so far. */
+  /** Running turns older than the ended ones' mean, or before MIN_TURNS ended all of them (learnRunning), and their total age so far. */
   runningTurns: number;
   runningTurnMs: number;
   /** How long turns lasted in the cinema's recent rooms (turn-history.ts): the guess until this room has ended MIN_TURNS of its own. */
@@ -75,13 +75,25 @@ export function ownTurnMs(learning: AdmissionLearning): number | null {
 }
 
 /**
- * How long a turn keeps its slot, offer to end: the room's own turns, or until it has seen
- * enough of them, how long turns lasted in the cinema's recent rooms (turn-history.ts); null
- * when neither is known.
+ * The turn length the estimate goes by, claim to end, and whose turns say so. The room's own
+ * once MIN_TURNS have ended; before that (an opening: the crowd's first turns all running, none
+ * ended) the longer of how long turns lasted in the cinema's recent rooms (turn-history.ts) and
+ * how long this room's running turns have run so far (the scripts count every running turn
+ * then: turns last at least that long); null when neither is known.
  */
+export function turnEstimate(learning: AdmissionLearning): { turnMs: number; from: 'room' | 'history' } | null {
+  const own = ownTurnMs(learning);
+  if (own !== null) return { turnMs: own, from: 'room' };
+  const running = learning.runningTurns > 0 ? learning.runningTurnMs / learning.runningTurns : 0;
+  const prior = learning.priorTurnMs && learning.priorTurnMs > 0 ? learning.priorTurnMs : 0;
+  if (prior > 0 && prior >= running) return { turnMs: prior, from: 'history' };
+  return running > 0 ? { turnMs: running, from: 'room' } : null;
+}
+
+/** How long a turn keeps its slot, offer to end (turnEstimate, and the wait for the claim); null when unknown. */
 export function slotMs(learning: AdmissionLearning): number | null {
-  const turnMs = ownTurnMs(learning) ?? (learning.priorTurnMs && learning.priorTurnMs > 0 ? learning.priorTurnMs : null);
-  return turnMs === null ? null : turnMs + Math.max(learning.claimGapMs, MIN_CLAIM_GAP_MS);
+  const turn = turnEstimate(learning);
+  return turn === null ? null : turn.turnMs + Math.max(learning.claimGapMs, MIN_CLAIM_GAP_MS);
 }
 
 /**

@@ -4,7 +4,7 @@
  * only store failures (Redis down) throw.
  */
 import { invalidInput, refusalFromCode, RefusalCode, type Refused } from './codes';
-import { etaForPositionMs, ownTurnMs, serviceRatePerMs, type AdmissionLearning, type RoomSnapshot } from './estimate';
+import { etaForPositionMs, ownTurnMs, serviceRatePerMs, turnEstimate, type AdmissionLearning, type RoomSnapshot } from './estimate';
 import { drawOrder, newSeed, seedCommitment } from './fair-draw';
 import { createKeyBuilder, isValidCustomerId, isValidShowtimeId } from './keys';
 import { readReply } from './reply-fields';
@@ -86,9 +86,8 @@ const finiteOrNull = (ms: number): number | null => (Number.isFinite(ms) ? ms : 
 
 /** The turn length the estimate goes by, and where from: the room's own turns, or the cinema's history. */
 function turnOf(learning: AdmissionLearning): Pick<RoomStats, 'turnMs' | 'turnFrom'> {
-  const own = ownTurnMs(learning);
-  if (own !== null) return { turnMs: Math.round(own), turnFrom: 'room' };
-  return learning.priorTurnMs ? { turnMs: learning.priorTurnMs, turnFrom: 'history' } : { turnMs: null, turnFrom: null };
+  const turn = turnEstimate(learning);
+  return turn ? { turnMs: Math.round(turn.turnMs), turnFrom: turn.from } : { turnMs: null, turnFrom: null };
 }
 
 const MAX_DRAW_ATTEMPTS = 5;

@@ -136,6 +136,23 @@ describe.each(factories)('wait estimate learning on $name', (factory) => {
     expect(cut.busyAdmits / cut.busyMs).toBeLessThan(20 / 150 / 30);
   });
 
+  it('at an opening, before any turn has ended, tells the line turns last at least as long as the running ones have run', async () => {
+    const room = engine();
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity: 2 })); // 1,000 a second configured
+    for (let i = 0; i < 8; i++) ok(await room.join(show, `o${i}`));
+    for (const c of ['o0', 'o1']) ok(await room.claim(show, c));
+    await sleep(1_500);
+    ok(await room.tick(show)); // the admission step counts the running turns
+    const last = ok(await room.poll(show, 'o7'));
+    expect(last.state).toBe('waiting');
+    // Two slots held 1.5 s so far and counting: place p waits at least (p - 1) × 1.5 s / 2.
+    expect(last.etaMs!).toBeGreaterThanOrEqual(((last.position! - 1) * 1_400) / 2);
+    expect(ok(await room.stats(show))).toMatchObject({ turnFrom: 'room', turnMs: expect.any(Number) });
+    expect(ok(await room.stats(show)).turnMs!).toBeGreaterThanOrEqual(1_400);
+    expect((await learning(room, show)).turnsEnded).toBe(0);
+  });
+
   it('learns how long an offer waits for its claim, and counts long running turns at their age', async () => {
     const room = engine();
     const show = nextShowtimeId();

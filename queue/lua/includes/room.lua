@@ -111,13 +111,21 @@ end
 -- Turns still running are evidence too: early on, the turns that ended are the short ones.
 -- A running turn older than the mean of the ended ones is counted at its age so far (a lower
 -- bound of its length), oldest first, while it is older than the mean it raises; younger ones
--- say nothing against the mean. Kept as a count and a total age as of lrnRunAtMs.
+-- say nothing against the mean. Before three turns have ended (an opening: the crowd's first
+-- turns all running) every running turn counts, the oldest hundred: turns last at least as
+-- long as those have run. Kept as a count and a total age as of lrnRunAtMs.
 local MAX_RUNNING_READ = 100
+local MIN_TURNS = 3
 local function learnRunning(s)
   local v = redis.call('HMGET', statsKey, 'lrnTurns', 'lrnTurnMs')
   local n, total = tonumber(v[1]) or 0, tonumber(v[2]) or 0
   local count, ageMs = 0, 0
-  if n > 0 then
+  if n < MIN_TURNS then
+    local running = redis.call('ZRANGE', activeKey, 0, MAX_RUNNING_READ - 1, 'WITHSCORES')
+    for i = 2, #running, 2 do
+      count, ageMs = count + 1, ageMs + math.max(0, s.sessionTtlMs - (tonumber(running[i]) - nowMs))
+    end
+  elseif n > 0 then
     -- Sessions expire sessionTtlMs after their claim: the oldest expire first.
     local before = math.floor(nowMs - total / n + s.sessionTtlMs)
     local old = redis.call('ZRANGEBYSCORE', activeKey, '-inf', '(' .. before, 'WITHSCORES', 'LIMIT', 0, MAX_RUNNING_READ)
@@ -139,7 +147,7 @@ end
 local function predictedPerMinute(rate, capacity)
   local v = redis.call('HMGET', statsKey, 'lrnTurns', 'lrnTurnMs')
   local n, total = tonumber(v[1]) or 0, tonumber(v[2]) or 0
-  if n >= 3 and total > 0 then return math.min(rate, capacity * RATE_WINDOW_MS * n / total) end
+  if n >= MIN_TURNS and total > 0 then return math.min(rate, capacity * RATE_WINDOW_MS * n / total) end
   return rate
 end
 

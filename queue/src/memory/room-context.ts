@@ -16,6 +16,8 @@ const OUTCOME_DECAY_MS = 120_000;
 const MAX_NO_SHOW = 0.5;
 const MIN_OUTCOMES = 10;
 const MAX_RUNNING_READ = 100;
+/** room.lua MIN_TURNS: ended turns before their mean is believed (estimate.ts MIN_TURNS). */
+const MIN_TURNS = 3;
 
 export interface Settings {
   state: string;
@@ -129,14 +131,22 @@ export class RoomContext {
     );
   }
 
-  /** room.lua learnRunning: running turns older than the ended ones' mean, oldest first. */
+  /** room.lua learnRunning: running turns older than the ended ones' mean, oldest first; before MIN_TURNS ended, every running turn. */
   learnRunning(s: Settings): void {
     const { db, nowMs } = this;
     const n = db.hnum(this.stats, 'lrnTurns') ?? 0;
     const total = db.hnum(this.stats, 'lrnTurnMs') ?? 0;
     let count = 0;
     let ageMs = 0;
-    if (n > 0) {
+    if (n < MIN_TURNS) {
+      const active = db.zset(this.active);
+      for (let i = 0; i < MAX_RUNNING_READ; i++) {
+        const entry = active.at(i);
+        if (!entry) break;
+        count++;
+        ageMs += Math.max(0, s.sessionTtlMs - (entry.score - nowMs));
+      }
+    } else if (n > 0) {
       const before = Math.floor(nowMs - total / n + s.sessionTtlMs);
       const active = db.zset(this.active);
       for (let i = 0; i < MAX_RUNNING_READ; i++) {
@@ -155,7 +165,7 @@ export class RoomContext {
   predictedPerMinute(rate: number, capacity: number): number {
     const n = this.db.hnum(this.stats, 'lrnTurns') ?? 0;
     const total = this.db.hnum(this.stats, 'lrnTurnMs') ?? 0;
-    if (n >= 3 && total > 0) return Math.min(rate, (capacity * RATE_WINDOW_MS * n) / total);
+    if (n >= MIN_TURNS && total > 0) return Math.min(rate, (capacity * RATE_WINDOW_MS * n) / total);
     return rate;
   }
 
