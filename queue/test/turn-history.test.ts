@@ -6,13 +6,27 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
-import { createRoomEngine } from '../src/room-engine';
+import { Redis } from 'ioredis';
+import { createIoredisStore } from '../src/ioredis-store';
+import { createRoomEngine, type RoomEngine } from '../src/room-engine';
 import { runScript } from '../src/store';
 import { scripts } from '../src/scripts.gen';
 import { readReply } from '../src/reply-fields';
 import { entriesFromList } from '../src/turn-history';
+import { startPrivateRedis, type PrivateRedis } from './redis-servers';
 import { allFactories, type StoreHandle } from './stores';
 import { fastRoom, nextShowtimeId, ok, sleep } from './helpers';
+
+/** Rounds of three turns (the rooms here have capacity 3), each held about `holdMs` from claim to release. */
+async function turns(room: RoomEngine, show: string, rounds: number, holdMs: number) {
+  for (let round = 0; round < rounds; round++) {
+    const buyers = Array.from({ length: 3 }, (_, i) => `r${round}-${i}`);
+    for (const c of buyers) ok(await room.join(show, c));
+    for (const c of buyers) ok(await room.claim(show, c));
+    await sleep(holdMs);
+    for (const c of buyers) ok(await room.release(show, c));
+  }
+}
 
 const selected = process.env.QUEUE_STORES?.split(',');
 const factories = allFactories.filter((f) => !selected || selected.includes(f.name.split(' ')[0]!));
@@ -27,17 +41,6 @@ describe.each(factories)('turn history on $name', (factory) => {
   });
   // Each test its own cinema: the history is one key per prefix.
   const cinema = () => testRedisNamespace('turns');
-
-  /** Rounds of `capacity` turns, each held about `holdMs` from claim to release. */
-  async function turns(room: ReturnType<typeof createRoomEngine>, show: string, rounds: number, holdMs: number) {
-    for (let round = 0; round < rounds; round++) {
-      const buyers = Array.from({ length: 3 }, (_, i) => `r${round}-${i}`);
-      for (const c of buyers) ok(await room.join(show, c));
-      for (const c of buyers) ok(await room.claim(show, c));
-      await sleep(holdMs);
-      for (const c of buyers) ok(await room.release(show, c));
-    }
-  }
 
   it('a crowd at an opening is told the wait from the turns of the cinema\'s other rooms, not from the configured rate', async () => {
     const prefix = cinema();
@@ -92,5 +95,41 @@ describe.each(factories)('turn history on $name', (factory) => {
       { showtimeId: 's5', meanTurnMs: 5_000, turns: 10, atMs: 1_005 },
       { showtimeId: 's3', meanTurnMs: 7_000, turns: 12, atMs: 2_000 },
     ]);
+  });
+});
+
+describe('turn history when Redis restarts empty', () => {
+  let server: PrivateRedis;
+  let client: Redis;
+  beforeAll(async () => {
+    server = await startPrivateRedis();
+    client = new Redis(`redis://127.0.0.1:${server.ports[0]}`);
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await server?.stop();
+  });
+
+  it('goes with the rest: estimates fall back to the configured rate without an error, and the history fills again', async () => {
+    const cinema = createRoomEngine({ store: createIoredisStore(client) });
+    ok(await cinema.configure('past', { ...fastRoom, capacity: 3 }));
+    await turns(cinema, 'past', 2, 300);
+    expect(await cinema.recordTurns('past')).toEqual({ ok: true, recorded: true });
+    const prior = (await cinema.turnPrior())!;
+    expect(prior).toBeGreaterThanOrEqual(290);
+
+    await server.restart();
+    // ioredis reconnects; the history did not survive, and reading it says so (no error).
+    expect(await cinema.turnPrior()).toBeNull();
+    ok(await cinema.configure('opening', { ...fastRoom, capacity: 2 }));
+    const crowd = await Promise.all(Array.from({ length: 8 }, (_, i) => cinema.join('opening', `c${i}`)).map(async (p) => ok(await p)));
+    for (const standing of crowd.filter((s) => s.state === 'waiting')) expect(standing.etaMs!).toBeLessThan(100);
+    expect(ok(await cinema.stats('opening'))).toMatchObject({ turnFrom: null, turnMs: null });
+
+    // A room that learns its turns again puts them back.
+    ok(await cinema.configure('again', { ...fastRoom, capacity: 3 }));
+    await turns(cinema, 'again', 2, 300);
+    expect(await cinema.recordTurns('again')).toEqual({ ok: true, recorded: true });
+    expect(await cinema.turnPrior()).toBeGreaterThanOrEqual(290);
   });
 });
