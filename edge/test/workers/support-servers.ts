@@ -13,7 +13,7 @@ import { createStubCore } from '../stub-core';
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const jwk = await generateSigningJwk('workers-test-1');
 const core = createStubCore(await loadTokenKeys({ signingJwk: jwk }));
-const showtimes = [core.addShowtime(), core.addShowtime()];
+const showtimes = [core.addShowtime(), core.addShowtime(), core.addShowtime()];
 const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
   const s = serve({ fetch: core.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
 });
