@@ -128,7 +128,8 @@ describe.each(VIEWPORTS)('buyer journey on %s', (_name, viewport, shotPrefix) =>
     // "My bookings" lists it (kept by this browser).
     await page.getByRole('link', { name: 'My bookings' }).click();
     await page.getByRole('heading', { name: 'My bookings' }).waitFor();
-    expect(await page.locator('#my-bookings').textContent()).toContain(reference);
+    // The list loads after the page ("Loading your bookings…" until the API answers).
+    await expect.poll(() => page.locator('#my-bookings').textContent()).toContain(reference);
     expect(await page.locator('#my-bookings').textContent()).toContain('seats B3, B4');
     expect(await accessibilityIssues(page)).toEqual([]);
     await shot('08-my-bookings');
