@@ -90,6 +90,12 @@ export function turnEstimate(learning: AdmissionLearning): { turnMs: number; fro
   return running > 0 ? { turnMs: running, from: 'room' } : null;
 }
 
+/** turnEstimate as the room's stats show it (rounded; nulls when unknown). */
+export function turnStats(learning: AdmissionLearning): { turnMs: number | null; turnFrom: 'room' | 'history' | null } {
+  const turn = turnEstimate(learning);
+  return turn ? { turnMs: Math.round(turn.turnMs), turnFrom: turn.from } : { turnMs: null, turnFrom: null };
+}
+
 /** How long a turn keeps its slot, offer to end (turnEstimate, and the wait for the claim); null when unknown. */
 export function slotMs(learning: AdmissionLearning): number | null {
   const turn = turnEstimate(learning);

@@ -4,12 +4,12 @@
  * only store failures (Redis down) throw.
  */
 import { invalidInput, refusalFromCode, RefusalCode, type Refused } from './codes';
-import { etaForPositionMs, ownTurnMs, serviceRatePerMs, turnEstimate, type AdmissionLearning, type RoomSnapshot } from './estimate';
+import { etaForPositionMs, serviceRatePerMs, turnStats, type RoomSnapshot } from './estimate';
 import { drawOrder, newSeed, seedCommitment } from './fair-draw';
 import { createKeyBuilder, isValidCustomerId, isValidShowtimeId } from './keys';
 import { readReply } from './reply-fields';
 import { placeFromReply, roomViewFromReply, standingFromReply, type Place, type Standing } from './replies';
-import { createTurnPrior, entriesFromList, HISTORY_MAX_ROOMS, TURNS_TO_RECORD } from './turn-history';
+import { createTurnHistory } from './turn-history';
 import { admissionView, governedSettings, type AdmissionView } from './room-control';
 import { scripts } from './scripts.gen';
 import { roomSettingsPatchSchema, settingsToPairs, type RoomSettings, type RoomSettingsPatch, type RoomState } from './settings';
@@ -84,12 +84,6 @@ export interface RoomStats {
 
 const finiteOrNull = (ms: number): number | null => (Number.isFinite(ms) ? ms : null);
 
-/** The turn length the estimate goes by, and where from: the room's own turns, or the cinema's history. */
-function turnOf(learning: AdmissionLearning): Pick<RoomStats, 'turnMs' | 'turnFrom'> {
-  const turn = turnEstimate(learning);
-  return turn ? { turnMs: Math.round(turn.turnMs), turnFrom: turn.from } : { turnMs: null, turnFrom: null };
-}
-
 const MAX_DRAW_ATTEMPTS = 5;
 /** Pre-queue members read, or placed, per script call during the opening draw. */
 export const DRAW_CHUNK = 1_000;
@@ -101,8 +95,8 @@ export function createRoomEngine(options: RoomEngineOptions) {
   const call = (script: LuaScript, showtimeId: string, args: (string | number)[] = []) =>
     runScript(store, script, keys.forShowtime(showtimeId).room, args);
 
-  const listHistory = async () => entriesFromList(readReply('history', await runScript(store, scripts.history, [keys.turnHistory], ['list'])).rest);
-  const turnPrior = createTurnPrior(listHistory);
+  const turnHistory = createTurnHistory(store, keys.turnHistory);
+  const turnPrior = turnHistory.prior;
 
   const isRefusal = (reply: unknown[]) => Number(reply[0]) < 0;
   const refused = (reply: unknown[]): Refused => refusalFromCode(Number(reply[0]));
@@ -360,7 +354,7 @@ export function createRoomEngine(options: RoomEngineOptions) {
         left: count('left'),
         lastPosition,
         etaLastMs: s.state === 'open' && lastPosition > 0 ? finiteOrNull(etaForPositionMs(lastPosition, { ratePerMs: rate, headStart: s.headStart, admitsInWindow: s.admitsInWindow, admitPerMinute: governed.admitPerMinute })) : null,
-        ...turnOf(s.learning),
+        ...turnStats(s.learning),
         seedHash: s.seedHash,
         seed,
         admission: admissionView(s.settings, s.control, s.active + s.offered),
@@ -403,14 +397,7 @@ export function createRoomEngine(options: RoomEngineOptions) {
       if (bad) return bad;
       const view = await inspect(showtimeId);
       if (!('snapshot' in view)) return view;
-      const { learning } = view.snapshot;
-      const meanMs = ownTurnMs(learning);
-      // The count decays with time (lua/includes/room.lua): five turns a moment ago read 4.99.
-      const turns = Math.round(learning.turnsEnded);
-      if (meanMs === null || turns < TURNS_TO_RECORD) return { ok: true, recorded: false };
-      await runScript(store, scripts.history, [keys.turnHistory], ['record', showtimeId, Math.round(meanMs), turns, Date.now(), HISTORY_MAX_ROOMS]);
-      await turnPrior.refresh(); // this process's estimates follow at once
-      return { ok: true, recorded: true };
+      return { ok: true, recorded: await turnHistory.record(showtimeId, view.snapshot.learning) };
     },
 
     /** The turn length the cinema's recent rooms suggest, read now (null: none recorded). */

@@ -10,6 +10,10 @@
  * each time, so recording twice counts once); readers keep the prior a little while
  * (`createTurnPrior`), since it moves with sales, not with seconds.
  */
+import { ownTurnMs, type AdmissionLearning } from './estimate';
+import { readReply } from './reply-fields';
+import { scripts } from './scripts.gen';
+import { runScript, type ScriptStore } from './store';
 
 export interface TurnHistoryEntry {
   showtimeId: string;
@@ -91,5 +95,23 @@ export function createTurnPrior(load: () => Promise<TurnHistoryEntry[]>, { ttlMs
     },
     /** Reads now, whatever is pending (a caller that just recorded, or that must have the value). */
     refresh: read,
+  };
+}
+
+/** The turn history kept in `store` under `key` (lua/history-1.lua): recording, and the prior read from it. */
+export function createTurnHistory(store: ScriptStore, key: string) {
+  const prior = createTurnPrior(async () => entriesFromList(readReply('history', await runScript(store, scripts.history, [key], ['list'])).rest));
+  return {
+    prior,
+    /** Puts the room's own mean in once TURNS_TO_RECORD of its turns have ended; true when it did. */
+    async record(showtimeId: string, learning: AdmissionLearning): Promise<boolean> {
+      const meanMs = ownTurnMs(learning);
+      // The count decays with time (lua/includes/room.lua): five turns a moment ago read 4.99.
+      const turns = Math.round(learning.turnsEnded);
+      if (meanMs === null || turns < TURNS_TO_RECORD) return false;
+      await runScript(store, scripts.history, [key], ['record', showtimeId, Math.round(meanMs), turns, Date.now(), HISTORY_MAX_ROOMS]);
+      await prior.refresh(); // this process's estimates follow at once
+      return true;
+    },
   };
 }
