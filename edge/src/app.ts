@@ -37,6 +37,8 @@ import type { EdgeStore } from './state/edge-store';
 import type { GuardStore } from './state/guard-store';
 import { adminAuth } from './middleware/admin-auth';
 import { floodLimit } from './middleware/flood-limit';
+import { customerReadLimit } from './middleware/customer-read-limit';
+import { createMemoryFloodLimiter } from './limits/flood-limiter';
 import { createLoginLockout } from './limits/login-lockout';
 import { createConsoleSessions } from './pages/admin-session';
 import { createPowChallenges } from './pow/pow-challenge';
@@ -72,6 +74,8 @@ export interface EdgeDeps {
   snapshotTtlMs: number;
   seatMapTtlMs: number;
   maxBodyBytes: number;
+  /** Hold and booking reads and cancels one customer may make per minute (per process). */
+  customerReadsPerMinute?: number;
   statsIntervalMs?: number;
   /** How long the sale page's leave beacon waits for a reload before giving the place up. */
   leaveGraceMs?: number;
@@ -174,6 +178,10 @@ export function createApp(deps: EdgeDeps): EdgeApp {
         floodLimit: floodLimit({ limiter: deps.floodLimiter, clientAddress: deps.clientAddress, metrics: deps.metrics, name: 'bookings' }),
       }),
       purchaseBuckets: purchaseBuckets({ limiter, metrics: deps.metrics, requireAdmission: true }),
+      customerReads: customerReadLimit({
+        limiter: createMemoryFloodLimiter({ points: deps.customerReadsPerMinute ?? 120, windowMs: 60_000, ...(deps.now ? { now: deps.now } : {}) }),
+        metrics: deps.metrics,
+      }),
       clientAddress: deps.clientAddress,
       metrics: deps.metrics,
       seatMapTtlMs: deps.seatMapTtlMs,

@@ -42,10 +42,20 @@ const edgeEnvSchema = z.object({
   FLOOD_WINDOW_MS: z.coerce.number().int().min(100).default(1_000),
   CORE_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /**
-   * Calls to the core one edge process keeps in flight at most (0 = no limit); one more is
-   * answered 503 BUSY with Retry-After at once instead of queueing behind them.
+   * Calls to the core one edge process keeps in flight at most (0 = no limit); one more waits
+   * for a slot, first come first served, up to CORE_QUEUE_WAIT_MS.
    */
   CORE_CALLS_IN_FLIGHT: z.coerce.number().int().min(0).default(64),
+  /**
+   * How long a call may wait for a slot at the core (ms; 0 = refuse at once when all are
+   * taken). A call whose wait, from the core's measured latency, would be longer is answered
+   * 503 BUSY with Retry-After at once.
+   */
+  CORE_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1_500),
+  /** Calls to the core one customer may have running or waiting in one edge process (0 = no limit); one more is 429. */
+  CORE_CALLS_PER_CUSTOMER: z.coerce.number().int().min(0).max(1_000).default(4),
+  /** Hold and booking reads and cancels one customer may make per minute, per edge process; more are 429. */
+  CUSTOMER_READS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /**
    * Node: sustained event-loop lag (ms) above which joins, purchases and other costly requests
    * are answered 503 BUSY with Retry-After, while /healthz and polls are still answered (0 = off).
@@ -146,6 +156,9 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
     flood: { points: value.FLOOD_POINTS, windowMs: value.FLOOD_WINDOW_MS },
     coreTimeoutMs: value.CORE_TIMEOUT_MS,
     coreCallsInFlight: value.CORE_CALLS_IN_FLIGHT,
+    coreQueueWaitMs: value.CORE_QUEUE_WAIT_MS,
+    coreCallsPerCustomer: value.CORE_CALLS_PER_CUSTOMER,
+    customerReadsPerMinute: value.CUSTOMER_READS_PER_MINUTE,
     shedLagMs: value.SHED_LAG_MS,
     coreServiceToken: value.CORE_SERVICE_TOKEN ?? null,
     roomSyncMs: value.ROOM_SYNC_MS,

@@ -2,12 +2,14 @@
  * Talks to the core: forwards purchase requests (hop-by-hop headers stripped, request id
  * passed on, body byte for byte) and reads the catalog. A core that cannot be reached or
  * does not answer in time becomes 503 with Retry-After, never a hung buyer or a 500.
- * A bulkhead bounds the calls in flight (CORE_CALLS_IN_FLIGHT): one more is answered 503 BUSY
- * at once rather than queued behind a slow core. A call whose client has gone (its request's
- * signal aborted) is not sent, or is abandoned, and answers 499 CLIENT_CLOSED_REQUEST, which
- * nobody reads and no core-failure count or 5xx ratio sees.
+ * A bulkhead bounds the calls in flight (CORE_CALLS_IN_FLIGHT); one more waits its turn for a
+ * bounded time (CORE_QUEUE_WAIT_MS) and is answered 503 BUSY only when the core cannot serve it
+ * in time, and one customer may have only a few calls under way (net/core-bulkhead.ts). A call
+ * whose client has gone (its request's signal aborted) is not sent, or is abandoned, and
+ * answers 499 CLIENT_CLOSED_REQUEST, which nobody reads and no core-failure count or 5xx ratio sees.
  */
 import { AppError, unavailable } from '../../lib/errors';
+import { createCoreBulkhead, type BulkheadShedReason } from './net/core-bulkhead';
 
 /** RFC 9110 §7.6.1, plus the headers a fetch re-computes or must not pass on. */
 const HOP_BY_HOP = new Set([
@@ -55,10 +57,14 @@ export interface CoreClientOptions {
   serviceToken?: string | null;
   /** The operator token, for the core's sale-control routes. */
   adminToken?: string;
-  /** Calls in flight at most (0 or absent: no limit); one more is refused with 503 BUSY. */
+  /** Calls in flight at most (0 or absent: no limit); one more waits up to `maxWaitMs`. */
   maxInFlight?: number;
-  /** A call not made: the bulkhead was full, or its client had gone. */
-  onShed?: (reason: 'core_bulkhead' | 'client_gone') => void;
+  /** How long a call may wait for a slot (0: refused at once when the bulkhead is full). */
+  maxWaitMs?: number;
+  /** Calls one customer may have running or waiting (0 or absent: no limit); one more is 429. */
+  perCallerInFlight?: number;
+  /** A call not made: the bulkhead was full or too slow, the caller had too many under way, or its client had gone. */
+  onShed?: (reason: BulkheadShedReason | 'client_gone') => void;
 }
 
 export interface ForwardOptions {
@@ -74,24 +80,32 @@ export interface ForwardOptions {
   authorization?: string | null;
   /** The client's request: once it aborts (the client went away) the call is not made, or is abandoned. */
   signal?: AbortSignal;
+  /** Who the call is for (the customer), for the per-customer bound; null: shared (a cached load). */
+  caller?: string | null;
 }
 
 export function createCoreClient(options: CoreClientOptions) {
   const fetchImpl = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const base = options.baseUrl.replace(/\/+$/, '');
 
-  const maxInFlight = options.maxInFlight ?? 0;
-  let inFlight = 0;
+  const bulkhead = createCoreBulkhead({
+    maxInFlight: options.maxInFlight ?? 0,
+    maxWaitMs: options.maxWaitMs ?? 0,
+    perCallerInFlight: options.perCallerInFlight ?? 0,
+    retryAfterSeconds: CORE_RETRY_AFTER_SECONDS,
+    ...(options.onShed ? { onShed: options.onShed } : {}),
+  });
   const clientGone = () => {
     options.onShed?.('client_gone');
     return new AppError('CLIENT_CLOSED_REQUEST', 'The client went away before the seat service was asked');
   };
 
-  async function send(url: string, init: RequestInit, clientSignal?: AbortSignal): Promise<Response> {
+  async function send(url: string, init: RequestInit, clientSignal?: AbortSignal, caller: string | null = null): Promise<Response> {
     if (clientSignal?.aborted) throw clientGone();
-    if (maxInFlight > 0 && inFlight >= maxInFlight) {
-      options.onShed?.('core_bulkhead');
-      throw unavailable('BUSY', 'Too many requests to the seat service are under way; try again shortly', CORE_RETRY_AFTER_SECONDS);
+    const slot = await bulkhead.acquire(caller, clientSignal, clientGone);
+    if (clientSignal?.aborted) {
+      slot.release(false);
+      throw clientGone();
     }
     if (options.serviceToken) {
       const headers = new Headers(init.headers);
@@ -99,21 +113,29 @@ export function createCoreClient(options: CoreClientOptions) {
       init = { ...init, headers };
     }
     const timeout = AbortSignal.timeout(options.timeoutMs);
-    inFlight++;
+    let answered = false;
     try {
-      return await fetchImpl(url, { ...init, signal: clientSignal ? AbortSignal.any([timeout, clientSignal]) : timeout, redirect: 'manual' });
+      const response = await fetchImpl(url, { ...init, signal: clientSignal ? AbortSignal.any([timeout, clientSignal]) : timeout, redirect: 'manual' });
+      answered = true;
+      return response;
     } catch (error) {
       if (clientSignal?.aborted) throw clientGone();
       options.onFailure?.(error);
       throw unavailable('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', CORE_RETRY_AFTER_SECONDS);
     } finally {
-      inFlight--;
+      // A failed call counts at its full time (a timeout is what the next caller would face);
+      // one its client abandoned says nothing about the core.
+      slot.release(answered || !clientSignal?.aborted);
     }
   }
 
   return {
     /** Calls to the core this process has in flight now (the bulkhead's count). */
-    inFlight: () => inFlight,
+    inFlight: () => bulkhead.inFlight(),
+    /** Calls waiting for a slot now. */
+    waiting: () => bulkhead.waiting(),
+    /** The core's latency as this process measures it (moving average over recent calls), ms. */
+    latencyMs: () => bulkhead.latencyMs(),
 
     async forward(request: ForwardOptions): Promise<Response> {
       const headers = stripHopByHop(request.headers, REQUEST_ONLY_HERE);
@@ -128,6 +150,7 @@ export function createCoreClient(options: CoreClientOptions) {
         `${base}${request.path}`,
         { method: request.method, headers, ...(request.body && request.body.byteLength > 0 ? { body: request.body } : {}) },
         request.signal,
+        request.caller ?? null,
       );
       const answered = stripHopByHop(response.headers, RESPONSE_DROP);
       answered.set('x-request-id', request.requestId);

@@ -11,6 +11,8 @@ export interface EdgeVariables {
   access: AccessClaims;
   /** The verified access token itself (Bearer or cookie), forwarded to the core. */
   accessToken: string;
+  /** The customer the purchase gates verified (access token or customer token): per-customer bounds key on it. */
+  customerId: string;
   /** The authenticated operator on /api/admin routes and /metrics (middleware/admin-auth.ts). */
   operator: Operator;
 }

@@ -50,6 +50,9 @@ export type EdgeServiceConfig = Pick<
   | 'seatMapTtlMs'
   | 'coreTimeoutMs'
   | 'coreCallsInFlight'
+  | 'coreQueueWaitMs'
+  | 'coreCallsPerCustomer'
+  | 'customerReadsPerMinute'
   | 'maxBodyBytes'
   | 'demoLoginPerMinute'
   | 'pow'
@@ -76,6 +79,8 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
       fetch: runtime.fetch,
       onFailure: () => metrics.coreErrors.inc(),
       maxInFlight: config.coreCallsInFlight,
+      maxWaitMs: config.coreQueueWaitMs,
+      perCallerInFlight: config.coreCallsPerCustomer,
       onShed: (reason) => metrics.shedRequests.inc({ reason }),
       serviceToken: config.coreServiceToken ?? null,
       adminToken: config.adminToken,
@@ -104,6 +109,7 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
     snapshotTtlMs: config.snapshotTtlMs,
     seatMapTtlMs: config.seatMapTtlMs,
     maxBodyBytes: config.maxBodyBytes,
+    customerReadsPerMinute: config.customerReadsPerMinute,
     now,
   };
 }

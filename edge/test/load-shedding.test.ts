@@ -7,8 +7,10 @@
  *   polls are answered, bad input still gets its 4xx; the edge serves again once the loop is free;
  * - clients that send a request and close the connection before the edge reads it cause no
  *   core call (holds) and take no place in line (joins, under pressure);
- * - the bulkhead: with the core hanging, the call above CORE_CALLS_IN_FLIGHT is answered 503 BUSY
- *   with Retry-After while the others still wait, and the others complete once the core answers.
+ * - the bulkhead: with the core hanging, the call above CORE_CALLS_IN_FLIGHT waits its turn and is
+ *   answered 503 BUSY with Retry-After once it has waited CORE_QUEUE_WAIT_MS, while the others
+ *   still wait; they complete once the core answers; a queued call is served when a slot frees
+ *   in time (the refusal at once, from the measured latency, is unit-tested in core-bulkhead.test.ts).
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +24,7 @@ import { serveRestartable, type RestartableHttp } from './private-servers';
 import { createStubCore, type StubCore } from './stub-core';
 
 const CORE_CALLS = 3;
+const QUEUE_WAIT_MS = 600;
 let core: StubCore;
 let coreServer: RestartableHttp;
 /** Holds that reached the core's door (counted before any hang). */
@@ -55,7 +58,7 @@ beforeAll(async () => {
   });
   internalPort = await freePort();
   lagging = await startEdge(config({ SHED_LAG_MS: '100', METRICS_PORT: String(internalPort) }), { tokenKeys: keys, consumeEvents: false });
-  steered = await startEdge(config({ CORE_CALLS_IN_FLIGHT: String(CORE_CALLS) }), { tokenKeys: keys, consumeEvents: false, load });
+  steered = await startEdge(config({ CORE_CALLS_IN_FLIGHT: String(CORE_CALLS), CORE_QUEUE_WAIT_MS: String(QUEUE_WAIT_MS) }), { tokenKeys: keys, consumeEvents: false, load });
 });
 afterAll(async () => {
   for (const release of hanging.splice(0)) release();
@@ -270,12 +273,12 @@ describe('clients that have gone', () => {
 });
 
 describe('bulkhead on calls to the core', () => {
-  it(`answers the call above ${CORE_CALLS} in flight 503 BUSY at once, and the others complete`, async () => {
+  it(`queues the call above ${CORE_CALLS} in flight, answers it 503 BUSY once it has waited ${QUEUE_WAIT_MS} ms for a core that hangs, and the others complete`, async () => {
     const call = api(steered);
     const showtimeId = await room(steered, CORE_CALLS + 1);
     const tokens: string[] = [];
     for (let i = 0; i <= CORE_CALLS; i++) tokens.push(await admitted(steered, showtimeId, `bulkhead-${i}`));
-    const shedBefore = metric(await metricsText(steered), 'edge_shed_requests_total\\{reason="core_bulkhead"\\}');
+    const shedBefore = metric(await metricsText(steered), 'edge_shed_requests_total\\{reason="core_queue_timeout"\\}');
 
     hangHolds = true;
     const arrivals = holdArrivals;
@@ -285,17 +288,20 @@ describe('bulkhead on calls to the core', () => {
       const health = await call('GET', '/healthz');
       expect(health.json.coreCallsInFlight).toBe(CORE_CALLS);
 
-      const refused = await call('POST', `/api/showtimes/${showtimeId}/holds`, { token: tokens[CORE_CALLS]!, body: { seats: ['C1'] } });
+      const queued = call('POST', `/api/showtimes/${showtimeId}/holds`, { token: tokens[CORE_CALLS]!, body: { seats: ['C1'] } });
+      // It waits for a slot rather than being refused on the spot.
+      expect(await Promise.race([queued.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), QUEUE_WAIT_MS / 2))])).toBe('waiting');
+      const refused = await queued;
       expectBusy(refused);
       expect(refused.headers.get('retry-after')).toBe('2');
-      // Any core call: a hold read of the same buyer too.
-      const read = await call('GET', '/api/holds/hold-0', { token: tokens[CORE_CALLS]! });
-      expectBusy(read);
       expect(holdArrivals - arrivals).toBe(CORE_CALLS);
       // Answered while the others still wait at the core.
       expect(hanging.length).toBe(CORE_CALLS);
+      // Any core call: a hold read of the same buyer too.
+      const read = await call('GET', '/api/holds/hold-0', { token: tokens[CORE_CALLS]! });
+      expectBusy(read);
       const text = await metricsText(steered);
-      expect(metric(text, 'edge_shed_requests_total\\{reason="core_bulkhead"\\}') - shedBefore).toBe(2);
+      expect(metric(text, 'edge_shed_requests_total\\{reason="core_queue_timeout"\\}') - shedBefore).toBe(2);
       expect(metric(text, 'edge_core_errors_total')).toBe(0);
     } finally {
       hangHolds = false;
@@ -305,5 +311,28 @@ describe('bulkhead on calls to the core', () => {
     expect((await call('GET', '/healthz')).json.coreCallsInFlight).toBe(0);
     const after = await call('POST', `/api/showtimes/${showtimeId}/holds`, { token: tokens[CORE_CALLS]!, body: { seats: ['C1'] } });
     expect(after.status).toBe(201);
+  });
+
+  it('serves the queued call once a slot frees in time', async () => {
+    const call = api(steered);
+    const showtimeId = await room(steered, CORE_CALLS + 1);
+    const tokens: string[] = [];
+    for (let i = 0; i <= CORE_CALLS; i++) tokens.push(await admitted(steered, showtimeId, `queued-${i}`));
+    hangHolds = true;
+    const arrivals = holdArrivals;
+    const pending = tokens.slice(0, CORE_CALLS).map((token, i) => call('POST', `/api/showtimes/${showtimeId}/holds`, { token, body: { seats: [`D${i}`] } }));
+    let queued: ReturnType<typeof call> | undefined;
+    try {
+      await eventually(async () => holdArrivals - arrivals, (n) => n === CORE_CALLS);
+      queued = call('POST', `/api/showtimes/${showtimeId}/holds`, { token: tokens[CORE_CALLS]!, body: { seats: ['E1'] } });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      hangHolds = false;
+      hanging.shift()?.();
+    } finally {
+      hangHolds = false;
+      for (const release of hanging.splice(0)) release();
+    }
+    expect((await queued!).status).toBe(201);
+    expect((await Promise.all(pending)).map((result) => result.status)).toEqual(Array(CORE_CALLS).fill(201));
   });
 });

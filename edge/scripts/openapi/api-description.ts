@@ -56,7 +56,7 @@ type Operation = DocumentOperation<SchemaName, 'Buyers' | 'Queue' | 'Payments' |
 
 const err = (description: string, codes: string[], headers?: Answer['headers']): Answer => ({ description, schema: 'Error', codes, ...(headers ? { headers } : {}) });
 const busy = err('A dependency is down or restarting; try again after Retry-After', ['CORE_UNAVAILABLE', 'BUSY', 'DATABASE_UNAVAILABLE'], ['Retry-After']);
-const limited = err('Rate limited (token buckets or flood limit)', ['RATE_LIMITED'], ['Retry-After']);
+const limited = err('Rate limited (token buckets, flood limit, or the customer\'s own calls to the seat service: a few under way at once, and a budget per minute for hold and booking reads)', ['RATE_LIMITED'], ['Retry-After']);
 const noToken = err('No token, or a bad or expired one', ['MISSING_TOKEN', 'INVALID_TOKEN', 'TOKEN_EXPIRED']);
 const operatorRefused = err('Operator token or console session missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']);
 const consoleHeader = err('A console session\'s write without X-Console: 1', ['CONSOLE_HEADER_REQUIRED']);
@@ -125,11 +125,11 @@ export const operations: Operation[] = [
   },
   {
     method: 'get', path: '/api/holds/{holdId}', tag: 'Buyers', security: 'access', summary: "A hold's status (EXPIRED is decided by the database clock)",
-    responses: { 200: { description: 'The hold; bookingId once paid', schema: 'Hold' }, 401: noToken, 403: err('Someone else\'s hold', ['NOT_YOUR_HOLD']), 404: err('No such hold', ['HOLD_NOT_FOUND']), 503: busy },
+    responses: { 200: { description: 'The hold; bookingId once paid', schema: 'Hold' }, 401: noToken, 403: err('Someone else\'s hold', ['NOT_YOUR_HOLD']), 404: err('No such hold', ['HOLD_NOT_FOUND']), 429: limited, 503: busy },
   },
   {
     method: 'delete', path: '/api/holds/{holdId}', tag: 'Buyers', security: 'access', summary: 'Cancel a hold: its seats are free at once (idempotent)',
-    responses: { 204: { description: 'Cancelled (or already ended)' }, 401: noToken, 403: err('Someone else\'s hold', ['NOT_YOUR_HOLD']), 404: err('No such hold', ['HOLD_NOT_FOUND']), 409: err('Paid for: ask for a refund', ['HOLD_CONFIRMED']), 503: busy },
+    responses: { 204: { description: 'Cancelled (or already ended)' }, 401: noToken, 403: err('Someone else\'s hold', ['NOT_YOUR_HOLD']), 404: err('No such hold', ['HOLD_NOT_FOUND']), 409: err('Paid for: ask for a refund', ['HOLD_CONFIRMED']), 429: limited, 503: busy },
   },
   {
     method: 'post', path: '/api/holds/{holdId}/checkout', tag: 'Payments', security: 'access', body: 'CheckoutRequest', bodyRequired: false, summary: 'Open a payment session for a live hold',
@@ -163,7 +163,7 @@ export const operations: Operation[] = [
     responses: {
       200: { description: 'Cancelled, with the refund', schema: 'Cancellation' }, 401: noToken, 403: err('Someone else\'s booking', ['NOT_YOUR_BOOKING']),
       404: err('No such booking', ['BOOKING_NOT_FOUND']), 409: err('The showtime has started, or the booking is not a confirmed one', ['SHOWTIME_STARTED', 'BOOKING_NOT_CANCELLABLE']),
-      429: err('Too many requests from this address with a customer token', ['RATE_LIMITED'], ['Retry-After']), 503: busy,
+      429: err('Too many requests from this address with a customer token, or from this customer', ['RATE_LIMITED'], ['Retry-After']), 503: busy,
     },
   },
   {

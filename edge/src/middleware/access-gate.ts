@@ -38,6 +38,7 @@ export function accessGate(options: AccessGateOptions): MiddlewareHandler<EdgeEn
     }
     c.set('access', access);
     c.set('accessToken', token);
+    c.set('customerId', String(access.customerId));
     await next();
   };
 }

@@ -50,6 +50,7 @@ export function bookingGate(options: BookingGateOptions): MiddlewareHandler<Edge
       const customerId = await options.customerTokens.verify(customerToken);
       if (!options.tokenKeys.signing) throw unauthorized('INVALID_TOKEN', 'This edge cannot vouch for customers');
       c.set('accessToken', await signCustomerAccessToken(options.tokenKeys, customerId));
+      c.set('customerId', customerId);
       await next();
     };
     // Before any signature work: a flood of made-up tokens costs a counter, not a verification.

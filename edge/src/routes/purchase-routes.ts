@@ -21,6 +21,8 @@ export interface PurchaseRouteDeps {
   bookingGate?: MiddlewareHandler<EdgeEnv>;
   /** The token buckets plus a live turn (the token's own): holds and checkout need both. */
   purchaseBuckets: MiddlewareHandler<EdgeEnv>;
+  /** Per-customer budget for hold and booking reads and cancels, which pass no bucket (customer-read-limit.ts). */
+  customerReads?: MiddlewareHandler<EdgeEnv>;
   clientAddress: (c: Context) => string | null;
   metrics: EdgeMetrics;
   seatMapTtlMs: number;
@@ -71,6 +73,8 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
       clientAddress: deps.clientAddress(c),
       ...(withAccess ? { authorization: accessToken ? `Bearer ${accessToken}` : null } : {}),
       ...(signal ? { signal } : {}),
+      // The per-customer bound of the core bulkhead: one buyer's own calls, not shared loads.
+      caller: ownCall ? (c.get('customerId') ?? c.get('accessToken') ?? null) : null,
     });
   }
 
@@ -117,22 +121,23 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
     return forward(c, `/showtimes/${showtimeId}/holds`, true);
   });
 
-  app.get('/holds/:holdId', deps.accessGate, (c) => forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true));
-  app.delete('/holds/:holdId', deps.accessGate, (c) => forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true));
+  const reads = deps.customerReads ?? (async (_c, next) => next());
+  app.get('/holds/:holdId', deps.accessGate, reads, (c) => forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true));
+  app.delete('/holds/:holdId', deps.accessGate, reads, (c) => forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true));
   app.post('/holds/:holdId/checkout', deps.accessGate, deps.purchaseBuckets, (c) =>
     forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}/checkout`, true),
   );
   // A buyer's bookings: with the turn's access token, or the customer token once the turn is over.
   const bookingGate = deps.bookingGate ?? deps.accessGate;
-  app.get('/bookings', bookingGate, (c) => forward(c, '/bookings', true));
-  app.get('/bookings/:bookingId', bookingGate, (c) =>
+  app.get('/bookings', bookingGate, reads, (c) => forward(c, '/bookings', true));
+  app.get('/bookings/:bookingId', bookingGate, reads, (c) =>
     forward(c, `/bookings/${checkedParam(c, 'bookingId', BOOKING_ID, 'BOOKING_NOT_FOUND')}`, true),
   );
   // The buyer's cancellation: what it would give back, then the cancel itself (the core applies the policy).
-  app.get('/bookings/:bookingId/cancellation', bookingGate, (c) =>
+  app.get('/bookings/:bookingId/cancellation', bookingGate, reads, (c) =>
     forward(c, `/bookings/${checkedParam(c, 'bookingId', BOOKING_ID, 'BOOKING_NOT_FOUND')}/cancellation`, true),
   );
-  app.delete('/bookings/:bookingId', bookingGate, (c) =>
+  app.delete('/bookings/:bookingId', bookingGate, reads, (c) =>
     forward(c, `/bookings/${checkedParam(c, 'bookingId', BOOKING_ID, 'BOOKING_NOT_FOUND')}`, true),
   );
 
