@@ -76,6 +76,8 @@ export interface EdgeDeps {
   maxBodyBytes: number;
   /** Hold and booking reads and cancels one customer may make per minute (per process). */
   customerReadsPerMinute?: number;
+  /** How long the operator's room view waits for the core before answering from what it last said. */
+  operatorViewCoreBudgetMs?: number;
   statsIntervalMs?: number;
   /** How long the sale page's leave beacon waits for a reload before giving the place up. */
   leaveGraceMs?: number;
@@ -152,6 +154,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       core: deps.core,
       adminAuth: operatorAuth,
       ...(deps.statsIntervalMs ? { statsIntervalMs: deps.statsIntervalMs } : {}),
+      ...(deps.operatorViewCoreBudgetMs ? { coreViewBudgetMs: deps.operatorViewCoreBudgetMs } : {}),
     }),
   );
   app.route('/api/admin', fareAdminRoutes({ core: deps.core, adminAuth: operatorAuth }));
@@ -212,6 +215,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       activity,
       clientAddress: deps.clientAddress,
       ...(deps.statsIntervalMs ? { statsIntervalMs: deps.statsIntervalMs } : {}),
+      ...(deps.operatorViewCoreBudgetMs ? { coreViewBudgetMs: deps.operatorViewCoreBudgetMs } : {}),
     }),
   );
   app.route('/', fareConsoleRoutes({ core: deps.core, sessions }));

@@ -54,6 +54,11 @@ const edgeEnvSchema = z.object({
   CORE_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1_500),
   /** Calls to the core one customer may have running or waiting in one edge process (0 = no limit); one more is 429. */
   CORE_CALLS_PER_CUSTOMER: z.coerce.number().int().min(0).max(1_000).default(4),
+  /**
+   * How long the operator's room view waits for the core's part (sale state, version, audit)
+   * before answering with what the core last said, marked stale (ms).
+   */
+  OPERATOR_VIEW_CORE_BUDGET_MS: z.coerce.number().int().min(10).max(60_000).default(150),
   /** Hold and booking reads and cancels one customer may make per minute, per edge process; more are 429. */
   CUSTOMER_READS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /**
@@ -159,6 +164,7 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
     coreQueueWaitMs: value.CORE_QUEUE_WAIT_MS,
     coreCallsPerCustomer: value.CORE_CALLS_PER_CUSTOMER,
     customerReadsPerMinute: value.CUSTOMER_READS_PER_MINUTE,
+    operatorViewCoreBudgetMs: value.OPERATOR_VIEW_CORE_BUDGET_MS,
     shedLagMs: value.SHED_LAG_MS,
     coreServiceToken: value.CORE_SERVICE_TOKEN ?? null,
     roomSyncMs: value.ROOM_SYNC_MS,

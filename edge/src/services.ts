@@ -53,6 +53,7 @@ export type EdgeServiceConfig = Pick<
   | 'coreQueueWaitMs'
   | 'coreCallsPerCustomer'
   | 'customerReadsPerMinute'
+  | 'operatorViewCoreBudgetMs'
   | 'maxBodyBytes'
   | 'demoLoginPerMinute'
   | 'pow'
@@ -110,6 +111,7 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
     seatMapTtlMs: config.seatMapTtlMs,
     maxBodyBytes: config.maxBodyBytes,
     customerReadsPerMinute: config.customerReadsPerMinute,
+    operatorViewCoreBudgetMs: config.operatorViewCoreBudgetMs,
     now,
   };
 }

@@ -20,6 +20,8 @@ interface StatsEvent {
   perMinute: { holdConflicts: number; rateLimited: number };
   /** The join's proof of work in force on this edge process, and why (pow/pow-governor.ts). */
   pow?: { difficulty: number; base: number; ceiling: number; reason: string } | null;
+  /** Whether the seat counts are the core's current ones, or the last it gave (the core is slow or away). */
+  core?: { fresh: boolean; staleSince: string | null };
 }
 
 /** "12 bits (raised: …)" or "off", for the proof-of-work tile. */
@@ -65,7 +67,12 @@ export function roomConsole(root: HTMLElement) {
       series.push(key, values[key]);
       drawSpark(document.getElementById(`chart-${key}`) as SVGSVGElement | null, series.get(key), SEAT_CHARTS.has(key) ? seatsTotal : null);
     }
-    live(`Live · updated ${localTime(new Date(data.at), false)}`, true);
+    if (data.core && !data.core.fresh) {
+      const since = data.core.staleSince ? ` since ${localTime(new Date(data.core.staleSince), false)}` : '';
+      live(`Live · updated ${localTime(new Date(data.at), false)} · the seat service is not answering${since}: seat counts as last known`, false);
+    } else {
+      live(`Live · updated ${localTime(new Date(data.at), false)}`, true);
+    }
     if (!data.room) {
       setText('room-state', 'no room yet');
       return;

@@ -281,9 +281,16 @@ export const roomControl = z.looseObject({
   admission: z.looseObject({
     adaptive: z.boolean(), targetPerMinute: z.number(), effectiveAdmitPerMinute: z.number(), reason: z.string(),
   }).describe('Why the effective rate is what it is'),
-  saleState,
+  saleState: saleState.nullable().describe('The sale state as the core last said it (null: the core has not answered this edge yet)'),
   version: z.number().int(),
   audit: z.array(auditEntry).optional().describe('The last 20 changes (on reads)'),
+  core: z.object({
+    fresh: z.boolean().describe('The core answered within the view\'s budget (OPERATOR_VIEW_CORE_BUDGET_MS)'),
+    answeredAt: z.iso.datetime().nullable().describe('When the core last answered this edge for this showtime'),
+    staleSince: z.iso.datetime().nullable().describe('Since when the view has had no fresh answer from the core'),
+    reason: z.enum(['slow', 'unavailable']).nullable(),
+    stale: z.array(z.string()).describe('Fields that are the core\'s and not current'),
+  }).optional().describe('On reads: how current the core\'s part (sale state, version, audit) is; the room\'s part is always read from the queue'),
   applied: z.literal(true).optional().describe('On a change: saved and applied to the room'),
 });
 

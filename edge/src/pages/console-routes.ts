@@ -16,6 +16,7 @@ import type { CoreClient } from '../core-client';
 import { isHttps, SHOWTIME_ID, type EdgeEnv } from '../http-context';
 import { publicSettings } from '../routes/admin-routes';
 import { createSingleFlightCache } from '../state/single-flight-cache';
+import { createLastKnown } from '../state/last-known';
 import type { LoginLockout } from '../limits/login-lockout';
 import type { PowGate } from '../pow/pow-gate';
 import type { PowGovernor } from '../pow/pow-governor';
@@ -39,6 +40,8 @@ export interface ConsoleRouteDeps {
   /** Who is signing in, for the lockout after repeated wrong tokens. */
   clientAddress: (c: Context) => string | null;
   statsIntervalMs?: number;
+  /** How long the live view waits for the core's seat counts before showing the last known ones (ms). */
+  coreViewBudgetMs?: number;
 }
 
 const saleSettingsSchema = z
@@ -62,6 +65,8 @@ interface SeatCounts {
 export function consoleRoutes(deps: ConsoleRouteDeps) {
   const app = new Hono<EdgeEnv>();
   const seatCounts = createSingleFlightCache<SeatCounts | null>({ ttlMs: 1_000, staleForMs: 60_000 });
+  // The live view never waits on a stalled core: past the budget it shows the last counts, saying so.
+  const knownSeats = createLastKnown<SeatCounts | null>({ budgetMs: deps.coreViewBudgetMs ?? 150 });
 
   /** The live console session of this browser, or null. */
   const signedIn = (c: Context) => deps.sessions.find(getCookie(c, ADMIN_COOKIE)).catch(() => null);
@@ -79,8 +84,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
   }
 
   /** The core's seat counts, read with a short-lived access token the edge signs for itself. */
-  async function seatsOf(showtimeId: string): Promise<SeatCounts | null> {
-    if (!deps.tokenKeys.signing) return null;
+  async function loadSeats(showtimeId: string): Promise<SeatCounts | null> {
     const { value } = await seatCounts.get(showtimeId, async () => {
       const token = await signAccessToken(deps.tokenKeys, {
         customerId: 'operator-console',
@@ -91,8 +95,16 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
       const { status, body } = await deps.core.getJson<{ counts: SeatCounts }>(`/showtimes/${showtimeId}/seats`, { authorization: `Bearer ${token}` });
       if (status >= 500) throw new Error(`core answered ${status}`);
       return body?.counts ?? null;
-    }).catch(() => ({ value: null }));
+    });
     return value;
+  }
+
+  /** The seat counts within the budget, or the last known ones; `fresh` says which. */
+  async function seatsOf(showtimeId: string): Promise<{ seats: SeatCounts | null; fresh: boolean; staleSince: string | null }> {
+    if (!deps.tokenKeys.signing) return { seats: null, fresh: true, staleSince: null };
+    const read = await knownSeats.read(showtimeId, () => loadSeats(showtimeId)).catch(() => null);
+    if (!read) return { seats: null, fresh: false, staleSince: null };
+    return { seats: read.value, fresh: read.fresh, staleSince: read.staleSinceMs === null ? null : new Date(read.staleSinceMs).toISOString() };
   }
 
   /** A room whose showtime the public list no longer shows (sold out, closed, started). */
@@ -206,7 +218,10 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
           const [settings, stats, seats] = await Promise.all([deps.engine.getSettings(id), deps.engine.stats(id), seatsOf(id)]);
           const room = settings.ok && stats.ok ? { settings: publicSettings(settings.settings), stats: (({ ok: _ok, ...rest }) => rest)(stats) } : null;
           const pow = settings.ok ? deps.pow.governor.showtimeLevel(id, settings.settings.powDifficulty ?? 0, settings.settings.powMaxDifficulty ?? 0) : null;
-          const data = { showtimeId: id, at: new Date().toISOString(), room, seats, perMinute: deps.activity.lastMinute(id), pow };
+          const data = {
+            showtimeId: id, at: new Date().toISOString(), room, seats: seats.seats, perMinute: deps.activity.lastMinute(id), pow,
+            core: { fresh: seats.fresh, staleSince: seats.staleSince },
+          };
           await stream.writeSSE({ id: String(++eventId), event: 'stats', data: JSON.stringify(data) });
         } catch {
           await stream.writeSSE({ id: String(++eventId), event: 'unavailable', data: JSON.stringify({ showtimeId: id, retryAfterSeconds: 5 }) });

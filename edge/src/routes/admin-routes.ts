@@ -16,6 +16,7 @@ import type { RoomCatalog, SaleControl } from '../rooms/room-catalog';
 import type { RoomGateway } from '../rooms/room-gateway';
 import { QUEUE_RETRY_AFTER_SECONDS } from '../rooms/room-gateway';
 import { SHOWTIME_ID, type EdgeEnv } from '../http-context';
+import { createLastKnown, type LastKnownRead } from '../state/last-known';
 
 export { publicSettings } from '../../../queue/src/room-update';
 
@@ -27,6 +28,20 @@ export interface AdminRouteDeps {
   /** middleware/admin-auth.ts: sets `operator` ({name, address, via}) on the context. */
   adminAuth: MiddlewareHandler<EdgeEnv>;
   statsIntervalMs?: number;
+  /** How long the room view waits for the core before answering from what it last said (ms). */
+  coreViewBudgetMs?: number;
+}
+
+/** How current the core's part of a room view is: the room's own part comes from Redis. */
+function coreFreshness(read: LastKnownRead<unknown>) {
+  return {
+    fresh: read.fresh,
+    answeredAt: read.answeredAtMs === null ? null : new Date(read.answeredAtMs).toISOString(),
+    staleSince: read.staleSinceMs === null ? null : new Date(read.staleSinceMs).toISOString(),
+    reason: read.reason,
+    /** What in the view is the core's and not current. */
+    stale: read.fresh ? [] : ['saleState', 'version', 'audit'],
+  };
 }
 
 interface AuditPage {
@@ -98,13 +113,36 @@ export function adminRoutes(deps: AdminRouteDeps) {
     return body;
   }
 
+  // The operator must see the room while the core struggles: above all then, since that is
+  // when the closed loop lowers the rate. The room's part comes from Redis; the core's part
+  // (sale state, version, audit) waits at most a budget, then comes from what the core last
+  // said, marked stale and since when.
+  const budgetMs = deps.coreViewBudgetMs ?? 150;
+  const controls = createLastKnown<SaleControl>({ budgetMs });
+  const audits = createLastKnown<AuditPage>({ budgetMs });
+  const coreView = (showtimeId: string) => ({
+    control: () => controlOf(showtimeId),
+    audit: () => auditOf(showtimeId, 20),
+  });
+
   app.get('/showtimes/:id/room', async (c) => {
     const showtimeId = showtimeParam(c);
-    const control = await controlOf(showtimeId);
-    const room = await readOrRestore(showtimeId);
+    const load = coreView(showtimeId);
+    const [control, audit, room] = await Promise.all([
+      controls.read(showtimeId, load.control),
+      audits.read(showtimeId, load.audit),
+      readOrRestore(showtimeId),
+    ]);
     if (!room) throw notFound('ROOM_NOT_FOUND', 'No waiting room exists for this showtime');
-    const { entries } = await auditOf(showtimeId, 20);
-    return c.json({ ...room, saleState: control.saleState, version: control.version, audit: entries });
+    return c.json({
+      ...room,
+      // Without any answer from the core yet: no sale state (the room's own state is in settings),
+      // and the room copy's version (the same versioned settings).
+      saleState: control.value?.saleState ?? null,
+      version: control.value?.version ?? room.settings.version,
+      audit: audit.value?.entries ?? [],
+      core: coreFreshness(control.fresh && !audit.fresh ? audit : control),
+    });
   });
 
   app.put('/showtimes/:id/room', async (c) => {
@@ -162,10 +200,15 @@ export function adminRoutes(deps: AdminRouteDeps) {
     const intervalMs = deps.statsIntervalMs ?? 1_000;
     return streamSSE(c, async (stream) => {
       let id = 0;
+      const load = coreView(showtimeId);
       while (!stream.aborted && !stream.closed) {
         try {
+          // The core's part never holds a tick up: asked in the background, told as last known.
+          controls.refresh(showtimeId, load.control);
           const room = await readRoom(showtimeId);
-          await stream.writeSSE({ id: String(++id), event: room ? 'stats' : 'missing', data: JSON.stringify(room ?? { showtimeId }) });
+          const known = controls.peek(showtimeId);
+          const data = room ? { ...room, saleState: known.value?.saleState ?? null, core: coreFreshness(known) } : { showtimeId };
+          await stream.writeSSE({ id: String(++id), event: room ? 'stats' : 'missing', data: JSON.stringify(data) });
         } catch {
           // Redis down: say so and keep the stream open; the next tick may succeed.
           await stream.writeSSE({ id: String(++id), event: 'unavailable', data: JSON.stringify({ showtimeId, retryAfterSeconds: QUEUE_RETRY_AFTER_SECONDS }) });
