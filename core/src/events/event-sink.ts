@@ -26,11 +26,14 @@ export interface BookingEventSink {
 /**
  * XADD to the `booking-events` stream, all events of a batch in one pipeline, trimmed
  * approximately so the stream cannot grow without bound (consumers dedupe on eventId).
+ * The key prefix is required, not defaulted: a core that left it out once published to a
+ * stream nobody read, so every caller says which namespace it means (the config's
+ * REDIS_KEY_PREFIX, empty for none).
  */
-export function redisStreamSink(redis: Redis, options: { keyPrefix?: string; maxLength?: number } = {}): BookingEventSink {
-  const key = bookingEventsStreamKey(options.keyPrefix ?? '');
-  const epochKey = bookingEventsEpochKey(options.keyPrefix ?? '');
-  const republishKey = bookingEventsRepublishKey(options.keyPrefix ?? '');
+export function redisStreamSink(redis: Redis, options: { keyPrefix: string; maxLength?: number }): BookingEventSink {
+  const key = bookingEventsStreamKey(options.keyPrefix);
+  const epochKey = bookingEventsEpochKey(options.keyPrefix);
+  const republishKey = bookingEventsRepublishKey(options.keyPrefix);
   const maxLength = options.maxLength ?? 100_000;
   /** Id of the last entry this process added; compared with the stream's newest at each check. */
   let lastPublishedId: string | null = null;
