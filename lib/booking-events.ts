@@ -53,6 +53,12 @@ export const bookingEventsStreamKey = (prefix = '') => `${prefix}${BOOKING_EVENT
  */
 export const bookingEventsEpochKey = (prefix = '') => `${prefix}${BOOKING_EVENTS_STREAM}:epoch`;
 export const bookingEventsRepublishKey = (prefix = '') => `${prefix}${BOOKING_EVENTS_STREAM}:republish`;
+/**
+ * The relay's replay of retained events after such a loss: this key names the current replay,
+ * and `<this key>:<token>` holds its progress (core/src/events/replay-ledger.ts). Kept beside the
+ * stream on purpose: a Redis that loses the stream loses the replay too, and starts a new one.
+ */
+export const bookingEventsReplayKey = (prefix = '') => `${prefix}${BOOKING_EVENTS_STREAM}:replay`;
 
 /** Milliseconds part of a stream entry id (`<ms>-<seq>`), 0 for anything else. */
 export function streamIdMs(id: string): number {
