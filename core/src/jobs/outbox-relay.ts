@@ -47,11 +47,12 @@ export async function relayWithRecovery(sql: Sql, sink: BookingEventSink, option
   if (check && (check.streamReset || check.republishFromMs !== null) && replay) {
     const why = check.streamReset ? 'stream reset' : 'consumer behind the stream';
     if (options.catchUp === 'oldest-first') {
-      options.onRequeue?.(why, await requeuePublished(sql, new Date(replay.fromMs)));
+      const requeued = await requeuePublished(sql, new Date(replay.fromMs));
+      options.onRequeue?.(why, requeued);
       await sink.advanceReplay?.(replay, null);
       replay = null;
     } else {
-      options.onRequeue?.(why, await countReplay(sql, replay));
+      if (options.onRequeue) options.onRequeue(why, await countReplay(sql, replay));
     }
   }
   const replayPerPass = options.replayPerPass ?? DEFAULT_REPLAY_PER_PASS;
