@@ -21,7 +21,8 @@ export interface DeliveryCheck {
 
 /** Where the outbox relay publishes. Publishing must be idempotent-friendly: at least once. */
 export interface BookingEventSink {
-  publish(events: BookingEvent[]): Promise<void>;
+  /** `replayed`: the events are sent again after a loss (the entries say so; see encodeBookingEvent). */
+  publish(events: BookingEvent[], options?: { replayed?: boolean }): Promise<void>;
   /**
    * Transports that can lose what they accepted (Redis) tell the relay here, and record a
    * replay for what was lost before they acknowledge the loss; others leave it out.
@@ -47,10 +48,10 @@ export function redisStreamSink(redis: Redis, options: { keyPrefix: string; maxL
   /** Id of the last entry this process added; compared with the stream's newest at each check. */
   let lastPublishedId: string | null = null;
   return {
-    async publish(events) {
+    async publish(events, publishOptions = {}) {
       if (events.length === 0) return;
       const pipeline = redis.pipeline();
-      for (const event of events) pipeline.xadd(key, 'MAXLEN', '~', String(maxLength), '*', ...encodeBookingEvent(event));
+      for (const event of events) pipeline.xadd(key, 'MAXLEN', '~', String(maxLength), '*', ...encodeBookingEvent(event, publishOptions));
       const results = await pipeline.exec();
       const failed = results?.find(([error]) => error);
       if (failed) throw failed[0];

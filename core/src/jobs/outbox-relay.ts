@@ -91,7 +91,7 @@ export async function replayStep(sql: Sql, sink: BookingEventSink, replay: Repla
     await sink.advanceReplay?.(replay, null);
     return { published: 0, next: null };
   }
-  await sink.publish(rows.map(toEvent));
+  await sink.publish(rows.map(toEvent), { replayed: true });
   const belowId = rows.at(-1)!.id;
   await sink.advanceReplay?.(replay, belowId);
   return { published: rows.length, next: { ...replay, belowId } };

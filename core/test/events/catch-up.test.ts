@@ -8,7 +8,9 @@ import { createIoredisStore, createRoomEngine, type RoomEngine } from '../../../
 import type { EdgeMetrics } from '../../../edge/src/metrics';
 import { createBookingEventsConsumer } from '../../../edge/src/rooms/booking-events-consumer';
 import { createRedisEdgeStore, type EdgeStore } from '../../../edge/src/state/edge-store';
-import { isolatedDatabase } from '../../../test/support/env';
+import { isolatedDatabase, testRedisNamespace, testRedisUrl } from '../../../test/support/env';
+import { createGateEventsConsumer } from '../../src/gate/gate-events';
+import type { SeatGate } from '../../src/gate/seat-gate';
 import { connectDatabase } from '../../src/db/connect';
 import { redisStreamSink } from '../../src/events/event-sink';
 import { relayWithRecovery, type RelayOptions } from '../../src/jobs/outbox-relay';
@@ -145,4 +147,26 @@ describe('catch-up after Redis restarts empty with a large retained outbox', () 
     const { readAtLiveRelease } = await catchUp({ relay: { catchUp: 'oldest-first' }, applyOneByOne: true });
     expect(readAtLiveRelease).toBeNull();
   });
+});
+
+it('the seat gate, rebuilt from the database, skips replayed entries (out of order they could sell a refunded seat again)', async () => {
+  const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
+  closers.push(async () => redis.disconnect());
+  const keyPrefix = testRedisNamespace('gate-replay');
+  const applied: string[] = [];
+  const gate = {
+    scripts: { keys: { gateEventsCursor: `${keyPrefix}gate-cursor` } },
+    applyOps: async (_showtimeId: number, _ops: unknown, eventId: string) => void applied.push(eventId),
+  } as unknown as SeatGate;
+  const consumer = createGateEventsConsumer({ redis, gate, keyPrefix });
+  await consumer.pumpOnce(); // plants the cursor at the stream's end
+  const sink = redisStreamSink(redis, { keyPrefix });
+  const sold = (eventId: string) => ({
+    eventId, type: 'BookingConfirmed' as const, showtimeId: 7, occurredAt: new Date().toISOString(),
+    payload: { bookingId: `b-${eventId}`, customerId: 'c', seats: ['A1'] },
+  });
+  await sink.publish([sold('replayed-1')], { replayed: true });
+  await sink.publish([sold('live-1')]);
+  await consumer.pumpOnce();
+  expect(applied).toEqual(['live-1']);
 });
