@@ -92,7 +92,8 @@ export function redisStreamSink(redis: Redis, options: { keyPrefix: string; maxL
         const tx = replays.queueStart(redis.multi(), next, replay);
         const members = requests.filter((_, i) => i % 2 === 0);
         if (members.length > 0) tx.zrem(republishKey, ...members);
-        // The epoch last: a relay that dies before this finds it gone again and starts over.
+        // One transaction records the replay and acknowledges the loss (epoch back, requests
+        // taken): a relay that dies before it finds the loss again and starts over.
         const done = await tx.set(epochKey, `${new Date(now).toISOString()} ${randomUUID()}`, 'NX').exec();
         const refused = done?.find(([error]) => error);
         if (!done || refused) throw refused?.[0] ?? new Error('replay start aborted');

@@ -36,7 +36,7 @@ const RELEASING_REASONS = new Set(['confirmed']);
 
 export function createBookingEventsConsumer(options: BookingEventsConsumerOptions) {
   const consumer = options.consumerName ?? 'edge';
-  const batchSize = options.batchSize ?? 500;
+  const batchSize = options.batchSize ?? 200;
   const dedupeTtlMs = options.dedupeTtlMs ?? 7 * 86_400_000;
   const republishMarginMs = options.republishMarginMs ?? 60_000;
   let cursor: string | null = null;
@@ -71,24 +71,24 @@ export function createBookingEventsConsumer(options: BookingEventsConsumerOption
    * per entry (which once took a minute to read through a replayed day): the dedupe marks of
    * all of them at once, then one release per customer and showtime and one close per showtime
    * at once (ioredis pipelines concurrent commands on its connection). A confirmation and its
-   * HoldReleased name the same turn, so releasing it once is the same as twice. If anything
-   * fails, the marks of the whole batch are taken back and the batch is read again.
+   * HoldReleased name the same turn, so releasing it once is the same as twice. What fails has
+   * its marks taken back and the batch is read again: what succeeded is then skipped as seen.
    */
   async function applyBatch(events: BookingEvent[]): Promise<void> {
     const relevant = events.filter((event) => effectOf(event) !== null);
     const fresh = await Promise.all(relevant.map((event) => options.edgeStore.markSeen(event.eventId, dedupeTtlMs)));
-    const toApply = relevant.filter((_, i) => fresh[i]);
-    const once = new Map<string, BookingEvent>();
-    for (const event of toApply) {
+    const groups = new Map<string, BookingEvent[]>();
+    relevant.forEach((event, i) => {
+      if (!fresh[i]) return;
       const effect = effectOf(event)!;
-      once.set(effect.kind === 'soldOut' ? `${event.showtimeId} sold out` : `${event.showtimeId} ${effect.customerId}`, event);
-    }
-    try {
-      await Promise.all([...once.values()].map(apply));
-    } catch (error) {
-      await Promise.all(toApply.map((event) => options.edgeStore.forgetSeen(event.eventId).catch(() => {})));
-      throw error;
-    }
+      const key = effect.kind === 'soldOut' ? `${event.showtimeId} sold out` : `${event.showtimeId} ${effect.customerId}`;
+      groups.set(key, [...(groups.get(key) ?? []), event]);
+    });
+    const outcomes = await Promise.allSettled([...groups.values()].map((group) => apply(group[0]!)));
+    const failed = [...groups.values()].filter((_, i) => outcomes[i]!.status === 'rejected');
+    if (failed.length === 0) return;
+    await Promise.all(failed.flat().map((event) => options.edgeStore.forgetSeen(event.eventId).catch(() => {})));
+    throw (outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason;
   }
 
   /** One entry at a time, three round trips each: how the consumer once worked, for a test's broken variant. */
