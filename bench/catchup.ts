@@ -8,15 +8,16 @@
  *
  * Figure: `catch-up to live` = from the relay's republish request (the pass that finds the
  * stream's history gone) until the edge has applied every live booking committed before it
- * (those lost with the stream and those that waited in the outbox). Also the largest delay
- * from commit to apply of the live bookings committed after the request, during the replay.
+ * (those lost with the stream and those that waited in the outbox). Also when the whole
+ * retained day is back in the stream, and the largest delay from commit to apply of the live
+ * bookings committed after the request, until then.
  * Physical limit, same run, same server: the raw XADD (pipelined, 500 a batch) and XREAD (500 a
  * read) of the same number of entries with the same fields: moving the retained day through
  * Redis and nothing else. `oldest-first` runs the old catch-up (everything requeued oldest
  * first, applied one entry and three round trips at a time), capped at 120 s.
  */
 import { Redis } from 'ioredis';
-import { bookingEventsEpochKey, encodeBookingEvent, type BookingEvent } from '../lib/booking-events';
+import { bookingEventsEpochKey, bookingEventsStreamKey, encodeBookingEvent, type BookingEvent } from '../lib/booking-events';
 import type { EdgeMetrics } from '../edge/src/metrics';
 import { createBookingEventsConsumer } from '../edge/src/rooms/booking-events-consumer';
 import { createRedisEdgeStore } from '../edge/src/state/edge-store';
@@ -100,7 +101,11 @@ export default async function catchup(args: string[]) {
     const caughtUp = () => owed.every((customer) => (appliedAt.get(customer) ?? 0) > requestAt!);
     while (!caughtUp() && performance.now() < deadline) await sleep(10);
     const catchUpMs = caughtUp() ? Math.max(...owed.map((customer) => appliedAt.get(customer)!)) - requestAt! : null;
-    await sleep(2_000); // live bookings during the replay
+    // Live bookings go on until the whole retained day is back in the stream, and a second more.
+    const bookingsKey = bookingEventsStreamKey('');
+    while ((await redis.xlen(bookingsKey).catch(() => 0)) < RETAINED && performance.now() < deadline) await sleep(50);
+    const replayedMs = performance.now() - requestAt!;
+    await sleep(1_000);
     stopping = true;
     await Promise.all([relayLoop, bookingLoop]);
     await consumer.stop();
@@ -112,6 +117,7 @@ export default async function catchup(args: string[]) {
     console.log(`variant: ${oldestFirst ? 'oldest first, one by one (the old catch-up)' : 'newest first behind the live lane, batched apply'}`);
     console.log(`retained outbox rows: ${RETAINED} over ${SHOWTIMES} showtimes; live bookings owed at the request: ${owed.length}`);
     console.log(catchUpMs === null ? `catch-up to live > ${seconds(capMs)} s (not reached)` : `catch-up to live ${seconds(catchUpMs)} s`);
+    console.log(`retained day back in the stream ${seconds(replayedMs)} s after the request`);
     if (lags.length > 0) console.log(`live bookings committed after the request: ${lags.length}, commit to apply max ${seconds(Math.max(...lags))} s`);
     console.log(`physical limit: raw XADD + XREAD of ${RETAINED} entries ${seconds(limitMs)} s`);
     if (catchUpMs !== null) console.log(`ratio catch-up / limit: ${(catchUpMs / limitMs).toFixed(2)}`);
