@@ -149,6 +149,17 @@ describe('catch-up after Redis restarts empty with a large retained outbox', () 
   });
 });
 
+it('a relay that dies mid-replay: the next one goes on from where it got, nothing sent twice', async () => {
+  const { sql, redis } = await setUp();
+  // A fresh Redis has no epoch: the first pass starts the replay of the retained day.
+  expect(await relayWithRecovery(sql, redisStreamSink(redis, { keyPrefix: '' }))).toBe(2_000);
+  const restarted = redisStreamSink(redis, { keyPrefix: '' }); // another process, nothing in memory
+  for (let pass = 0; pass < 20 && (await relayWithRecovery(sql, restarted)) > 0; pass++);
+  const entries = (await redis.xrange(bookingEventsStreamKey(), '-', '+')) as [string, string[]][];
+  expect(new Set(entries.map(([, fields]) => decodeBookingEvent(fields)!.eventId)).size).toBe(BACKLOG);
+  expect(entries.length).toBe(BACKLOG);
+});
+
 it('the seat gate, rebuilt from the database, skips replayed entries (out of order they could sell a refunded seat again)', async () => {
   const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
   closers.push(async () => redis.disconnect());
