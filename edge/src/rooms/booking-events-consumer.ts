@@ -63,8 +63,9 @@ export function createBookingEventsConsumer(options: BookingEventsConsumerOption
     } else {
       await options.engine.release(showtimeId, effect.customerId);
     }
-    options.metrics.bookingEvents.inc({ type: event.type });
   }
+
+  const counted = (events: BookingEvent[]) => events.forEach((event) => options.metrics.bookingEvents.inc({ type: event.type }));
 
   /**
    * Applies a batch's events that matter in a few concurrent rounds instead of three round trips
@@ -85,7 +86,9 @@ export function createBookingEventsConsumer(options: BookingEventsConsumerOption
       groups.set(key, [...(groups.get(key) ?? []), event]);
     });
     const outcomes = await Promise.allSettled([...groups.values()].map((group) => apply(group[0]!)));
-    const failed = [...groups.values()].filter((_, i) => outcomes[i]!.status === 'rejected');
+    const applied = [...groups.values()];
+    counted(applied.filter((_, i) => outcomes[i]!.status === 'fulfilled').flat());
+    const failed = applied.filter((_, i) => outcomes[i]!.status === 'rejected');
     if (failed.length === 0) return;
     await Promise.all(failed.flat().map((event) => options.edgeStore.forgetSeen(event.eventId).catch(() => {})));
     throw (outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason;
@@ -97,7 +100,10 @@ export function createBookingEventsConsumer(options: BookingEventsConsumerOption
       const event = decodeBookingEvent(entry.fields);
       if (event && (await options.edgeStore.markSeen(event.eventId, dedupeTtlMs))) {
         try {
-          if (effectOf(event)) await apply(event);
+          if (effectOf(event)) {
+            await apply(event);
+            counted([event]);
+          }
         } catch (error) {
           await options.edgeStore.forgetSeen(event.eventId).catch(() => {});
           throw error;
