@@ -7,6 +7,8 @@
  * edge over HTTP in a room of capacity 1 (demo login, join, admitted, seat map, hold, checkout,
  * pay at the sandbox, its webhook to the core); the booking event must free the slot, so the
  * second buyer is admitted within a few seconds of the booking, not when the turn runs out.
+ * On the separate services' private redis-server, no process may have written a key outside
+ * the prefix.
  * Broken variant: the core started without the prefix (the old core/src/main.ts built its
  * stream sink that way) publishes where nobody reads, and the second buyer waits past the bound.
  */
@@ -15,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { answers200, REPO_ROOT, serviceProcess, type ServiceProcess } from '../../chaos/processes';
 import { generateSigningJwk } from '../../lib/token-keys';
@@ -35,6 +38,8 @@ const TURN_SECONDS = 120;
 interface Stack {
   edgeUrl: string;
   paymentsUrl: string;
+  /** Separate services only (a private redis-server): every key any process wrote that lacks the prefix. */
+  unprefixedKeys?: () => Promise<string[]>;
 }
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -122,7 +127,15 @@ async function startSeparate(options: { coreWithoutPrefix?: boolean } = {}): Pro
     ready: async () => tickerStarted || ((tickerStarted = true), await new Promise((resolve) => setTimeout(resolve, 500)), true),
   });
   await startServices([core, payment, edge, ticker]);
-  return { edgeUrl, paymentsUrl };
+  const unprefixedKeys = async () => {
+    const client = new Redis(`redis://127.0.0.1:${redis.ports[0]}`, { maxRetriesPerRequest: 1 });
+    try {
+      return (await client.keys('*')).filter((key) => !key.startsWith(prefix));
+    } finally {
+      client.disconnect();
+    }
+  };
+  return { edgeUrl, paymentsUrl, unprefixedKeys };
 }
 
 /**
@@ -178,12 +191,16 @@ describe('one REDIS_KEY_PREFIX for every process', () => {
   });
 
   it('the separate services as docker-compose runs them, with a prefix: the booking admits the next buyer at once', async () => {
-    const waitedMs = await twoBuyers(await startSeparate());
+    const stack = await startSeparate();
+    const waitedMs = await twoBuyers(stack);
     expect(waitedMs).not.toBeNull();
     expect(waitedMs!).toBeLessThanOrEqual(SECOND_BUYER_BOUND_MS);
+    expect(await stack.unprefixedKeys!()).toEqual([]); // no process wrote outside the namespace
   });
 
   it('broken variant: the core without the prefix publishes where nobody reads; the next buyer waits past the bound', async () => {
-    expect(await twoBuyers(await startSeparate({ coreWithoutPrefix: true }))).toBeNull();
+    const stack = await startSeparate({ coreWithoutPrefix: true });
+    expect(await twoBuyers(stack)).toBeNull();
+    expect(await stack.unprefixedKeys!()).toContain('booking-events');
   });
 });
