@@ -53,6 +53,12 @@ export const bookingEventsStreamKey = (prefix = '') => `${prefix}${BOOKING_EVENT
  */
 export const bookingEventsEpochKey = (prefix = '') => `${prefix}${BOOKING_EVENTS_STREAM}:epoch`;
 export const bookingEventsRepublishKey = (prefix = '') => `${prefix}${BOOKING_EVENTS_STREAM}:republish`;
+/**
+ * The relay's replay of retained events after such a loss: this key names the current replay,
+ * and `<this key>:<token>` holds its progress (core/src/events/replay-ledger.ts). Kept beside the
+ * stream on purpose: a Redis that loses the stream loses the replay too, and starts a new one.
+ */
+export const bookingEventsReplayKey = (prefix = '') => `${prefix}${BOOKING_EVENTS_STREAM}:replay`;
 
 /** Milliseconds part of a stream entry id (`<ms>-<seq>`), 0 for anything else. */
 export function streamIdMs(id: string): number {
@@ -67,14 +73,27 @@ export function compareStreamIds(a: string, b: string): number {
   return aMs === bMs ? aSeq - bSeq : aMs - bMs;
 }
 
-export function encodeBookingEvent(event: BookingEvent): string[] {
-  return [
+/**
+ * `replayed: true` marks an entry the relay sent again after Redis lost the stream (README,
+ * "When Redis loses data"): an extra field `replayed` = `1`, which readers that need only what
+ * happens from now on (the seat gate, rebuilt from the database) skip.
+ */
+export function encodeBookingEvent(event: BookingEvent, options: { replayed?: boolean } = {}): string[] {
+  const fields = [
     'eventId', event.eventId,
     'type', event.type,
     'showtimeId', String(event.showtimeId),
     'occurredAt', event.occurredAt,
     'payload', JSON.stringify(event.payload),
   ];
+  if (options.replayed) fields.push('replayed', '1');
+  return fields;
+}
+
+/** True for an entry the relay replayed (see encodeBookingEvent). */
+export function isReplayedEntry(fields: string[]): boolean {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 'replayed') return fields[i + 1] === '1';
+  return false;
 }
 
 /** Decodes an XREAD/XRANGE field list; returns null for entries that are not ours or are malformed. */

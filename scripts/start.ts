@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { z } from 'zod';
-import { keyPrefixSetting, logLevelSetting, optionalTextSetting, parseEnv } from '../lib/env';
+import { logLevelSetting, optionalTextSetting, parseEnv } from '../lib/env';
 import { encodeBookingEvent } from '../lib/booking-events';
 import { resolveTokenKeys } from '../lib/token-config';
 import { inProcessSink, redisStreamSink } from '../core/src/events/event-sink';
@@ -38,7 +38,6 @@ const settings = parseEnv(
   z.object({
     LOG_LEVEL: logLevelSetting,
     REDIS_URL: optionalTextSetting,
-    REDIS_KEY_PREFIX: keyPrefixSetting,
     EDGE_PORT: optionalTextSetting,
     PAYMENT_PORT: optionalTextSetting,
     ADMIN_TOKEN: optionalTextSetting,
@@ -77,14 +76,15 @@ const tokenKeys = await resolveTokenKeys(coreConfig);
 const redisUrl = settings.REDIS_URL ?? null;
 if (!redisUrl) log.warn('REDIS_URL not set: the waiting room uses the in-process store (one process only, nothing kept)');
 
-// Booking events: the core's outbox relay XADDs to Redis, or hands them over in process.
+// Booking events: the core's outbox relay XADDs to Redis, or hands them over in process. Every
+// part below takes REDIS_KEY_PREFIX from its own config, parsed from this one env record.
 const embeddedEvents = redisUrl ? null : { sink: inProcessSink(), store: createMemoryEdgeStore() };
 embeddedEvents?.sink.subscribe((events) => {
   for (const event of events) embeddedEvents.store.publishEvent(encodeBookingEvent(event));
 });
 const eventsRedis = redisUrl ? new Redis(redisUrl) : null;
 const eventSink = eventsRedis
-  ? redisStreamSink(eventsRedis, { keyPrefix: settings.REDIS_KEY_PREFIX })
+  ? redisStreamSink(eventsRedis, { keyPrefix: coreConfig.redisKeyPrefix })
   : embeddedEvents!.sink;
 
 // The edge, the queue ticker and the core's own admission check share one room store: Redis,

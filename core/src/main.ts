@@ -32,7 +32,8 @@ roomRedis?.on('error', () => {});
 const core = await startCore(config, {
   sql,
   defaultMetrics: true,
-  eventSink: redis ? redisStreamSink(redis) : null,
+  // The stream lives in the same namespace as the rooms the edge and the ticker read.
+  eventSink: redis ? redisStreamSink(redis, { keyPrefix: config.redisKeyPrefix }) : null,
   admissionStore: roomRedis ? createIoredisStore(roomRedis) : null,
   // The seat gate shares the fail-fast client: without Redis it is skipped and the database decides alone.
   seatGateStore: roomRedis ? createIoredisStore(roomRedis) : null,

@@ -5,7 +5,7 @@
  * releases them. Each operation is guarded in the script (lua/gate-apply-5.lua) and each event
  * applied once per showtime (by eventId), so the at-least-once stream cannot undo a newer state.
  */
-import { compareStreamIds, decodeBookingEvent, bookingEventsStreamKey, type BookingEvent } from '../../../lib/booking-events';
+import { compareStreamIds, decodeBookingEvent, bookingEventsStreamKey, isReplayedEntry, type BookingEvent } from '../../../lib/booking-events';
 import type { GateOp } from '../../../queue/src/index';
 import type { SeatGate } from './seat-gate';
 
@@ -92,7 +92,13 @@ export function createGateEventsConsumer(options: {
         if (compareStreamIds(end, cursor) < 0) await options.redis.set(cursorKey, end);
         return total;
       }
-      const events = entries.map(([, fields]) => decodeBookingEvent(fields)).filter((e): e is BookingEvent => e !== null);
+      // Replayed entries (Redis lost the stream; the relay sends the retained day again, newest
+      // first) are history the gate was rebuilt past: applied out of order they could sell again
+      // a seat a later refund freed.
+      const events = entries
+        .filter(([, fields]) => !isReplayedEntry(fields))
+        .map(([, fields]) => decodeBookingEvent(fields))
+        .filter((e): e is BookingEvent => e !== null);
       await applyEventsToGate(options.gate, events);
       cursor = entries.at(-1)![0];
       await options.redis.set(cursorKey, cursor);

@@ -64,7 +64,7 @@ beforeEach(() => {
   released.length = 0;
 });
 
-const sink = () => redisStreamSink(redis);
+const sink = () => redisStreamSink(redis, { keyPrefix: '' }); // a private server: no namespace needed
 /** One relay process: it remembers what it published last, as the core's relay does. */
 let relayInstance: ReturnType<typeof sink> | null = null;
 const relay = () => relayWithRecovery(sql, (relayInstance ??= sink()));
