@@ -36,19 +36,22 @@ export function createErrorHandler(
 export const notFoundHandler: NotFoundHandler = (c) =>
   respondWithError(c, new AppError('ROUTE_NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`));
 
-const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
-
 /**
- * Refuses bodies over `maxBytes` with 413 before they are buffered. Requests that carry no body
+ * Refuses bodies over `maxBytes` with 413 before they are buffered, whatever the method: a
+ * DELETE or GET may carry a body too, and nothing downstream must ever buffer one past the
+ * limit. Reads that carry no body (no Content-Length, no Transfer-Encoding: every cheap GET)
  * skip it entirely: looking at the body stream makes @hono/node-server build a full Request
- * object, which costs more than the rest of a cheap GET.
+ * object, which costs more than the rest of a cheap GET. Any other method without a declared
+ * length is counted as it arrives (a request built in process may have neither header).
  */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
   const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes`);
   const limit = bodyLimit({ maxSize: maxBytes, onError: (c) => respondWithError(c, tooLarge()) });
   return async function jsonBodyLimitMiddleware(c, next) {
-    if (METHODS_WITHOUT_BODY.has(c.req.method)) return next();
     const declaredHeader = c.req.header('content-length');
+    if (declaredHeader === undefined && READS.has(c.req.method) && c.req.header('transfer-encoding') === undefined) return next();
     if (declaredHeader !== undefined) {
       // A declared length is enforced by the HTTP parser itself: checking it is enough, and
       // leaves the body stream unwrapped (wrapping it costs a full Request on Node).

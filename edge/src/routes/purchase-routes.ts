@@ -60,8 +60,10 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
       ? (c.get('accessToken') ?? bearerToken(c) ?? (showtimeId ? getCookie(c, cookieNames.access(showtimeId)) : null))
       : null;
     const signal = ownCall ? c.req.raw.signal : undefined;
-    // A client that left while its body was read: no body, and the core client drops the call (499).
-    const body = c.req.method === 'GET' || c.req.method === 'HEAD' ? null : await c.req.arrayBuffer().catch((error: unknown) => (signal?.aborted ? null : Promise.reject(error)));
+    // Only POST carries a body the core reads (holds, checkout, the webhook); a DELETE's body is
+    // never read, so it is never buffered. A client that left while its body was read: no body,
+    // and the core client drops the call (499).
+    const body = c.req.method !== 'POST' ? null : await c.req.arrayBuffer().catch((error: unknown) => (signal?.aborted ? null : Promise.reject(error)));
     const query = new URL(c.req.url).search;
     return deps.core.forward({
       method: c.req.method,
