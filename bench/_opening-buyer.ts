@@ -143,10 +143,10 @@ export async function runOpeningBuyer(context: BuyerContext, buyer: OpeningBuyer
       ? await call(queuePath, { headers: { ...base, 'x-queue-token': queueToken } })
       : await call(queuePath, { method: 'POST', headers: { ...base, authorization: `Bearer ${customer}` } });
   }
-  await buy(context, buyer, accessToken as string, base);
+  await buy(context, buyer, accessToken as string, customer, base);
 }
 
-async function buy(context: BuyerContext, buyer: OpeningBuyer, accessToken: string, base: Record<string, string>): Promise<void> {
+async function buy(context: BuyerContext, buyer: OpeningBuyer, accessToken: string, customer: string, base: Record<string, string>): Promise<void> {
   const auth = { ...base, authorization: `Bearer ${accessToken}` };
   const note = (answer: Answer) => {
     if (answer.status >= 500) buyer.admitted5xx.push(`${answer.status} ${answer.json?.error?.code ?? ''}`.trim());
@@ -176,7 +176,8 @@ async function buy(context: BuyerContext, buyer: OpeningBuyer, accessToken: stri
   }
   if (!hold) {
     if (buyer.outcome === 'waiting') buyer.outcome = 'no_seats';
-    await call(`${context.edgeUrl}/api/showtimes/${context.showtimeId}/queue`, { method: 'DELETE', headers: auth });
+    // Giving the turn back takes the customer's token, as the page's leave does.
+    await call(`${context.edgeUrl}/api/showtimes/${context.showtimeId}/queue`, { method: 'DELETE', headers: { ...base, authorization: `Bearer ${customer}` } });
     return;
   }
   buyer.heldAtMs = Date.now();
