@@ -2,7 +2,8 @@
  * One buyer of the opening rehearsal (bench/opening.ts), over HTTP through the edge as the
  * sale page does it: demo login, join at a given moment, poll when told to (the page's
  * cadence: pollAfterMs with ±20 % jitter, at most 30 s), and once admitted go for two seats
- * together near the centre, hold, check out and pay at the payment sandbox. A 409 reloads the
+ * together near the centre (one when no two together are left), hold, check out and pay at
+ * the payment sandbox. A 409 reloads the
  * map and tries again (as the page does); a buyer with no seats after a few tries gives the
  * turn back. Everything it was told, and when, is recorded for the report.
  * (Underscore prefix: not a benchmark of its own.)
@@ -72,7 +73,7 @@ async function call(url: string, init: RequestInit & { timeoutMs?: number } = {}
 
 const jitter = (ms: number) => ms * (0.8 + Math.random() * 0.4);
 
-/** Two adjacent available seats in one row, the pair nearest the centre (with a little taste of its own). */
+/** Two adjacent available seats in one row, the pair nearest the centre (with a little taste of its own); one seat when no pair is left. */
 export function pickPair(seats: { code: string; row: number; column: number; status: string }[], rows: number, columns: number, taste: number): string[] | null {
   const free = new Map<string, string>();
   for (const seat of seats) if (seat.status === 'AVAILABLE') free.set(`${seat.row}/${seat.column}`, seat.code);
@@ -85,6 +86,13 @@ export function pickPair(seats: { code: string; row: number; column: number; sta
     if (!right) continue;
     const score = Math.abs(seat.row - centreRow) * 1.5 + Math.abs(seat.column + 0.5 - centreColumn) + taste * Math.random();
     if (!best || score < best.score) best = { codes: [seat.code, right], score };
+  }
+  if (best) return best.codes;
+  // No two together left: one seat, as a buyer would rather than go home with nothing.
+  for (const seat of seats) {
+    if (seat.status !== 'AVAILABLE') continue;
+    const score = Math.abs(seat.row - centreRow) * 1.5 + Math.abs(seat.column - centreColumn) + taste * Math.random();
+    if (!best || score < best.score) best = { codes: [seat.code], score };
   }
   return best?.codes ?? null;
 }
