@@ -145,11 +145,16 @@ async function stallCore(databaseUrl: string): Promise<void> {
   }
 }
 
+/**
+ * Polls may be answered from the edge's snapshot of the room, up to this old (SNAPSHOT_TTL_MS):
+ * a "waiting" told within it of a later ticket's admission may predate the buyer's own offer.
+ */
+const SNAPSHOT_MS = 1_000;
 /** How recently a buyer must have polled to be offered its turn rather than parked (queue/lua/includes/room.lua FRESH_MS). */
 const FRESH_MS = 4_000;
 
 /**
- * Inversions: a buyer told "waiting" after someone with a later ticket had been let in, while it
+ * Inversions: a buyer told "waiting" (more than a snapshot's age) after someone with a later ticket had been let in, while it
  * had polled within FRESH_MS of that admission (so it could not have been parked as a walk-away).
  * Passed over while not fresh is the parking rule at work, counted apart.
  */
@@ -160,7 +165,7 @@ function inversions(buyers: OpeningBuyer[], ticketOf: Map<number, number>): { in
   for (const waiter of buyers) {
     const ticket = ticketOf.get(waiter.id);
     if (ticket === undefined || waiter.lastWaitingAtMs === null) continue;
-    const jumped = admitted.find((other) => other.admittedAtMs! < waiter.lastWaitingAtMs! && ticketOf.get(other.id)! > ticket);
+    const jumped = admitted.find((other) => other.admittedAtMs! + SNAPSHOT_MS < waiter.lastWaitingAtMs! && ticketOf.get(other.id)! > ticket);
     if (!jumped) continue;
     const at = jumped.admittedAtMs!;
     const fresh = waiter.told.some((t) => t.state === 'waiting' && t.atMs <= at && t.atMs >= at - FRESH_MS);
