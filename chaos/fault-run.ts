@@ -64,11 +64,11 @@ async function measureRecovery(stack: ChaosStack, showtimeId: string, fault: Fau
     machineLagMs = Math.max(machineLagMs, Math.round(controlMs));
     if (ok) {
       const ms = probeSentAt - backAt;
-      return { ms, machineLagMs, beyondLagMs: Math.max(0, ms - machineLagMs) };
+      return { ms, machineLagMs };
     }
     await sleep(100);
   }
-  return { ms: null, machineLagMs, beyondLagMs: null };
+  return { ms: null, machineLagMs };
 }
 
 export async function runBuyersThroughFault(deps: {

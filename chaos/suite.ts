@@ -16,6 +16,7 @@ import { startControlProbe, type ControlProbe } from './control-probe';
 import { FAULTS, type Fault } from './faults';
 import { runBuyersThroughFault, type FaultRunSettings } from './fault-run';
 import { FAULT_CHECKS, type FaultCheckContext } from './fault-checks';
+import { judgeRun, minimumBookings } from './judge';
 import { startChaosStack, type ChaosStack } from './stack';
 
 export interface ChaosSettings extends FaultRunSettings {
@@ -57,7 +58,7 @@ export interface FaultResult {
   /** The minimum bookings this run had to reach (null for the control run itself). */
   minBookings: number | null;
   /** From the component back to the buyers' path served, and the control probe's worst round trip meanwhile. */
-  recovery: { ms: number | null; machineLagMs: number; beyondLagMs: number | null } | null;
+  recovery: { ms: number | null; machineLagMs: number } | null;
   checks: CheckOutcome;
   failures: string[];
 }
@@ -120,8 +121,10 @@ async function runOne(stack: ChaosStack, sql: Sql, redis: Redis, control: Contro
   const count = (match: (key: string) => boolean) => Object.entries(run.answers).filter(([key]) => match(key)).reduce((n, [, c]) => n + c, 0);
   const status5xx = count((key) => / 5\d\d\b/.test(key));
   const status500 = count((key) => / 500\b/.test(key));
-  const failures: string[] = [...failuresOf(checks)];
-  if (run.notFired) failures.push(`the fault did not happen: ${run.notFired}`);
+  const failures: string[] = [
+    ...failuresOf(checks),
+    ...judgeRun({ status500, notFired: run.notFired, ...work, minBookings, recovery: run.recovery, recoveryGoalMs: settings.recoveryGoalMs }),
+  ];
   // A service that died on its own (not the one this fault killed and restarted) is a finding;
   // start it again so the next fault runs on a whole stack.
   for (const service of [stack.core, stack.edge, stack.sandbox, stack.ticker]) {
@@ -129,21 +132,9 @@ async function runOne(stack: ChaosStack, sql: Sql, redis: Redis, control: Contro
     failures.push(`${service.name} process died`);
     await service.start().catch((error: unknown) => failures.push(`${service.name} did not start again: ${(error as Error).message}`));
   }
-  if (status500 > 0) failures.push(`${status500} answers 500`);
-  if (work.bookings === 0) failures.push('sold nothing');
-  else if (minBookings !== null && work.bookings < minBookings) failures.push(`bookings ${work.bookings} < ${minBookings} (half the control run's)`);
-  if (work.seatMaps === 0) failures.push('no buyer reached a seat map');
-  if (work.paymentsSettled === 0) failures.push('no payment settled');
-  const recovery = run.recovery;
-  if (recovery) {
-    if (recovery.ms === null) failures.push('never recovered (30 s)');
-    else if (recovery.beyondLagMs! > settings.recoveryGoalMs) {
-      failures.push(`recovery ${recovery.ms} ms, ${recovery.beyondLagMs} ms beyond the machine's lag, > ${settings.recoveryGoalMs} ms`);
-    }
-  }
   return {
     fault: fault.name, showtimeId: run.showtimeId, answers: run.answers, status5xx, status500, noAnswer: count((key) => key.includes('no answer')),
-    work, minBookings, recovery, checks, failures,
+    work, minBookings, recovery: run.recovery, checks, failures,
   };
 }
 
@@ -164,7 +155,7 @@ export async function runChaosSuite(settings: ChaosSettings): Promise<{ results:
       const began = Date.now();
       const result = await runOne(stack, sql, redis, control, fault, settings, minBookings);
       results.push(result);
-      if (fault === CONTROL_RUN) minBookings = Math.max(1, Math.ceil(result.work.bookings * settings.minBookingShare));
+      if (fault === CONTROL_RUN) minBookings = minimumBookings(result.work.bookings, settings.minBookingShare);
       log(`chaos: ${fault.name}: ${result.failures.length === 0 ? 'ok' : `FAIL (${result.failures.join('; ')})`} in ${((Date.now() - began) / 1000).toFixed(1)} s`);
     }
   } finally {
