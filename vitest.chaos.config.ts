@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 // The fault suite's short version (chaos/test/), run by `npm test` after the other suites and
 // alone: it starts a PostgreSQL cluster, a redis-server and four service processes, and kills
 // and restarts them. Beside other heavy test files on a 2-core machine it would slow them past
-// their timeouts and be slowed itself past its recovery goal; on its own it takes about 80 s.
+// their timeouts and be slowed itself past its recovery goal; on its own it takes 2-3 minutes.
 export default defineConfig({
   test: {
     include: ['chaos/test/**/*.test.ts'],
