@@ -11,6 +11,7 @@ import type { Sql } from 'postgres';
 import { connectDatabase } from '../core/src/db/connect';
 import { capSamplers } from './cap-sampler';
 import { failuresOf, runChecks, type CheckOutcome } from './checks/check';
+import type { CapSamples } from './checks/room';
 import { eventsNotAppliedByEdge } from './checks/events';
 import { startControlProbe, type ControlProbe } from './control-probe';
 import { FAULTS, type Fault } from './faults';
@@ -59,6 +60,8 @@ export interface FaultResult {
   minBookings: number | null;
   /** From the component back to the buyers' path served, and the control probe's worst round trip meanwhile. */
   recovery: { ms: number | null; machineLagMs: number } | null;
+  /** The most admitted at once, as each cap sampler saw it. */
+  cap: { redis: CapSamples; ledger: CapSamples };
   checks: CheckOutcome;
   failures: string[];
 }
@@ -134,7 +137,7 @@ async function runOne(stack: ChaosStack, sql: Sql, redis: Redis, control: Contro
   }
   return {
     fault: fault.name, showtimeId: run.showtimeId, answers: run.answers, status5xx, status500, noAnswer: count((key) => key.includes('no answer')),
-    work, minBookings, recovery: run.recovery, checks, failures,
+    work, minBookings, recovery: run.recovery, cap: run.cap, checks, failures,
   };
 }
 

@@ -36,8 +36,11 @@ export async function liveTurnsInLedger(sql: Sql, showtimeId: number): Promise<n
 }
 
 const aboveCap = (samples: CapSamples, capacity: number, where: string) => {
-  // A sampler that never read anything saw nothing, which is not the same as "nothing above".
+  // A sampler that never read anything saw nothing, which is not the same as "nothing above";
+  // nor is one that never saw a single admitted buyer in a run where buyers were admitted
+  // (every run must sell): it was looking in the wrong place (another key prefix, another table).
   if (samples.reads === 0) throw new Error(`no sample of the ${where} could be read`);
+  if (samples.highest === 0) throw new Error(`the ${where} never showed an admitted buyer`);
   return Math.max(0, samples.highest - capacity);
 };
 

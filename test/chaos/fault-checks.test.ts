@@ -149,6 +149,9 @@ describe('negative controls: each planted defect is caught', () => {
   it('a live turn Redis forgot: the ledger sampler sees the room over its cap, Redis does not', async () => {
     const { showtimeId } = await payments.core.createShowtime();
     for (let i = 0; i < 5; i++) await recordTurn(sql, showtimeId, { customerId: unique('turn'), ticket: i + 1, expiresAtMs: Date.now() + 60_000 });
+    // Redis still has two of the five: it forgot three that the ledger keeps.
+    const active = createKeyBuilder(prefix).forShowtime(String(showtimeId)).active;
+    for (let i = 0; i < 2; i++) await redis.zadd(active, Date.now() + 60_000, `kept${i}`);
     const sampling = capSamplers({ redis, sql, showtimeId: String(showtimeId), keyPrefix: prefix });
     await new Promise((resolve) => setTimeout(resolve, 400));
     const cap = await sampling.stop();
@@ -160,10 +163,12 @@ describe('negative controls: each planted defect is caught', () => {
     const { showtimeId } = await payments.core.createShowtime();
     const active = createKeyBuilder(prefix).forShowtime(String(showtimeId)).active;
     for (let i = 0; i < 6; i++) await redis.zadd(active, Date.now() + 60_000, `c${i}`);
+    // The ledger knows three of them (under the cap): Redis is where the room ran over.
+    for (let i = 0; i < 3; i++) await recordTurn(sql, showtimeId, { customerId: `c${i}`, ticket: i + 1, expiresAtMs: Date.now() + 60_000 });
     const sampling = capSamplers({ redis, sql, showtimeId: String(showtimeId), keyPrefix: prefix });
     await new Promise((resolve) => setTimeout(resolve, 200));
     const figures = await capCheck.run({ ...cleanRoom(), capacity: 4, cap: await sampling.stop() });
-    expect(figures.admittedAboveCapRedis).toBe(2);
+    expect(figures).toEqual({ admittedAboveCapRedis: 2, admittedAboveCapLedger: 0 });
   });
 
   it('a setting changed without an operator, a durable row that moved, a pause a restore lost', async () => {
@@ -197,5 +202,8 @@ describe('negative controls: each planted defect is caught', () => {
     deadRedis.disconnect();
     expect(Object.keys(outcome.couldNotRun).sort()).toEqual(['cap', 'events']);
     expect(failuresOf(outcome).filter((f) => f.includes('could not run'))).toHaveLength(2);
+    // A sampler that read but never saw anyone admitted was looking in the wrong place.
+    const blind = await runChecks([capCheck], { ...cleanRoom(), cap: { redis: { highest: 3, reads: 9 }, ledger: { highest: 0, reads: 9 } } });
+    expect(blind.couldNotRun.cap).toMatch(/turn ledger never showed an admitted buyer/);
   });
 });
