@@ -16,6 +16,8 @@ const { values } = parseArgs({
     only: { type: 'string', multiple: true },
     buyers: { type: 'string' },
     outage: { type: 'string' },
+    // A prefixed deployment (REDIS_KEY_PREFIX on every service), e.g. --key-prefix "wr-a:".
+    'key-prefix': { type: 'string' },
   },
 });
 const settings = {
@@ -23,6 +25,7 @@ const settings = {
   ...(values.only ? { only: values.only } : {}),
   ...(values.buyers ? { buyers: Number(values.buyers) } : {}),
   ...(values.outage ? { outageMs: Number(values.outage) * 1000 } : {}),
+  ...(values['key-prefix'] ? { keyPrefix: values['key-prefix'] } : {}),
   log: (line: string) => console.log(line),
 };
 const { results } = await runChaosSuite(settings);

@@ -23,6 +23,11 @@ import { startChaosStack, type ChaosStack } from './stack';
 export interface ChaosSettings extends FaultRunSettings {
   /** A fault run must book at least this share of the control run's bookings. */
   minBookingShare: number;
+  /**
+   * Every service's REDIS_KEY_PREFIX (a deployment sharing its Redis); the samplers and checks
+   * read under it. Needs a core and ticker that honour the prefix.
+   */
+  keyPrefix?: string;
   /** Faults to run, by name (all by default; the control run always runs). */
   only?: string[];
   log?: (line: string) => void;
@@ -78,7 +83,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Waits (bounded) until the jobs have caught up: outbox published, lapsed holds swept, payments
  * settled, and every published event of the showtime applied by the edge.
  */
-async function settle(sql: Sql, redis: Redis, showtimeId: number, timeoutMs: number): Promise<void> {
+async function settle(sql: Sql, redis: Redis, showtimeId: number, keyPrefix: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const [row] = await sql<{ busy: number }[]>`
@@ -86,7 +91,7 @@ async function settle(sql: Sql, redis: Redis, showtimeId: number, timeoutMs: num
             + (SELECT count(*) FROM seat_hold WHERE showtime_id = ${showtimeId} AND status = 'ACTIVE' AND expires_at < now())
             + (SELECT count(*) FROM payment WHERE showtime_id = ${showtimeId} AND status IN ('PENDING', 'REFUND_REQUESTED') AND expires_at < now()))::int AS busy`
       .catch(() => [{ busy: 1 }]);
-    if (row!.busy === 0 && (await eventsNotAppliedByEdge(sql, redis, showtimeId).catch(() => ['unreadable'])).length === 0) return;
+    if (row!.busy === 0 && (await eventsNotAppliedByEdge(sql, redis, showtimeId, keyPrefix).catch(() => ['unreadable'])).length === 0) return;
     await sleep(250);
   }
 }
@@ -112,11 +117,11 @@ async function workDone(sql: Sql, showtimeId: number, bookings: number, seatMaps
 }
 
 async function runOne(stack: ChaosStack, sql: Sql, redis: Redis, control: ControlProbe, fault: Fault, settings: ChaosSettings, minBookings: number | null): Promise<FaultResult> {
-  const run = await runBuyersThroughFault({ stack, sql, redis, control, fault, settings, samplers: (showtimeId) => capSamplers({ redis, sql, showtimeId }) });
+  const run = await runBuyersThroughFault({ stack, sql, redis, control, fault, settings, samplers: (showtimeId) => capSamplers({ redis, sql, showtimeId, keyPrefix: stack.keyPrefix }) });
   const showtimeId = Number(run.showtimeId);
-  await settle(sql, redis, showtimeId, 20_000);
+  await settle(sql, redis, showtimeId, stack.keyPrefix, 20_000);
   const checks = await checkUntilClean({
-    sql, redis, showtimeId, capacity: settings.capacity, staleAfterSeconds: 3,
+    sql, redis, keyPrefix: stack.keyPrefix, showtimeId, capacity: settings.capacity, staleAfterSeconds: 3,
     gateway: { url: stack.paymentsUrl, apiKey: stack.paymentApiKey },
     acknowledged: run.acknowledged, cap: run.cap, settings: await run.settingsAfter(), paused: run.paused,
   }, 15_000);
@@ -144,7 +149,7 @@ async function runOne(stack: ChaosStack, sql: Sql, redis: Redis, control: Contro
 export async function runChaosSuite(settings: ChaosSettings): Promise<{ results: FaultResult[]; stack: { logDir: string } }> {
   const log = settings.log ?? (() => {});
   const startedAt = Date.now();
-  const stack = await startChaosStack();
+  const stack = await startChaosStack({ ...(settings.keyPrefix ? { keyPrefix: settings.keyPrefix } : {}) });
   log(`chaos: stack up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (private PostgreSQL :${stack.postgres.port}, redis-server :${stack.redis.port}; logs ${stack.logDir})`);
   const sql = connectDatabase(stack.databaseUrl, { max: 3, applicationName: 'chaos-observer' });
   const redis = new Redis(stack.redis.url, { maxRetriesPerRequest: 1 });
