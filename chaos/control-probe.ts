@@ -14,6 +14,8 @@ const SERVER = "require('node:http').createServer((q, s) => s.end('ok')).listen(
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface ControlProbe {
+  /** The bare server's process id (a test stops it to show a starved machine reads as lag). */
+  pid: number;
   /** Round trip of one request to the bare server, in ms (the timeout when it did not answer). */
   probe(timeoutMs?: number): Promise<number>;
   close(): Promise<void>;
@@ -25,6 +27,7 @@ export async function startControlProbe(): Promise<ControlProbe> {
   const url = `http://127.0.0.1:${port}/`;
   for (let attempt = 0; attempt < 100 && !(await answers200(url)); attempt++) await sleep(50);
   return {
+    pid: child.pid!,
     async probe(timeoutMs = 5_000) {
       const sentAt = performance.now();
       const ok = await answers200(url, timeoutMs);
