@@ -157,7 +157,8 @@ export async function runChaosSuite(settings: ChaosSettings): Promise<{ results:
   const control = await startControlProbe();
   const results: FaultResult[] = [];
   try {
-    const faults = [CONTROL_RUN, ...FAULTS.filter((f) => !settings.only || settings.only.includes(f.name))];
+    const chosen = (f: Fault) => (settings.only ? settings.only.includes(f.name) : !f.optIn);
+    const faults = [CONTROL_RUN, ...FAULTS.filter(chosen)];
     let minBookings: number | null = null;
     for (const fault of faults) {
       const began = Date.now();
