@@ -4,22 +4,34 @@
  * health check, the database accepts connections, Redis answers PING); recovery is measured
  * from there to the first request the buyers' path answers normally.
  */
+import postgres from 'postgres';
 import type { ChaosStack } from './stack';
 
 export interface FaultTiming {
   /** How long a stopped component stays away. */
   outageMs: number;
+  /** How long a table lock stalls the core. */
+  stallMs: number;
 }
 
 export interface Fault {
   name: string;
-  /** Breaks and repairs; resolves at the moment the component is back. */
-  inject(stack: ChaosStack, timing: FaultTiming): Promise<void>;
+  /**
+   * Breaks and repairs; resolves at the moment the component is back, with `notFired` when the
+   * fault could not happen (a crash point no request reached): such a run proves nothing.
+   */
+  inject(stack: ChaosStack, timing: FaultTiming): Promise<void | { notFired: string }>;
+  /** The room is paused (by its operator) for the fault and resumed once buyers are served again. */
+  pausedRoom?: boolean;
+  /** Runs only when named (`--only`): a fault that needs work not finished yet elsewhere. */
+  optIn?: boolean;
   /** True once the buyers' path works again (null: nothing to recover, e.g. gateway faults). */
   recovered: ((stack: ChaosStack, showtimeId: string) => Promise<boolean>) | null;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Copies of each of the earliest sale's events for the retained-outbox fault (tens of thousands of rows). */
+const RETAINED_COPIES = 2_000;
 /** A probe waits this long for each answer (the buyers' own requests wait 8 s). */
 const PROBE_TIMEOUT_MS = 5_000;
 
@@ -95,6 +107,72 @@ export const FAULTS: Fault[] = [
   {
     name: 'Redis stopped, restarted empty',
     async inject(stack, timing) {
+      await stack.redis.kill();
+      await sleep(timing.outageMs);
+      await stack.redis.start();
+    },
+    recovered: buyersCanJoin,
+  },
+  {
+    name: 'Redis restarted empty, room paused',
+    pausedRoom: true,
+    async inject(stack, timing) {
+      await stack.redis.kill();
+      await sleep(timing.outageMs);
+      await stack.redis.start();
+    },
+    recovered: buyersCanJoin,
+  },
+  {
+    name: 'core killed between gateway answer and payment insert',
+    async inject(stack, timing) {
+      // A core that kills itself at the crash point (core/src/payments/crash-point.ts) on the
+      // first checkout: the gateway has opened the session, the core never records it.
+      await stack.core.kill9();
+      await stack.core.start({ env: { CORE_CRASH_AT: 'after-gateway-session' } });
+      const crashed = await stack.core.exited(Math.max(10_000, timing.outageMs * 4));
+      if (!crashed) await stack.core.kill9();
+      await sleep(timing.outageMs / 2);
+      await stack.core.start();
+      return crashed ? undefined : { notFired: 'no checkout reached the crash point' };
+    },
+    recovered: coreServesBuyers,
+  },
+  {
+    name: 'core stalled by LOCK TABLE show_seat',
+    async inject(stack, timing) {
+      // Another session (a migration, an operator's script) takes the arbiter's table: every
+      // hold, seat map and confirmation waits on it; the core must answer 503, not hang or 500.
+      const sql = postgres(stack.databaseUrl, { max: 1, onnotice: () => {}, connection: { application_name: 'chaos-lock' } });
+      try {
+        await sql.begin(async (tx) => {
+          await tx`LOCK TABLE show_seat IN ACCESS EXCLUSIVE MODE`;
+          await tx`SELECT pg_sleep(${timing.stallMs / 1000})`;
+        });
+      } finally {
+        await sql.end({ timeout: 2 });
+      }
+    },
+    recovered: coreServesBuyers,
+  },
+  {
+    // Needs the outbox relay to recover a lost stream without first replaying its whole
+    // retention (being changed elsewhere): opt-in until then.
+    name: 'Redis lost with a large retained outbox',
+    optIn: true,
+    async inject(stack, timing) {
+      // A day of earlier sales' events, published and retained: copies of the earliest sale's
+      // (new event ids, that old sale's showtime), so the consumers can read them.
+      const sql = postgres(stack.databaseUrl, { max: 1, onnotice: () => {} });
+      try {
+        await sql`
+          INSERT INTO outbox (type, showtime_id, payload, published_at)
+          SELECT o.type, o.showtime_id, o.payload, now() - interval '1 hour'
+            FROM outbox o CROSS JOIN generate_series(1, ${RETAINED_COPIES})
+           WHERE o.showtime_id = (SELECT min(showtime_id) FROM outbox)`;
+      } finally {
+        await sql.end({ timeout: 2 });
+      }
       await stack.redis.kill();
       await sleep(timing.outageMs);
       await stack.redis.start();

@@ -12,8 +12,13 @@ export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export interface ServiceProcess {
   name: string;
-  /** Starts the process and resolves once `ready` says yes (at most `startTimeoutMs`). */
-  start(): Promise<void>;
+  /**
+   * Starts the process and resolves once `ready` says yes (at most `startTimeoutMs`); `env`
+   * adds to its environment for this start only (a test-only hook such as CORE_CRASH_AT).
+   */
+  start(options?: { env?: Record<string, string> }): Promise<void>;
+  /** Resolves true once the process has exited by itself, false after `timeoutMs`. */
+  exited(timeoutMs: number): Promise<boolean>;
   /** SIGKILL: the process dies mid-request, as with an OOM kill or a lost machine. */
   kill9(): Promise<void>;
   /** SIGTERM and wait (the service's own shutdown), for the end of a run. */
@@ -56,13 +61,13 @@ export function serviceProcess(options: ServiceOptions): ServiceProcess {
   return {
     name: options.name,
     running: () => !exited(),
-    async start() {
+    async start(startOptions = {}) {
       if (!exited()) return;
       log ??= createWriteStream(join(options.logDir, `${options.name}.log`), { flags: 'a' });
       log.write(`--- start ${new Date().toISOString()}\n`);
       child = spawn(process.execPath, ['--import', 'tsx', options.entry], {
         cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env, ...startOptions.env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       child.stdout!.pipe(log, { end: false });
@@ -74,6 +79,16 @@ export function serviceProcess(options: ServiceOptions): ServiceProcess {
         await sleep(100);
       }
       throw new Error(`${options.name} did not become ready within ${options.startTimeoutMs ?? 60_000} ms`);
+    },
+    async exited(timeoutMs) {
+      const running = child;
+      if (!running || exited()) return true;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+      const gone = waitForExit(running).then(() => true as const);
+      const result = await Promise.race([gone, timedOut]);
+      clearTimeout(timer);
+      return result;
     },
     async kill9() {
       const running = child;

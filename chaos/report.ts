@@ -1,20 +1,48 @@
-/** The suite's findings as text: per fault what buyers saw, time to recovery and the invariants. */
-import { INVARIANT_LABELS, type FaultInvariants } from './invariants';
+/**
+ * The suite's findings: one table (a row per run: bookings against the minimum, 5xx seen by
+ * buyers, each check's breaches, recovery beside the machine's lag), the reasons a run failed
+ * below it, and the same as JSON in reports/chaos/ for a machine to compare runs.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CHECK_NAMES } from './fault-checks';
+import { REPO_ROOT } from './processes';
 import type { FaultResult } from './suite';
 
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)];
+}
+
+const checkCell = (r: FaultResult, name: string) => (name in r.checks.couldNotRun ? 'n/a!' : String(r.checks.byCheck[name] ?? 0));
+
+function recoveryCell(r: FaultResult): string {
+  if (!r.recovery) return '-';
+  if (r.recovery.ms === null) return 'never';
+  return `${r.recovery.ms} (lag ${r.recovery.machineLagMs})`;
+}
+
 export function formatChaosReport(results: FaultResult[]): string {
-  const lines: string[] = [];
-  for (const r of results) {
-    lines.push(`■ ${r.fault}  (showtime ${r.showtimeId}, ${r.booked} bookings)`);
-    lines.push(`  recovery: ${r.recoveryMs === null ? 'n/a (nothing stopped)' : `${r.recoveryMs} ms after the component was back`}`);
-    const seen = [...r.answers].filter(([key]) => !/ (200|201|204)$/.test(key)).sort((a, b) => b[1] - a[1]);
-    const ok = [...r.answers].filter(([key]) => / (200|201|204)$/.test(key)).reduce((n, [, c]) => n + c, 0);
-    lines.push(`  buyers saw: ${ok} × 2xx${seen.length ? `; ${seen.map(([key, count]) => `${key} ×${count}`).join(', ')}` : ''}`);
-    lines.push(`  invariants: ${(Object.keys(INVARIANT_LABELS) as (keyof FaultInvariants)[]).map((k) => `${INVARIANT_LABELS[k]} ${r.invariants[k]}`).join(', ')}; 500s ${r.status500}`);
-    for (const detail of r.details) lines.push(`    - ${detail}`);
-    lines.push(`  ${r.breaches.length === 0 ? 'PASS' : `BREACH: ${r.breaches.join('; ')}`}`);
-  }
-  const failed = results.filter((r) => r.breaches.length > 0).length;
-  lines.push(failed === 0 ? `All ${results.length} faults: every invariant 0, no 500, recovered in time.` : `${failed} of ${results.length} faults breached.`);
+  const header = ['fault', 'bookings', 'min', 'seat maps', 'paid/settled', '5xx', '500', ...CHECK_NAMES, 'recovery ms', 'result'];
+  const rows = results.map((r) => [
+    r.fault, String(r.work.bookings), r.minBookings === null ? '-' : String(r.minBookings), String(r.work.seatMaps), String(r.work.paymentsSettled),
+    String(r.status5xx), String(r.status500), ...CHECK_NAMES.map((name) => checkCell(r, name)), recoveryCell(r), r.failures.length ? 'FAIL' : 'ok',
+  ]);
+  const lines = table(header, rows);
+  for (const r of results.filter((x) => x.failures.length > 0)) lines.push(`  ${r.fault}: ${r.failures.join('; ')}`);
+  const failed = results.filter((r) => r.failures.length > 0).length;
+  lines.push(failed === 0
+    ? `All ${results.length} runs: every check 0 and able to run, no 500, enough work done, recovered in time.`
+    : `${failed} of ${results.length} runs failed.`);
   return lines.join('\n');
+}
+
+/** Writes the results as JSON under reports/chaos/ (created); returns the path. */
+export function writeChaosJson(results: FaultResult[], settings: Record<string, unknown>, dir = join(REPO_ROOT, 'reports', 'chaos')): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `chaos-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  const { log: _log, ...plainSettings } = settings;
+  writeFileSync(path, `${JSON.stringify({ finishedAt: new Date().toISOString(), settings: plainSettings, results }, null, 2)}\n`);
+  return path;
 }

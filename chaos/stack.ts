@@ -56,13 +56,15 @@ export interface ChaosStack {
   serviceToken: string;
   paymentApiKey: string;
   databaseUrl: string;
+  /** REDIS_KEY_PREFIX of every service ('' unless the run asked for a prefixed deployment). */
+  keyPrefix: string;
   /** The edge's environment, for a test that starts another edge beside it (same keys and Redis). */
   edgeEnv: Record<string, string>;
   logDir: string;
   close(): Promise<void>;
 }
 
-export async function startChaosStack(options: { logLevel?: string } = {}): Promise<ChaosStack> {
+export async function startChaosStack(options: { logLevel?: string; keyPrefix?: string } = {}): Promise<ChaosStack> {
   const logDir = mkdtempSync(join(tmpdir(), 'wr-chaos-logs-'));
   const postgres = await startPrivatePostgres();
   const redis = redisServer(await freePort(), logDir);
@@ -77,7 +79,8 @@ export async function startChaosStack(options: { logLevel?: string } = {}): Prom
   const webhookSecret = 'whsec_chaos';
   const signingKey = JSON.stringify(await generateSigningJwk('chaos-1'));
   const logLevel = options.logLevel ?? 'warn';
-  const common = { NODE_ENV: 'development', LOG_LEVEL: logLevel, ADMIN_TOKEN: adminToken, REDIS_URL: redis.url };
+  const keyPrefix = options.keyPrefix ?? '';
+  const common = { NODE_ENV: 'development', LOG_LEVEL: logLevel, ADMIN_TOKEN: adminToken, REDIS_URL: redis.url, ...(keyPrefix ? { REDIS_KEY_PREFIX: keyPrefix } : {}) };
 
   const core = serviceProcess({
     name: 'core', entry: 'core/src/main.ts', logDir,
@@ -131,5 +134,5 @@ export async function startChaosStack(options: { logLevel?: string } = {}): Prom
     await close();
     throw error;
   }
-  return { postgres, redis, core, edge, sandbox, ticker, coreUrl, edgeUrl, paymentsUrl, adminToken, serviceToken, paymentApiKey, databaseUrl: postgres.url, edgeEnv, logDir, close };
+  return { postgres, redis, core, edge, sandbox, ticker, coreUrl, edgeUrl, paymentsUrl, adminToken, serviceToken, paymentApiKey, databaseUrl: postgres.url, keyPrefix, edgeEnv, logDir, close };
 }

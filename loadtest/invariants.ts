@@ -6,7 +6,8 @@
  *  1. No seat booked twice: no seat code in two CONFIRMED bookings of a showtime, every BOOKED
  *     row points at a CONFIRMED booking that lists it, every CONFIRMED booking's seats are BOOKED by it.
  *  2. held + booked + available = the hall, for every showtime (a lapsed hold counts as available).
- *  3. Every succeeded payment has a booking or a refund.
+ *  3. Every succeeded payment has a booking or a refund command (the core's own rows; whether the
+ *     gateway agrees is the fault suite's money check, chaos/checks/money.ts).
  *  4. Every booking has its event in the outbox (BookingConfirmed, or BookingFailed for a failed one);
  *     with Redis, published BookingConfirmed events are found in the stream.
  */
@@ -23,9 +24,30 @@ export interface ShowtimeSeats {
   available: number;
 }
 
+/**
+ * What broke, counted (0 when the invariant holds): the figures a program checks. `breaches`
+ * says the same in words, with samples, for a person; nothing should parse it.
+ */
+export interface InvariantCounts {
+  /** Seat codes in two or more confirmed bookings of one showtime. */
+  oversoldSeats: number;
+  /** BOOKED seats that no confirmed booking lists. */
+  bookedSeatsWithoutBooking: number;
+  /** Seats of confirmed bookings that are not BOOKED by them. */
+  bookingSeatsNotBooked: number;
+  /** Showtimes whose held + booked + available is not the hall (or that are missing). */
+  hallMismatches: number;
+  /** Succeeded payments (by the core's own rows) with neither a booking nor a refund command. */
+  paidWithoutBookingOrRefund: number;
+  bookingsWithoutEvent: number;
+  /** Published BookingConfirmed events not in the stream (0 when the stream was not read). */
+  eventsMissingFromStream: number;
+}
+
 export interface InvariantReport {
   showtimes: ShowtimeSeats[];
   figures: Record<string, number>;
+  counts: InvariantCounts;
   breaches: string[];
 }
 
@@ -44,6 +66,10 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
   const only = (column: string) => (ids ? sql`AND ${sql(column)} = ANY(${ids}::bigint[])` : sql``);
   const breaches: string[] = [];
   const figures: Record<string, number> = {};
+  const counts: InvariantCounts = {
+    oversoldSeats: 0, bookedSeatsWithoutBooking: 0, bookingSeatsNotBooked: 0, hallMismatches: 0,
+    paidWithoutBookingOrRefund: 0, bookingsWithoutEvent: 0, eventsMissingFromStream: 0,
+  };
 
   // 1. No seat booked twice.
   const doubled = await sql<{ showtime_id: number; code: string; n: number }[]>`
@@ -51,12 +77,14 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
       FROM booking b CROSS JOIN LATERAL unnest(b.seat_codes) AS s(code)
      WHERE b.status = 'CONFIRMED' ${only('b.showtime_id')}
      GROUP BY 1, 2 HAVING count(*) > 1`;
+  counts.oversoldSeats = doubled.length;
   if (doubled.length) breaches.push(`seats in two confirmed bookings: ${doubled.length} (${sample(doubled)})`);
   const strayBooked = await sql<{ showtime_id: number; seat_code: string }[]>`
     SELECT ss.showtime_id, ss.seat_code
       FROM show_seat ss LEFT JOIN booking b ON b.id = ss.booking_id
      WHERE ss.status = 'BOOKED' ${only('ss.showtime_id')}
        AND (b.id IS NULL OR b.status <> 'CONFIRMED' OR NOT (ss.seat_code = ANY(b.seat_codes)))`;
+  counts.bookedSeatsWithoutBooking = strayBooked.length;
   if (strayBooked.length) breaches.push(`BOOKED seats without a confirmed booking listing them: ${strayBooked.length} (${sample(strayBooked)})`);
   const unbooked = await sql<{ booking_id: string; code: string }[]>`
     SELECT b.id AS booking_id, s.code
@@ -64,6 +92,7 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
       LEFT JOIN show_seat ss ON ss.showtime_id = b.showtime_id AND ss.seat_code = s.code
      WHERE b.status = 'CONFIRMED' ${only('b.showtime_id')}
        AND (ss.status IS DISTINCT FROM 'BOOKED' OR ss.booking_id IS DISTINCT FROM b.id)`;
+  counts.bookingSeatsNotBooked = unbooked.length;
   if (unbooked.length) breaches.push(`confirmed bookings whose seats are not BOOKED by them: ${unbooked.length} (${sample(unbooked)})`);
 
   // 2. held + booked + available = hall.
@@ -79,10 +108,15 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
      GROUP BY st.id ORDER BY st.id`;
   for (const s of showtimes) {
     if (s.held + s.booked + s.available !== s.hall || s.rows !== s.hall) {
+      counts.hallMismatches++;
       breaches.push(`showtime ${s.showtimeId}: held ${s.held} + booked ${s.booked} + available ${s.available} = ${s.held + s.booked + s.available}, hall ${s.hall} (seat rows ${s.rows})`);
     }
   }
-  if (ids) for (const id of ids) if (!showtimes.some((s) => Number(s.showtimeId) === id)) breaches.push(`showtime ${id} not found`);
+  for (const id of ids ?? []) {
+    if (showtimes.some((s) => Number(s.showtimeId) === id)) continue;
+    counts.hallMismatches++;
+    breaches.push(`showtime ${id} not found`);
+  }
 
   // 3. Every succeeded payment has a booking or a refund.
   const [payments] = await sql<{ succeeded: number; booked: number; refunded: number; orphans: string[]; pending: number; failed: number }[]>`
@@ -102,6 +136,7 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
     paymentsSucceeded: payments!.succeeded, paymentsWithBooking: payments!.booked, paymentsWithRefund: payments!.refunded,
     paymentsPending: payments!.pending, paymentsFailed: payments!.failed,
   });
+  counts.paidWithoutBookingOrRefund = payments!.orphans.length;
   if (payments!.orphans.length) breaches.push(`succeeded payments with neither booking nor refund: ${payments!.orphans.length} (${sample(payments!.orphans)})`);
 
   // 4. Every booking has its event.
@@ -122,6 +157,7 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
     bookingEventsInOutbox: bookings.length - missing.length,
     bookingEventsUnpublished: bookings.filter((b) => b.event_id && !b.published).length,
   });
+  counts.bookingsWithoutEvent = missing.length;
   if (missing.length) breaches.push(`bookings without their event in the outbox: ${missing.length} (${sample(missing.map((b) => b.id))})`);
 
   if (options.redis) {
@@ -129,12 +165,13 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
     const { found, trimmed } = await findInStream(options.redis.client, bookingEventsStreamKey(options.redis.keyPrefix ?? ''), published);
     figures.bookingEventsInStream = found;
     // A trimmed stream (MAXLEN) may have dropped old entries; only an untrimmed one proves absence.
+    if (found < published.size && !trimmed) counts.eventsMissingFromStream = published.size - found;
     if (found < published.size && !trimmed) breaches.push(`published BookingConfirmed events missing from the stream: ${published.size - found}`);
   }
   figures.showtimes = showtimes.length;
   figures.seatsBooked = showtimes.reduce((n, s) => n + s.booked, 0);
   figures.seatsHeld = showtimes.reduce((n, s) => n + s.held, 0);
-  return { showtimes, figures, breaches };
+  return { showtimes, figures, counts, breaches };
 }
 
 async function findInStream(redis: Redis, key: string, wanted: Set<string>): Promise<{ found: number; trimmed: boolean }> {

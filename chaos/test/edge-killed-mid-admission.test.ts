@@ -222,7 +222,7 @@ describe('an edge killed between claiming a turn in Redis and recording it in th
 
 describe("the fault suite's own checks can fail", () => {
   it('an event published but never applied by the edge is reported as lost', async () => {
-    const { eventsNotAppliedByEdge } = await import('../invariants');
+    const { eventsNotAppliedByEdge } = await import('../checks/events');
     const showtimeId = Number(await newSale());
     // Every event so far was applied; then one the relay marks published that never reached the edge.
     for (let i = 0; i < 40 && (await eventsNotAppliedByEdge(sql, redis, showtimeId)).length > 0; i++) await sleep(250);

@@ -17,6 +17,12 @@ export type ApiRoutesDeps = {
 };
 
 const referenceQuery = z.object({ reference: z.string().min(1).max(255) });
+/** Without `reference`: the listing, for reconciliation (every session the gateway saw). */
+const listQuery = z.object({
+  status: z.enum(['pending', 'succeeded', 'failed', 'expired', 'refunded']).optional(),
+  startingAfter: z.string().min(1).max(64).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+}).strict();
 const eventsQuery = z.object({
   paymentId: z.string().min(1).max(64).optional(),
   type: z.enum(EVENT_TYPES).optional(),
@@ -43,7 +49,14 @@ export function createApiRoutes(deps: ApiRoutesDeps): Hono {
   });
 
   api.get('/payments', async (c) => {
-    const { reference } = parseWith(referenceQuery, c.req.query());
+    const query = c.req.query();
+    if (query.reference === undefined) {
+      const filter = parseWith(listQuery, query);
+      const page = service.list({ limit: filter.limit ?? 100, ...(filter.status ? { status: filter.status } : {}), ...(filter.startingAfter ? { after: filter.startingAfter } : {}) });
+      await queryDelay(page.data[0] ?? null);
+      return c.json({ data: page.data.map((p) => service.view(p)), hasMore: page.hasMore });
+    }
+    const { reference } = parseWith(referenceQuery, query);
     const found = service.findByReference(reference);
     await queryDelay(found[0] ?? null);
     return c.json({ data: found.map((p) => service.view(p)) });

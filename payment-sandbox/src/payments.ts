@@ -89,6 +89,13 @@ export class PaymentService {
     return found;
   }
 
+  /** Every session the sandbox still keeps, oldest first, a page at a time (see PaymentStore.list). */
+  list(filter: { status?: string; after?: string; limit: number }): { data: Payment[]; hasMore: boolean } {
+    const now = this.deps.clock.now();
+    for (const payment of this.deps.store.pending()) this.expireIfDue(payment, now);
+    return this.deps.store.list(filter);
+  }
+
   approve(id: string): Payment {
     const payment = this.get(id);
     if (payment.status === 'succeeded' || payment.status === 'refunded') return payment;

@@ -50,6 +50,22 @@ export class PaymentStore {
     return [...ids].map((id) => this.payments.get(id)).filter((p): p is Payment => p !== undefined);
   }
 
+  /** Sessions oldest first, after the one with id `after` (a cursor), at most `limit`. */
+  list(filter: { status?: string; after?: string; limit: number }): { data: Payment[]; hasMore: boolean } {
+    const data: Payment[] = [];
+    let started = filter.after === undefined;
+    for (const payment of this.payments.values()) {
+      if (!started) {
+        started = payment.id === filter.after;
+        continue;
+      }
+      if (filter.status && payment.status !== filter.status) continue;
+      if (data.length === filter.limit) return { data, hasMore: true };
+      data.push(payment);
+    }
+    return { data, hasMore: false };
+  }
+
   pending(): Payment[] {
     return [...this.pendingIds].map((id) => this.payments.get(id)).filter((p): p is Payment => p !== undefined);
   }

@@ -40,13 +40,14 @@ export function checkoutRoutes(deps: { sql: Sql; checkout: CheckoutService; veri
       { customerId: access.customerId, key, fingerprint: requestFingerprint('POST', c.req.path, raw) },
       async () => {
         const body = parseWith(checkoutSchema, raw);
-        const session = await deps.checkout.checkout({ holdId, access, idempotencyKey: key, ...(body.returnUrl ? { returnUrl: body.returnUrl } : {}) });
-        return { status: 201, body: JSON.stringify(session) };
+        const { existing, ...session } = await deps.checkout.checkout({ holdId, access, idempotencyKey: key, ...(body.returnUrl ? { returnUrl: body.returnUrl } : {}) });
+        // 200: the hold's pending session, opened by an earlier checkout (one payable session per hold).
+        return { status: existing ? 200 : 201, body: JSON.stringify(session) };
       },
     );
     if (result.replayed) c.header('Idempotent-Replayed', 'true');
     c.header('Content-Type', 'application/json');
-    return c.body(result.body, result.status as 201);
+    return c.body(result.body, result.status as 200 | 201);
   });
 
   return app;

@@ -7,6 +7,8 @@ import type { PaymentGateway } from '../payments/gateway-client';
 import { insertPayment } from '../payments/payment-repo';
 import { holdAmountCents } from '../fares/fare-repo';
 import type { HoldService } from '../seats/hold-service';
+import { crashPoint } from '../payments/crash-point';
+import { oneSessionPerHold, type CheckoutSession, type SessionGuard } from './one-session-per-hold';
 
 /**
  * The payment session ends before the hold does (at 8 of its 10 minutes), so most callbacks
@@ -86,9 +88,14 @@ const holdExpired = () => new AppError('HOLD_EXPIRED', 'This hold has expired, o
 /**
  * Checkout turns a live hold of this buyer into a payment session at the gateway. The gateway
  * call is itself idempotent (a key derived from the hold and the buyer's key), so a retry after
- * a crash reuses the same session instead of opening a second one.
+ * a crash reuses the same session instead of opening a second one; and a hold has at most one
+ * payable session whatever keys its checkouts carry (`sessionGuard`, one-session-per-hold.ts;
+ * replaced only by the test that shows what happens without it).
  */
-export function createCheckoutService(deps: { sql: Sql; holds: HoldService; gateway: PaymentGateway; config: CheckoutConfig }) {
+export function createCheckoutService(deps: {
+  sql: Sql; holds: HoldService; gateway: PaymentGateway; config: CheckoutConfig; sessionGuard?: SessionGuard;
+}) {
+  const sessionGuard = deps.sessionGuard ?? oneSessionPerHold;
   const publicOrigin = new URL(deps.config.publicBaseUrl).origin;
 
   function resolveReturnUrl(showtimeId: number, holdId: string, requested: string | undefined): string {
@@ -107,6 +114,14 @@ export function createCheckoutService(deps: { sql: Sql; holds: HoldService; gate
     if (!hold.live) throw holdExpired();
     const showtime = await findShowtime(deps.sql, hold.showtime_id);
     if (!showtime) throw holdExpired();
+    return sessionGuard(deps.sql, hold.id, () => openSession(input, hold, showtime));
+  }
+
+  async function openSession(
+    input: { access: AccessClaims; idempotencyKey: string; returnUrl?: string },
+    hold: Awaited<ReturnType<HoldService['loadOwnHold']>>,
+    showtime: NonNullable<Awaited<ReturnType<typeof findShowtime>>>,
+  ): Promise<CheckoutSession> {
 
     const request = paymentSessionRequest(hold, {
       customerId: input.access.customerId,
@@ -122,6 +137,8 @@ export function createCheckoutService(deps: { sql: Sql; holds: HoldService; gate
     if (paymentWindowMs < MIN_REMAINING_HOLD_MS) throw holdExpired();
     const amountCents = request.amountCents;
     const payment = await deps.gateway.createPayment(request);
+    // The fault suite kills the core here: the gateway has opened the session, the core has not recorded it.
+    crashPoint('after-gateway-session');
     await insertPayment(deps.sql, {
       id: payment.id,
       hold_id: hold.id,

@@ -171,10 +171,11 @@ const operations: Operation<S, Tag, Sec>[] = [
     method: 'post', path: '/holds/{holdId}/checkout', tag: 'Payments', security: 'access', body: 'CheckoutRequest', bodyRequired: false, summary: 'Open a payment session at the gateway for a live hold',
     headers: [{ name: 'Idempotency-Key', required: true, description: 'Same key and body: the stored answer, byte for byte (Idempotent-Replayed: true); kept 24 h' }],
     responses: {
+      200: { description: 'The hold already has a pending session (opened under another key): that one, never a second', schema: 'CheckoutSession', headers: ['Idempotent-Replayed'] },
       201: { description: 'The gateway session', schema: 'CheckoutSession', headers: ['Idempotent-Replayed'] },
       400: err('Missing or malformed Idempotency-Key, or body not JSON', ['IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_KEY_INVALID', 'MALFORMED_JSON']), 401: noToken,
       403: err("Someone else's hold", ['NOT_YOUR_HOLD']), 404: err('No such hold for this showtime', ['HOLD_NOT_FOUND']),
-      409: err('Hold paid or cancelled, or the same key is in flight', ['HOLD_CONFIRMED', 'HOLD_CANCELLED', 'IDEMPOTENCY_KEY_IN_FLIGHT']),
+      409: err('Hold paid or cancelled, or the same key (or another checkout of the hold) is in flight', ['HOLD_CONFIRMED', 'HOLD_CANCELLED', 'IDEMPOTENCY_KEY_IN_FLIGHT']),
       410: err('The hold expired, or too little of it is left to pay', ['HOLD_EXPIRED', 'TURN_ENDED']),
       422: err('Same key with another body, an invalid body or a returnUrl off the site', ['IDEMPOTENCY_KEY_REUSED', 'VALIDATION_FAILED', 'RETURN_URL_NOT_ALLOWED']),
       502: err('The payment provider refused the session', ['PAYMENT_GATEWAY_REFUSED']),

@@ -70,8 +70,8 @@ it('a core that dies between the gateway call and the insert: the retry adopts t
   const early = await checkout(holdId, token, key);
   expect(early.status).toBe(409);
   expect(early.headers.get('retry-after')).toBeTruthy();
-  // The claim's lease lapses (10 s in real time; moved here instead of waiting).
-  await sql`UPDATE idempotency_key SET locked_until = now() WHERE key = ${key}`;
+  // The claim's lease and the hold's checkout lease lapse (10 s in real time; moved here instead of waiting).
+  await sql`UPDATE idempotency_key SET locked_until = now() WHERE key = ${key} OR customer_id = ${`hold:${holdId}`}`;
   const retried = await checkout(holdId, token, key);
   expect(retried.status, JSON.stringify(retried.json)).toBe(201);
   expect(retried.json.paymentId).toBe(sessions[0]!.id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { settingsDifferences } from './invariants';
+import { settingsDifferences } from './room-settings';
 
 describe('settingsDifferences', () => {
   const before = { capacity: 12, admitPerMinute: 6_000, sessionTtlSeconds: 30, state: 'open', powDifficulty: 0 };
