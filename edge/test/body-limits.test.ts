@@ -27,8 +27,8 @@ beforeAll(async () => {
     env: { MAX_BODY_BYTES: String(LIMIT) },
     coreFetch: (stub) => (async (input: RequestInfo | URL, init?: RequestInit) => {
       const request = new Request(input, init);
-      coreCalls.push(`${request.method} ${new URL(request.url).pathname} ${(await request.clone().arrayBuffer()).byteLength}`);
-      return stub.fetch(request);
+      coreCalls.push(`${request.method} ${new URL(request.url).pathname} ${(await request.arrayBuffer()).byteLength}`);
+      return stub.fetch(input, init);
     }) as typeof fetch,
   });
   customer = (await h.login('body-limit-buyer')).token;
@@ -95,7 +95,7 @@ describe('body limits on every method', () => {
   it('lets a DELETE with a small body through, and never forwards the body to the core', async () => {
     coreCalls = [];
     const answer = await send('DELETE', '/api/bookings/9d0f1b2c-0000-4000-8000-000000000002', 100, 'declared');
-    expect(answer.status).not.toBe(413);
+    expect(answer.status).toBe(404); // the stub core knows no such booking: it was asked
     expect(coreCalls.length).toBe(1);
     expect(coreCalls[0]).toMatch(/^DELETE \/bookings\/9d0f1b2c-0000-4000-8000-000000000002 0$/);
   });

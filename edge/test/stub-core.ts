@@ -80,6 +80,9 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     return showtime;
   };
   app.get('/admin/rooms', (c) => c.json([...showtimes.values()].map(control)));
+  /** The ledger's live turns of a showtime, as the core would restore them. */
+  const liveTurns = (showtimeId: number) =>
+    [...turns.entries()].filter(([key, turn]) => key.startsWith(`${showtimeId}/`) && !turn.ended && turn.expiresAtMs > Date.now()).map(([, turn]) => turn);
   app.get('/admin/showtimes/:id/room', (c) => {
     const showtime = known(c);
     const live = [...turns.entries()]
@@ -103,18 +106,21 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     return c.json(control(showtime));
   });
   // The turn ledger, kept as the core keeps it (restored with the room).
-  const turns = new Map<string, { customerId: string; ticket: number; expiresAtMs: number; ended: boolean }>();
+  const turns = new Map<string, { customerId: string; ticket: number; expiresAtMs: number; ended: boolean; createdAtMs: number }>();
   app.post('/admin/showtimes/:id/turns', async (c) => {
     const showtime = known(c);
     const turn = (await c.req.json()) as { customerId: string; ticket: number; expiresAtMs: number };
-    turns.set(`${showtime.id}/${turn.customerId}/${turn.ticket}`, { ...turn, ended: false });
+    turns.set(`${showtime.id}/${turn.customerId}/${turn.ticket}`, { ...turn, ended: false, createdAtMs: Date.now() });
     return c.body(null, 204);
   });
   app.post('/admin/showtimes/:id/turns/end', async (c) => {
     const showtime = known(c);
-    const { customerId } = (await c.req.json()) as { customerId: string };
+    const { customerId, grantedBefore } = (await c.req.json()) as { customerId: string; grantedBefore?: string };
+    const beforeMs = grantedBefore ? Date.parse(grantedBefore) : Number.POSITIVE_INFINITY;
     let ended = 0;
-    for (const [key, turn] of turns) if (key.startsWith(`${showtime.id}/${customerId}/`) && !turn.ended) (turn.ended = true), ended++;
+    for (const [key, turn] of turns) {
+      if (key.startsWith(`${showtime.id}/${customerId}/`) && !turn.ended && turn.createdAtMs <= beforeMs) (turn.ended = true), ended++;
+    }
     return c.json({ ended });
   });
   app.get('/admin/showtimes/:id/room/audit', (c) => {
@@ -162,6 +168,7 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   return {
     app,
     received,
+    liveTurns,
     get seatMapReads() {
       return seatMapReads;
     },

@@ -123,8 +123,8 @@ export function createSaleControlService(deps: { sql: Sql }) {
     /** Records a turn the waiting room granted; false when the showtime does not exist. */
     recordTurn: (showtimeId: number, turn: LiveTurn) => recordTurn(deps.sql, showtimeId, turn),
 
-    /** The customer left the line: their turns are over. */
-    endTurns: (showtimeId: number, customerId: string) => endTurns(deps.sql, showtimeId, customerId),
+    /** The customer left the line: their turns (granted by `grantedBefore`, when given) are over. */
+    endTurns: (showtimeId: number, customerId: string, grantedBefore: Date | null = null) => endTurns(deps.sql, showtimeId, customerId, grantedBefore),
 
     /** Every showtime whose room matters now (for the edge's and the ticker's sync). */
     async listCurrent(limit = 500): Promise<SaleControl[]> {

@@ -22,7 +22,14 @@ export const turnSchema = z.object({
   ticket: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   expiresAtMs: z.number().int().positive().max(8.64e15),
 }).strict();
-export const endTurnSchema = z.object({ customerId }).strict();
+export const endTurnSchema = z.object({
+  customerId,
+  /**
+   * Only turns granted at or before this moment end (an edge retrying a leave the core missed
+   * must not end a turn the buyer has been given since).
+   */
+  grantedBefore: z.iso.datetime({ offset: true }).optional(),
+}).strict();
 
 /**
  * Who made the change: the edge names the signed-in operator and their address; a caller that
@@ -65,8 +72,8 @@ export function saleControlRoutes(deps: { sale: SaleControlService; adminToken: 
 
   app.post('/showtimes/:showtimeId/turns/end', async (c) => {
     const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
-    const { customerId: customer } = await readJsonBody(c, endTurnSchema);
-    return c.json({ ended: await deps.sale.endTurns(showtimeId, customer) });
+    const { customerId: customer, grantedBefore } = await readJsonBody(c, endTurnSchema);
+    return c.json({ ended: await deps.sale.endTurns(showtimeId, customer, grantedBefore ? new Date(grantedBefore) : null) });
   });
 
   app.get('/showtimes/:showtimeId/room/audit', async (c) => {

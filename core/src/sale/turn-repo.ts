@@ -19,11 +19,12 @@ export async function recordTurn(sql: Db, showtimeId: number, turn: LiveTurn): P
 }
 
 /** Ends the customer's live turns (left the line); `ticket` null ends every one. */
-export async function endTurns(sql: Db, showtimeId: number, customerId: string | null): Promise<number> {
+export async function endTurns(sql: Db, showtimeId: number, customerId: string | null, grantedBefore: Date | null = null): Promise<number> {
   const rows = await sql`
     UPDATE admission_turn SET ended_at = now()
      WHERE showtime_id = ${showtimeId} AND ended_at IS NULL
        AND (${customerId}::text IS NULL OR customer_id = ${customerId})
+       AND (${grantedBefore}::timestamptz IS NULL OR created_at <= ${grantedBefore}::timestamptz)
     RETURNING 1`;
   return rows.length;
 }

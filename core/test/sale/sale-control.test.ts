@@ -129,7 +129,11 @@ describe('one sale state per showtime, in PostgreSQL', () => {
     expect((await record('ben', 2)).status).toBe(204);
     expect((await record('cy', 3)).status).toBe(204);
     expect((await record('old', 4, Date.now() - 1_000)).status).toBe(204);
-    expect((await h.call('POST', `/admin/showtimes/${showtimeId}/turns/end`, { headers: admin, body: { customerId: 'ben' } })).json).toEqual({ ended: 1 });
+    // A leave told late (the edge retrying) ends only the turns granted before it.
+    const end = (body: Record<string, unknown>) => h.call('POST', `/admin/showtimes/${showtimeId}/turns/end`, { headers: admin, body });
+    expect((await end({ customerId: 'ben', grantedBefore: new Date(Date.now() - 3_600_000).toISOString() })).json).toEqual({ ended: 0 });
+    expect((await end({ customerId: 'ben', grantedBefore: 'yesterday' })).status).toBe(422);
+    expect((await end({ customerId: 'ben', grantedBefore: new Date(Date.now() + 60_000).toISOString() })).json).toEqual({ ended: 1 });
     // cy has bought since: the booking completes the turn.
     await sql`INSERT INTO seat_hold (id, showtime_id, customer_id, seat_codes, expires_at) VALUES (gen_random_uuid(), ${showtimeId}, 'cy', '{A1}', now() + interval '1 minute')`;
     await sql`

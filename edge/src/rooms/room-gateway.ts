@@ -345,8 +345,8 @@ export function createRoomGateway(options: RoomGatewayOptions) {
         if (result.code === 'unknown_room') return false;
         throw refusalError(result);
       }
-      // The ledger follows; leaving must work while the core is down, so this may fail quietly
-      // (the turn then only outlives a Redis loss, until it expires).
+      // The ledger follows; leaving must work while the core is down, so this may fail here: the
+      // catalog keeps the leave and tells the core on its next sync pass.
       if (result.removed) await options.catalog.endTurns(showtimeId, customerId).catch(() => metrics.coreErrors.inc());
       return result.removed;
     },
