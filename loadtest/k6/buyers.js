@@ -7,10 +7,10 @@
  * VU has room and arrivals are open, otherwise it sleeps until the earliest one is due. Buyers
  * never poll before the server's `pollAfterMs`.
  *
- * Generator cost is part of the design: a response body is parsed once (JSON.parse of the
- * text, never `res.json()` on top), a seat map not at all in JS (only its available seats
- * come out of k6's Go-side selector, and are dropped once picked), and answers whose body no
- * step reads are not even kept (`responseType: 'none'`).
+ * Generator cost is part of the design (k6 runs this in goja, an interpreter): a response body
+ * is parsed once (JSON.parse of the text, never `res.json()` on top), a seat map is read as the
+ * compact view (`?view=available`: strings per row, picked by index arithmetic, dropped once
+ * picked), and answers whose body no step reads are not even kept (`responseType: 'none'`).
  */
 import http from 'k6/http';
 import exec from 'k6/execution';
@@ -39,9 +39,8 @@ export const metrics = {
   journeyFailed: new Rate('journey_failed'),
   /** Per plateau request: 1 for a poll (poll-storm wants ≥ 90 %). */
   pollShare: new Rate('poll_share'),
-  /** Generator cost: bytes handed to JSON.parse, seats a seat map hands to JS, a buyer's state right after a seat map. */
+  /** Generator cost: bytes handed to JSON.parse, and a buyer's state right after a seat map. */
   parsedBytes: new Counter('generator_parsed_bytes'),
-  seatsSelected: new Counter('generator_seats_selected'),
   buyerBytes: new Trend('generator_buyer_bytes'),
 };
 /** @type {Record<string, Counter>} */
@@ -75,22 +74,14 @@ function send(buyer, req, phase) {
   const wanted = EXPECTED_BY_ENDPOINT[req.endpoint];
   check(res, { [`${req.endpoint} answered as expected`]: (r) => wanted.indexOf(r.status) !== -1 }, tags);
   let json = null;
-  if (req.endpoint === 'seats' && res.status === 200) {
-    // A seat map (150 KB for 1,440 seats) is never parsed in JS: k6 picks the available seats
-    // out in Go (gjson), and only those reach the script; the buyer picks and drops them.
-    try {
-      const seats = /** @type {any} */ (res.json('seats.#(status=="AVAILABLE")#'));
-      json = { counts: { available: res.json('counts.available') }, seats: Array.isArray(seats) ? seats : [] };
-      metrics.seatsSelected.add(json.seats.length, tags);
-    } catch (error) {
-      json = null; // not JSON: the journey treats it as an answer without a map
-    }
-  } else if (typeof res.body === 'string' && res.body.length > 0) {
+  // Seat maps come as the compact view (a few KB of strings for 1,440 seats, lib/seat-choice.js),
+  // so every body a step reads is parsed once, the same way.
+  if (typeof res.body === 'string' && res.body.length > 0) {
     metrics.parsedBytes.add(res.body.length, tags);
     try {
       json = JSON.parse(res.body);
     } catch (error) {
-      json = null;
+      json = null; // not JSON: the journey treats it as an answer without a body
     }
   }
   const retryAfter = Number(res.headers['Retry-After']);
@@ -150,7 +141,7 @@ function arrive(/** @type {number} */ now) {
  * A fixed population in one long iteration (opening.js): buyers arrive at the given times and
  * go on at the server's pace until `untilMs`, then give back what they hold (drain).
  * @param {JourneySettings} journey @param {number[]} arrivalsAtMs ascending
- * @param {{ untilMs: number, phaseOf: (nowMs: number) => string, onEvent?: (event: import('../lib/journey.js').JourneyEvent, nowMs: number) => void }} run
+ * @param {{ untilMs: number, drainVus: number, phaseOf: (nowMs: number) => string, onEvent?: (event: import('../lib/journey.js').JourneyEvent, nowMs: number) => void }} run
  */
 export function runPopulation(journey, arrivalsAtMs, run) {
   let arrived = 0;
@@ -171,7 +162,7 @@ export function runPopulation(journey, arrivalsAtMs, run) {
     const events = advance(next, journey, run.phaseOf(now));
     if (run.onEvent) for (const event of events) run.onEvent(event, now);
   }
-  drainBuyers(journey);
+  drainBuyers(journey, run.drainVus);
 }
 
 /**
@@ -201,12 +192,19 @@ export function step(journey, plan) {
 /**
  * The drain scenario's iteration: every buyer this VU still has gives back what it holds
  * (a hold not paid is cancelled, the line or the room is left; a paid buyer reads its
- * booking first), within `budgetMs`.
- * @param {JourneySettings} journey @param {number} [budgetMs]
+ * booking first), tagged `phase:drain`. Paced: this VU's buyers start leaving one after another
+ * at its share of DRAIN_RPS (`vus` VUs drain at once), at most DRAIN_MAX_SECONDS apart from the
+ * first to the last; at 50,000 req/s a million buyers are in flight, and all at once they
+ * would be a load no opening minute has.
+ * @param {JourneySettings} journey @param {number} vus
  */
-export function drainBuyers(journey, budgetMs) {
-  const deadline = Date.now() + (budgetMs || 45000);
-  for (const buyer of pool) startLeaving(buyer, Date.now());
+export function drainBuyers(journey, vus) {
+  const start = Date.now();
+  const spreadMs = Math.min(settings.drainMaxSeconds * 1000, (1000 * pool.length * Math.max(1, vus)) / settings.drainRps);
+  const gapMs = pool.length ? spreadMs / pool.length : 0;
+  const offsetMs = journey.random() * gapMs; // VUs out of step with each other
+  for (let k = 0; k < pool.length; k++) startLeaving(pool[k], start + offsetMs + k * gapMs);
+  const deadline = start + spreadMs + 25000;
   while (pool.length && Date.now() < deadline) {
     let next = pool[0];
     for (const buyer of pool) if (buyer.dueAt < next.dueAt) next = buyer;

@@ -32,7 +32,9 @@ for (; job.exec && ran < job.iterations && Date.now() < deadline; ran++) {
 const execMs = performance.now() - started;
 // The script's own time in the iterations: neither waiting on an answer nor sleeping.
 const scriptMs = execMs - (state.timing.blockedMs - before.blockedMs) - (state.timing.sleptMs - before.sleptMs);
+const drainStarted = performance.now();
 if (job.drain && module.drain) module.drain(data);
+const drainMs = performance.now() - drainStarted;
 if (job.teardown && module.teardown) module.teardown(data);
 const summary = job.teardown && module.handleSummary ? module.handleSummary({ metrics: {} }) : null;
 
@@ -41,10 +43,12 @@ parentPort?.postMessage({
   ran,
   execMs,
   scriptMs,
+  drainMs,
   setupData: data,
   options: JSON.parse(JSON.stringify(module.options ?? {})),
   exports: Object.keys(module),
   summaryKeys: summary ? Object.keys(summary) : [],
+  summaryStdout: summary ? summary.stdout : null,
   metrics: Object.fromEntries([...state.metrics].map(([name, m]) => [name, { type: m.type, count: m.count, sum: m.sum, max: m.values.length ? Math.max(...m.values) : null }])),
   http: Object.fromEntries([...state.http].map(([endpoint, statuses]) => [endpoint, Object.fromEntries(statuses)])),
   failures: state.failures,
