@@ -58,8 +58,35 @@ const jars = new Map();
 const pool = [];
 let arrivals = 0;
 
+/**
+ * Per request, nothing that can be made once is made again (goja allocates every object and
+ * closure, and its GC was a sixth of the generator's CPU): tags per endpoint and phase, and
+ * one check per endpoint, are built on first use.
+ * @type {Record<string, Record<string, string>>}
+ */
+const tagSets = {};
 /** @param {string} endpoint @param {string} phase */
-const tagsFor = (endpoint, phase) => ({ endpoint, name: endpoint, phase });
+function tagsFor(endpoint, phase) {
+  const key = `${endpoint}/${phase}`;
+  return tagSets[key] || (tagSets[key] = { endpoint, name: endpoint, phase });
+}
+/** @type {Record<string, Record<string, (r: import('k6/http').RefinedResponse<any>) => boolean>>} */
+const checks = {};
+/** @param {string} endpoint */
+function checkFor(endpoint) {
+  const wanted = EXPECTED_BY_ENDPOINT[/** @type {import('../lib/journey.js').Endpoint} */ (endpoint)];
+  return checks[endpoint] || (checks[endpoint] = { [`${endpoint} answered as expected`]: (r) => wanted.indexOf(r.status) !== -1 });
+}
+
+/** The buyer due first (k6's goja runs `for…of` through a slow iterator: indexed loops here). */
+function earliest() {
+  let next = null;
+  for (let i = 0; i < pool.length; i++) {
+    const buyer = /** @type {Buyer} */ (pool[i]);
+    if (!next || buyer.dueAt < next.dueAt) next = buyer;
+  }
+  return next;
+}
 
 /** Sends one journey request through k6/http, checks its class of answer. @param {Buyer} buyer @param {JourneyRequest} req @param {string} phase */
 function send(buyer, req, phase) {
@@ -71,8 +98,7 @@ function send(buyer, req, phase) {
     headers: req.headers, jar, responseCallback: expected, tags, timeout: '10s',
     responseType: /** @type {any} */ (READS_BODY)[req.endpoint] ? 'text' : 'none',
   });
-  const wanted = EXPECTED_BY_ENDPOINT[req.endpoint];
-  check(res, { [`${req.endpoint} answered as expected`]: (r) => wanted.indexOf(r.status) !== -1 }, tags);
+  check(res, checkFor(req.endpoint), tags);
   let json = null;
   // Seat maps come as the compact view (a few KB of strings for 1,440 seats, lib/seat-choice.js),
   // so every body a step reads is parsed once, the same way.
@@ -121,9 +147,12 @@ function advance(buyer, journey, phase) {
     events = applyResponse(buyer, journey, res, Date.now());
     if (req.endpoint === 'seats') metrics.buyerBytes.add(JSON.stringify(buyer).length);
   } else events = closeIdle(buyer);
-  for (const event of events) record(event);
+  for (let i = 0; i < events.length; i++) record(/** @type {import('../lib/journey.js').JourneyEvent} */ (events[i]));
   if (buyer.phase === 'done' || !req) {
-    pool.splice(pool.indexOf(buyer), 1);
+    // Order in the pool does not matter: the last buyer takes the leaver's place.
+    const at = pool.indexOf(buyer);
+    const last = /** @type {Buyer} */ (pool.pop());
+    if (at < pool.length) pool[at] = last;
     jars.delete(buyer.index);
   }
   return events;
@@ -146,8 +175,7 @@ function arrive(/** @type {number} */ now) {
 export function runPopulation(journey, arrivalsAtMs, run) {
   let arrived = 0;
   while (Date.now() < run.untilMs && (arrived < arrivalsAtMs.length || pool.length > 0)) {
-    let next = null;
-    for (const buyer of pool) if (!next || buyer.dueAt < next.dueAt) next = buyer;
+    let next = earliest();
     const arrivalAt = arrived < arrivalsAtMs.length ? arrivalsAtMs[arrived] : Infinity;
     const dueAt = Math.min(arrivalAt, next ? next.dueAt : Infinity, run.untilMs);
     const wait = dueAt - Date.now();
@@ -172,8 +200,7 @@ export function runPopulation(journey, arrivalsAtMs, run) {
 export function step(journey, plan) {
   let now = Date.now();
   const phase = plan.phaseOf ? plan.phaseOf(now) : 'run';
-  let next = null;
-  for (const buyer of pool) if (!next || buyer.dueAt < next.dueAt) next = buyer;
+  let next = earliest();
   const open = now < plan.arrivalsEndAtMs;
   if (open && (!next || (next.dueAt > now && pool.length < (plan.buyersPerVu || settings.buyersPerVu)))) {
     next = arrive(now);
@@ -206,8 +233,7 @@ export function drainBuyers(journey, vus) {
   for (let k = 0; k < pool.length; k++) startLeaving(pool[k], start + offsetMs + k * gapMs);
   const deadline = start + spreadMs + 25000;
   while (pool.length && Date.now() < deadline) {
-    let next = pool[0];
-    for (const buyer of pool) if (buyer.dueAt < next.dueAt) next = buyer;
+    const next = /** @type {Buyer} */ (earliest());
     const wait = next.dueAt - Date.now();
     if (wait > 0) sleep(Math.min(wait, deadline - Date.now()) / 1000);
     advance(next, journey, 'drain');
