@@ -33,7 +33,9 @@ const stages = [
   { duration: `${plateau}s`, target: peak },
   { duration: `${tail}s`, target: 0 },
 ];
-const crowdVus = vusFor('crowd', peak, pace, true);
+// An iteration with no buyer due ends at once (`returnWhenIdle`): a VU is busy only while a
+// request is answered, so the VUs are the peak rate × the answer time, each holding a share of the line.
+const crowdVus = vusFor('crowd', peak, 0, true);
 /** The line that polls at the peak rate by itself, spread over the VUs (a few % spare). */
 const buyersPerVu = Math.max(1, Math.ceil((peak * pace * 1.05) / crowdVus.maxVUs));
 
@@ -60,7 +62,7 @@ const journey = (/** @type {string} */ showtimeId) => onePerVu('journey', () => 
 
 /** @param {import('./k6/room.js').RunData} data */
 export function crowd(data) {
-  const plan = onePerVu('plan', () => Object.assign(runPlan(data, stages, { warmup: [0, warmup], plateau: [warmup, warmup + plateau] }), { buyersPerVu }));
+  const plan = onePerVu('plan', () => Object.assign(runPlan(data, stages, { warmup: [0, warmup], plateau: [warmup, warmup + plateau] }), { buyersPerVu, returnWhenIdle: true }));
   step(journey(data.showtimeId), plan);
 }
 

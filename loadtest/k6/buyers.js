@@ -22,7 +22,16 @@ import { settings } from './settings.js';
 /** @typedef {import('../lib/journey.js').Buyer} Buyer */
 /** @typedef {import('../lib/journey.js').JourneySettings} JourneySettings */
 /** @typedef {import('../lib/journey.js').JourneyRequest} JourneyRequest */
-/** @typedef {{ arrivalsEndAtMs: number, stepsEndAtMs: number, phaseOf?: (nowMs: number) => string, buyersPerVu?: number }} Plan */
+/**
+ * @typedef {object} Plan
+ * @property {number} arrivalsEndAtMs
+ * @property {number} stepsEndAtMs
+ * @property {(nowMs: number) => string} [phaseOf]
+ * @property {number} [buyersPerVu]
+ * @property {boolean} [returnWhenIdle]  nothing due: end the iteration at once instead of sleeping
+ *   until the next buyer is due. A poll storm holds a whole line in its VUs; sleeping iterations
+ *   would hold VUs too, so the rate could never be met (dropped iterations, late polls).
+ */
 
 export const OUTCOMES = ['booked', 'held', 'admitted', 'no_seats', 'sold_out', 'closed', 'gave_up', 'stopped', 'error'];
 
@@ -207,6 +216,7 @@ export function step(journey, plan) {
   } else if (!next) {
     return;
   } else if (next.dueAt > now) {
+    if (plan.returnWhenIdle) return;
     // Never past the end of the steps: the iteration must end inside the graceful stop.
     const wait = Math.min(next.dueAt, plan.stepsEndAtMs) - now;
     if (wait > 0) sleep(Math.min(60, wait / 1000));
