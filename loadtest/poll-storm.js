@@ -3,10 +3,10 @@
  * A large waiting population polling at the server's pace: what the edge serves most at peak.
  * Two phases. The warm-up builds the line: buyers log in and join (each a new arrival) until
  * the population polls at PEAK_RPS by itself, `PEAK_RPS × POLL_PACE_SECONDS` buyers (22.5 s:
- * the server's pace far back). The line grows as the requests polls do not take become
- * arrivals (a login and a join each): line(t) = peak × pace × (1 − e^(−t / (2 × pace))), so 90 %
- * of it takes 2.3 × 2 paces (~104 s) and 95 % three; WARMUP defaults to 7 paces (158 s; its
- * first quarter is the ramp). The plateau (DURATION) is then almost only polls: arrivals just
+ * the server's pace far back). The line grows as the iterations polls do not take become
+ * arrivals (a login and a join each): line(t) = (peak / 0.9) × pace × (1 − e^(−t / (2 × pace))),
+ * so the whole line (90 % of that) takes ln 10 × 2 paces (~104 s); WARMUP defaults to 7 paces
+ * (158 s, whose first quarter is the ramp). The plateau (DURATION) is then almost only polls: arrivals just
  * replace the few admitted buyers, who leave at once. The poll and leave limits and the poll
  * share (≥ 90 % of requests) are thresholds on the plateau's requests alone; the drain's
  * leaves are tagged phase:drain.
@@ -27,17 +27,21 @@ const pace = envNumber('POLL_PACE_SECONDS', 22.5);
 const warmup = __ENV.WARMUP ? seconds(__ENV.WARMUP) : Math.ceil(7 * pace);
 const plateau = settings.durationSeconds;
 const tail = Math.max(1, Math.round(plateau * 0.1));
+// Iterations are offered 1/0.9 as fast as the peak: an iteration with no buyer due ends at once
+// without a request (`returnWhenIdle`), so each VU has a tenth to spare and its share of the line
+// is polled on time. (A VU whose buyers need more than its share falls behind, polls come late,
+// the room parks them and they join again: the plateau stops being polls.)
+const iterationRate = Math.round(peak / 0.9);
 const stages = [
-  { duration: `${Math.max(1, Math.round(warmup * 0.25))}s`, target: peak },
-  { duration: `${warmup - Math.max(1, Math.round(warmup * 0.25))}s`, target: peak },
-  { duration: `${plateau}s`, target: peak },
+  { duration: `${Math.max(1, Math.round(warmup * 0.25))}s`, target: iterationRate },
+  { duration: `${warmup - Math.max(1, Math.round(warmup * 0.25))}s`, target: iterationRate },
+  { duration: `${plateau}s`, target: iterationRate },
   { duration: `${tail}s`, target: 0 },
 ];
-// An iteration with no buyer due ends at once (`returnWhenIdle`): a VU is busy only while a
-// request is answered, so the VUs are the peak rate × the answer time, each holding a share of the line.
-const crowdVus = vusFor('crowd', peak, 0, true);
-/** The line that polls at the peak rate by itself, spread over the VUs (a few % spare). */
-const buyersPerVu = Math.max(1, Math.ceil((peak * pace * 1.05) / crowdVus.maxVUs));
+// A VU is busy only while a request is answered: the VUs are the iteration rate × the answer time.
+const crowdVus = vusFor('crowd', iterationRate, 0, true);
+/** The line that polls at the peak rate by itself, spread over the VUs. */
+const buyersPerVu = Math.max(1, Math.ceil((peak * pace) / crowdVus.maxVUs));
 
 /** @type {import('k6/options').Options} */
 export const options = {
