@@ -49,7 +49,9 @@ export const options = {
   },
   thresholds: Object.assign(
     thresholdsFor({ endpoints: ['join'], phase: 'peak', plannedIterations: 0 }),
-    thresholdsFor({ endpoints: ['login', 'poll', 'leave'], plannedIterations: 0 }),
+    thresholdsFor({ endpoints: ['login', 'poll'], plannedIterations: 0 }),
+    // Leaves of admitted buyers after the opening; those of the buyers still in line at the end are phase:drain.
+    thresholdsFor({ endpoints: ['leave'], phase: 'open', plannedIterations: 0 }),
     {
       opening_draw_ms: [`max<${envNumber('DRAW_MS', 5000)}`],
       opening_first_admission_ms: [`max<${envNumber('FIRST_ADMISSION_MS', 10000)}`],
@@ -79,6 +81,7 @@ export function buyer(data) {
   const peakFromMs = startMs + prequeue * 1000 * 0.8;
   runPopulation(journeyFor(data.showtimeId, { pollOnly: true, maxWaitMs: (prequeue + afterOpening) * 1000 }), arrivalsAtMs, {
     untilMs: data.opensAtMs + afterOpening * 1000,
+    drainVus: vus,
     phaseOf: (nowMs) => (nowMs >= data.opensAtMs ? 'open' : nowMs >= peakFromMs ? 'peak' : 'prequeue'),
     onEvent: (event, nowMs) => {
       if (event.type === 'admitted') metrics.toAdmissionMs.add(nowMs - data.opensAtMs);
@@ -119,5 +122,5 @@ export function teardown(data) {
 
 /** @param {any} data */
 export function handleSummary(data) {
-  return summary('opening', data);
+  return summary('opening', data, `${buyers} buyers over a ${prequeue}s pre-queue, ${afterOpening}s after the opening, ${vus} VUs`);
 }

@@ -35,6 +35,9 @@ import { createMemoryEdgeStore } from './state/memory-edge-store';
 import { createMemoryGuardStore, createRedisGuardStore } from './state/guard-store';
 import { PatientRedis } from '../../lib/patient-redis';
 
+
+/** Idle keep-alive on buyer connections: above common proxies' and k6's idle timeouts (see below). */
+export const EDGE_KEEP_ALIVE_MS = 65_000;
 export interface RunningEdge {
   url: string;
   port: number;
@@ -163,7 +166,11 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
           polls,
         );
   const listener = loadSheddingListener({ load, metrics, coreCallsInFlight: () => edgeDeps.core.inFlight() }, joins);
-  const server = createServer(listener);
+  // Keep idle connections longer than whatever sits in front: a proxy or load balancer (AWS ALB
+  // 60 s, nginx upstream keepalive 60 s) or k6 reuses a connection it believes open, and with
+  // Node's default 5 s the edge may close it just as a request is sent: an EOF or reset on a
+  // POST that no client may retry. headersTimeout must exceed keepAliveTimeout (Node's rule).
+  const server = createServer({ keepAliveTimeout: EDGE_KEEP_ALIVE_MS, headersTimeout: EDGE_KEEP_ALIVE_MS + 1_000 }, listener);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const acceptors = await addAcceptors(server, config.acceptors).catch((error: unknown) => {
     logger.warn({ err: error }, 'extra acceptors not added: one connection per event-loop turn');

@@ -130,7 +130,7 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   app.get('/showtimes/:id/seats', requireAccess, (c) => {
     const showtime = showtimeFor(c);
     seatMapReads++;
-    return c.json({ showtimeId: showtime.id, seats: [{ code: 'A1', status: 'AVAILABLE' }], read: seatMapReads });
+    return c.json({ showtimeId: showtime.id, seats: [{ code: 'A1', status: 'AVAILABLE' }], read: seatMapReads, view: c.req.query('view') ?? null, query: new URL(c.req.url).search });
   });
   app.post('/showtimes/:id/holds', requireAccess, async (c) => {
     const showtime = showtimeFor(c);

@@ -7,10 +7,10 @@
  * VU has room and arrivals are open, otherwise it sleeps until the earliest one is due. Buyers
  * never poll before the server's `pollAfterMs`.
  *
- * Generator cost is part of the design: a response body is parsed once (JSON.parse of the
- * text, never `res.json()` on top), a seat map not at all in JS (only its available seats
- * come out of k6's Go-side selector, and are dropped once picked), and answers whose body no
- * step reads are not even kept (`responseType: 'none'`).
+ * Generator cost is part of the design (k6 runs this in goja, an interpreter): a response body
+ * is parsed once (JSON.parse of the text, never `res.json()` on top), a seat map is read as the
+ * compact view (`?view=available`: strings per row, picked by index arithmetic, dropped once
+ * picked), and answers whose body no step reads are not even kept (`responseType: 'none'`).
  */
 import http from 'k6/http';
 import exec from 'k6/execution';
@@ -22,7 +22,16 @@ import { settings } from './settings.js';
 /** @typedef {import('../lib/journey.js').Buyer} Buyer */
 /** @typedef {import('../lib/journey.js').JourneySettings} JourneySettings */
 /** @typedef {import('../lib/journey.js').JourneyRequest} JourneyRequest */
-/** @typedef {{ arrivalsEndAtMs: number, stepsEndAtMs: number, phaseOf?: (nowMs: number) => string, buyersPerVu?: number }} Plan */
+/**
+ * @typedef {object} Plan
+ * @property {number} arrivalsEndAtMs
+ * @property {number} stepsEndAtMs
+ * @property {(nowMs: number) => string} [phaseOf]
+ * @property {number} [buyersPerVu]
+ * @property {boolean} [returnWhenIdle]  nothing due: end the iteration at once instead of sleeping
+ *   until the next buyer is due. A poll storm holds a whole line in its VUs; sleeping iterations
+ *   would hold VUs too, so the rate could never be met (dropped iterations, late polls).
+ */
 
 export const OUTCOMES = ['booked', 'held', 'admitted', 'no_seats', 'sold_out', 'closed', 'gave_up', 'stopped', 'error'];
 
@@ -39,9 +48,8 @@ export const metrics = {
   journeyFailed: new Rate('journey_failed'),
   /** Per plateau request: 1 for a poll (poll-storm wants ≥ 90 %). */
   pollShare: new Rate('poll_share'),
-  /** Generator cost: bytes handed to JSON.parse, seats a seat map hands to JS, a buyer's state right after a seat map. */
+  /** Generator cost: bytes handed to JSON.parse, and a buyer's state right after a seat map. */
   parsedBytes: new Counter('generator_parsed_bytes'),
-  seatsSelected: new Counter('generator_seats_selected'),
   buyerBytes: new Trend('generator_buyer_bytes'),
 };
 /** @type {Record<string, Counter>} */
@@ -59,8 +67,35 @@ const jars = new Map();
 const pool = [];
 let arrivals = 0;
 
+/**
+ * Per request, nothing that can be made once is made again (goja allocates every object and
+ * closure, and its GC was a sixth of the generator's CPU): tags per endpoint and phase, and
+ * one check per endpoint, are built on first use.
+ * @type {Record<string, Record<string, string>>}
+ */
+const tagSets = {};
 /** @param {string} endpoint @param {string} phase */
-const tagsFor = (endpoint, phase) => ({ endpoint, name: endpoint, phase });
+function tagsFor(endpoint, phase) {
+  const key = `${endpoint}/${phase}`;
+  return tagSets[key] || (tagSets[key] = { endpoint, name: endpoint, phase });
+}
+/** @type {Record<string, Record<string, (r: import('k6/http').RefinedResponse<any>) => boolean>>} */
+const checks = {};
+/** @param {string} endpoint */
+function checkFor(endpoint) {
+  const wanted = EXPECTED_BY_ENDPOINT[/** @type {import('../lib/journey.js').Endpoint} */ (endpoint)];
+  return checks[endpoint] || (checks[endpoint] = { [`${endpoint} answered as expected`]: (r) => wanted.indexOf(r.status) !== -1 });
+}
+
+/** The buyer due first (k6's goja runs `for…of` through a slow iterator: indexed loops here). */
+function earliest() {
+  let next = null;
+  for (let i = 0; i < pool.length; i++) {
+    const buyer = /** @type {Buyer} */ (pool[i]);
+    if (!next || buyer.dueAt < next.dueAt) next = buyer;
+  }
+  return next;
+}
 
 /** Sends one journey request through k6/http, checks its class of answer. @param {Buyer} buyer @param {JourneyRequest} req @param {string} phase */
 function send(buyer, req, phase) {
@@ -72,25 +107,16 @@ function send(buyer, req, phase) {
     headers: req.headers, jar, responseCallback: expected, tags, timeout: '10s',
     responseType: /** @type {any} */ (READS_BODY)[req.endpoint] ? 'text' : 'none',
   });
-  const wanted = EXPECTED_BY_ENDPOINT[req.endpoint];
-  check(res, { [`${req.endpoint} answered as expected`]: (r) => wanted.indexOf(r.status) !== -1 }, tags);
+  check(res, checkFor(req.endpoint), tags);
   let json = null;
-  if (req.endpoint === 'seats' && res.status === 200) {
-    // A seat map (150 KB for 1,440 seats) is never parsed in JS: k6 picks the available seats
-    // out in Go (gjson), and only those reach the script; the buyer picks and drops them.
-    try {
-      const seats = /** @type {any} */ (res.json('seats.#(status=="AVAILABLE")#'));
-      json = { counts: { available: res.json('counts.available') }, seats: Array.isArray(seats) ? seats : [] };
-      metrics.seatsSelected.add(json.seats.length, tags);
-    } catch (error) {
-      json = null; // not JSON: the journey treats it as an answer without a map
-    }
-  } else if (typeof res.body === 'string' && res.body.length > 0) {
+  // Seat maps come as the compact view (a few KB of strings for 1,440 seats, lib/seat-choice.js),
+  // so every body a step reads is parsed once, the same way.
+  if (typeof res.body === 'string' && res.body.length > 0) {
     metrics.parsedBytes.add(res.body.length, tags);
     try {
       json = JSON.parse(res.body);
     } catch (error) {
-      json = null;
+      json = null; // not JSON: the journey treats it as an answer without a body
     }
   }
   const retryAfter = Number(res.headers['Retry-After']);
@@ -130,9 +156,12 @@ function advance(buyer, journey, phase) {
     events = applyResponse(buyer, journey, res, Date.now());
     if (req.endpoint === 'seats') metrics.buyerBytes.add(JSON.stringify(buyer).length);
   } else events = closeIdle(buyer);
-  for (const event of events) record(event);
+  for (let i = 0; i < events.length; i++) record(/** @type {import('../lib/journey.js').JourneyEvent} */ (events[i]));
   if (buyer.phase === 'done' || !req) {
-    pool.splice(pool.indexOf(buyer), 1);
+    // Order in the pool does not matter: the last buyer takes the leaver's place.
+    const at = pool.indexOf(buyer);
+    const last = /** @type {Buyer} */ (pool.pop());
+    if (at < pool.length) pool[at] = last;
     jars.delete(buyer.index);
   }
   return events;
@@ -150,13 +179,12 @@ function arrive(/** @type {number} */ now) {
  * A fixed population in one long iteration (opening.js): buyers arrive at the given times and
  * go on at the server's pace until `untilMs`, then give back what they hold (drain).
  * @param {JourneySettings} journey @param {number[]} arrivalsAtMs ascending
- * @param {{ untilMs: number, phaseOf: (nowMs: number) => string, onEvent?: (event: import('../lib/journey.js').JourneyEvent, nowMs: number) => void }} run
+ * @param {{ untilMs: number, drainVus: number, phaseOf: (nowMs: number) => string, onEvent?: (event: import('../lib/journey.js').JourneyEvent, nowMs: number) => void }} run
  */
 export function runPopulation(journey, arrivalsAtMs, run) {
   let arrived = 0;
   while (Date.now() < run.untilMs && (arrived < arrivalsAtMs.length || pool.length > 0)) {
-    let next = null;
-    for (const buyer of pool) if (!next || buyer.dueAt < next.dueAt) next = buyer;
+    let next = earliest();
     const arrivalAt = arrived < arrivalsAtMs.length ? arrivalsAtMs[arrived] : Infinity;
     const dueAt = Math.min(arrivalAt, next ? next.dueAt : Infinity, run.untilMs);
     const wait = dueAt - Date.now();
@@ -171,7 +199,7 @@ export function runPopulation(journey, arrivalsAtMs, run) {
     const events = advance(next, journey, run.phaseOf(now));
     if (run.onEvent) for (const event of events) run.onEvent(event, now);
   }
-  drainBuyers(journey);
+  drainBuyers(journey, run.drainVus);
 }
 
 /**
@@ -181,14 +209,14 @@ export function runPopulation(journey, arrivalsAtMs, run) {
 export function step(journey, plan) {
   let now = Date.now();
   const phase = plan.phaseOf ? plan.phaseOf(now) : 'run';
-  let next = null;
-  for (const buyer of pool) if (!next || buyer.dueAt < next.dueAt) next = buyer;
+  let next = earliest();
   const open = now < plan.arrivalsEndAtMs;
   if (open && (!next || (next.dueAt > now && pool.length < (plan.buyersPerVu || settings.buyersPerVu)))) {
     next = arrive(now);
   } else if (!next) {
     return;
   } else if (next.dueAt > now) {
+    if (plan.returnWhenIdle) return;
     // Never past the end of the steps: the iteration must end inside the graceful stop.
     const wait = Math.min(next.dueAt, plan.stepsEndAtMs) - now;
     if (wait > 0) sleep(Math.min(60, wait / 1000));
@@ -201,15 +229,21 @@ export function step(journey, plan) {
 /**
  * The drain scenario's iteration: every buyer this VU still has gives back what it holds
  * (a hold not paid is cancelled, the line or the room is left; a paid buyer reads its
- * booking first), within `budgetMs`.
- * @param {JourneySettings} journey @param {number} [budgetMs]
+ * booking first), tagged `phase:drain`. Paced: this VU's buyers start leaving one after another
+ * at its share of DRAIN_RPS (`vus` VUs drain at once), at most DRAIN_MAX_SECONDS apart from the
+ * first to the last; at 50,000 req/s a million buyers are in flight, and all at once they
+ * would be a load no opening minute has.
+ * @param {JourneySettings} journey @param {number} vus
  */
-export function drainBuyers(journey, budgetMs) {
-  const deadline = Date.now() + (budgetMs || 45000);
-  for (const buyer of pool) startLeaving(buyer, Date.now());
+export function drainBuyers(journey, vus) {
+  const start = Date.now();
+  const spreadMs = Math.min(settings.drainMaxSeconds * 1000, (1000 * pool.length * Math.max(1, vus)) / settings.drainRps);
+  const gapMs = pool.length ? spreadMs / pool.length : 0;
+  const offsetMs = journey.random() * gapMs; // VUs out of step with each other
+  for (let k = 0; k < pool.length; k++) startLeaving(pool[k], start + offsetMs + k * gapMs);
+  const deadline = start + spreadMs + 25000;
   while (pool.length && Date.now() < deadline) {
-    let next = pool[0];
-    for (const buyer of pool) if (buyer.dueAt < next.dueAt) next = buyer;
+    const next = /** @type {Buyer} */ (earliest());
     const wait = next.dueAt - Date.now();
     if (wait > 0) sleep(Math.min(wait, deadline - Date.now()) / 1000);
     advance(next, journey, 'drain');

@@ -4,7 +4,27 @@
  * wall-clock time (when arrivals stop, when steps must end, which phase a moment is in).
  */
 import crypto from 'k6/crypto';
+import { Counter } from 'k6/metrics';
 import { seconds, settings, stagesSeconds } from './settings.js';
+
+/** Values built by `onePerVu`: k6 gives every VU its own copy of this module, so this is per VU. */
+const builtForThisVu = new Map();
+/** How many were built: one plan and one journey per VU (k6-scripts.test.ts holds it to that). */
+const vuBuilds = new Counter('generator_vu_builds');
+
+/**
+ * What `make` returns, built on this VU's first call only. A run's plan and journey settings
+ * do not change while it runs; built on every iteration (durations re-read by regex, closures
+ * made) they were a third of poll-storm's CPU in k6's profile.
+ * @template T @param {string} key @param {() => T} make @returns {T}
+ */
+export function onePerVu(key, make) {
+  if (builtForThisVu.has(key)) return builtForThisVu.get(key);
+  const value = make();
+  builtForThisVu.set(key, value);
+  vuBuilds.add(1);
+  return value;
+}
 
 /** @typedef {import('../lib/journey.js').JourneySettings} JourneySettings */
 

@@ -55,12 +55,15 @@ export const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'p(95)', 'p(99)', 'max'
 const fmt = (n) => (n === undefined ? '-' : n.toFixed(n < 10 ? 2 : 0));
 
 /**
- * handleSummary(): the whole summary as JSON under SUMMARY_DIR, and a short text on stdout.
- * @param {string} script @param {any} data
+ * handleSummary(): a short text on stdout and, where there is a folder for it, the whole
+ * summary as JSON: SUMMARY_FILE, or a file under SUMMARY_DIR (`npm run loadtest:k6` creates
+ * loadtest/reports and sets it). k6 cannot create a folder, and a summary it cannot write is
+ * lost with only a log line, so without either the JSON is not attempted.
+ * @param {string} script @param {any} data @param {string} ran  what ran, in words (rates, durations, population)
  */
-export function summary(script, data) {
-  const file = env.SUMMARY_FILE || `${settings.summaryDir}/k6-${script}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
-  const lines = [`${script}: ${settings.baseUrl}, peak ${settings.peakRps} req/s, ${settings.durationSeconds}s`];
+export function summary(script, data, ran) {
+  const file = env.SUMMARY_FILE || (settings.summaryDir ? `${settings.summaryDir}/k6-${script}-${new Date().toISOString().replace(/[:.]/g, '-')}.json` : '');
+  const lines = [`${script}: ${settings.baseUrl}, ${ran}`];
   const all = data.metrics || {};
   for (const name of Object.keys(all).sort()) {
     const m = all[name];
@@ -71,6 +74,9 @@ export function summary(script, data) {
     const verdict = m.thresholds ? Object.keys(m.thresholds).map((t) => `${m.thresholds[t].ok ? 'ok' : 'FAILED'} ${t}`).join('; ') : '';
     lines.push(`  ${name.padEnd(48)} ${shown}${verdict ? `   [${verdict}]` : ''}`);
   }
-  lines.push(`  summary written to ${file}`);
-  return { [file]: JSON.stringify(data, null, 2), stdout: `${lines.join('\n')}\n` };
+  lines.push(file ? `  summary written to ${file}` : '  JSON summary not written: run through `npm run loadtest:k6`, or set SUMMARY_DIR to a folder that exists');
+  /** @type {Record<string, string>} */
+  const out = { stdout: `${lines.join('\n')}\n` };
+  if (file) out[file] = JSON.stringify(data, null, 2);
+  return out;
 }

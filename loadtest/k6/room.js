@@ -33,13 +33,23 @@ export function admin(method, url, body) {
 
 const roomUrl = (/** @type {string} */ showtimeId) => `${settings.baseUrl}/api/admin/showtimes/${showtimeId}/room`;
 
-/** The room's settings and stats, or null. @param {string} showtimeId */
-export function readRoom(showtimeId) {
-  if (!settings.adminToken) return null;
+/** The room's settings and stats, or null (with the answer's status). @param {string} showtimeId */
+export function readRoomAnswer(showtimeId) {
+  if (!settings.adminToken) return { status: 0, room: null };
   const res = admin('GET', roomUrl(showtimeId));
-  if (res.status !== 200 || typeof res.body !== 'string') return null;
-  return JSON.parse(res.body);
+  let room = null;
+  if (res.status === 200 && typeof res.body === 'string') {
+    try {
+      room = JSON.parse(res.body);
+    } catch (error) {
+      room = null;
+    }
+  }
+  return { status: res.status, room };
 }
+
+/** The room's settings and stats, or null. @param {string} showtimeId */
+export const readRoom = (/** @type {string} */ showtimeId) => readRoomAnswer(showtimeId).room;
 
 /**
  * setup(): the showtime (SHOWTIME_ID, or the first one on sale) and, with ADMIN_TOKEN, the
@@ -102,18 +112,49 @@ export function restoreRoom(data) {
 }
 
 /**
+ * The core's operator view of a showtime (its seat counts), with the service token the core
+ * wants when CORE_SERVICE_TOKEN is set (docker-compose, production): without it the core
+ * answers 401 to anyone but the edge. @param {string} showtimeId
+ */
+function readCoreShowtime(showtimeId) {
+  /** @type {Record<string, string>} */
+  const headers = { authorization: `Bearer ${settings.adminToken}` };
+  if (settings.coreServiceToken) headers['x-service-token'] = settings.coreServiceToken;
+  return http.get(`${settings.coreUrl}/admin/showtimes/${showtimeId}`, {
+    headers,
+    tags: { endpoint: 'admin', name: 'admin' },
+    responseType: 'text',
+    responseCallback: http.expectedStatuses({ min: 200, max: 299 }),
+  });
+}
+
+/**
  * teardown(): what can be checked over HTTP once the drain scenario has run: the room's stats
  * (turns still held) and, with CORE_URL, held + booked + available = the hall, and how many
- * seats are still held. The full invariant check is `npm run loadtest:verify` on the run's
- * database. @param {RunData} data
+ * seats are still held. A check that was asked for and got no answer fails the run like a
+ * broken one: a teardown that skips silently would pass every run. The full invariant check is
+ * `npm run loadtest:verify` on the run's database. @param {RunData} data
  */
 export function verifyOverHttp(data) {
-  const room = readRoom(data.showtimeId);
-  if (room) console.log(`room ${data.showtimeId}: ${JSON.stringify(room.stats)}`);
-  if (settings.coreUrl && settings.adminToken) {
-    const show = admin('GET', `${settings.coreUrl}/admin/showtimes/${data.showtimeId}`);
-    const counts = show.status === 200 && typeof show.body === 'string' ? JSON.parse(show.body).counts : null;
-    if (counts) {
+  if (settings.adminToken) {
+    const { status, room } = readRoomAnswer(data.showtimeId);
+    if (room) console.log(`room ${data.showtimeId}: ${JSON.stringify(room.stats)}`);
+    else failRun(`room ${data.showtimeId}: the operator API answered ${status}, not the room's stats`);
+  }
+  if (!settings.coreUrl || !settings.adminToken) {
+    console.warn('seat accounting not checked over HTTP: set CORE_URL and ADMIN_TOKEN (and CORE_SERVICE_TOKEN when the core has one)');
+  } else {
+    const show = readCoreShowtime(data.showtimeId);
+    let counts = null;
+    try {
+      counts = show.status === 200 && typeof show.body === 'string' ? JSON.parse(show.body).counts : null;
+    } catch (error) {
+      counts = null;
+    }
+    if (!counts) {
+      const hint = show.status === 401 ? ' (the core wants its service token: set CORE_SERVICE_TOKEN)' : '';
+      failRun(`seat accounting not checked: the core answered ${show.status}${hint}`);
+    } else {
       const sum = counts.held + counts.booked + counts.available;
       console.log(`seats of showtime ${data.showtimeId}: held ${counts.held} + booked ${counts.booked} + available ${counts.available} = ${sum}, hall ${counts.total}`);
       if (sum !== counts.total) failRun(`seat accounting broken: ${sum} != ${counts.total}`);

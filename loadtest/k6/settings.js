@@ -41,9 +41,15 @@ export const settings = {
   buyersPerVu: envNumber('BUYERS_PER_VU', 50),
   /** Expected answer time, for the VUs a request rate needs while waiting on answers. */
   responseSeconds: envNumber('RESPONSE_SECONDS', 0.25),
-  summaryDir: env.SUMMARY_DIR || 'loadtest/reports',
+  /** Where handleSummary writes the JSON summary: set by `npm run loadtest:k6`, which creates it (k6 cannot). */
+  summaryDir: env.SUMMARY_DIR || '',
+  /** The core's X-Service-Token (CORE_SERVICE_TOKEN, as docker-compose and production set it) for teardown's seat check. */
+  coreServiceToken: env.CORE_SERVICE_TOKEN || '',
   /** Let in-flight iterations finish after the last stage; the drain scenario starts after it. */
   gracefulStopSeconds: 10,
+  /** The drain's pace across every generator (DRAIN_RPS, default half the peak), and its longest spread. */
+  drainRps: envNumber('DRAIN_RPS', envNumber('PEAK_RPS', 50000) / 2),
+  drainMaxSeconds: envNumber('DRAIN_MAX_SECONDS', 60),
 };
 
 /**
@@ -86,11 +92,15 @@ export function vusFor(scenario, rps, paceSeconds, main) {
 
 /**
  * The scenario that runs after the others: every VU gives back what its buyers still hold
- * (holds, places in line, turns). k6 hands VUs of finished scenarios to later ones, so with
- * `vus` = all pre-allocated VUs each VU runs it once.
+ * (holds, places in line, turns), paced (buyers.js `drainBuyers`) and tagged `phase:drain`, so
+ * the run's thresholds describe the run, not a burst of leaves at its end. k6 hands VUs of
+ * finished scenarios to later ones, so with `vus` = all pre-allocated VUs each VU runs it once.
  * @param {number} vus @param {number} startSeconds
  * @returns {import('k6/options').Scenario}
  */
 export function drainScenario(vus, startSeconds) {
-  return { executor: /** @type {'per-vu-iterations'} */ ('per-vu-iterations'), exec: 'drain', vus, iterations: 1, startTime: `${Math.ceil(startSeconds)}s`, maxDuration: '60s', gracefulStop: '5s' };
+  return {
+    executor: /** @type {'per-vu-iterations'} */ ('per-vu-iterations'), exec: 'drain', vus, iterations: 1, startTime: `${Math.ceil(startSeconds)}s`,
+    maxDuration: `${Math.ceil(settings.drainMaxSeconds + 30)}s`, gracefulStop: '5s',
+  };
 }

@@ -12,10 +12,14 @@ export interface ShimRun {
   execMs: number;
   /** Of that, the script's own work: neither waiting on answers nor sleeping (the shim's CPU per request). */
   scriptMs: number;
+  /** Wall time of the drain scenario's iteration (it is paced: buyers leave one after another). */
+  drainMs: number;
   setupData: any;
   options: any;
   exports: string[];
   summaryKeys: string[];
+  /** The text handleSummary() puts on stdout. */
+  summaryStdout: string | null;
   metrics: Record<string, { type: string; count: number; sum: number; max: number | null }>;
   http: Record<string, Record<string, number>>;
   failures: string[];

@@ -23,8 +23,13 @@ export function addSample(name, type, value) {
   if (type === 'trend' && metric.values.length < 100_000) metric.values.push(value);
 }
 
+let answers = 0;
+/** Requests answered so far in this worker. */
+export const requestsMade = () => answers;
+
 /** @param {string} endpoint @param {number} status */
 export function addAnswer(endpoint, status) {
+  answers++;
   let statuses = http.get(endpoint);
   if (!statuses) http.set(endpoint, (statuses = new Map()));
   statuses.set(status, (statuses.get(status) ?? 0) + 1);

@@ -27,12 +27,18 @@ const before = { ...state.timing };
 const started = performance.now();
 for (; job.exec && ran < job.iterations && Date.now() < deadline; ran++) {
   /** @type {any} */ (globalThis).__ITER = ran;
+  const answersBefore = state.requestsMade();
   module[job.exec](data);
+  // k6 paces iterations (an arrival-rate executor); this loop does not. An iteration that sent
+  // nothing (no buyer due) waits a little, so it cannot spin through the iteration budget.
+  if (state.requestsMade() === answersBefore) state.block(5);
 }
 const execMs = performance.now() - started;
 // The script's own time in the iterations: neither waiting on an answer nor sleeping.
 const scriptMs = execMs - (state.timing.blockedMs - before.blockedMs) - (state.timing.sleptMs - before.sleptMs);
+const drainStarted = performance.now();
 if (job.drain && module.drain) module.drain(data);
+const drainMs = performance.now() - drainStarted;
 if (job.teardown && module.teardown) module.teardown(data);
 const summary = job.teardown && module.handleSummary ? module.handleSummary({ metrics: {} }) : null;
 
@@ -41,10 +47,12 @@ parentPort?.postMessage({
   ran,
   execMs,
   scriptMs,
+  drainMs,
   setupData: data,
   options: JSON.parse(JSON.stringify(module.options ?? {})),
   exports: Object.keys(module),
   summaryKeys: summary ? Object.keys(summary) : [],
+  summaryStdout: summary ? summary.stdout : null,
   metrics: Object.fromEntries([...state.metrics].map(([name, m]) => [name, { type: m.type, count: m.count, sum: m.sum, max: m.values.length ? Math.max(...m.values) : null }])),
   http: Object.fromEntries([...state.http].map(([endpoint, statuses]) => [endpoint, Object.fromEntries(statuses)])),
   failures: state.failures,

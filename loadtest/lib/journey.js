@@ -141,7 +141,8 @@ export function nextRequest(buyer, s) {
       r.headers['x-queue-token'] = buyer.queueToken || '';
       return r;
     }
-    case 'seats': return edge(buyer, 'seats', 'GET', `/api/showtimes/${show}/seats`, buyer.accessToken);
+    // The compact view (lib/seat-choice.js): what a load client needs, without 1,440 seat objects.
+    case 'seats': return edge(buyer, 'seats', 'GET', `/api/showtimes/${show}/seats?view=available`, buyer.accessToken);
     case 'hold': return edge(buyer, 'hold', 'POST', `/api/showtimes/${show}/holds`, buyer.accessToken, { seats: buyer.wanted });
     case 'cancel': return edge(buyer, 'cancel', 'DELETE', `/api/holds/${buyer.holdId}`, buyer.accessToken);
     case 'checkout': {
@@ -178,9 +179,9 @@ function finish(buyer, outcome, events, now) {
   events.push({ type: `outcome_${outcome}` });
 }
 
-/** @param {Buyer} buyer @param {JourneySettings} s @param {number} now @param {JourneyEvent[]} events @param {any[]} seatMap */
-function tryHold(buyer, s, now, events, seatMap) {
-  const seats = seatMap.length ? pickSeats(seatMap, buyer, s) : [];
+/** @param {Buyer} buyer @param {JourneySettings} s @param {number} now @param {JourneyEvent[]} events @param {any} seatView the compact view, or null */
+function tryHold(buyer, s, now, events, seatView) {
+  const seats = seatView ? pickSeats(seatView, buyer, s) : [];
   if (buyer.holdTries >= s.maxHoldTries || seats.length === 0) {
     events.push({ type: 'gave_up_seats' });
     buyer.outcome = 'no_seats';
@@ -243,7 +244,7 @@ function onJoinAnswer(buyer, s, res, body, now, events) {
  * The run is ending: from now on the buyer only gives back what it holds. A hold not yet paid
  * is cancelled, a place in line or in the room is left; a paid buyer reads its booking first
  * (so the run counts every booking the database has). Outcome `stopped` unless it booked.
- * @param {Buyer} buyer @param {number} now
+ * @param {Buyer} buyer @param {number} now  when it starts giving back (later than now in a paced drain)
  */
 export function startLeaving(buyer, now) {
   if (buyer.stopping || buyer.phase === 'done') return;
@@ -290,7 +291,7 @@ export function applyResponse(buyer, s, res, now) {
       if (res.status !== 200) { finish(buyer, 'error', events, now); break; }
       const available = body.counts && typeof body.counts.available === 'number' ? body.counts.available : 1;
       if (available === 0) { events.push({ type: 'gave_up_seats' }); buyer.outcome = 'no_seats'; buyer.phase = 'leave'; buyer.dueAt = now; break; }
-      tryHold(buyer, s, now, events, Array.isArray(body.seats) ? body.seats : []);
+      tryHold(buyer, s, now, events, Array.isArray(body.rows) ? body : null);
       break;
     }
     case 'hold':
@@ -305,7 +306,7 @@ export function applyResponse(buyer, s, res, now) {
         events.push({ type: 'conflict' });
         const lost = body.error && Array.isArray(body.error.seats) ? body.error.seats : buyer.wanted;
         for (const code of lost) if (buyer.taken.indexOf(code) === -1) buyer.taken.push(code);
-        if (buyer.holdTries >= s.maxHoldTries) tryHold(buyer, s, now, events, []); // gives up
+        if (buyer.holdTries >= s.maxHoldTries) tryHold(buyer, s, now, events, null); // gives up
         else {
           buyer.phase = 'seats'; // the page refreshes the map, then the buyer picks again
           buyer.dueAt = now + 100 + s.random() * 400;

@@ -1,19 +1,30 @@
 /** The shared buyer journey without a network: seat choice, 409 and 429 handling, leaving. */
 import { describe, expect, it } from 'vitest';
 import { isIPv6 } from 'node:net';
+import fc from 'fast-check';
+import { couplePartners } from '../../lib/couple-pairs';
+import { seatAvailability } from '../../core/src/seats/seat-availability';
+import type { SeatRow } from '../../core/src/seats/seat-repo';
 import { applyResponse, closeIdle, newBuyer, nextRequest, pickSeats, startLeaving, syntheticAddress, type Buyer, type JourneySettings } from './journey.js';
 
 const settings: JourneySettings = {
   showtimeId: '7', party: 2, maxHoldTries: 3, seatPreference: 'best', paymentApiKey: 'sk_test', maxWaitMs: 60_000, random: () => 0,
 };
 
-const seatMap = (rows: number, columns: number, taken: string[] = []) =>
-  Array.from({ length: rows * columns }, (_, i) => {
+/** A hall as the core lists it (rectangular, codes like "B3"), in the seat map's compact view. */
+function hall(rows: number, columns: number, taken: string[] = [], coupleRows: number[] = []): SeatRow[] {
+  return Array.from({ length: rows * columns }, (_, i) => {
     const row = Math.floor(i / columns) + 1;
     const column = (i % columns) + 1;
     const code = `${'ABCDEFGH'[row - 1]}${column}`;
-    return { code, row, column, status: taken.includes(code) ? 'BOOKED' : 'AVAILABLE' };
+    return {
+      seat_code: code, row_label: code[0]!, row_number: row, column_number: column, label: code, fare_class: 'standard',
+      seat_type: coupleRows.includes(row) ? 'couple' : 'standard', status: taken.includes(code) ? 'BOOKED' : 'AVAILABLE',
+    } satisfies SeatRow;
   });
+}
+/** The compact view the core answers for that hall (its own builder, so client and server cannot drift). */
+const seatMap = (rows: number, columns: number, taken: string[] = [], coupleRows: number[] = []) => seatAvailability(hall(rows, columns, taken, coupleRows));
 
 const ok = (json: unknown, status = 200) => ({ status, json, retryAfterSeconds: null });
 
@@ -33,14 +44,55 @@ describe('buyer journey', () => {
     expect(pickSeats(seatMap(2, 6, ['A3', 'A4']), buyer, settings)).toEqual(['A5', 'A6']); // a seat lost in a 409 is avoided
   });
 
+  it('weighs a central run further back against far-off runs in front (the scan stops only when no row can do better)', () => {
+    // Row A: the centre pair and the two ends free; row B all free. The best three: A6-A7 (score 2),
+    // B6-B7 (4), then B5-B6 (5), both ahead of A1-A2 and A11-A12 (7).
+    const aTaken = ['A3', 'A4', 'A5', 'A8', 'A9', 'A10'];
+    expect(pickSeats(seatMap(2, 12, aTaken), newBuyer(0, 0), { ...settings, random: () => 0.99 })).toEqual(['B5', 'B6']);
+    expect(pickSeats(seatMap(2, 12, aTaken), newBuyer(0, 0), { ...settings, random: () => 0.5 })).toEqual(['B6', 'B7']);
+  });
+
   it('never picks half of a couple pair (the core refuses it): runs in a couple row start at a pair', () => {
     const buyer = newBuyer(0, 0);
     // One couple row, A1+A2 and A3+A4 pairs, A5 alone; A1 taken, so A2 can go only with it.
-    const couples = seatMap(1, 5, ['A1']).map((seat) => ({ ...seat, type: 'couple' }));
+    const couples = seatMap(1, 5, ['A1'], [1]);
     expect(pickSeats(couples, buyer, settings)).toEqual(['A3', 'A4']);
     expect(pickSeats(couples, buyer, { ...settings, party: 1 })).toEqual(['A5']);
-    expect(pickSeats(seatMap(1, 4, ['A4']).map((seat) => ({ ...seat, type: 'couple' })), buyer, settings)).toEqual(['A1', 'A2']); // never A2-A3
+    expect(pickSeats(seatMap(1, 4, ['A4'], [1]), buyer, settings)).toEqual(['A1', 'A2']); // never A2-A3
     expect(pickSeats(couples, buyer, { ...settings, party: 3 })).toEqual(['A3', 'A4', 'A5']); // a pair and the lone seat
+  });
+
+  it('picks what a plain walk over the full map picks, on random halls, couple rows, lost seats and tries', () => {
+    // The reference: every run of the full map in row and column order, a stable sort by score,
+    // the first `spread`; the compact scan (with its early stop) must choose the very same seats.
+    const reference = (seats: SeatRow[], buyer: Buyer, s: JourneySettings) => {
+      const partners = couplePartners(seats.filter((seat) => seat.seat_type === 'couple').map((seat) => ({ code: seat.seat_code, row: seat.row_number, column: seat.column_number, type: 'couple' })));
+      const widest = Math.max(...seats.map((seat) => seat.column_number));
+      const runs: { codes: string[]; score: number }[] = [];
+      for (const row of [...new Set(seats.map((seat) => seat.row_number))]) {
+        const free = seats.filter((seat) => seat.row_number === row && seat.status === 'AVAILABLE' && !buyer.taken.includes(seat.seat_code));
+        for (let i = 0; i + s.party <= free.length; i++) {
+          const run = free.slice(i, i + s.party);
+          if (run[run.length - 1]!.column_number - run[0]!.column_number !== s.party - 1) continue;
+          const codes = run.map((seat) => seat.seat_code);
+          if (codes.some((code) => partners.has(code) && !codes.includes(partners.get(code)!))) continue;
+          runs.push({ codes, score: row * 2 + Math.abs((run[0]!.column_number + run[run.length - 1]!.column_number) / 2 - (widest + 1) / 2) });
+        }
+      }
+      const top = runs.sort((a, b) => a.score - b.score).slice(0, 3 * 4 ** Math.min(buyer.holdTries, 3));
+      return top.length ? top[Math.floor(s.random() * top.length)]!.codes : [];
+    };
+    fc.assert(fc.property(
+      fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 3 }),
+      fc.double({ min: 0, max: 0.999, noNaN: true }), fc.array(fc.integer({ min: 0, max: 3 }).map((n) => n === 0), { minLength: 96, maxLength: 96 }), fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+      (rows, columns, party, holdTries, random, takenFlags, coupleFlags) => {
+        const seats = hall(rows, columns, [], coupleFlags.flatMap((on, i) => (on ? [i + 1] : [])));
+        seats.forEach((seat, i) => { if (takenFlags[i]) seat.status = 'HELD'; });
+        const buyer = Object.assign(newBuyer(0, 0), { holdTries, taken: seats.filter((_, i) => takenFlags[95 - i]).map((seat) => seat.seat_code).slice(0, 4) });
+        const s = { ...settings, party, random: () => random };
+        expect(pickSeats(seatAvailability(seats), buyer, s)).toEqual(reference(seats, buyer, s));
+      },
+    ), { numRuns: 400 });
   });
 
   it('goes login → join → seats → hold, and after a 409 reads a fresh map and avoids the lost seats', () => {
@@ -53,20 +105,20 @@ describe('buyer journey', () => {
     expect(nextRequest(buyer, settings)).toMatchObject({ endpoint: 'poll', headers: { 'x-queue-token': 'qt' } });
     const events = applyResponse(buyer, settings, ok({ state: 'admitted', pollAfterMs: 5000, accessToken: 'at' }), 3005);
     expect(events.map((e) => e.type)).toEqual(['admitted', 'queue_time']);
-    applyResponse(buyer, settings, ok({ seats: seatMap(1, 4), counts: { available: 4 } }), 3010);
+    applyResponse(buyer, settings, ok({ ...seatMap(1, 4), counts: { available: 4 } }), 3010);
     const hold = nextRequest(buyer, settings)!;
     expect(hold.endpoint).toBe('hold');
     const wanted = JSON.parse(hold.body!).seats as string[];
     applyResponse(buyer, settings, ok({ error: { code: 'SEATS_UNAVAILABLE', seats: [wanted[0]] } }, 409), 3020);
     expect(nextRequest(buyer, settings)?.endpoint).toBe('seats');
-    applyResponse(buyer, settings, ok({ seats: seatMap(1, 4), counts: { available: 4 } }), 3600); // a stale map still lists it
+    applyResponse(buyer, settings, ok({ ...seatMap(1, 4), counts: { available: 4 } }), 3600); // a stale map still lists it
     expect(JSON.parse(nextRequest(buyer, settings)!.body!).seats).not.toContain(wanted[0]);
   });
 
   it('gives up after three lost holds and leaves the room', () => {
     const buyer = admitted();
     for (let attempt = 0; attempt < 3; attempt++) {
-      applyResponse(buyer, settings, ok({ seats: seatMap(3, 8), counts: { available: 24 } }), 100);
+      applyResponse(buyer, settings, ok({ ...seatMap(3, 8), counts: { available: 24 } }), 100);
       const wanted = JSON.parse(nextRequest(buyer, settings)!.body!).seats;
       applyResponse(buyer, settings, ok({ error: { code: 'SEATS_UNAVAILABLE', seats: wanted } }, 409), 100);
     }
@@ -78,7 +130,7 @@ describe('buyer journey', () => {
 
   it('waits Retry-After on a 429 and tries the same step again', () => {
     const buyer = admitted();
-    applyResponse(buyer, settings, ok({ seats: seatMap(1, 4), counts: { available: 4 } }), 100);
+    applyResponse(buyer, settings, ok({ ...seatMap(1, 4), counts: { available: 4 } }), 100);
     const events = applyResponse(buyer, settings, { status: 429, json: { error: { code: 'RATE_LIMITED' } }, retryAfterSeconds: 2 }, 100);
     expect(events).toEqual([{ type: 'rate_limited' }]);
     expect(buyer.phase).toBe('hold');
@@ -87,7 +139,7 @@ describe('buyer journey', () => {
 
   it('pays through the sandbox and reads the hold until it names the booking', () => {
     const buyer = admitted();
-    applyResponse(buyer, settings, ok({ seats: seatMap(1, 4), counts: { available: 4 } }), 100);
+    applyResponse(buyer, settings, ok({ ...seatMap(1, 4), counts: { available: 4 } }), 100);
     applyResponse(buyer, settings, ok({ holdId: 'h1' }, 201), 110);
     expect(nextRequest(buyer, settings)).toMatchObject({ endpoint: 'checkout', headers: { 'idempotency-key': 'lt-c1-h1' } });
     applyResponse(buyer, settings, ok({ paymentId: 'pay_1' }, 201), 120);
@@ -116,7 +168,7 @@ describe('buyer journey', () => {
 
   it('at the end of the run gives back what it holds: an unpaid hold is cancelled, then the room left', () => {
     const buyer = admitted();
-    applyResponse(buyer, { ...settings, afterHold: 'checkout' }, ok({ seats: seatMap(1, 4), counts: { available: 4 } }), 100);
+    applyResponse(buyer, { ...settings, afterHold: 'checkout' }, ok({ ...seatMap(1, 4), counts: { available: 4 } }), 100);
     applyResponse(buyer, { ...settings, afterHold: 'checkout' }, ok({ holdId: 'h1' }, 201), 110);
     expect(nextRequest(buyer, settings)?.endpoint).toBe('checkout');
     startLeaving(buyer, 200);
@@ -134,7 +186,7 @@ describe('buyer journey', () => {
     expect(nextRequest(waiting, settings)).toMatchObject({ endpoint: 'leave', headers: { authorization: 'Bearer ct' } });
 
     const paying = admitted();
-    applyResponse(paying, settings, ok({ seats: seatMap(1, 4), counts: { available: 4 } }), 100);
+    applyResponse(paying, settings, ok({ ...seatMap(1, 4), counts: { available: 4 } }), 100);
     applyResponse(paying, settings, ok({ holdId: 'h1' }, 201), 110);
     applyResponse(paying, settings, ok({ paymentId: 'pay_1' }, 201), 120);
     applyResponse(paying, settings, ok({ status: 'succeeded' }), 400);

@@ -91,6 +91,8 @@ const components = {
   Error: shared.errorBody,
   PublicShowtime: shared.publicShowtime,
   SeatMap: shared.seatMap,
+  SeatAvailability: shared.seatAvailability,
+  SeatMapAnswer: shared.seatMapAnswer,
   HoldRequest: shared.requests.holdRequest,
   HoldCreated: shared.holdCreated,
   Hold: shared.holdView,
@@ -146,7 +148,8 @@ const operations: Operation<S, Tag, Sec>[] = [
   { method: 'get', path: '/showtimes', tag: 'Buyers', summary: 'Showtimes on sale or opening soon (the 100 soonest)', responses: { 200: { description: 'The list', schema: { array: 'PublicShowtime' } }, 503: busy } },
   {
     method: 'get', path: `/showtimes/${S_ID}/seats`, tag: 'Buyers', security: 'access', summary: 'The seat map (a lapsed hold reads AVAILABLE)',
-    responses: { 200: { description: 'Every seat and the counts', schema: 'SeatMap' }, 401: noToken, 403: err('The access token is for another showtime', ['WRONG_SHOWTIME']), 404: noShowtime, 503: busy },
+    query: [{ name: 'view', required: false, description: '`available`: the compact view for load clients (SeatAvailability: per row, one character per column and the codes at a fixed width); absent: the full map. Anything else is 422 VALIDATION_FAILED', schema: { type: 'string', enum: ['available'] } }],
+    responses: { 200: { description: 'Every seat and the counts (SeatMap), or with view=available the compact view (SeatAvailability)', schema: 'SeatMapAnswer' }, 401: noToken, 403: err('The access token is for another showtime', ['WRONG_SHOWTIME']), 404: noShowtime, 422: invalid('Unknown view'), 503: busy },
   },
   {
     method: 'post', path: `/showtimes/${S_ID}/holds`, tag: 'Buyers', security: 'access', body: 'HoldRequest', summary: 'Hold seats (all or none), or places of a general-admission class',

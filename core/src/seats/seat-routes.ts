@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { notFound } from '../../../lib/errors';
-import { readJsonBody } from '../../../lib/http';
+import { parseWith, readJsonBody } from '../../../lib/http';
 import type { VerifyAccessToken } from '../../../lib/access-token';
 import type { AdmissionCheck } from '../http/admission';
 import { assertTokenForShowtime, requireAccessToken, type AccessVariables } from '../http/auth';
@@ -10,6 +10,7 @@ import { findShowtime } from '../catalog/showtime-repo';
 import { createCouplePairs } from './couple-pairs';
 import { holdRequestSchema, type HoldService } from './hold-service';
 import { listShowSeats } from './seat-repo';
+import { seatAvailability, seatMapQuerySchema } from './seat-availability';
 import { listFareClasses } from '../fares/fare-repo';
 
 /** Buyer routes on seats and holds; every one needs an access token for the showtime. */
@@ -22,12 +23,17 @@ export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessTok
   app.get('/showtimes/:showtimeId/seats', auth, async (c) => {
     const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
     assertTokenForShowtime(c.get('access'), showtimeId);
+    const { view } = parseWith(seatMapQuerySchema, { view: c.req.query('view') });
     const [showtime, seats, fareClasses] = await Promise.all([
       findShowtime(deps.sql, showtimeId), listShowSeats(deps.sql, showtimeId), listFareClasses(deps.sql, showtimeId),
     ]);
     if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
     const counts = { total: seats.length, available: 0, held: 0, booked: 0 };
     for (const seat of seats) counts[seat.status === 'AVAILABLE' ? 'available' : seat.status === 'HELD' ? 'held' : 'booked']++;
+    if (view === 'available') {
+      // Load clients: the seats as strings per row (seat-availability.ts), not 1,440 objects.
+      return c.json({ showtimeId, saleState: showtime.sale_state, counts, ...seatAvailability(seats), generatedAt: new Date().toISOString() });
+    }
     return c.json({
       showtimeId,
       title: showtime.title,

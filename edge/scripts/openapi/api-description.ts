@@ -18,6 +18,8 @@ const componentSchemas = {
   LeaveAnswer: schemas.leaveAnswer,
   PublicShowtime: schemas.publicShowtime,
   SeatMap: schemas.seatMap,
+  SeatAvailability: schemas.seatAvailability,
+  SeatMapAnswer: schemas.seatMapAnswer,
   HoldRequest: schemas.requests.holdRequest,
   HoldCreated: schemas.holdCreated,
   Hold: schemas.holdView,
@@ -103,10 +105,11 @@ export const operations: Operation[] = [
   },
   {
     method: 'get', path: `/api/showtimes/${showtimeParam}/seats`, tag: 'Buyers', security: 'access', summary: 'The seat map (a lapsed hold reads AVAILABLE)',
+    query: [{ name: 'view', required: false, description: '`available`: the compact view for load clients (SeatAvailability: per row, one character per column and the codes at a fixed width); absent: the full map. Anything else is 422 VALIDATION_FAILED', schema: { type: 'string', enum: ['available'] } }],
     responses: {
-      200: { description: 'Every seat with its status and the counts; cached about a second, stale with Warning while the core is down', schema: 'SeatMap', headers: ['Warning'] },
+      200: { description: 'Every seat with its status and the counts (SeatMap), or with view=available the compact view (SeatAvailability); each cached about a second, stale with Warning while the core is down', schema: 'SeatMapAnswer', headers: ['Warning'] },
       401: noToken, 403: err('The access token is for another showtime', ['WRONG_SHOWTIME', 'NOT_YOUR_TOKEN']),
-      404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']), 503: busy,
+      404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']), 422: err('Unknown view', ['VALIDATION_FAILED']), 503: busy,
     },
   },
   {

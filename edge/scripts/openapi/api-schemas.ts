@@ -103,6 +103,32 @@ export const seatMap = z
   })
   .catchall(z.unknown());
 
+/**
+ * The seat map's compact view for load clients (`?view=available`, core/src/seats/seat-availability.ts):
+ * per row one character per column and the codes at a fixed width, found by index arithmetic.
+ */
+export const seatAvailability = z
+  .object({
+    showtimeId: z.number().int(),
+    saleState: z.string(),
+    counts: z.looseObject({ total: z.number().int(), available: z.number().int(), held: z.number().int(), booked: z.number().int() }),
+    codeWidth: z.number().int().min(1).max(8).describe('Characters per seat code in `codes`'),
+    rows: z.array(
+      z.looseObject({
+        row: z.number().int(),
+        rowLabel: z.string(),
+        firstColumn: z.number().int().describe('The column of the first character of `seats`'),
+        seats: z.string().regex(/^[a().-]*$/).describe('Per column: a free, ( or ) a free couple seat (first or second of its pair), - held or booked, . no seat'),
+        codes: z.string().describe('The seat codes, each padded with spaces to codeWidth: the seat at position i is codes.substr(i × codeWidth, codeWidth), trimmed'),
+      }),
+    ),
+    generatedAt: instant,
+  })
+  .catchall(z.unknown());
+
+/** What a seat-map read answers: the full map, or with `view=available` the compact view. */
+export const seatMapAnswer = z.union([seatMap, seatAvailability]);
+
 export const holdCreated = z.looseObject({ holdId: uuid, expiresAt: instant, seats: z.array(seatCode) });
 
 export const holdView = z

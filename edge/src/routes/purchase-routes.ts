@@ -6,7 +6,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { AppError, notFound, type CodeWithStatus } from '../../../lib/errors';
+import { AppError, notFound, unprocessable, type CodeWithStatus } from '../../../lib/errors';
 import { traceparentOf } from '../../../lib/trace-context';
 import type { CoreClient } from '../core-client';
 import { bearerToken, cookieNames, SHOWTIME_ID, type EdgeEnv } from '../http-context';
@@ -54,7 +54,7 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
    * `ownCall`: the answer is this buyer's alone, so a client that has gone takes the call with
    * it (not sent, or abandoned); a load shared by every caller (single-flight) is not tied to one.
    */
-  async function forward(c: Context<EdgeEnv>, corePath: string, withAccess: boolean, ownCall = true): Promise<Response> {
+  async function forward(c: Context<EdgeEnv>, corePath: string, withAccess: boolean, ownCall = true, withQuery = true): Promise<Response> {
     const showtimeId = c.req.param('id');
     const accessToken = withAccess
       ? (c.get('accessToken') ?? bearerToken(c) ?? (showtimeId ? getCookie(c, cookieNames.access(showtimeId)) : null))
@@ -64,7 +64,7 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
     // never read, so it is never buffered. A client that left while its body was read: no body,
     // and the core client drops the call (499).
     const body = c.req.method !== 'POST' ? null : await c.req.arrayBuffer().catch((error: unknown) => (signal?.aborted ? null : Promise.reject(error)));
-    const query = new URL(c.req.url).search;
+    const query = withQuery ? new URL(c.req.url).search : '';
     return deps.core.forward({
       method: c.req.method,
       path: `${corePath}${query}`,
@@ -100,10 +100,14 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
 
   app.get('/showtimes/:id/seats', deps.accessGate, async (c) => {
     const showtimeId = checkedParam(c, 'id', SHOWTIME_ID, 'SHOWTIME_NOT_FOUND');
+    // `view=available` (the compact view for load clients) is cached apart from the full map;
+    // any other view is refused here, so junk queries cannot multiply the cache or core calls.
+    const view = c.req.query('view');
+    if (view !== undefined && view !== 'available') throw unprocessable('VALIDATION_FAILED', 'view must be "available" or absent', { issues: [{ path: 'view', message: 'Unknown view' }] });
     // One cached map serves every admitted buyer of the showtime: the core's answer does not
     // depend on who asks, and the gate has already checked this buyer's token.
-    const cached = await seatMaps.get(showtimeId, async () => {
-      const response = await forward(c, `/showtimes/${showtimeId}/seats`, true, false);
+    const cached = await seatMaps.get(view ? `${showtimeId}:${view}` : showtimeId, async () => {
+      const response = await forward(c, `/showtimes/${showtimeId}/seats${view ? `?view=${view}` : ''}`, true, false, false);
       if (response.status >= 500) {
         await response.body?.cancel();
         throw new AppError('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', { retryAfterSeconds: 2 });
