@@ -156,10 +156,9 @@ export const FAULTS: Fault[] = [
     recovered: coreServesBuyers,
   },
   {
-    // Needs the outbox relay to recover a lost stream without first replaying its whole
-    // retention (being changed elsewhere): opt-in until then.
+    // The relay replays a lost stream newest first behind the live lane (core/src/jobs/outbox-relay.ts),
+    // so the live sale's events reach the edge however large the retained day is.
     name: 'Redis lost with a large retained outbox',
-    optIn: true,
     async inject(stack, timing) {
       // A day of earlier sales' events, published and retained: copies of the earliest sale's
       // (new event ids, that old sale's showtime), so the consumers can read them.
