@@ -37,12 +37,15 @@ describe('proof of work at join', () => {
     const solved = await join(showtimeId, buyer.token, powHeaders(first.json.challenge, nonce));
     expect(solved.status, solved.text).toBe(200);
     expect(solved.json.state).toBe('paused');
-    // The same solution, by anyone, twice at once or later: never again.
-    const other = await edge.login();
-    const replays = await Promise.all(Array.from({ length: 10 }, () => join(showtimeId, other.token, powHeaders(first.json.challenge, nonce))));
+    // The same solution, twice at once or later: never again; and never for anyone else.
+    const replays = await Promise.all(Array.from({ length: 10 }, () => join(showtimeId, buyer.token, powHeaders(first.json.challenge, nonce))));
     expect(replays.map((r) => r.status)).toEqual(Array(10).fill(428));
     expect(replays[0]!.json.error.code).toBe('POW_REUSED');
     expect(replays[0]!.json.challenge).not.toBe(first.json.challenge);
+    const other = await edge.login();
+    const foreign = await join(showtimeId, other.token, powHeaders(first.json.challenge, nonce));
+    expect(foreign.status).toBe(428);
+    expect(foreign.json.error.code).toBe('POW_INVALID');
   });
 
   it('lets exactly one of many concurrent joins through with one solution', async () => {
@@ -62,14 +65,15 @@ describe('proof of work at join', () => {
     const challenge = (await join(showtimeId, buyer.token)).json.challenge as string;
     let wrong = 0;
     const pow = createPowChallenges({ secret: edge.config.pow.secret, ttlMs: 60_000 });
-    while ((await pow.verify(challenge, wrong.toString(36), String(showtimeId))).ok) wrong++;
-    const stale = await createPowChallenges({ secret: edge.config.pow.secret, ttlMs: 60_000, now: () => Date.now() - 120_000 }).issue(String(showtimeId), 1);
-    const forged = await createPowChallenges({ secret: 'not-the-edge-secret', ttlMs: 60_000 }).issue(String(showtimeId), 1);
+    const client = { address: '127.0.0.1', customerId: buyer.customerId };
+    while ((await pow.verify(challenge, wrong.toString(36), String(showtimeId), client)).ok) wrong++;
+    const stale = await createPowChallenges({ secret: edge.config.pow.secret, ttlMs: 60_000, now: () => Date.now() - 120_000 }).issue(String(showtimeId), 12, client);
+    const forged = await createPowChallenges({ secret: 'not-the-edge-secret', ttlMs: 60_000 }).issue(String(showtimeId), 12, client);
     const foreign = (await join(otherShowtimeId, buyer.token)).json.challenge as string;
     const cases: [string, Record<string, string>, string][] = [
       ['wrong nonce', powHeaders(challenge, wrong.toString(36)), 'POW_INVALID'],
-      ['expired', powHeaders(stale, solvePow(stale, 1).nonce), 'POW_EXPIRED'],
-      ['forged', powHeaders(forged, solvePow(forged, 1).nonce), 'POW_INVALID'],
+      ['expired', powHeaders(stale, solvePow(stale, 12).nonce), 'POW_EXPIRED'],
+      ['forged', powHeaders(forged, solvePow(forged, 12).nonce), 'POW_INVALID'],
       ['another showtime', powHeaders(foreign, solvePow(foreign, 12).nonce), 'POW_INVALID'],
       ['nonce missing', { 'x-pow-challenge': challenge }, 'POW_REQUIRED'],
       ['junk', powHeaders('v1.x', '!!'), 'POW_INVALID'],

@@ -75,7 +75,7 @@ export const operations: Operation[] = [
   {
     method: 'post', path: `/api/showtimes/${showtimeParam}/queue`, tag: 'Queue', security: 'customer', summary: 'Join the waiting room (one place per customer; joining again returns it)',
     headers: [
-      { name: 'X-Pow-Challenge', required: false, description: 'The challenge from a 428 answer, when the room asks for proof of work' },
+      { name: 'X-Pow-Challenge', required: false, description: 'The challenge from a 428 answer, when the room asks for proof of work (valid only for the address and customer it was issued to)' },
       { name: 'X-Pow-Nonce', required: false, description: 'A nonce such that SHA-256 of "<challenge>:<nonce>" starts with `difficulty` zero bits' },
     ],
     responses: {
