@@ -101,6 +101,21 @@ describe('proof of work at join', () => {
     expect(elsewhere.json.difficulty).toBe(2);
   });
 
+  it('refuses a cheap challenge solved from a quiet address when spent from a raised one', async () => {
+    const showtimeId = await roomWithWork({ powDifficulty: 4, powMaxDifficulty: 7 });
+    const buyer = await edge.login();
+    const quiet = await join(showtimeId, buyer.token, { 'x-test-client': '198.51.100.60' });
+    expect(quiet.json.difficulty).toBe(4);
+    let raised = 0;
+    for (let i = 0; i < 30 && raised < 7; i++) raised = (await join(showtimeId, (await edge.login()).token, { 'x-test-client': '203.0.113.60' })).json.difficulty;
+    expect(raised).toBe(7);
+    const cheap = powHeaders(quiet.json.challenge, solvePow(quiet.json.challenge, 4).nonce);
+    const spent = await join(showtimeId, buyer.token, { 'x-test-client': '203.0.113.60', ...cheap });
+    expect([spent.status, spent.json.error.code, spent.json.difficulty]).toEqual([428, 'POW_INVALID', 7]);
+    // From the address it was issued to, by the customer it was issued to, it still works.
+    expect((await join(showtimeId, buyer.token, { 'x-test-client': '198.51.100.60', ...cheap })).status).toBe(200);
+  });
+
   it('keeps joins without work when the room asks for none', async () => {
     const showtimeId = await roomWithWork({ powDifficulty: 0, powMaxDifficulty: 0 });
     expect((await join(showtimeId, (await edge.login()).token)).status).toBe(200);
