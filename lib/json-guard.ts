@@ -40,8 +40,24 @@ export function textDefect(text: string): string | null {
 }
 
 const MAX_SEGMENT_CHARS = 64;
-const pathOf = (segments: readonly string[]) =>
-  segments.length === 0 ? '(root)' : segments.map((s) => (s.length > MAX_SEGMENT_CHARS ? `${s.slice(0, MAX_SEGMENT_CHARS)}…` : s)).join('.');
+
+/** A value to visit; the path is kept as a link to the parent, built only for a defect. */
+interface Frame {
+  value: unknown;
+  key: string | null;
+  parent: Frame | null;
+  depth: number;
+}
+
+function pathOf(frame: Frame, lastKey?: string): string {
+  const segments: string[] = lastKey === undefined ? [] : [lastKey];
+  for (let at: Frame | null = frame; at !== null && at.key !== null; at = at.parent) segments.push(at.key);
+  if (segments.length === 0) return '(root)';
+  return segments
+    .reverse()
+    .map((s) => (s.length > MAX_SEGMENT_CHARS ? `${s.slice(0, MAX_SEGMENT_CHARS)}…` : s))
+    .join('.');
+}
 
 /**
  * The first defect of a parsed JSON value (too deep, too many values, a string or key that
@@ -50,29 +66,30 @@ const pathOf = (segments: readonly string[]) =>
 export function findJsonDefect(value: unknown, limits: JsonLimits = {}): JsonDefect | null {
   const maxDepth = limits.maxDepth ?? JSON_MAX_DEPTH;
   const maxValues = limits.maxValues ?? JSON_MAX_VALUES;
-  // Each frame: a value and the path to it. Depth = path length (the root is depth 0).
-  const stack: Array<{ value: unknown; path: string[] }> = [{ value, path: [] }];
+  const stack: Frame[] = [{ value, key: null, parent: null, depth: 0 }];
   let seen = 0;
   while (stack.length > 0) {
-    const { value: current, path } = stack.pop()!;
-    if (++seen > maxValues) return { path: pathOf(path), message: `the body has more than ${maxValues} values` };
+    const frame = stack.pop()!;
+    const current = frame.value;
+    if (++seen > maxValues) return { path: pathOf(frame), message: `the body has more than ${maxValues} values` };
     if (typeof current === 'string') {
       const defect = textDefect(current);
-      if (defect) return { path: pathOf(path), message: defect };
+      if (defect) return { path: pathOf(frame), message: defect };
       continue;
     }
     if (typeof current !== 'object' || current === null) continue;
-    if (path.length >= maxDepth) return { path: pathOf(path), message: `is nested deeper than ${maxDepth} levels` };
+    if (frame.depth >= maxDepth) return { path: pathOf(frame), message: `is nested deeper than ${maxDepth} levels` };
+    const depth = frame.depth + 1;
     if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: [...path, String(i)] });
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], key: String(i), parent: frame, depth });
       continue;
     }
-    const entries = Object.entries(current as Record<string, unknown>);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, child] = entries[i]!;
+    const keys = Object.keys(current);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
       const keyDefect = textDefect(key);
-      if (keyDefect) return { path: pathOf([...path, key]), message: `its name ${keyDefect}` };
-      stack.push({ value: child, path: [...path, key] });
+      if (keyDefect) return { path: pathOf(frame, key), message: `its name ${keyDefect}` };
+      stack.push({ value: (current as Record<string, unknown>)[key], key, parent: frame, depth });
     }
   }
   return null;
