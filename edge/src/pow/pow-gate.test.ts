@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryGuardStore } from '../state/guard-store';
 import { createPowChallenges, leadingZeroBits, type PowChallenges, type PowClient } from './pow-challenge';
 import { createPowGate, POW_GATE_MAX_BITS, type RoomPowSettings } from './pow-gate';
-import { createPowGovernor } from './pow-governor';
+import { createPowGovernor, type PowGovernor } from './pow-governor';
 import { solvePow } from './pow-solve-node';
 
 const SHOW = '42';
@@ -11,11 +11,15 @@ const A: PowClient = { address: '203.0.113.1', customerId: 'alice' };
 const B: PowClient = { address: '198.51.100.2', customerId: 'bob' };
 
 /** A gate whose address threshold is 3 joins a minute, base 4 bits, ceiling 7. */
-function gateWith(wrap: (real: PowChallenges) => PowChallenges = (real) => real, settings: RoomPowSettings = { powDifficulty: 4, powMaxDifficulty: 7 }) {
+function gateWith(
+  wrap: (real: PowChallenges) => PowChallenges = (real) => real,
+  settings: RoomPowSettings = { powDifficulty: 4, powMaxDifficulty: 7 },
+  governor: PowGovernor = createPowGovernor({ showtimeJoinsPerSecond: 1e9, addressJoinsPerMinute: 3 }),
+) {
   const challenges = wrap(createPowChallenges({ secret: 'gate-test', ttlMs: 120_000 }));
   const gate = createPowGate({
     challenges,
-    governor: createPowGovernor({ showtimeJoinsPerSecond: 1e9, addressJoinsPerMinute: 3 }),
+    governor,
     guard: createMemoryGuardStore(),
     settingsOf: async () => settings,
   });
@@ -82,8 +86,12 @@ describe('proof of work bound to the showtime, the address and the customer, at 
   it('never asks more than POW_GATE_MAX_BITS, whatever the room says', async () => {
     const { join } = gateWith(undefined, { powDifficulty: 32, powMaxDifficulty: 32 });
     expect(await join(A)).toMatchObject({ difficulty: POW_GATE_MAX_BITS });
-    // Broken variant: the governor alone (the old gate) asks the room's 32 bits.
-    expect(createPowGovernor({ showtimeJoinsPerSecond: 1e9, addressJoinsPerMinute: 3 }).level(SHOW, A.address, 32, 32).difficulty).toBe(32);
+    // The console's figure comes from the same governor, so it shows the price in force.
+    expect(createPowGovernor({ showtimeJoinsPerSecond: 1e9, addressJoinsPerMinute: 3 }).showtimeLevel(SHOW, 32, 32).difficulty).toBe(POW_GATE_MAX_BITS);
+    // Broken variant: the old governor answered a room at base >= ceiling with its base as set.
+    const real = createPowGovernor({ showtimeJoinsPerSecond: 1e9, addressJoinsPerMinute: 3 });
+    const uncapped: PowGovernor = { ...real, level: (_s, _a, base) => ({ difficulty: base, base, ceiling: base, reason: 'base difficulty' }) };
+    expect(await gateWith(undefined, { powDifficulty: 32, powMaxDifficulty: 32 }, uncapped).join(A)).toMatchObject({ difficulty: 32 });
   });
 
   describe('broken variants: the old behaviour lets each attack through', () => {

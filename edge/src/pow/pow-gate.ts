@@ -11,8 +11,8 @@
  * (pow-challenge.ts), and only if it proves at least the difficulty asked of that address on
  * that showtime now: a cheap challenge fetched earlier, or from a quieter address, is refused
  * once the price has risen. The difficulty is capped at POW_GATE_MAX_BITS, whatever the
- * room's settings say: past it a browser works for tens of seconds, which no waiting page
- * can honestly call "a moment".
+ * room's settings say (pow-governor.ts): past it a browser works for tens of seconds, which
+ * no waiting page can honestly call "a moment".
  */
 import type { Context } from 'hono';
 import { AppError, errorResponseBody } from '../../../lib/errors';
@@ -20,12 +20,7 @@ import type { GuardStore } from '../state/guard-store';
 import { POW_CHALLENGE_HEADER, POW_NONCE_HEADER, type PowChallenges, type PowClient, type PowFailure } from './pow-challenge';
 import type { PowGovernor, PowLevel } from './pow-governor';
 
-/**
- * The most work the gate ever asks: 2^18 hashes, a few seconds in a browser's Web Worker
- * (21 bits were measured at 52 s). The room settings' own bound (queue/src/settings.ts) is
- * wider; this cap applies whatever they say.
- */
-export const POW_GATE_MAX_BITS = 18;
+export { POW_GATE_MAX_BITS } from './pow-governor';
 
 export interface RoomPowSettings {
   powDifficulty: number;
@@ -66,9 +61,7 @@ export function createPowGate(deps: PowGateDeps) {
   }
 
   function levelFor(showtimeId: string, address: string | null, settings: RoomPowSettings | null): PowLevel {
-    const cap = (bits: number) => Math.min(bits, POW_GATE_MAX_BITS);
-    const level = deps.governor.level(showtimeId, address, cap(settings?.powDifficulty ?? 0), cap(settings?.powMaxDifficulty ?? 0));
-    return { ...level, difficulty: cap(level.difficulty) };
+    return deps.governor.level(showtimeId, address, settings?.powDifficulty ?? 0, settings?.powMaxDifficulty ?? 0);
   }
 
   /** The 428's body: the usual error body plus a fresh challenge and its difficulty. */
