@@ -22,6 +22,9 @@ import { solvePow } from '../edge/src/pow/pow-solve-node';
 import { createMemoryGuardStore } from '../edge/src/state/guard-store';
 import { generateSigningJwk, loadTokenKeys } from '../lib/token-keys';
 
+/** Challenges are bound to one client address and customer; the bench is one client. */
+const BENCH_CLIENT = { address: '198.51.100.1', customerId: 'bench-customer' };
+
 function option(args: string[], name: string, fallback: number): number {
   const found = args.find((a) => a.startsWith(`--${name}=`));
   return found ? Number(found.split('=')[1]) : fallback;
@@ -54,11 +57,11 @@ export default async function pow(args: string[]) {
   });
   const solved = await Promise.all(
     Array.from({ length: 20_000 }, async () => {
-      const challenge = await challenges.issue('4242', 1);
+      const challenge = await challenges.issue('4242', 1, BENCH_CLIENT);
       return { 'x-pow-challenge': challenge, 'x-pow-nonce': solvePow(challenge, 1).nonce };
     }),
   );
-  const gated = new Hono().post('/join', async (c) => (await gate.check(c, '4242', '198.51.100.1')) ?? c.body(null, 204));
+  const gated = new Hono().post('/join', async (c) => (await gate.check(c, '4242', BENCH_CLIENT)) ?? c.body(null, 204));
   let refused = 0;
   const verifyMicros = await microsPerCall(seconds * 1000, async (i) => {
     const response = await gated.request('/join', { method: 'POST', headers: solved[i % solved.length]! });
@@ -101,7 +104,7 @@ verification per join (gate: HMAC + SHA-256 + one-time mark), in process
     const times: number[] = [];
     const hashes: number[] = [];
     for (let r = 0; r < runs; r++) {
-      const challenge = await challenges.issue('4242', difficulty);
+      const challenge = await challenges.issue('4242', difficulty, BENCH_CLIENT);
       const started = performance.now();
       const solution = solvePow(challenge, difficulty);
       times.push(performance.now() - started);

@@ -2,7 +2,8 @@ import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from '
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { ZodType } from 'zod';
-import { AppError, badRequest, errorResponseBody, isAppError, unprocessable } from './errors';
+import { AppError, errorResponseBody, isAppError, unprocessable } from './errors';
+import { parseSafeJson } from './json-guard';
 
 /** Answers an AppError as JSON with its status and, when set, Retry-After. */
 export function respondWithError(c: Context, error: AppError): Response {
@@ -65,20 +66,15 @@ export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
 
 /**
  * Reads and validates a JSON body: 415 for another media type, 400 for malformed JSON,
- * 422 (with the failing paths) for well-formed JSON of the wrong shape.
+ * 422 (with the failing paths) for well-formed JSON of the wrong shape, nested too deep, or
+ * with text PostgreSQL cannot store (json-guard.ts).
  */
 export async function readJsonBody<T>(c: Context, schema: ZodType<T>): Promise<T> {
   const contentType = c.req.header('content-type') ?? '';
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await c.req.text());
-  } catch {
-    throw badRequest('MALFORMED_JSON', 'The request body is not valid JSON');
-  }
-  return parseWith(schema, raw);
+  return parseWith(schema, parseSafeJson(await c.req.text()));
 }
 
 /** Validates any value (body, params, query) and turns a failure into a 422 naming the fields. */

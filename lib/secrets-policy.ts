@@ -22,3 +22,24 @@ export function checkDefaultSecret(options: { service: string; name: string; usi
   }
   return `${options.name} is the public development default: anyone who can reach this ${options.service} can use it`;
 }
+
+/**
+ * An HMAC key must be long enough that nobody can find it offline from one signed message:
+ * anyone who sees a signed webhook (a log, a proxy) can test guesses at leisure. 32 bytes is
+ * SHA-256's own size (RFC 2104 recommends a key at least as long as the hash output).
+ */
+export const MIN_WEBHOOK_SECRET_BYTES = 32;
+
+/**
+ * Throws in production when any of the secrets (a rotation lists several) is shorter than
+ * `minBytes` bytes of UTF-8; elsewhere short secrets stay usable for development.
+ */
+export function checkSecretLength(options: { service: string; name: string; secrets: readonly string[]; minBytes: number; production: boolean }): void {
+  if (!options.production) return;
+  const short = options.secrets.filter((secret) => new TextEncoder().encode(secret).length < options.minBytes);
+  if (short.length === 0) return;
+  throw new Error(
+    `${options.service}: ${options.name} must be at least ${options.minBytes} bytes when NODE_ENV=production ` +
+      `(${short.length} of ${options.secrets.length} listed ${short.length === 1 ? 'is' : 'are'} shorter)`,
+  );
+}

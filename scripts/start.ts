@@ -52,7 +52,8 @@ installDriverCloseRaceGuard(log);
 // refused: a stack started without its own gets fresh random ones (printed below).
 const secrets = {
   ADMIN_TOKEN: settings.ADMIN_TOKEN ?? randomBytes(18).toString('base64url'),
-  PAYMENT_WEBHOOK_SECRET: settings.PAYMENT_WEBHOOK_SECRET ?? `whsec_${randomBytes(18).toString('base64url')}`,
+  // 32 random bytes: long enough for the production policy (lib/secrets-policy.ts).
+  PAYMENT_WEBHOOK_SECRET: settings.PAYMENT_WEBHOOK_SECRET ?? `whsec_${randomBytes(32).toString('base64url')}`,
 };
 // One process, one machine: unless told otherwise, the core finds the sandbox and sends buyers
 // back to the edge on the ports this process is about to open.

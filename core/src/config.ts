@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEV_ADMIN_TOKEN, flagSetting, keyPrefixSetting, logLevelSetting, parseEnv } from '../../lib/env';
-import { checkDefaultSecret } from '../../lib/secrets-policy';
+import { checkDefaultSecret, checkSecretLength, MIN_WEBHOOK_SECRET_BYTES } from '../../lib/secrets-policy';
 
 /** Plain env record in, typed config out; nothing else in the core reads process.env. */
 const coreEnvSchema = z.object({
@@ -46,6 +46,7 @@ export function parseCoreConfig(env: Record<string, string | undefined>) {
   }
   const host = value.CORE_HOST ?? value.HOST ?? '127.0.0.1';
   const webhookSecrets = (value.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET).split(',').map((s) => s.trim()).filter(Boolean);
+  checkSecretLength({ service: 'core', name: 'PAYMENT_WEBHOOK_SECRET', secrets: webhookSecrets, minBytes: MIN_WEBHOOK_SECRET_BYTES, production });
   // Public development defaults: refused off loopback and in production, said loudly otherwise.
   const warnings = [
     checkDefaultSecret({ service: 'core', name: 'ADMIN_TOKEN', usingDefault: !value.ADMIN_TOKEN || value.ADMIN_TOKEN === DEV_ADMIN_TOKEN, host, production }),

@@ -111,7 +111,7 @@ export function fastJoinListener(deps: FastJoinDeps, next: Listener): Listener {
       const token = bearerTokenOf(header(request, 'authorization')) ?? (cookie ? parseCookies(cookie, cookieNames.customer)[cookieNames.customer] : undefined);
       if (!token) throw unauthorized('MISSING_TOKEN', 'Send the customer token as Authorization: Bearer <token>');
       const customerId = await deps.customerTokens.verify(token);
-      const refused = await deps.pow.decide(showtimeId, address, header(request, POW_CHALLENGE_HEADER), header(request, POW_NONCE_HEADER));
+      const refused = await deps.pow.decide(showtimeId, { address, customerId }, header(request, POW_CHALLENGE_HEADER), header(request, POW_NONCE_HEADER));
       if (refused) return send(response, showtimeId, refused.status, refused.body, [...headers, 'cache-control', 'no-store']);
       // A client that has gone (net/load-shedding.ts) takes no place in line.
       if (clientGone(request)) return void (metrics.shedRequests.inc({ reason: 'client_gone' }), response.destroy());

@@ -37,12 +37,15 @@ describe('proof of work at join', () => {
     const solved = await join(showtimeId, buyer.token, powHeaders(first.json.challenge, nonce));
     expect(solved.status, solved.text).toBe(200);
     expect(solved.json.state).toBe('paused');
-    // The same solution, by anyone, twice at once or later: never again.
-    const other = await edge.login();
-    const replays = await Promise.all(Array.from({ length: 10 }, () => join(showtimeId, other.token, powHeaders(first.json.challenge, nonce))));
+    // The same solution, twice at once or later: never again; and never for anyone else.
+    const replays = await Promise.all(Array.from({ length: 10 }, () => join(showtimeId, buyer.token, powHeaders(first.json.challenge, nonce))));
     expect(replays.map((r) => r.status)).toEqual(Array(10).fill(428));
     expect(replays[0]!.json.error.code).toBe('POW_REUSED');
     expect(replays[0]!.json.challenge).not.toBe(first.json.challenge);
+    const other = await edge.login();
+    const foreign = await join(showtimeId, other.token, powHeaders(first.json.challenge, nonce));
+    expect(foreign.status).toBe(428);
+    expect(foreign.json.error.code).toBe('POW_INVALID');
   });
 
   it('lets exactly one of many concurrent joins through with one solution', async () => {
@@ -62,14 +65,15 @@ describe('proof of work at join', () => {
     const challenge = (await join(showtimeId, buyer.token)).json.challenge as string;
     let wrong = 0;
     const pow = createPowChallenges({ secret: edge.config.pow.secret, ttlMs: 60_000 });
-    while ((await pow.verify(challenge, wrong.toString(36), String(showtimeId))).ok) wrong++;
-    const stale = await createPowChallenges({ secret: edge.config.pow.secret, ttlMs: 60_000, now: () => Date.now() - 120_000 }).issue(String(showtimeId), 1);
-    const forged = await createPowChallenges({ secret: 'not-the-edge-secret', ttlMs: 60_000 }).issue(String(showtimeId), 1);
+    const client = { address: '127.0.0.1', customerId: buyer.customerId };
+    while ((await pow.verify(challenge, wrong.toString(36), String(showtimeId), client)).ok) wrong++;
+    const stale = await createPowChallenges({ secret: edge.config.pow.secret, ttlMs: 60_000, now: () => Date.now() - 120_000 }).issue(String(showtimeId), 12, client);
+    const forged = await createPowChallenges({ secret: 'not-the-edge-secret', ttlMs: 60_000 }).issue(String(showtimeId), 12, client);
     const foreign = (await join(otherShowtimeId, buyer.token)).json.challenge as string;
     const cases: [string, Record<string, string>, string][] = [
       ['wrong nonce', powHeaders(challenge, wrong.toString(36)), 'POW_INVALID'],
-      ['expired', powHeaders(stale, solvePow(stale, 1).nonce), 'POW_EXPIRED'],
-      ['forged', powHeaders(forged, solvePow(forged, 1).nonce), 'POW_INVALID'],
+      ['expired', powHeaders(stale, solvePow(stale, 12).nonce), 'POW_EXPIRED'],
+      ['forged', powHeaders(forged, solvePow(forged, 12).nonce), 'POW_INVALID'],
       ['another showtime', powHeaders(foreign, solvePow(foreign, 12).nonce), 'POW_INVALID'],
       ['nonce missing', { 'x-pow-challenge': challenge }, 'POW_REQUIRED'],
       ['junk', powHeaders('v1.x', '!!'), 'POW_INVALID'],
@@ -95,6 +99,21 @@ describe('proof of work at join', () => {
     expect(difficulties).toEqual([...difficulties].sort((a, b) => a - b));
     const elsewhere = await join(showtimeId, (await edge.login()).token, { 'x-test-client': '198.51.100.50' });
     expect(elsewhere.json.difficulty).toBe(2);
+  });
+
+  it('refuses a cheap challenge solved from a quiet address when spent from a raised one', async () => {
+    const showtimeId = await roomWithWork({ powDifficulty: 4, powMaxDifficulty: 7 });
+    const buyer = await edge.login();
+    const quiet = await join(showtimeId, buyer.token, { 'x-test-client': '198.51.100.60' });
+    expect(quiet.json.difficulty).toBe(4);
+    let raised = 0;
+    for (let i = 0; i < 30 && raised < 7; i++) raised = (await join(showtimeId, (await edge.login()).token, { 'x-test-client': '203.0.113.60' })).json.difficulty;
+    expect(raised).toBe(7);
+    const cheap = powHeaders(quiet.json.challenge, solvePow(quiet.json.challenge, 4).nonce);
+    const spent = await join(showtimeId, buyer.token, { 'x-test-client': '203.0.113.60', ...cheap });
+    expect([spent.status, spent.json.error.code, spent.json.difficulty]).toEqual([428, 'POW_INVALID', 7]);
+    // From the address it was issued to, by the customer it was issued to, it still works.
+    expect((await join(showtimeId, buyer.token, { 'x-test-client': '198.51.100.60', ...cheap })).status).toBe(200);
   });
 
   it('keeps joins without work when the room asks for none', async () => {

@@ -83,7 +83,7 @@ describe('operator console sign-in', () => {
       expect(wrong.status).toBe(200);
       expect(wrong.text).toContain('not right');
     }
-    expect((await signIn('guess-10-0123456789abcdef', '203.0.113.7')).status).toBe(200); // the 11th wrong one locks
+    expect((await signIn('guess-10-0123456789abcdef', '203.0.113.7')).status).toBe(429); // the 11th wrong one is refused
     const locked = await signIn(EDGE_ADMIN_TOKEN, '203.0.113.7');
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describeIssues, logLevelSetting, type LogLevel } from '../../lib/env';
+import { checkSecretLength, MIN_WEBHOOK_SECRET_BYTES } from '../../lib/secrets-policy';
 
 /** Development-only webhook secret, documented in the README; never use it outside a laptop. */
 export const DEV_WEBHOOK_SECRET = 'whsec_dev_only';
@@ -111,6 +112,9 @@ export function configFromEnv(record: Record<string, string | undefined>): {
   const e = parsed.data;
   const port = e.PAYMENT_PORT;
   const secrets = e.PAYMENT_WEBHOOK_SECRET?.split(',').map((s) => s.trim()).filter(Boolean);
+  const production = e.NODE_ENV === 'production';
+  // A short key signs forgeable webhooks; the core refuses the same (lib/secrets-policy.ts).
+  if (secrets) checkSecretLength({ service: 'payment sandbox', name: 'PAYMENT_WEBHOOK_SECRET', secrets, minBytes: MIN_WEBHOOK_SECRET_BYTES, production });
   const coreUrl = e.CORE_URL ? trimSlash(e.CORE_URL) : undefined;
   const webhook: Partial<WebhookDeliveryConfig> = {};
   if (e.PAYMENT_WEBHOOK_BASE_DELAY_MS) webhook.baseDelayMs = e.PAYMENT_WEBHOOK_BASE_DELAY_MS;
@@ -123,7 +127,7 @@ export function configFromEnv(record: Record<string, string | undefined>): {
     maxPayments: e.PAYMENT_MAX_SESSIONS,
     webhook,
   });
-  return { port, hostname: e.PAYMENT_HOST ?? e.HOST ?? '127.0.0.1', production: e.NODE_ENV === 'production', logLevel: e.LOG_LEVEL, config };
+  return { port, hostname: e.PAYMENT_HOST ?? e.HOST ?? '127.0.0.1', production, logLevel: e.LOG_LEVEL, config };
 }
 
 function trimSlash(url: string): string {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../lib/errors';
 import { badRequest } from './gateway-errors';
 import { parseWith } from '../../lib/http';
+import { parseSafeJson } from '../../lib/json-guard';
 import { faultsSchema } from './faults';
 
 /** The largest amount accepted, in minor units: far above any ticket, well inside 2^53. */
@@ -58,11 +59,5 @@ export async function readOptionalJsonBody<T>(c: Context, schema: z.ZodType<T>):
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType)) {
     throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw badRequest('MALFORMED_JSON', 'The request body is not valid JSON');
-  }
-  return parseWith(schema, raw);
+  return parseWith(schema, parseSafeJson(text));
 }

@@ -265,6 +265,13 @@ describe('real answers conform to /api/openapi.json', () => {
     await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'STANDARD' }, { headers: adminHeaders, body: { capacity: 3 } });
     await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'NEW_AREA' }, { headers: adminHeaders, body: { label: 'No places' } });
     await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'GA_FLOOR' }, { rawBody: '{nope', headers: { ...adminHeaders, 'content-type': 'application/json' } });
+    // Unsafe JSON (lib/json-guard.ts): the documented 422 naming the path, never a 500 or 503.
+    const deepLabel = `{"label":${'['.repeat(5_000)}${']'.repeat(5_000)}}`;
+    for (const [template, params] of [['/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'GA_FLOOR' }], ['/api/admin/showtimes/{id}/seat-classes', { id }], ['/api/admin/showtimes/{id}/refund-policy', { id }]] as const) {
+      expect((await call('put', template, params, { headers: adminHeaders, rawBody: deepLabel })).status, template).toBe(422);
+    }
+    const nulLabel = await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'GA_FLOOR' }, { headers: adminHeaders, body: { label: 'Floor\u0000' } });
+    expect([nulLabel.status, nulLabel.json.error.issues[0].path]).toEqual([422, 'label']);
     await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id, fareClass: 'GA_FLOOR' }, { body: { priceCents: 1 } });
     await call('put', '/api/admin/showtimes/{id}/fares/{fareClass}', { id: 999_999_999, fareClass: 'GA_FLOOR' }, { headers: adminHeaders, body: { priceCents: 1 } });
 

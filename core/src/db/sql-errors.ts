@@ -64,6 +64,12 @@ export function mapDatabaseError(error: unknown): unknown {
     case '22007':
     case '22008':
       return unprocessable('INVALID_VALUE', 'A value is out of range or malformed');
+    // Text the database cannot store: NUL (22021 character_not_in_repertoire) or what the
+    // server encoding cannot hold (22P05). The JSON guard refuses both first (lib/json-guard.ts);
+    // this is the second line for text arriving any other way (a path, a query, a header).
+    case '22021':
+    case '22P05':
+      return unprocessable('INVALID_VALUE', 'A text value contains a character that cannot be stored (NUL or invalid Unicode)');
     case '40P01': // deadlock detected
     case '40001': // serialization failure
     case '55P03': // lock_timeout

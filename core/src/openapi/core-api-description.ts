@@ -139,7 +139,8 @@ const busy = err('The database is busy or down; try again after Retry-After', ['
 const noToken = err('No token, or a bad or expired one', ['MISSING_TOKEN', 'INVALID_TOKEN', 'TOKEN_EXPIRED']);
 const noAdmin = err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']);
 const notJson = err('Body is not JSON', ['MALFORMED_JSON']);
-const invalid = (what: string, more: string[] = []) => err(`${what} (\`issues\` explains)`, ['VALIDATION_FAILED', ...more]);
+// VALIDATION_FAILED also covers the JSON guard (lib/json-guard.ts): nesting past 32 levels, NUL, lone surrogates.
+const invalid = (what: string, more: string[] = []) => err(`${what} (\`issues\` explains; also JSON nested past 32 levels or text with NUL or a lone surrogate)`, ['VALIDATION_FAILED', ...more]);
 const noShowtime = err('Unknown showtime', ['SHOWTIME_NOT_FOUND']);
 const S_ID = '{showtimeId}';
 

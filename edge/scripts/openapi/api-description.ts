@@ -77,7 +77,7 @@ export const operations: Operation[] = [
   {
     method: 'post', path: `/api/showtimes/${showtimeParam}/queue`, tag: 'Queue', security: 'customer', summary: 'Join the waiting room (one place per customer; joining again returns it)',
     headers: [
-      { name: 'X-Pow-Challenge', required: false, description: 'The challenge from a 428 answer, when the room asks for proof of work' },
+      { name: 'X-Pow-Challenge', required: false, description: 'The challenge from a 428 answer, when the room asks for proof of work (valid only for the address and customer it was issued to)' },
       { name: 'X-Pow-Nonce', required: false, description: 'A nonce such that SHA-256 of "<challenge>:<nonce>" starts with `difficulty` zero bits' },
     ],
     responses: {
@@ -222,7 +222,7 @@ export const operations: Operation[] = [
       200: { description: 'The class after the change', schema: 'FareClass' }, 201: { description: 'A new general-admission class', schema: 'FareClass' },
       400: err('Body is not JSON', ['MALFORMED_JSON']), 401: operatorRefused, 403: consoleHeader, 404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']),
       409: err('Places plus overbooking below what is sold and held, or fewer buckets than those still counting places', ['FARE_CLASS_IN_USE']),
-      422: err('Invalid change (`issues` explains), a bad class code, a new class without places, or places set on a seated class', ['VALIDATION_FAILED', 'INVALID_FARE_CLASS', 'CAPACITY_REQUIRED', 'SEATED_CLASS_CAPACITY']),
+      422: err('Invalid change (`issues` explains; also JSON nested past 32 levels or text with NUL or a lone surrogate), a bad class code, a new class without places, or places set on a seated class', ['VALIDATION_FAILED', 'INVALID_FARE_CLASS', 'CAPACITY_REQUIRED', 'SEATED_CLASS_CAPACITY']),
       503: busy,
     },
   },
@@ -232,7 +232,7 @@ export const operations: Operation[] = [
     responses: {
       200: { description: 'Moved', schema: 'SeatClassChanged' }, 400: err('Body is not JSON', ['MALFORMED_JSON']), 401: operatorRefused, 403: consoleHeader,
       404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']), 409: err('Some of the seats are held or sold (`seats` names them)', ['SEATS_UNAVAILABLE']),
-      422: err('Invalid body, seats not in the hall (`seats`), or a general-admission target', ['VALIDATION_FAILED', 'UNKNOWN_SEATS', 'INVALID_FARE_CLASS']), 503: busy,
+      422: err('Invalid or unsafe body (`issues` explains), seats not in the hall (`seats`), or a general-admission target', ['VALIDATION_FAILED', 'UNKNOWN_SEATS', 'INVALID_FARE_CLASS']), 503: busy,
     },
   },
   {
@@ -244,7 +244,7 @@ export const operations: Operation[] = [
     summary: 'Set the refund policy: tiers of "at least N minutes before the start: P percent back"; each time once, never more back later (audited)',
     responses: {
       200: { description: 'The policy as stored (sorted)', schema: 'RefundPolicy' }, 400: err('Body is not JSON', ['MALFORMED_JSON']), 401: operatorRefused, 403: consoleHeader,
-      404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']), 422: err('Invalid policy (`issues` explains)', ['VALIDATION_FAILED']), 503: busy,
+      404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']), 422: err('Invalid policy (`issues` explains; also JSON nested past 32 levels or text with NUL or a lone surrogate)', ['VALIDATION_FAILED']), 503: busy,
     },
   },
   { method: 'get', path: '/api/openapi.json', tag: 'Operations', summary: 'This description', responses: { 200: { description: 'OpenAPI 3.1' } } },

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { AppError, forbidden, unauthorized } from '../../../lib/errors';
+import { forbidden, unauthorized } from '../../../lib/errors';
 import { bearerToken, type EdgeEnv } from '../http-context';
 import type { LoginLockout } from '../limits/login-lockout';
 import { ADMIN_COOKIE, CONSOLE_HEADER, cleanOperatorName, sameSecret, type ConsoleSessions, type Operator } from '../pages/admin-session';
@@ -19,18 +19,13 @@ export interface AdminAuthOptions {
  * console sign-ins. Sets `operator` ({name, address, via}) on the context for the audit log.
  */
 export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<EdgeEnv> {
-  const lockedOut = () =>
-    new AppError('LOCKED_OUT', 'Too many wrong admin tokens from this address; try again later', {
-      retryAfterSeconds: Math.ceil(options.lockout.windowMs / 1000),
-    });
-
   return async function adminAuthMiddleware(c, next) {
     const address = options.clientAddress(c) ?? 'unknown';
     const token = bearerToken(c);
     if (token || c.req.header('authorization')) {
-      if (await options.lockout.isLocked(address)) throw lockedOut();
+      if (await options.lockout.isLocked(address)) throw options.lockout.lockedOut();
       if (!token || !(await sameSecret(token, options.adminToken))) {
-        await options.lockout.recordFailure(address);
+        await options.lockout.recordFailure(address); // throws LOCKED_OUT past the allowance
         throw unauthorized('INVALID_TOKEN', 'The admin token is not valid');
       }
       // The token says nothing about who holds it: an X-Operator name is kept only as a label

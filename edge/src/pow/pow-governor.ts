@@ -9,6 +9,13 @@
  * its share of the traffic, which is what its thresholds are sized for.
  */
 
+/**
+ * The most work the edge ever asks: 2^18 hashes, a few seconds in a browser's Web Worker
+ * (21 bits were measured at 52 s). The room settings' own bound (queue/src/settings.ts) is
+ * wider; base and ceiling are capped here, so the gate and the console agree on the price.
+ */
+export const POW_GATE_MAX_BITS = 18;
+
 export interface PowGovernorOptions {
   /** Joins per second on one showtime (this process) before its difficulty rises. */
   showtimeJoinsPerSecond: number;
@@ -66,7 +73,9 @@ export function createPowGovernor(options: PowGovernorOptions) {
   const showtimes = createWindowCounter(1_000, 10_000, now);
   const addresses = createWindowCounter(60_000, maxKeys, now);
 
-  function level(showtimeId: string, address: string | null, base: number, ceiling: number): PowLevel {
+  function level(showtimeId: string, address: string | null, asBase: number, asCeiling: number): PowLevel {
+    const base = Math.min(asBase, POW_GATE_MAX_BITS);
+    const ceiling = Math.min(asCeiling, POW_GATE_MAX_BITS);
     const top = Math.max(base, ceiling);
     if (top <= base) return { difficulty: base, base, ceiling, reason: base > 0 ? 'base difficulty (adaptive raising is off)' : 'off' };
     const showRate = showtimes.rate(showtimeId);

@@ -6,7 +6,8 @@
  * X-Console: 1) and passes the core's answer on as it is.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { badRequest, notFound, unavailable, unprocessable } from '../../../lib/errors';
+import { notFound, unavailable, unprocessable } from '../../../lib/errors';
+import { parseSafeJson } from '../../../lib/json-guard';
 import type { CoreClient } from '../core-client';
 import { CORE_RETRY_AFTER_SECONDS } from '../core-client';
 import { SHOWTIME_ID, type EdgeEnv } from '../http-context';
@@ -36,12 +37,9 @@ export function fareAdminRoutes(deps: FareAdminRouteDeps) {
   async function relay(c: Context<EdgeEnv>, method: string, path: string, withBody: boolean) {
     let body: unknown;
     if (withBody) {
-      // The body's size is bounded app-wide (jsonBodyLimit); its meaning is the core's to judge.
-      try {
-        body = JSON.parse(await c.req.text());
-      } catch {
-        throw badRequest('MALFORMED_JSON', 'The request body is not valid JSON');
-      }
+      // The body's size is bounded app-wide (jsonBodyLimit) and its depth and text here, so
+      // nothing unsafe is relayed; its meaning is the core's to judge.
+      body = parseSafeJson(await c.req.text());
     }
     const operator = c.get('operator');
     const headers: Record<string, string> = {};

@@ -68,7 +68,7 @@ export function queueRoutes(deps: QueueRouteDeps) {
     const showtimeId = showtimeParam(c);
     const customerId = await customerFrom(c, deps.customerTokens);
     const address = deps.clientAddress(c);
-    const refused = await deps.pow.check(c, showtimeId, address);
+    const refused = await deps.pow.check(c, showtimeId, { address, customerId });
     if (refused) return refused;
     const answer = await deps.rooms.join(showtimeId, customerId, address);
     return respond(c, showtimeId, customerId, answer, null);

@@ -9,7 +9,12 @@ import { AppError } from '../../../lib/errors';
 import type { RedisCommand } from './edge-store';
 
 export interface GuardStore {
-  /** Counts one hit in the key's fixed window (started by the first hit); returns the count so far. */
+  /**
+   * Counts one hit in the key's fixed window (started by the first hit); returns the count so
+   * far, this hit included. Atomic (one script in Redis, one synchronous step in memory): a
+   * limit decided on this return value holds under concurrency, one decided on an earlier
+   * `count()` read does not (login-lockout.ts).
+   */
   hit(key: string, windowMs: number): Promise<number>;
   /** The count of the key's current window (0 when none). */
   count(key: string): Promise<number>;
