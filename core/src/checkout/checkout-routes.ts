@@ -1,3 +1,4 @@
+import { parseSafeJson } from '../../../lib/json-guard';
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { z } from 'zod';
@@ -24,22 +25,18 @@ export function checkoutRoutes(deps: { sql: Sql; checkout: CheckoutService; veri
     if (!IDEMPOTENCY_KEY.test(key)) throw badRequest('IDEMPOTENCY_KEY_INVALID', 'Idempotency-Key must be 1-255 visible ASCII characters');
 
     // The body is optional; when present it must be JSON (it is part of what the key protects).
+    // Depth, NUL and lone surrogates are refused before any fingerprinting (lib/json-guard.ts).
     const text = await c.req.text();
-    let raw: unknown = {};
-    if (text.trim() !== '') {
-      try {
-        raw = JSON.parse(text);
-      } catch {
-        throw badRequest('MALFORMED_JSON', 'The request body is not valid JSON');
-      }
-    }
+    const raw: unknown = text.trim() === '' ? {} : parseSafeJson(text);
+    // Validated before the key is taken: a refused request stores nothing, so the corrected
+    // request may use the same key.
+    const body = parseWith(checkoutSchema, raw);
     const access = c.get('access');
     await deps.admission?.(access);
     const result = await runIdempotently(
       deps.sql,
       { customerId: access.customerId, key, fingerprint: requestFingerprint('POST', c.req.path, raw) },
       async () => {
-        const body = parseWith(checkoutSchema, raw);
         const { existing, ...session } = await deps.checkout.checkout({ holdId, access, idempotencyKey: key, ...(body.returnUrl ? { returnUrl: body.returnUrl } : {}) });
         // 200: the hold's pending session, opened by an earlier checkout (one payable session per hold).
         return { status: existing ? 200 : 201, body: JSON.stringify(session) };

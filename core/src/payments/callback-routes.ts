@@ -1,7 +1,8 @@
+import { parseSafeJson } from '../../../lib/json-guard';
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { z } from 'zod';
-import { AppError, badRequest, unauthorized, unprocessable } from '../../../lib/errors';
+import { AppError, unauthorized, unprocessable } from '../../../lib/errors';
 import { parseWith } from '../../../lib/http';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifyWebhookSignature } from '../../../lib/webhook-signature';
 import { traceLogFields } from '../../../lib/trace-context';
@@ -40,12 +41,7 @@ export function paymentCallbackRoutes(deps: { sql: Sql; webhookSecrets: string[]
     const rawBody = await c.req.text();
     const verdict = verifyWebhookSignature(rawBody, c.req.header(SIGNATURE_HEADER), deps.webhookSecrets, Math.floor(now() / 1000), DEFAULT_TOLERANCE_SECONDS);
     if (!verdict.ok) throw unauthorized('INVALID_SIGNATURE', `Webhook signature refused: ${verdict.reason}`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(rawBody);
-    } catch {
-      throw badRequest('MALFORMED_JSON', 'The webhook body is not valid JSON');
-    }
+    const parsed = parseSafeJson(rawBody);
     const event = parseWith(webhookSchema, parsed);
     const outcome = OUTCOMES[event.type];
     if (!outcome) return c.json({ received: true, outcome: 'ignored', reason: `unhandled event type ${event.type}` });

@@ -119,6 +119,28 @@ describe('checkout and payment, end to end through the sandbox', () => {
 });
 
 describe('Idempotency-Key on checkout', () => {
+  it('a refused body stores nothing: the corrected request with the same key goes through', async () => {
+    const { showtimeId, customerId, holdId } = await heldSeats(['H7']);
+    const token = await h.core.tokenFor(customerId, showtimeId);
+    const key = unique('key');
+    const refused = await h.core.call('POST', `/holds/${holdId}/checkout`, { token, headers: { 'idempotency-key': key }, body: { returnUrl: 42 } });
+    expect(refused.status).toBe(422);
+    expect(refused.json.error.code).toBe('VALIDATION_FAILED');
+    const corrected = await h.core.call('POST', `/holds/${holdId}/checkout`, { token, headers: { 'idempotency-key': key } });
+    expect(corrected.status).toBe(201);
+    const [stored] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM idempotency_key WHERE key = ${key}`;
+    expect(stored?.n).toBe(1);
+  });
+
+  it('a deeply nested body is 422 before any fingerprint (was a 500 from a recursive walk)', async () => {
+    const { showtimeId, customerId, holdId } = await heldSeats(['H8']);
+    const token = await h.core.tokenFor(customerId, showtimeId);
+    const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+    const answer = await h.core.call('POST', `/holds/${holdId}/checkout`, { token, headers: { 'idempotency-key': unique('key'), 'content-type': 'application/json' }, rawBody: deep });
+    expect(answer.status).toBe(422);
+    expect(answer.json.error.code).toBe('VALIDATION_FAILED');
+  });
+
   it('16 concurrent checkouts with one key: one session; replay is byte for byte; another body is 422', async () => {
     const { showtimeId, customerId, holdId } = await heldSeats(['H1']);
     const token = await h.core.tokenFor(customerId, showtimeId);
