@@ -106,5 +106,11 @@ export function buildReply<N extends ScriptName>(
 ): ReplyValue[] {
   const layout = REPLY_FIELDS[name];
   const byName = values as Record<string, ReplyValue>;
-  return [...(layout.status ? [1] : []), ...layout.fields.map((field: string) => byName[field]!), ...rest];
+  return [...(layout.status ? [1] : []), ...layout.fields.map((field: string) => asRedisReply(byName[field]!)), ...rest.map(asRedisReply)];
+}
+
+/** A Lua number reaches the caller as a Redis integer, cut toward zero: the twins' replies do the same. */
+function asRedisReply(value: ReplyValue): ReplyValue {
+  if (typeof value === 'number') return Math.trunc(value);
+  return Array.isArray(value) ? value.map(asRedisReply) : value;
 }

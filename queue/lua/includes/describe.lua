@@ -15,7 +15,7 @@ local function headStart(s, admits)
   local b = redis.call('HMGET', statsKey, 'bucketTokens', 'bucketAtMs')
   local tokens = math.min(s.admitBurst, (tonumber(b[1]) or s.admitBurst) +
     math.max(0, nowMs - (tonumber(b[2]) or nowMs)) * s.admitPerMinute / RATE_WINDOW_MS)
-  return math.max(0, math.min(free, math.floor(tokens), s.admitPerMinute - admits))
+  return math.max(0, math.min(free, math.floor(tokens), windowCap(s) - admits))
 end
 
 -- Place k in line goes in once the window's entry number (admits - rate + k) has aged out;
@@ -23,8 +23,9 @@ end
 -- the wait is the longest of those chains. At most WINDOW_LOOKUP entries are read.
 local WINDOW_LOOKUP = 200
 local function windowWait(s, admits, position)
-  if s.admitPerMinute <= 0 then return -1 end
-  local first = admits - s.admitPerMinute + 1
+  local cap = windowCap(s)
+  if cap <= 0 then return -1 end
+  local first = admits - cap + 1
   local last = first + position - 1
   if position <= 0 or last <= 0 then return 0 end
   if last > admits then return -1 end
