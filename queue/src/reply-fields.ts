@@ -42,6 +42,11 @@ const STANDING_FIELDS = [
   /** Running turns older than the mean of the ended ones, counted at their age so far (learnRunning). */
   'runningTurns',
   'runningTurnMs',
+  /** The rate in force, in thousandths (the closed loop's may be fractional; replies carry integers). */
+  'ratePerMinuteMilli',
+  /** What the admission bucket holds now, in thousandths (refilled to now, capped at the burst), and the slots free. */
+  'bucketTokensMilli',
+  'freeSlots',
 ] as const;
 
 export const REPLY_FIELDS = {

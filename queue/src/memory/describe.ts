@@ -75,6 +75,9 @@ export function describe(room: RoomContext, s: Settings, customer: string): Repl
     windowWaitMs: windowWait(room, s, admits, position),
     claimGapMs: claims > 0 ? Math.floor((db.hnum(room.stats, 'lrnClaimMs') ?? 0) / claims) : 0,
     runningTurns: running,
+    ratePerMinuteMilli: Math.floor(s.admitPerMinute * 1000),
+    bucketTokensMilli: Math.floor(bucketNow(room, s) * 1000),
+    freeSlots: Math.max(0, freeSlots(room, s)),
     runningTurnMs: running > 0 ? Math.floor((db.hnum(room.stats, 'lrnRunMs') ?? 0) + running * Math.max(0, nowMs - (db.hnum(room.stats, 'lrnRunAtMs') ?? nowMs))) : 0,
   });
 }
@@ -99,13 +102,18 @@ function windowWait(room: RoomContext, s: Settings, admits: number, position: nu
   return Math.floor(wait);
 }
 
-function headStart(room: RoomContext, s: Settings, admits: number): number {
-  if (s.state !== 'open') return 0;
+/** What the bucket holds now, refilled to this instant and capped at the burst (describe.lua bucketNow). */
+function bucketNow(room: RoomContext, s: Settings): number {
   const { db, nowMs } = room;
-  const free = s.capacity - db.zset(room.active).size - db.zset(room.offers).size;
-  const tokens = Math.min(
+  return Math.min(
     s.admitBurst,
     (db.hnum(room.stats, 'bucketTokens') ?? s.admitBurst) + (Math.max(0, nowMs - (db.hnum(room.stats, 'bucketAtMs') ?? nowMs)) * s.admitPerMinute) / RATE_WINDOW_MS,
   );
-  return Math.max(0, Math.min(free, Math.floor(tokens), windowCap(s) - admits));
+}
+
+const freeSlots = (room: RoomContext, s: Settings): number => s.capacity - room.db.zset(room.active).size - room.db.zset(room.offers).size;
+
+function headStart(room: RoomContext, s: Settings, admits: number): number {
+  if (s.state !== 'open') return 0;
+  return Math.max(0, Math.min(freeSlots(room, s), Math.floor(bucketNow(room, s)), windowCap(s) - admits));
 }
