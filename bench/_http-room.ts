@@ -33,13 +33,18 @@ export async function startBenchCore(sql: Sql, redisUrl: string) {
     parseCoreConfig({ CORE_PORT: '0', ADMIN_TOKEN: ADMIN, CORE_SERVICE_TOKEN: SERVICE, JOBS_ENABLED: 'false', LOG_LEVEL: 'silent' }),
     { sql, tokenKeys, admissionStore: createIoredisStore(redis) },
   );
-  let hallId: number | null = null;
+  // One hall for every showtime of the run, made once (scenarios start side by side).
+  let hall: Promise<number> | null = null;
+  const hallOnce = () =>
+    (hall ??= insertVenue(sql, { name: `bench-${Date.now()}`, city: 'Bench' }).then(
+      async (venue) => (await insertHallWithSeats(sql, { venueId: venue.id, name: 'Hall', seats: rectangularLayout({ rows: 10, columns: 20 }) })).id,
+    ));
   return {
     core,
     tokenKeys,
     /** A showtime on sale now; its room's settings are set through an edge (`setRoom`). */
     async createShowtime(title: string): Promise<number> {
-      hallId ??= (await insertHallWithSeats(sql, { venueId: (await insertVenue(sql, { name: `bench-${Date.now()}`, city: 'Bench' })).id, name: 'Hall', seats: rectangularLayout({ rows: 10, columns: 20 }) })).id;
+      const hallId = await hallOnce();
       const now = Date.now();
       const { id } = await insertShowtime(sql, {
         hallId, title, startsAt: new Date(now + 86_400_000), opensAt: new Date(now - 3_600_000), saleState: 'OPEN',
