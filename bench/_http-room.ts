@@ -70,13 +70,23 @@ export async function startBenchEdge(core: { core: RunningCore; tokenKeys: Token
     parseEdgeConfig({
       EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: core.core.url, CORE_SERVICE_TOKEN: SERVICE, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: keyPrefix,
       ADMIN_TOKEN: ADMIN, DEMO_LOGIN: '1', DEMO_LOGIN_PER_MINUTE: '1000000', FLOOD_POINTS: '1000000', LOG_LEVEL: 'silent',
+      // The buyers share the edge's event loop here: their own lag is not the edge's load.
+      SHED_LAG_MS: '0',
     }),
     { tokenKeys: core.tokenKeys, consumeEvents: false },
   );
   const engine: RoomEngine = edge.app.rooms.engine;
   const ticker = createRoomTicker({ engine, intervalMs: 200 });
   ticker.start();
+  /** One request; a 503 (busy, store away for a moment) is retried after its Retry-After, as the pages do. */
   async function api(method: string, path: string, init: { token?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Json> {
+    for (let attempt = 0; ; attempt++) {
+      const answer = await request(method, path, init);
+      if (answer.status !== 503 || attempt >= 5) return answer;
+      await sleep(1_000 * (Number(answer.body.retryAfterSeconds) || 1));
+    }
+  }
+  async function request(method: string, path: string, init: { token?: string; headers?: Record<string, string>; body?: unknown }): Promise<Json> {
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     if (init.token) headers.authorization = `Bearer ${init.token}`;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
@@ -109,6 +119,15 @@ export type BenchEdge = Awaited<ReturnType<typeof startBenchEdge>>;
  * offer is taken as seen at the poll that found the buyer admitted (the edge claims it there).
  */
 export async function runHttpBuyer(stack: BenchEdge, showtimeId: number, plan: BuyerPlan, untilMs: number): Promise<BuyerRecord> {
+  // A buyer the edge kept refusing is reported as never offered, not allowed to end the run
+  // (and leave its private Redis and database behind).
+  return httpBuyer(stack, showtimeId, plan, untilMs).catch((error: unknown) => {
+    console.warn(`  buyer ${plan.id}: ${error instanceof Error ? error.message : String(error)}`);
+    return { id: plan.id, joinedAtMs: Date.now(), position: null, heard: [], offeredAtMs: null, vanished: false };
+  });
+}
+
+async function httpBuyer(stack: BenchEdge, showtimeId: number, plan: BuyerPlan, untilMs: number): Promise<BuyerRecord> {
   const login = await stack.api('POST', '/api/auth/demo', { body: {} });
   if (login.status !== 200) throw new Error(`demo login refused: ${login.status}`);
   const token = login.body.token as string;

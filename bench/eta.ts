@@ -315,6 +315,9 @@ export default async function etaBenchmark(args: string[]): Promise<void> {
           `${pct(quantile(e.oldJoin, 0.5))} / ${pct(quantile(e.oldJoin, 0.9))}${judged}`,
       );
     }
+    for (const r of results.filter((x) => !x.scenario.vanish && x.neverOffered > 0)) {
+      console.log(`  ${r.scenario.name} (${r.via}): ${r.neverOffered} buyers who stayed were never offered; dropped after the grace ${r.skipped}; ${r.counters}`);
+    }
     const walkedAway = results.filter((r) => r.scenario.vanish);
     if (walkedAway.length > 0) {
       console.log('\nwalk-aways: half the crowd vanishes; the rest against the ideal (stayers at the configured rate)');

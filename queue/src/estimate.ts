@@ -368,7 +368,8 @@ function estimateAt(snapshot: RoomSnapshot, position: number, offeredSince: numb
   if (position <= near) {
     const lastBeat = options.lastHeartbeatMs ?? Number.NEGATIVE_INFINITY;
     const beatEveryMs = etaMs !== null && etaMs <= IMMINENT_MS ? Math.min(FRESH_BEAT_MS, heartbeatEveryMs(graceMs)) : heartbeatEveryMs(graceMs);
-    if (snapshot.state === 'open' && nowMs - lastBeat >= beatEveryMs) return ask;
+    // Paused too: the step that resumes the room passes over a head whose heartbeat went stale.
+    if ((snapshot.state === 'open' || snapshot.state === 'paused') && nowMs - lastBeat >= beatEveryMs) return ask;
     const pollAfterMs = pollAfterWaitingMs(etaMs ?? MAX_POLL_MS * 4, graceMs, options.random);
     return { needsRedis: false, state, position, etaMs: state === 'paused' ? null : etaMs, pollAfterMs };
   }

@@ -55,7 +55,7 @@ async function edgeOn(fastJoin: boolean) {
     parseEdgeConfig({
       EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: core.url, CORE_SERVICE_TOKEN: SERVICE, REDIS_URL: testRedisUrl(),
       REDIS_KEY_PREFIX: testRedisNamespace('burst'), ADMIN_TOKEN: ADMIN, DEMO_LOGIN: '1', DEMO_LOGIN_PER_MINUTE: '1000000',
-      FLOOD_POINTS: '1000000', LOG_LEVEL: 'silent',
+      FLOOD_POINTS: '1000000', LOG_LEVEL: 'silent', SHED_LAG_MS: '0',
     }),
     { tokenKeys, consumeEvents: false, fastJoin },
   );
