@@ -9,6 +9,7 @@
  * and on the engine directly (the estimator alone, with the edge's snapshot estimate beside it):
  *
  *   leave-at-once   120 buyers within 0.6 s, each leaving as soon as admitted (the rate governs)
+ *   burst-40        leave-at-once with a burst of 40 the operator set (four times the free slots)
  *   buy-1-5-min     the same crowd, each keeping the turn 1-5 minutes, scaled 1/20 to 3-15 s so
  *                   the run takes two minutes (the capacity governs; only time is scaled)
  *   halve-rate      leave-at-once, and the operator halves the rate 20 s into the surge
@@ -52,6 +53,8 @@ interface Scenario {
   change?: (room: RoomChanges) => Promise<number>;
   /** A room opened to the crowd (no quiet spell) in a cinema of its own, with or without an earlier sale in its history. */
   opening?: 'history' | 'blind';
+  /** A burst the operator set (else the room's default: five seconds of the rate). */
+  admitBurst?: number;
 }
 
 /** What a scenario changes in its room mid-surge: on the engine, or through the operator API. */
@@ -65,6 +68,7 @@ const buying = () => 3_000 + Math.random() * 12_000;
 
 const SCENARIOS: Scenario[] = [
   { name: 'leave-at-once', buyers: 120, spreadMs: 600, turnMs: atOnce },
+  { name: 'burst-40', buyers: 120, spreadMs: 600, turnMs: atOnce, admitBurst: 40 },
   { name: 'buy-1-5-min', buyers: 120, spreadMs: 600, turnMs: buying },
   {
     name: 'halve-rate',
@@ -165,7 +169,7 @@ async function runScenario(sharedEngine: RoomEngine, store: ScriptStore, scenari
   const cinema = scenario.opening ? await openingCinema(store, scenario, index) : null;
   const engine = cinema?.engine ?? sharedEngine;
   const show = `eta-${index}-${scenario.name}`;
-  await engine.configure(show, { state: 'open', capacity: CAPACITY, admitPerMinute: ADMIT_PER_MINUTE });
+  await engine.configure(show, { state: 'open', capacity: CAPACITY, admitPerMinute: ADMIT_PER_MINUTE, ...(scenario.admitBurst ? { admitBurst: scenario.admitBurst } : {}) });
   const snapshots = snapshotFeed(engine, show);
   let maxHeld = 0;
   let watching = true;
@@ -231,7 +235,7 @@ async function runHttpScenario(core: BenchCore, sharedEdge: BenchEdge, redisUrl:
     await stack.setRoom(earlier, { state: 'closed' });
   }
   const show = await core.createShowtime(`eta-http-${index}-${scenario.name}`);
-  await stack.setRoom(show, room);
+  await stack.setRoom(show, { ...room, ...(scenario.admitBurst ? { admitBurst: scenario.admitBurst } : {}) });
   let maxHeld = 0;
   let watching = true;
   const watcher = (async () => {
