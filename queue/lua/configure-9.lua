@@ -61,7 +61,9 @@ if requested == 'closed' then
   redis.call('DEL', activeKey, offersKey)
 end
 local ended = s.state == 'closed' or s.state == 'sold_out'
+-- PEXPIRE wants a whole positive number of milliseconds.
 local retentionMs = tonumber(redis.call('HGET', cfgKey, 'closedRetentionMs'))
+if retentionMs then retentionMs = math.max(1, math.floor(retentionMs)) end
 for i = 1, #KEYS do
   if ended and retentionMs then redis.call('PEXPIRE', KEYS[i], retentionMs) else redis.call('PERSIST', KEYS[i]) end
 end

@@ -59,6 +59,7 @@ for i = 1, #all, 2 do
 end
 redis.call('HSET', KEYS[1], 'ready', '1', 'maxPerCustomer', ARGV[1], 'holdTtlMs', ARGV[2], 'syncedAtMs', nowMs)
 local ttl = tonumber(ARGV[4])
+if ttl then ttl = math.floor(ttl) end
 if ttl and ttl > 0 then
   for k = 1, 5 do redis.call('PEXPIRE', KEYS[k], ttl) end
 end

@@ -10,7 +10,8 @@
 ]]
 --- @include "room"
 
-local offset, count = tonumber(ARGV[1]) or 0, tonumber(ARGV[2]) or 0
+-- ZRANGE wants integers: a fractional page (a caller's arithmetic) reads the whole entries.
+local offset, count = math.floor(tonumber(ARGV[1]) or 0), math.floor(tonumber(ARGV[2]) or 0)
 local s = loadSettings()
 if not s then return {-1} end
 freezeIfDue(s)

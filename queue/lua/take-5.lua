@@ -52,8 +52,10 @@ end
 
 local function store(key, tokens, cap, ratePerMs)
   redis.call('HSET', key, 'tokens', tokens, 'atMs', nowMs)
-  -- Once full again the bucket equals a missing key: let it go.
-  redis.call('PEXPIRE', key, math.ceil((cap - tokens) / ratePerMs) + 1000)
+  -- Once full again the bucket equals a missing key: let it go. PEXPIRE wants an integer:
+  -- a bucket that never refills (rate 0) keeps its key for a day rather than for "inf".
+  local refillMs = ratePerMs > 0 and math.ceil((cap - tokens) / ratePerMs) or 86400000
+  redis.call('PEXPIRE', key, math.min(refillMs, 86400000) + 1000)
 end
 
 local customerTokens = level(KEYS[2], customerCap, customerRatePerMs)

@@ -77,6 +77,9 @@ export function createAdmissionGovernor(options: AdmissionGovernorOptions) {
     const step = stepRate(previous, report.health, controlBounds(settings), nowMs, limits, tuning);
     const inventory = report.inventory.get(showtimeId);
     const cap = inventory ? inventoryCap(inventory.seatsLeft, inventory.seatsPerHold, settings.inventoryMarginPercent) : -1;
+    // The rate stays fractional (0.5 a minute is a real rate for a struggling core); the
+    // scripts take every count, index and TTL they derive from it as an integer (room.lua
+    // windowCap), and the property test in queue/test/room-numeric-settings.test.ts holds them to it.
     const written = await engine.govern(showtimeId, {
       ctlRate: Math.round(step.state.ratePerMinute * 100) / 100,
       ctlAtMs: step.state.atMs,

@@ -62,6 +62,17 @@ describe('estimateFromSnapshot', () => {
     expect(due.needsRedis).toBe(true);
   });
 
+  it('keeps near-front heartbeats going to Redis while the room is paused', () => {
+    // A pause is no reason to stop seeing the head of the line: answered from the snapshot for
+    // the whole pause, its buyers' heartbeats went stale and the resumed room's first step
+    // dropped them as gone (15 of 120 through HTTP, bench eta pause-30s).
+    const s = snapshot({ state: 'paused' });
+    const due = estimateFromSnapshot(s, 120, { nowMs: s.takenAtMs, lastHeartbeatMs: s.takenAtMs - s.settings.abandonGraceMs / 3 });
+    expect(due.needsRedis).toBe(true);
+    const fresh = estimateFromSnapshot(s, 120, { nowMs: s.takenAtMs, lastHeartbeatMs: s.takenAtMs - 1_000 });
+    expect(fresh).toMatchObject({ needsRedis: false, state: 'paused', position: 20, etaMs: null });
+  });
+
   it('polls again before reaching the near-front zone', () => {
     const s = snapshot();
     const near = nearFrontSize(600 / 60_000, s.settings.abandonGraceMs);

@@ -3,7 +3,10 @@
  * `estimateFromSnapshot` to answer far-back buyers without touching Redis; only buyers near
  * the front (whose heartbeat matters) or in a state the snapshot cannot see need Redis.
  */
+import { scheduleWaitMs, type BucketFacts } from './admission-schedule';
 import { governedSettings, type RoomControl } from './room-control';
+
+export { scheduleWaitMs, type BucketFacts } from './admission-schedule';
 import type { RoomState, RoomSettings } from './settings';
 
 export const MIN_POLL_MS = 1_000;
@@ -102,6 +105,12 @@ export function slotMs(learning: AdmissionLearning): number | null {
   return turn === null ? null : turn.turnMs + Math.max(learning.claimGapMs, MIN_CLAIM_GAP_MS);
 }
 
+/** How fast turns free slots (capacity per slot time, offer to end); null while the slot time is unknown. */
+export function slotRatePerMs({ capacity, learning }: Pick<RateInputs, 'capacity' | 'learning'>): number | null {
+  const turnMs = slotMs(learning);
+  return turnMs ? capacity / turnMs : null;
+}
+
 /**
  * What governs admission now: the configured rate, or the capacity divided by how long a
  * turn keeps its slot, whichever is slower.
@@ -139,7 +148,10 @@ export interface LineFacts {
   admitPerMinute: number;
   /** From the window's own log (join and poll): until it lets this position in; -1 or absent: estimate. */
   windowWaitMs?: number;
+  /** The admission step's own limits now (see scheduleWaitMs); absent: the head start, then the service rate. */
+  bucket?: BucketFacts;
 }
+
 
 /**
  * Wait until `position` is offered: the places the next step offers at once, then the
@@ -148,8 +160,9 @@ export interface LineFacts {
  * spread evenly over the minute).
  */
 export function etaForPositionMs(position: number, line: LineFacts): number {
-  const byRate = Math.max(0, position - line.headStart) / line.ratePerMs;
-  const windowLeft = line.admitPerMinute - line.admitsInWindow;
+  const byRate = line.bucket ? scheduleWaitMs(position, line.ratePerMs, line.bucket) : Math.max(0, position - line.headStart) / line.ratePerMs;
+  // The window's cap as a count (lua/includes/room.lua windowCap).
+  const windowLeft = Math.ceil(line.admitPerMinute) - line.admitsInWindow;
   const known = line.windowWaitMs !== undefined && line.windowWaitMs >= 0;
   const evenly = position > windowLeft && line.admitsInWindow > 0 ? ((position - windowLeft) * 60_000) / line.admitsInWindow : 0;
   const byWindow = known ? line.windowWaitMs! : evenly;
@@ -217,6 +230,9 @@ export interface RoomSnapshot {
   learning: AdmissionLearning;
   /** How many the next admission step would offer at once, as of `takenAtMs`. */
   headStart: number;
+  /** The admission bucket's tokens and the free slots as of `takenAtMs` (absent in an older snapshot: the head start alone). */
+  bucketTokens?: number;
+  freeSlots?: number;
   /** What the operator set. */
   settings: RoomSettings;
   /** The closed loop's decision (effective rate, cap on turns), when the room has one. */
@@ -264,6 +280,19 @@ interface LinePace {
 }
 
 /**
+ * The snapshot's bucket and free slots less the places offered since it was taken (their
+ * tokens and slots are spent), with the slot rate of `settings`; undefined in an older snapshot.
+ */
+export function snapshotBucket(snapshot: RoomSnapshot, settings: RoomSettings, offeredSince = 0): BucketFacts | undefined {
+  if (snapshot.bucketTokens === undefined || snapshot.freeSlots === undefined) return undefined;
+  return {
+    tokens: Math.max(0, snapshot.bucketTokens - offeredSince),
+    freeSlots: Math.max(0, snapshot.freeSlots - offeredSince),
+    slotRatePerMs: slotRatePerMs({ ...settings, learning: snapshot.learning }),
+  };
+}
+
+/**
  * What every estimate from one snapshot shares, worked out once per snapshot: the edge
  * answers thousands of polls from each, and the settings, rate and near-front zone depend
  * on the snapshot alone (snapshots are not changed once taken).
@@ -296,7 +325,7 @@ export function estimateFromSnapshot(snapshot: RoomSnapshot, ticket: number, opt
   if (snapshot.state === 'opening' || ticket <= 0 || ticket < snapshot.headTicket || snapshot.lineLength === 0) {
     return ask;
   }
-  return estimateAt(snapshot, positionInSnapshot(snapshot, ticket), snapshot.headStart, options);
+  return estimateAt(snapshot, positionInSnapshot(snapshot, ticket), 0, options);
 }
 
 /** Where a ticket stands in the snapshot's line: interpolated between head and tail, counted on past the tail. */
@@ -310,17 +339,19 @@ function positionInSnapshot(snapshot: RoomSnapshot, ticket: number): number {
  * a snapshot taken before: as a poll at that place would get it, except for the head start.
  * What the snapshot would offer at once may have gone since to those who were in line then
  * or joined before this buyer and are no longer ahead of it; every one of them is counted as
- * an offer (those who left too), so the wait is never told shorter for it. In an opening
- * crowd the snapshot's head start has gone to the first few, and the rest wait at the rate.
+ * an offer (those who left too: their tokens and slots are taken as spent), so the wait is
+ * never told shorter for it. In an opening crowd the snapshot's head start has gone to the
+ * first few, and the rest wait as the bucket refills.
  */
 export function estimateForJoin(snapshot: RoomSnapshot, ticket: number, position: number, options: EstimateOptions = {}): SnapshotEstimate {
   // Ahead of this ticket when the snapshot was taken (or by now, for those who joined since).
   const aheadThen = ticket < snapshot.headTicket ? 0 : positionInSnapshot(snapshot, ticket) - 1;
   const goneSince = Math.max(0, aheadThen - (position - 1));
-  return estimateAt(snapshot, position, Math.max(0, snapshot.headStart - goneSince), options);
+  return estimateAt(snapshot, position, goneSince, options);
 }
 
-function estimateAt(snapshot: RoomSnapshot, position: number, headStart: number, options: EstimateOptions): SnapshotEstimate {
+/** `offeredSince`: places the snapshot's head start and bucket have gone to since it was taken. */
+function estimateAt(snapshot: RoomSnapshot, position: number, offeredSince: number, options: EstimateOptions): SnapshotEstimate {
   const nowMs = options.nowMs ?? snapshot.takenAtMs;
   const ask = ASK_REDIS;
   if (snapshot.state === 'scheduled' || snapshot.state === 'opening') return ask;
@@ -329,13 +360,16 @@ function estimateAt(snapshot: RoomSnapshot, position: number, headStart: number,
   }
   const { settings, rate, near } = paceOf(snapshot);
   const graceMs = settings.abandonGraceMs;
-  const eta = etaForPositionMs(position, { ratePerMs: rate, headStart, admitsInWindow: snapshot.admitsInWindow, admitPerMinute: settings.admitPerMinute });
+  const bucket = snapshotBucket(snapshot, settings, offeredSince);
+  const headStart = Math.max(0, snapshot.headStart - offeredSince);
+  const eta = etaForPositionMs(position, { ratePerMs: rate, headStart, admitsInWindow: snapshot.admitsInWindow, admitPerMinute: settings.admitPerMinute, bucket });
   const etaMs = Number.isFinite(eta) ? eta : null;
   const state = snapshot.state === 'paused' ? 'paused' : 'waiting';
   if (position <= near) {
     const lastBeat = options.lastHeartbeatMs ?? Number.NEGATIVE_INFINITY;
     const beatEveryMs = etaMs !== null && etaMs <= IMMINENT_MS ? Math.min(FRESH_BEAT_MS, heartbeatEveryMs(graceMs)) : heartbeatEveryMs(graceMs);
-    if (snapshot.state === 'open' && nowMs - lastBeat >= beatEveryMs) return ask;
+    // Paused too: the step that resumes the room passes over a head whose heartbeat went stale.
+    if ((snapshot.state === 'open' || snapshot.state === 'paused') && nowMs - lastBeat >= beatEveryMs) return ask;
     const pollAfterMs = pollAfterWaitingMs(etaMs ?? MAX_POLL_MS * 4, graceMs, options.random);
     return { needsRedis: false, state, position, etaMs: state === 'paused' ? null : etaMs, pollAfterMs };
   }

@@ -11,6 +11,8 @@ import {
   pollAfterPrequeueMs,
   pollAfterWaitingMs,
   serviceRatePerMs,
+  slotRatePerMs,
+  type AdmissionLearning,
   type RoomSnapshot,
 } from './estimate';
 import { readReply } from './reply-fields';
@@ -59,22 +61,23 @@ export function standingFromReply(reply: unknown[], random?: () => number, prior
   const now = num(nowMs);
   const opensAt = num(opensAtMs) || null;
   const turnsEnded = num(named.turnsEnded);
-  const rate = serviceRatePerMs({
-    admitPerMinute: num(admitPerMinute),
-    capacity: num(named.capacity),
-    learning: {
-      busyMs: num(named.busyMs),
-      busyAdmits: num(named.busyAdmitsMilli) / 1000,
-      turnsEnded,
-      turnMs: turnsEnded > 0 ? num(named.turnMs) : null,
-      claimGapMs: num(named.claimGapMs),
-      runningTurns: num(named.runningTurns),
-      runningTurnMs: num(named.runningTurnMs),
-      priorTurnMs,
-    },
-  });
+  // The rate in force to the thousandth (a reply's integers would cut the loop's 1.5 to 1).
+  const ratePerMinute = named.ratePerMinuteMilli === undefined ? num(admitPerMinute) : num(named.ratePerMinuteMilli) / 1000;
+  const learning: AdmissionLearning = {
+    busyMs: num(named.busyMs),
+    busyAdmits: num(named.busyAdmitsMilli) / 1000,
+    turnsEnded,
+    turnMs: turnsEnded > 0 ? num(named.turnMs) : null,
+    claimGapMs: num(named.claimGapMs),
+    runningTurns: num(named.runningTurns),
+    runningTurnMs: num(named.runningTurnMs),
+    priorTurnMs,
+  };
+  const capacity = num(named.capacity);
+  const rate = serviceRatePerMs({ admitPerMinute: ratePerMinute, capacity, learning });
   const waitingPosition = state === 'waiting' || state === 'paused' ? num(position) || null : null;
-  const line = { ratePerMs: rate, headStart: num(named.headStart), admitsInWindow: num(named.admitsInWindow), admitPerMinute: num(admitPerMinute), windowWaitMs: num(named.windowWaitMs) };
+  const bucket = { tokens: num(named.bucketTokensMilli) / 1000, freeSlots: num(named.freeSlots), slotRatePerMs: slotRatePerMs({ capacity, learning }) };
+  const line = { ratePerMs: rate, headStart: num(named.headStart), admitsInWindow: num(named.admitsInWindow), admitPerMinute: ratePerMinute, windowWaitMs: num(named.windowWaitMs), bucket };
   const eta = state === 'waiting' && waitingPosition !== null ? etaForPositionMs(waitingPosition, line) : null;
   // Nobody is admitted while the core is down (effective rate 0): the wait is not known.
   const etaMs = eta !== null && Number.isFinite(eta) ? eta : null;
@@ -173,7 +176,7 @@ export function roomViewFromReply(showtimeId: string, reply: unknown[]): RoomVie
       admitsInWindow: num(admitsInWindow),
       rateWindowMs: Math.min(60_000, now - openedAt),
       learning: learningFromStats(counters, now),
-      headStart: headStartFrom(governedSettings(settings, control), counters, num(active) + num(offered), num(admitsInWindow), now),
+      ...bucketFrom(governedSettings(settings, control), counters, num(active) + num(offered), num(admitsInWindow), now),
       settings,
       control,
       seedHash: cfgFields.get('seedHash') ?? null,
@@ -183,11 +186,13 @@ export function roomViewFromReply(showtimeId: string, reply: unknown[]): RoomVie
   };
 }
 
-/** The twin of describe.lua's headStart, from the snapshot's copy of the stats hash. */
-function headStartFrom(settings: RoomSettings, counters: Map<string, string>, taken: number, admitsInWindow: number, nowMs: number): number {
-  if (settings.state !== 'open') return 0;
+/** The twin of describe.lua's headStart, bucketNow and freeSlots, from the snapshot's copy of the stats hash. */
+function bucketFrom(settings: RoomSettings, counters: Map<string, string>, taken: number, admitsInWindow: number, nowMs: number) {
   const banked = counters.has('bucketTokens') ? num(counters.get('bucketTokens')) : settings.admitBurst;
   const at = counters.has('bucketAtMs') ? num(counters.get('bucketAtMs')) : nowMs;
-  const tokens = Math.min(settings.admitBurst, banked + (Math.max(0, nowMs - at) * settings.admitPerMinute) / 60_000);
-  return Math.max(0, Math.min(settings.capacity - taken, Math.floor(tokens), settings.admitPerMinute - admitsInWindow));
+  const bucketTokens = Math.min(settings.admitBurst, banked + (Math.max(0, nowMs - at) * settings.admitPerMinute) / 60_000);
+  const freeSlots = Math.max(0, settings.capacity - taken);
+  const windowCap = settings.admitPerMinute <= 0 ? 0 : Math.ceil(settings.admitPerMinute);
+  const headStart = settings.state !== 'open' ? 0 : Math.max(0, Math.min(freeSlots, Math.floor(bucketTokens), windowCap - admitsInWindow));
+  return { headStart, bucketTokens, freeSlots };
 }

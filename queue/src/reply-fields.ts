@@ -42,6 +42,11 @@ const STANDING_FIELDS = [
   /** Running turns older than the mean of the ended ones, counted at their age so far (learnRunning). */
   'runningTurns',
   'runningTurnMs',
+  /** The rate in force, in thousandths (the closed loop's may be fractional; replies carry integers). */
+  'ratePerMinuteMilli',
+  /** What the admission bucket holds now, in thousandths (refilled to now, capped at the burst), and the slots free. */
+  'bucketTokensMilli',
+  'freeSlots',
 ] as const;
 
 export const REPLY_FIELDS = {
@@ -106,5 +111,11 @@ export function buildReply<N extends ScriptName>(
 ): ReplyValue[] {
   const layout = REPLY_FIELDS[name];
   const byName = values as Record<string, ReplyValue>;
-  return [...(layout.status ? [1] : []), ...layout.fields.map((field: string) => byName[field]!), ...rest];
+  return [...(layout.status ? [1] : []), ...layout.fields.map((field: string) => asRedisReply(byName[field]!)), ...rest.map(asRedisReply)];
+}
+
+/** A Lua number reaches the caller as a Redis integer, cut toward zero: the twins' replies do the same. */
+function asRedisReply(value: ReplyValue): ReplyValue {
+  if (typeof value === 'number') return Math.trunc(value);
+  return Array.isArray(value) ? value.map(asRedisReply) : value;
 }

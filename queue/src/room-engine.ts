@@ -4,7 +4,7 @@
  * only store failures (Redis down) throw.
  */
 import { invalidInput, refusalFromCode, RefusalCode, type Refused } from './codes';
-import { etaForPositionMs, serviceRatePerMs, turnStats, type RoomSnapshot } from './estimate';
+import { etaForPositionMs, serviceRatePerMs, snapshotBucket, turnStats, type RoomSnapshot } from './estimate';
 import { drawOrder, newSeed, seedCommitment } from './fair-draw';
 import { createKeyBuilder, isValidCustomerId, isValidShowtimeId } from './keys';
 import { readReply } from './reply-fields';
@@ -353,7 +353,7 @@ export function createRoomEngine(options: RoomEngineOptions) {
         released: count('released'),
         left: count('left'),
         lastPosition,
-        etaLastMs: s.state === 'open' && lastPosition > 0 ? finiteOrNull(etaForPositionMs(lastPosition, { ratePerMs: rate, headStart: s.headStart, admitsInWindow: s.admitsInWindow, admitPerMinute: governed.admitPerMinute })) : null,
+        etaLastMs: s.state === 'open' && lastPosition > 0 ? finiteOrNull(etaForPositionMs(lastPosition, { ratePerMs: rate, headStart: s.headStart, admitsInWindow: s.admitsInWindow, admitPerMinute: governed.admitPerMinute, bucket: snapshotBucket(s, governed) })) : null,
         ...turnStats(s.learning),
         seedHash: s.seedHash,
         seed,

@@ -4,13 +4,14 @@
  * control share it, so the two cannot disagree about what an operator may set.
  */
 import { z } from 'zod';
-import { POW_MAX_BITS, ROOM_STATES, type RoomSettings, type RoomSettingsPatch } from './settings';
+import { admitBurstSchema, POW_MAX_BITS, ROOM_STATES, type RoomSettings, type RoomSettingsPatch } from './settings';
 
 export const roomUpdateSchema = z
   .object({
     capacity: z.number().int().positive().max(1_000_000),
     admitPerMinute: z.number().int().positive().max(10_000_000),
-    admitBurst: z.number().int().positive().max(10_000_000),
+    /** Admissions let in at once after a quiet spell; unset, BURST_SECONDS of the rate (admission-burst.ts). */
+    admitBurst: admitBurstSchema,
     sessionTtlSeconds: z.number().int().positive().max(86_400),
     state: z.enum(ROOM_STATES),
     opensAt: z.iso.datetime({ offset: true }),
@@ -54,6 +55,7 @@ export function publicSettings(settings: RoomSettings) {
   return {
     capacity: settings.capacity,
     admitPerMinute: settings.admitPerMinute,
+    admitBurst: settings.admitBurst,
     sessionTtlSeconds: Math.round(settings.sessionTtlMs / 1000),
     state: settings.state,
     opensAt: settings.opensAtMs === null ? null : new Date(settings.opensAtMs).toISOString(),

@@ -1,5 +1,11 @@
 /** Operator settings of one room, their defaults and how they are stored in the cfg hash. */
 import { z } from 'zod';
+import { ADMIT_BURST_BOUNDS, burstFor } from './admission-burst';
+
+export { ADMIT_BURST_BOUNDS, BURST_SECONDS, burstFor } from './admission-burst';
+
+/** The burst an operator may set (admission-burst.ts holds the bounds). */
+export const admitBurstSchema = z.number().int().min(ADMIT_BURST_BOUNDS.min).max(ADMIT_BURST_BOUNDS.max);
 
 export const ROOM_STATES = ['scheduled', 'open', 'paused', 'closed', 'sold_out'] as const;
 /** `opening` is internal: the opening time has passed and the pre-queue draw is pending. */
@@ -17,8 +23,8 @@ export const roomSettingsPatchSchema = z
     opensAtMs: z.number().int().nonnegative(),
     capacity: positiveInt.max(1_000_000),
     admitPerMinute: positiveInt.max(10_000_000),
-    /** Admissions the budget may bank while idle (token bucket capacity). */
-    admitBurst: positiveInt.max(10_000_000),
+    /** Admissions the budget may bank while idle (token bucket capacity); unset: follows the rate (admission-burst.ts). */
+    admitBurst: admitBurstSchema,
     sessionTtlMs: positiveInt,
     offerWindowMs: positiveInt,
     abandonGraceMs: positiveInt,
@@ -84,7 +90,7 @@ export const DEFAULT_SETTINGS: Omit<RoomSettings, 'opensAtMs'> = {
   state: 'scheduled',
   capacity: 200,
   admitPerMinute: 600,
-  admitBurst: 50,
+  admitBurst: burstFor(600),
   sessionTtlMs: 10 * 60_000,
   offerWindowMs: 60_000,
   abandonGraceMs: 45_000,
@@ -112,9 +118,6 @@ export const DEFAULT_SETTINGS: Omit<RoomSettings, 'opensAtMs'> = {
  */
 export const FIRST_CLAIM_MS = 10_000;
 export const firstClaimMs = (settings: { offerWindowMs: number }): number => Math.min(settings.offerWindowMs, FIRST_CLAIM_MS);
-
-/** Five seconds of the admission rate, at least one: small enough that bursts stay short. */
-export const burstFor = (admitPerMinute: number): number => Math.max(1, Math.ceil(admitPerMinute / 12));
 
 const NUMERIC_FIELDS = Object.keys(DEFAULT_SETTINGS).filter((field) => field !== 'state') as Exclude<
   keyof RoomSettings,

@@ -6,7 +6,7 @@
  */
 import type { Sql } from 'postgres';
 import { AppError, conflict, notFound, unprocessable } from '../../../lib/errors';
-import { DEFAULT_SETTINGS, type RoomSettings, type RoomSettingsPatch, type RoomState } from '../../../queue/src/index';
+import { burstFor, DEFAULT_SETTINGS, type RoomSettings, type RoomSettingsPatch, type RoomState } from '../../../queue/src/index';
 import { operatorSettingsOf, publicSettings, type RoomUpdate } from '../../../queue/src/room-update';
 import { findShowtime, listCurrentShowtimes, updateShowtime, type SaleSwitch, type ShowtimeChanges, type ShowtimeRow } from '../catalog/showtime-repo';
 import type { Db } from '../db/connect';
@@ -56,6 +56,9 @@ export function roomStateFor(row: Pick<ShowtimeRow, 'sale_state' | 'sale_state_s
 
 export function saleControlOf(row: ShowtimeRow, settingsRow: RoomSettingsRow): SaleControl {
   const { state: _state, opensAtMs: _opensAtMs, ...defaults } = { ...DEFAULT_SETTINGS, opensAtMs: null };
+  // A burst the operator did not set follows the rate (a few seconds' worth), not the default
+  // room's: 50 at once is 25 s of a 120-a-minute room.
+  const admitBurst = settingsRow.settings.admitBurst ?? burstFor(settingsRow.settings.admitPerMinute ?? defaults.admitPerMinute);
   return {
     showtimeId: row.id,
     version: settingsRow.version,
@@ -67,6 +70,7 @@ export function saleControlOf(row: ShowtimeRow, settingsRow: RoomSettingsRow): S
     room: {
       ...defaults,
       ...settingsRow.settings,
+      admitBurst,
       state: roomStateFor(row),
       opensAtMs: row.sale_opens_at.getTime(),
       version: settingsRow.version,

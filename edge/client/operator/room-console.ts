@@ -108,9 +108,9 @@ export function roomConsole(root: HTMLElement) {
 
   function fillForm() {
     if (!settings) return;
-    for (const name of ['capacity', 'admitPerMinute', 'sessionTtlSeconds'] as const) {
+    for (const name of ['capacity', 'admitPerMinute', 'admitBurst', 'sessionTtlSeconds'] as const) {
       const input = byId<HTMLInputElement>(name);
-      if (document.activeElement !== input) input.value = String(settings[name]);
+      if (document.activeElement !== input) input.value = String(settings[name] ?? '');
     }
     const adaptive = document.getElementById('adaptiveAdmission') as HTMLInputElement | null;
     if (adaptive && document.activeElement !== adaptive) adaptive.checked = settings.adaptiveAdmission !== false;
@@ -166,6 +166,7 @@ export function roomConsole(root: HTMLElement) {
     const values = {
       capacity: byId<HTMLInputElement>('capacity').value,
       admitPerMinute: byId<HTMLInputElement>('admitPerMinute').value,
+      admitBurst: byId<HTMLInputElement>('admitBurst').value,
       sessionTtlSeconds: byId<HTMLInputElement>('sessionTtlSeconds').value,
     };
     const checked = validateSettings(values, settings);
@@ -264,7 +265,7 @@ export function roomConsole(root: HTMLElement) {
 function auditChanges(before: Record<string, unknown> | null, after: Record<string, unknown> | null, action?: string): string {
   const named = action === 'showtime.update' ? 'sale settings changed (hold time, seats per customer or times)' : action ? `${action}` : 'settings changed';
   if (!after) return named;
-  const keys = ['state', 'saleState', 'capacity', 'admitPerMinute', 'sessionTtlSeconds', 'opensAt', 'powDifficulty', 'adaptiveAdmission', 'admitFloorPerMinute', 'admitCeilingPerMinute', 'inventoryMarginPercent'];
+  const keys = ['state', 'saleState', 'capacity', 'admitPerMinute', 'admitBurst', 'sessionTtlSeconds', 'opensAt', 'powDifficulty', 'adaptiveAdmission', 'admitFloorPerMinute', 'admitCeilingPerMinute', 'inventoryMarginPercent'];
   const parts = keys.filter((k) => !before || before[k] !== after[k]).map((k) => `${k}: ${before ? String(before[k]) : '—'} → ${String(after[k])}`);
   return parts.length ? parts.join(', ') : named;
 }

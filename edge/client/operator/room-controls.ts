@@ -3,11 +3,13 @@
  * the bounds the operator API accepts (said in plain words), and how a change reads in the
  * confirmation and the "Applied" line.
  */
+import { ADMIT_BURST_BOUNDS } from '../../../queue/src/admission-burst';
 import { localTime } from '../core/format';
 
 export interface RoomSettingsView {
   capacity: number;
   admitPerMinute: number;
+  admitBurst?: number;
   sessionTtlSeconds: number;
   state: string;
   opensAt: string | null;
@@ -20,6 +22,7 @@ export interface RoomSettingsView {
 export interface RoomChange {
   capacity?: number;
   admitPerMinute?: number;
+  admitBurst?: number;
   sessionTtlSeconds?: number;
   state?: 'open' | 'paused' | 'closed' | 'scheduled';
   opensAt?: string;
@@ -33,6 +36,7 @@ export interface RoomChange {
 export const BOUNDS = {
   capacity: { min: 1, max: 1_000_000, words: 'Capacity' },
   admitPerMinute: { min: 1, max: 10_000_000, words: 'Admissions per minute' },
+  admitBurst: { ...ADMIT_BURST_BOUNDS, words: 'Admissions at once' },
   sessionTtlSeconds: { min: 1, max: 86_400, words: 'Session length' },
 } as const;
 
@@ -59,6 +63,7 @@ export function validateSettings(
 const WORDS: Record<keyof RoomChange, string> = {
   capacity: 'capacity',
   admitPerMinute: 'admissions per minute',
+  admitBurst: 'admissions at once',
   sessionTtlSeconds: 'session length (s)',
   state: 'state',
   opensAt: 'opening time',

@@ -252,6 +252,7 @@ const roomState = z.enum(['scheduled', 'opening', 'open', 'paused', 'closed', 's
 export const roomSettingsView = z.looseObject({
   capacity: count.describe('Turns (admitted plus offered) at once'),
   admitPerMinute: count,
+  admitBurst: count.describe('Admissions let in at once after a quiet spell (the bucket\'s size); unless set, five seconds of admitPerMinute'),
   sessionTtlSeconds: count.describe('Length of a turn'),
   state: roomState,
   opensAt: instant.nullable(),

@@ -6,6 +6,7 @@
 import { html, layout, timeElement, type Html } from './html';
 import { saleStateWords, type PublicShowtime } from './buyer-pages';
 import { admissionPanel } from './admission-panel';
+import { ADMIT_BURST_BOUNDS } from '../../../queue/src/admission-burst';
 
 /** `csrf`: the signed-in session's token, sent back by the sign-out form; null when signed out. */
 const consoleLayout = (title: string, body: Html, csrf: string | null) =>
@@ -116,6 +117,7 @@ ${admissionPanel()}
 <form id="settings-form" class="form-grid" novalidate>
   <div><label for="capacity">Capacity (buyers choosing seats at once)</label><input id="capacity" name="capacity" type="number" min="1" max="1000000" step="1" required></div>
   <div><label for="admitPerMinute">Admissions per minute</label><input id="admitPerMinute" name="admitPerMinute" type="number" min="1" max="10000000" step="1" required></div>
+  <div><label for="admitBurst">Admissions at once after a quiet spell</label><input id="admitBurst" name="admitBurst" type="number" min="${ADMIT_BURST_BOUNDS.min}" max="${ADMIT_BURST_BOUNDS.max}" step="1" required aria-describedby="admitBurst-hint"><p id="admitBurst-hint" class="muted">Unless you set it, five seconds' worth of the admissions per minute.</p></div>
   <div><label for="sessionTtlSeconds">Session length (seconds)</label><input id="sessionTtlSeconds" name="sessionTtlSeconds" type="number" min="1" max="86400" step="1" required></div>
   <div><button class="button primary" type="submit">Apply settings</button></div>
 </form>

@@ -2,20 +2,30 @@
 --   {1, state, ticket, position, expiresAtMs, lineLength, preLength, admitsInWindow,
 --    rateWindowMs, nowMs, roomState, opensAtMs, admitPerMinute, abandonGraceMs, capacity,
 --    busyMs, busyAdmitsMilli, turnsEnded, turnMs, headStart, windowWaitMs, claimGapMs,
---    runningTurns, runningTurnMs}
+--    runningTurns, runningTurnMs, ratePerMinuteMilli, bucketTokensMilli, freeSlots}
 -- busyMs..turnMs: what the estimate learned (see learnBusy/learnTurns); headStart: how many
 -- the next admission step would offer at once (free slots, banked budget, window left);
 -- windowWaitMs: how long until the one-minute window lets `position` more in (after a rate
 -- cut the window may hold more than the new rate), -1 when that lies beyond the window's log.
 -- claimGapMs: mean time from offer to claim (learnClaim); runningTurns, runningTurnMs: the
 -- running turns counted as lower bounds of the turn (learnRunning) and their age now.
+-- ratePerMinuteMilli: the rate in force in thousandths (the loop's may be fractional, and a
+-- reply carries integers only); bucketTokensMilli, freeSlots: what the bucket holds now
+-- (refilled to this instant, capped at the burst) and the slots free, so that the wait is
+-- worked out as the step will admit (estimate.ts etaForPositionMs).
+local function bucketNow(s)
+  local b = redis.call('HMGET', statsKey, 'bucketTokens', 'bucketAtMs')
+  return math.min(s.admitBurst, (tonumber(b[1]) or s.admitBurst) +
+    math.max(0, nowMs - (tonumber(b[2]) or nowMs)) * s.admitPerMinute / RATE_WINDOW_MS)
+end
+
+local function freeSlots(s)
+  return s.capacity - redis.call('ZCARD', activeKey) - redis.call('ZCARD', offersKey)
+end
+
 local function headStart(s, admits)
   if s.state ~= 'open' then return 0 end
-  local free = s.capacity - redis.call('ZCARD', activeKey) - redis.call('ZCARD', offersKey)
-  local b = redis.call('HMGET', statsKey, 'bucketTokens', 'bucketAtMs')
-  local tokens = math.min(s.admitBurst, (tonumber(b[1]) or s.admitBurst) +
-    math.max(0, nowMs - (tonumber(b[2]) or nowMs)) * s.admitPerMinute / RATE_WINDOW_MS)
-  return math.max(0, math.min(free, math.floor(tokens), s.admitPerMinute - admits))
+  return math.max(0, math.min(freeSlots(s), math.floor(bucketNow(s)), windowCap(s) - admits))
 end
 
 -- Place k in line goes in once the window's entry number (admits - rate + k) has aged out;
@@ -23,8 +33,9 @@ end
 -- the wait is the longest of those chains. At most WINDOW_LOOKUP entries are read.
 local WINDOW_LOOKUP = 200
 local function windowWait(s, admits, position)
-  if s.admitPerMinute <= 0 then return -1 end
-  local first = admits - s.admitPerMinute + 1
+  local cap = windowCap(s)
+  if cap <= 0 then return -1 end
+  local first = admits - cap + 1
   local last = first + position - 1
   if position <= 0 or last <= 0 then return 0 end
   if last > admits then return -1 end
@@ -98,5 +109,6 @@ local function describe(s, customer)
   return {1, state, ticket, position, expiresAt, lineLength, preLength, admits, windowMs,
     nowMs, s.state, s.opensAtMs or 0, s.admitPerMinute, s.abandonGraceMs, s.capacity,
     math.floor(tonumber(l[1]) or 0), math.floor((tonumber(l[2]) or 0) * 1000), math.floor(turns), turnMs,
-    headStart(s, admits), windowWait(s, admits, position), claimGapMs, running, runningMs}
+    headStart(s, admits), windowWait(s, admits, position), claimGapMs, running, runningMs,
+    math.floor(s.admitPerMinute * 1000), math.floor(bucketNow(s) * 1000), math.max(0, freeSlots(s))}
 end

@@ -38,6 +38,16 @@ local function governed(s, v)
   if cap and cap >= 0 and cap < s.capacity then s.capacity = cap end
 end
 
+-- The one-minute window's cap as a count. The loop's rate may be fractional (0.5 a minute is
+-- a meaningful rate when the core struggles: the bucket lets one in every two minutes), but a
+-- count of admissions, and every ZRANGE index or LIMIT worked out from it, must be an integer
+-- (Redis refuses "1.5"). A step offers one at a time while the window has room, so a rate of
+-- R lets ceil(R) into any minute; 0 lets nobody in.
+local function windowCap(s)
+  if s.admitPerMinute <= 0 then return 0 end
+  return math.ceil(s.admitPerMinute)
+end
+
 local function loadSettings()
   local v = redis.call('HMGET', cfgKey, 'state', 'capacity', 'admitPerMinute', 'admitBurst',
     'sessionTtlMs', 'offerWindowMs', 'abandonGraceMs', 'opensAtMs', 'tickGapMs',
@@ -241,7 +251,7 @@ local function offerToHead(s)
   local at = tonumber(b[2]) or nowMs
   tokens = math.min(s.admitBurst, tokens + math.max(0, nowMs - at) * s.admitPerMinute / RATE_WINDOW_MS)
   redis.call('ZREMRANGEBYSCORE', admitsKey, '-inf', nowMs - RATE_WINDOW_MS)
-  local windowLeft = s.admitPerMinute - redis.call('ZCARD', admitsKey)
+  local windowLeft = windowCap(s) - redis.call('ZCARD', admitsKey)
   local budget = math.min(free, math.floor(tokens), windowLeft)
   local offered, skipped, parked = 0, 0, 0
   local staleBefore = nowMs - s.abandonGraceMs

@@ -3,7 +3,7 @@
  * customer stands, as the flat reply join and poll share. Kept close to the Lua line for line.
  */
 import { buildReply, type ReplyValue } from '../reply-fields';
-import { RATE_WINDOW_MS, type RoomContext, type Settings } from './room-context';
+import { RATE_WINDOW_MS, windowCap, type RoomContext, type Settings } from './room-context';
 
 /** Window log entries read at most to find when a place gets in (describe.lua WINDOW_LOOKUP). */
 const WINDOW_LOOKUP = 200;
@@ -75,38 +75,45 @@ export function describe(room: RoomContext, s: Settings, customer: string): Repl
     windowWaitMs: windowWait(room, s, admits, position),
     claimGapMs: claims > 0 ? Math.floor((db.hnum(room.stats, 'lrnClaimMs') ?? 0) / claims) : 0,
     runningTurns: running,
+    ratePerMinuteMilli: Math.floor(s.admitPerMinute * 1000),
+    bucketTokensMilli: Math.floor(bucketNow(room, s) * 1000),
+    freeSlots: Math.max(0, freeSlots(room, s)),
     runningTurnMs: running > 0 ? Math.floor((db.hnum(room.stats, 'lrnRunMs') ?? 0) + running * Math.max(0, nowMs - (db.hnum(room.stats, 'lrnRunAtMs') ?? nowMs))) : 0,
   });
 }
 
 function windowWait(room: RoomContext, s: Settings, admits: number, position: number): number {
-  if (s.admitPerMinute <= 0) return -1;
-  const first = admits - s.admitPerMinute + 1;
+  const cap = windowCap(s);
+  if (cap <= 0) return -1;
+  const first = admits - cap + 1;
   const last = first + position - 1;
   if (position <= 0 || last <= 0) return 0;
   if (last > admits) return -1;
   const from = Math.max(1, first, last - WINDOW_LOOKUP + 1);
-  const log = room.db.zset(room.admits);
-  const aged = log.size - admits;
+  const aged = room.db.zset(room.admits).size - admits;
+  const entries = room.db.zrange(room.admits, aged + from - 1, aged + last - 1);
   const perMs = s.admitPerMinute / RATE_WINDOW_MS;
   let wait = 0;
-  for (let index = from; index <= last; index++) {
-    const entry = log.at(aged + index - 1);
-    if (!entry) break;
-    const place = index - first + 1;
+  entries.forEach((entry, i) => {
+    const place = from + i + 1 - first;
     const freeAt = Math.max(0, entry.score + RATE_WINDOW_MS - room.nowMs);
     wait = Math.max(wait, freeAt + Math.max(0, position - place - s.admitBurst) / perMs);
-  }
+  });
   return Math.floor(wait);
 }
 
-function headStart(room: RoomContext, s: Settings, admits: number): number {
-  if (s.state !== 'open') return 0;
+/** What the bucket holds now, refilled to this instant and capped at the burst (describe.lua bucketNow). */
+function bucketNow(room: RoomContext, s: Settings): number {
   const { db, nowMs } = room;
-  const free = s.capacity - db.zset(room.active).size - db.zset(room.offers).size;
-  const tokens = Math.min(
+  return Math.min(
     s.admitBurst,
     (db.hnum(room.stats, 'bucketTokens') ?? s.admitBurst) + (Math.max(0, nowMs - (db.hnum(room.stats, 'bucketAtMs') ?? nowMs)) * s.admitPerMinute) / RATE_WINDOW_MS,
   );
-  return Math.max(0, Math.min(free, Math.floor(tokens), s.admitPerMinute - admits));
+}
+
+const freeSlots = (room: RoomContext, s: Settings): number => s.capacity - room.db.zset(room.active).size - room.db.zset(room.offers).size;
+
+function headStart(room: RoomContext, s: Settings, admits: number): number {
+  if (s.state !== 'open') return 0;
+  return Math.max(0, Math.min(freeSlots(room, s), Math.floor(bucketNow(room, s)), windowCap(s) - admits));
 }

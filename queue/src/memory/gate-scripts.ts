@@ -243,7 +243,7 @@ const gateSync: Handler = (db, keys, argv) => {
     }
   }
   db.hset(gate.meta, 'ready', '1', 'maxPerCustomer', maxPerCustomer, 'holdTtlMs', holdTtlMs, 'syncedAtMs', gate.nowMs);
-  const ttl = Number(ttlText);
+  const ttl = Math.floor(Number(ttlText));
   if (ttl > 0) for (const key of keys) db.pexpire(key, ttl);
   return buildReply('gateSync', { changed, wasReady: wasReady ? 1 : 0 });
 };

@@ -6,6 +6,16 @@ import { SortedSet } from './sorted-set';
 
 type Value = Map<string, string> | SortedSet | Set<string>;
 
+/**
+ * Redis parses an index, count, increment or TTL as a 64-bit integer and refuses anything
+ * else ("3.5", "inf"): a script that computes one from a fractional rate fails there. The
+ * twin refuses the same arguments, so a test on the in-process store sees what Redis would.
+ */
+export function redisInteger(value: number): number {
+  if (!Number.isSafeInteger(value)) throw new Error('ERR value is not an integer or out of range');
+  return value;
+}
+
 export class MiniRedis {
   private readonly data = new Map<string, Value>();
   private readonly expiresAtMs = new Map<string, number>();
@@ -64,6 +74,7 @@ export class MiniRedis {
   }
 
   hincrby(key: string, field: string, by: number): number {
+    redisInteger(by);
     const next = (this.hnum(key, field) ?? 0) + by;
     this.hash(key).set(field, String(next));
     return next;
@@ -84,7 +95,19 @@ export class MiniRedis {
   }
 
   pexpire(key: string, ms: number): void {
+    redisInteger(ms);
     if (this.live(key) !== undefined) this.expiresAtMs.set(key, this.clock() + ms);
+  }
+
+  /** ZRANGE key start stop WITHSCORES, negative indices counted from the end. */
+  zrange(key: string, start: number, stop: number): { member: string; score: number }[] {
+    const zset = this.zset(key);
+    const size = zset.size;
+    const from = Math.max(0, redisInteger(start) < 0 ? size + start : start);
+    const to = Math.min(size - 1, redisInteger(stop) < 0 ? size + stop : stop);
+    const out: { member: string; score: number }[] = [];
+    for (let i = from; i <= to; i++) out.push(zset.at(i)!);
+    return out;
   }
 
   persist(key: string): void {

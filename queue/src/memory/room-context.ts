@@ -8,6 +8,9 @@ import type { MiniRedis } from './mini-redis';
 import { FIRST_CLAIM_MS, firstClaimMs } from '../settings';
 
 export const RATE_WINDOW_MS = 60_000;
+
+/** The one-minute window's cap as a count: ceil of a fractional rate, 0 at rate 0 (room.lua windowCap). */
+export const windowCap = (s: { admitPerMinute: number }): number => (s.admitPerMinute <= 0 ? 0 : Math.ceil(s.admitPerMinute));
 const MAX_SKIPS_PER_TICK = 500;
 const TURN_DECAY_MS = 600_000;
 const BUSY_DECAY_MS = 30_000;
@@ -246,7 +249,7 @@ export class RoomContext {
     tokens = Math.min(s.admitBurst, tokens + (Math.max(0, nowMs - at) * s.admitPerMinute) / RATE_WINDOW_MS);
     const admits = db.zset(this.admits);
     admits.removeUpTo(nowMs - RATE_WINDOW_MS);
-    const windowLeft = s.admitPerMinute - admits.size;
+    const windowLeft = windowCap(s) - admits.size;
     const budget = Math.min(free, Math.floor(tokens), windowLeft);
     let offered = 0;
     let skipped = 0;

@@ -23,6 +23,8 @@ const withRoom =
   };
 
 const ADDRESS_COUNTS_TTL_MS = 7 * 24 * 3600 * 1000;
+/** A purchase bucket that never refills keeps its key this long (take-5.lua). */
+const DAY_MS = 86_400_000;
 
 /** Joins (lua/includes/join.lua): null once the customer holds a place, else the refusal. */
 function joinRoom(room: RoomContext, s: NonNullable<ReturnType<RoomContext['loadSettings']>>, addrs: string, customer: string, address: string): Reply | null {
@@ -215,7 +217,7 @@ const configure: Handler = (db, keys, argv) => {
   const ended = s.state === 'closed' || s.state === 'sold_out';
   const retentionMs = db.hnum(room.cfg, 'closedRetentionMs');
   for (const key of keys) {
-    if (ended && retentionMs !== undefined) db.pexpire(key, retentionMs);
+    if (ended && retentionMs !== undefined) db.pexpire(key, Math.max(1, Math.floor(retentionMs)));
     else db.persist(key);
   }
   return buildReply('configure', { state: s.state, applied: 1 });
@@ -246,8 +248,9 @@ const inspect: Handler = (db, keys) => {
 const prequeue = withRoom((room, s, [offset, count]) => {
   room.freezeIfDue(s);
   const pre = room.db.zset(room.pre);
-  const from = Number(offset ?? 0);
-  const members = s.state === 'opening' && Number(count ?? 0) > 0 ? pre.members().slice(from, from + Number(count)) : [];
+  const from = Math.floor(Number(offset ?? 0) || 0);
+  const size = Math.floor(Number(count ?? 0) || 0);
+  const members = s.state === 'opening' && size > 0 ? room.db.zrange(room.pre, from, from + size - 1).map((entry) => entry.member) : [];
   const head = { roomState: s.state, seed: room.db.hget(room.cfg, 'seed') ?? '', total: pre.size, drawNext: room.db.hnum(room.stats, 'drawNext') ?? 0 };
   return buildReply('prequeue', head, members);
 });
@@ -311,7 +314,8 @@ const take: Handler = (db, [cfgKey, customerKey, showKey, activeKey, whoKey], ar
   };
   const store = (key: string, tokens: number, cap: number, rate: number) => {
     db.hset(key, 'tokens', tokens, 'atMs', nowMs);
-    db.pexpire(key, Math.ceil((cap - tokens) / rate) + 1000);
+    const refillMs = rate > 0 ? Math.ceil((cap - tokens) / rate) : DAY_MS;
+    db.pexpire(key, Math.min(refillMs, DAY_MS) + 1000);
   };
   const customerTokens = level(customerKey!, customerCap, customerRate);
   const showTokens = level(showKey!, showCap, showRate);
