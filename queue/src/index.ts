@@ -18,7 +18,7 @@ export {
   type SnapshotEstimate,
 } from './estimate';
 export { drawOrder, verifyDraw, seedCommitment } from './fair-draw';
-export { ADMIT_BURST_BOUNDS, burstFor, DEFAULT_SETTINGS, POW_MAX_BITS, ROOM_STATES, type RoomSettings, type RoomSettingsPatch, type RoomState } from './settings';
+export { ADMIT_BURST_BOUNDS, burstFor, DEFAULT_SETTINGS, POW_MAX_BITS, POW_OPERATOR_MAX_BITS, ROOM_STATES, type RoomSettings, type RoomSettingsPatch, type RoomState } from './settings';
 export { RefusalCode, type Refusal, type Refused } from './codes';
 export { createKeyBuilder, type KeyBuilder } from './keys';
 export { createSeatGateScripts, type SeatGateScripts, type GateClaimDecision, type GateOp, type GateSeatState, type GateSyncInput } from './seat-gate';

@@ -4,7 +4,7 @@
  * control share it, so the two cannot disagree about what an operator may set.
  */
 import { z } from 'zod';
-import { admitBurstSchema, POW_MAX_BITS, ROOM_STATES, type RoomSettings, type RoomSettingsPatch } from './settings';
+import { admitBurstSchema, POW_OPERATOR_MAX_BITS, ROOM_STATES, type RoomSettings, type RoomSettingsPatch } from './settings';
 
 export const roomUpdateSchema = z
   .object({
@@ -20,8 +20,8 @@ export const roomUpdateSchema = z
     showtimeBucketCapacity: z.number().int().positive().max(10_000_000),
     showtimeRefillPerSecond: z.number().int().positive().max(10_000_000),
     /** Proof of work at join: base difficulty in leading zero bits (0 = off) and the edge's ceiling. */
-    powDifficulty: z.number().int().min(0).max(POW_MAX_BITS),
-    powMaxDifficulty: z.number().int().min(0).max(POW_MAX_BITS),
+    powDifficulty: z.number().int().min(0).max(POW_OPERATOR_MAX_BITS),
+    powMaxDifficulty: z.number().int().min(0).max(POW_OPERATOR_MAX_BITS),
     /** Places one client address may take in the line (shared networks: be generous). */
     placesPerAddress: z.number().int().positive().max(1_000_000),
     /** The admission rate follows the core's health and the seats left (off: the operator's rate as set). */

@@ -13,8 +13,13 @@ export type RoomState = (typeof ROOM_STATES)[number] | 'opening';
 
 const positiveInt = z.number().int().positive();
 
-/** Past this many leading zero bits a phone needs minutes, not seconds: never ask for more. */
+/** What a stored room may hold (older rooms were allowed this much; restoring them must not fail). */
 export const POW_MAX_BITS = 32;
+/**
+ * What an operator may set, and the most the edge ever asks: 2^18 hashes take a phone-class
+ * browser a few seconds (21 bits were measured at 52 s).
+ */
+export const POW_OPERATOR_MAX_BITS = 18;
 
 /** What an operator may change, all optional (a patch). */
 export const roomSettingsPatchSchema = z

@@ -8,13 +8,15 @@
  * Counts are per edge process, in memory (a join pays two Map updates): each process sees
  * its share of the traffic, which is what its thresholds are sized for.
  */
+import { POW_OPERATOR_MAX_BITS } from '../../../queue/src/settings';
 
 /**
  * The most work the edge ever asks: 2^18 hashes, a few seconds in a browser's Web Worker
- * (21 bits were measured at 52 s). The room settings' own bound (queue/src/settings.ts) is
- * wider; base and ceiling are capped here, so the gate and the console agree on the price.
+ * (21 bits were measured at 52 s). The same bound as an operator may set
+ * (queue/src/settings.ts); a stored room may hold more from before, so base and ceiling are
+ * capped here too, and the gate and the console agree on the price.
  */
-export const POW_GATE_MAX_BITS = 18;
+export const POW_GATE_MAX_BITS = POW_OPERATOR_MAX_BITS;
 
 export interface PowGovernorOptions {
   /** Joins per second on one showtime (this process) before its difficulty rises. */
