@@ -164,7 +164,7 @@ describe.each(factories)('room contract on $name', (factory) => {
     expect(offered).toBeGreaterThanOrEqual(2);
   });
 
-  it('skips buyers who stopped polling and passes their turn on', async () => {
+  it('passes the turn of a buyer who stopped polling on; gone longer than the grace after that, the turn has lapsed', async () => {
     const room = engine();
     const show = nextShowtimeId();
     ok(await room.configure(show, { ...fastRoom, capacity: 1, abandonGraceMs: 300 }));
@@ -176,12 +176,36 @@ describe.each(factories)('room contract on $name', (factory) => {
     }
     ok(await room.release(show, 'a'));
     expect(ok(await room.poll(show, 'c')).state).toBe('offered');
+    await sleep(400); // b stays away past the grace, counted from when its turn passed on
     expect(ok(await room.poll(show, 'b')).state).toBe('expired');
     expect(await room.claim(show, 'b')).toMatchObject({ ok: false, code: 'turn_expired' });
     expect(ok(await room.stats(show)).abandoned).toBe(1);
     // Coming back after the turn passed means a new place at the end.
     const back = ok(await room.join(show, 'b'));
     expect(back.state).toBe('waiting');
+  });
+
+  it('a buyer the line outran between two polls takes the place back at the front', async () => {
+    // Polls far back are answered by the edge's snapshot and leave no heartbeat: when the line
+    // moves faster than a buyer was told, its last heartbeat can be older than the grace by the
+    // time its turn comes, though it polls exactly as asked.
+    const room = engine();
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity: 1, abandonGraceMs: 300 }));
+    for (const c of ['a', 'b', 'c']) ok(await room.join(show, c));
+    ok(await room.claim(show, 'a'));
+    for (let i = 0; i < 4; i++) {
+      await sleep(120);
+      ok(await room.poll(show, 'c')); // b's heartbeat ages past the grace
+    }
+    ok(await room.release(show, 'a'));
+    expect(ok(await room.poll(show, 'c')).state).toBe('offered'); // b was passed over
+    const returned = ok(await room.poll(show, 'b')); // b polls again, as it was told to
+    expect(returned).toMatchObject({ state: 'waiting', position: 1 });
+    expect(ok(await room.stats(show))).toMatchObject({ abandoned: 0, unparked: 1 });
+    ok(await room.claim(show, 'c'));
+    ok(await room.release(show, 'c'));
+    expect(ok(await room.poll(show, 'b')).state).toBe('offered');
   });
 
   it('expires unclaimed offers and frees their slot', async () => {

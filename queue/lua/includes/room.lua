@@ -187,8 +187,8 @@ end
 -- front polls every second or two (queue/src/estimate.ts), so a buyer not seen for FRESH_MS
 -- when the turn comes has most likely gone. Such a buyer is parked instead of offered: no
 -- slot and no share of the rate wait on them. The `who` entry keeps the ticket, negated;
--- a parked buyer seen again within the abandonment grace goes back to the front of the line
--- (restoreIfParked), and gets the full claim window, being plainly there.
+-- a parked buyer seen again within the abandonment grace of the parking goes back to the
+-- front of the line (restoreIfParked), and gets the full claim window, being plainly there.
 local FRESH_MS = 4000
 -- Offers that were never claimed are counted (decayed) against all offers that ended, and
 -- that no-show rate (at most MAX_NO_SHOW) lets the step offer beyond the free slots so that
@@ -254,19 +254,21 @@ local function offerToHead(s)
   local windowLeft = windowCap(s) - redis.call('ZCARD', admitsKey)
   local budget = math.min(free, math.floor(tokens), windowLeft)
   local offered, skipped, parked = 0, 0, 0
-  local staleBefore = nowMs - s.abandonGraceMs
+  local staleBefore = math.max(nowMs - FRESH_MS, nowMs - s.abandonGraceMs)
   while offered < budget and skipped + parked < MAX_SKIPS_PER_TICK do
     local head = redis.call('ZPOPMIN', lineKey)
     if #head == 0 then break end
     local customer, ticket = head[1], head[2]
     local beat = tonumber(redis.call('HGET', beatKey, customer))
     if beat and beat < staleBefore then
-      -- Stopped polling: the turn passes on. `who` stays so the buyer learns it expired.
-      skipped = skipped + 1
-      redis.call('HDEL', beatKey, customer)
-    elseif beat and beat < nowMs - FRESH_MS then
+      -- Not seen lately: parked, the turn passes on. However long ago the last heartbeat was,
+      -- the grace to come back counts from now: polls far back are answered by the edge's
+      -- snapshot and leave no heartbeat here, so a line that moves faster than it was told
+      -- outruns buyers who poll exactly as asked. Seen again within the grace, the place comes
+      -- back at the front; never seen again, it costs the line nothing.
       parked = parked + 1
       redis.call('HSET', whoKey, customer, -tonumber(ticket))
+      redis.call('HSET', beatKey, customer, nowMs)
     else
       redis.call('ZADD', offersKey, nowMs + firstClaimMs(s), customer)
       redis.call('ZADD', admitsKey, nowMs, ticket)
@@ -280,8 +282,9 @@ local function offerToHead(s)
   return offered, skipped, parked
 end
 
--- A parked buyer seen again within the grace takes the place back, at the front of the line
--- (the ticket is older than anyone's there); seen after it, the turn has lapsed.
+-- A parked buyer seen again within the grace (counted from the parking) takes the place back,
+-- at the front of the line (the ticket is older than anyone's there); seen after it, the turn
+-- has lapsed.
 local function restoreIfParked(s, customer)
   local ticket = tonumber(redis.call('HGET', whoKey, customer))
   if not ticket or ticket >= 0 then return end

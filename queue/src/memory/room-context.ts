@@ -252,20 +252,19 @@ export class RoomContext {
     const windowLeft = windowCap(s) - admits.size;
     const budget = Math.min(free, Math.floor(tokens), windowLeft);
     let offered = 0;
-    let skipped = 0;
+    const skipped = 0; // nobody is dropped at the head: a quiet buyer is parked (room.lua says why)
     let parked = 0;
-    const staleBefore = nowMs - s.abandonGraceMs;
+    const staleBefore = Math.max(nowMs - FRESH_MS, nowMs - s.abandonGraceMs);
     const line = db.zset(this.line);
     while (offered < budget && skipped + parked < MAX_SKIPS_PER_TICK) {
       const head = line.popMin();
       if (!head) break;
       const beat = db.hnum(this.beat, head.member);
       if (beat !== undefined && beat < staleBefore) {
-        skipped++;
-        db.hdel(this.beat, head.member);
-      } else if (beat !== undefined && beat < nowMs - FRESH_MS) {
+        // Parked, the grace to come back counting from now (room.lua says why).
         parked++;
         db.hset(this.who, head.member, -head.score);
+        db.hset(this.beat, head.member, nowMs);
       } else {
         offers.add(head.member, nowMs + firstClaimMs(s));
         admits.add(String(head.score), nowMs);
