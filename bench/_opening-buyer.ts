@@ -32,6 +32,8 @@ export interface OpeningBuyer {
   admitted5xx: string[];
   /** 5xx answers before admission (join and poll), by code. */
   waiting5xx: string[];
+  /** Times the buyer was told its place had lapsed (410) and joined again, as the page offers. */
+  rejoins: number;
   outcome: 'bought' | 'no_seats' | 'sold_out' | 'closed' | 'gave_up' | 'timed_out' | 'waiting';
 }
 
@@ -100,7 +102,7 @@ export function pickPair(seats: { code: string; row: number; column: number; sta
 export function newBuyer(id: number): OpeningBuyer {
   return {
     id, told: [], admittedAtMs: null, queueId: null, lastWaitingAtMs: null, heldAtMs: null, paid: false, conflicts: 0,
-    admitted5xx: [], waiting5xx: [], outcome: 'waiting',
+    admitted5xx: [], waiting5xx: [], rejoins: 0, outcome: 'waiting',
   };
 }
 
@@ -144,6 +146,18 @@ export async function runOpeningBuyer(context: BuyerContext, buyer: OpeningBuyer
     if (Date.now() > context.deadlineMs) {
       buyer.outcome = 'timed_out';
       return;
+    }
+    if (answer.status === 410) {
+      // "Your place has lapsed: join again" (after a Redis loss, or passed over): the page
+      // offers to join again, and a buyer who wants a ticket does, a few seconds later.
+      buyer.rejoins++;
+      queueToken = null;
+      // The waits told are judged from the latest join: the lapsed place's estimates were for it.
+      buyer.told = [];
+      buyer.lastWaitingAtMs = null;
+      await sleep(jitter(3_000));
+      answer = await call(queuePath, { method: 'POST', headers: { ...base, authorization: `Bearer ${customer}` } });
+      continue;
     }
     const waitMs = answer.status === 200 ? Math.min(30_000, answer.json.pollAfterMs ?? 2_000) : Math.min(30_000, answer.retryAfterMs ?? 2_000);
     await sleep(jitter(waitMs));

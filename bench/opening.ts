@@ -248,7 +248,7 @@ export default async function opening(args: string[]): Promise<void> {
     const byCode = (codes: string[]) => Object.entries(codes.reduce<Record<string, number>>((acc, c) => ((acc[c] = (acc[c] ?? 0) + 1), acc), {})).map(([c, n]) => `${n} × ${c}`).join(', ') || 'none';
 
     console.log(`outcomes: ${Object.entries(outcomes).map(([k, v]) => `${k} ${v}`).join(', ')}; seats sold ${sold?.n ?? 0} of ${ROWS * COLUMNS}`);
-    console.log(`admitted buyers: ${buyers.filter((b) => b.admittedAtMs !== null).length}; their 5xx: ${byCode(admitted5xx)}; 5xx while waiting: ${byCode(waiting5xx)}`);
+    console.log(`admitted buyers: ${buyers.filter((b) => b.admittedAtMs !== null).length}; their 5xx: ${byCode(admitted5xx)}; 5xx while waiting: ${byCode(waiting5xx)}; told to join again (410): ${buyers.filter((b) => b.rejoins > 0).length} buyers`);
     console.log(`wait told at join: median error ${pct(median(join))} % (p90 ${pct(percentile(join, 0.9))} %, ${join.length} buyers); half-way: ${pct(median(half))} % (p90 ${pct(percentile(half, 0.9))} %) — goals 25 % / 15 %`);
     const p50 = median(held);
     console.log(`time from admission to a hold: p50 ${p50 === null ? 'n/a' : Math.round(p50)} ms, p95 ${held.length ? Math.round(percentile(held, 0.95)!) : 'n/a'} ms (includes the buyer's 0.8 s at the map); an idle hold's round trip here ${Math.round(floorMs)} ms; conflicts per hold ${(buyers.reduce((s, b) => s + b.conflicts, 0) / Math.max(1, held.length)).toFixed(2)}`);
