@@ -32,6 +32,11 @@ export interface Fault {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Copies of each of the earliest sale's events for the retained-outbox fault (tens of thousands of rows). */
 const RETAINED_COPIES = 2_000;
+/**
+ * A retained day, whatever the size of the earliest sale copied into it: a full run's sale has
+ * ~500 events, and 2,000 copies of it (a million rows) swamped the database for the faults after.
+ */
+const RETAINED_ROWS = 50_000;
 /** A probe waits this long for each answer (the buyers' own requests wait 8 s). */
 const PROBE_TIMEOUT_MS = 5_000;
 
@@ -168,7 +173,8 @@ export const FAULTS: Fault[] = [
           INSERT INTO outbox (type, showtime_id, payload, published_at)
           SELECT o.type, o.showtime_id, o.payload, now() - interval '1 hour'
             FROM outbox o CROSS JOIN generate_series(1, ${RETAINED_COPIES})
-           WHERE o.showtime_id = (SELECT min(showtime_id) FROM outbox)`;
+           WHERE o.showtime_id = (SELECT min(showtime_id) FROM outbox)
+           LIMIT ${RETAINED_ROWS}`;
       } finally {
         await sql.end({ timeout: 2 });
       }
