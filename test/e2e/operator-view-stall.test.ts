@@ -22,7 +22,7 @@ import { redisStreamSink } from '../../core/src/events/event-sink';
 import { parseEdgeConfig } from '../../edge/src/config';
 import { startEdge, type RunningEdge } from '../../edge/src/node';
 import { EDGE_ADMIN_TOKEN, testTokenKeys } from '../../edge/test/edge-harness';
-import { rectangularLayout } from '../../core/src/demo/seat-layout';
+import { createCoreShowtime } from '../support/core-showtime';
 import { coreHealthReader, createAdmissionGovernor, type AdmissionGovernor } from '../../queue/src/admission-governor';
 
 const STALL_MS = 6_000;
@@ -80,18 +80,12 @@ afterAll(async () => {
 const admin = { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` };
 
 async function openShowtime(): Promise<number> {
-  const call = (method: string, path: string, body: unknown) => callJson(fetchFrom(core.url), method, path, { headers: admin, body });
-  const venue = await call('POST', '/admin/venues', { name: `Stall ${Date.now()}-${Math.random()}` });
-  const seats = rectangularLayout({ rows: 2, columns: 6 }).map(({ code, rowLabel, row, column, type }) => ({ code, rowLabel, row, column, type }));
-  const hall = await call('POST', `/admin/venues/${venue.json.id}/halls`, { name: 'Hall', seats });
-  const showtime = await call('POST', '/admin/showtimes', {
-    hallId: hall.json.id, title: 'Stall', startsAt: new Date(Date.now() + 86_400_000).toISOString(), priceCents: 900,
-  });
-  const room = await callJson(fetchFrom(edge.url), 'PUT', `/api/admin/showtimes/${showtime.json.id}/room`, {
+  const showtimeId = await createCoreShowtime(core.url, admin, 'Stall');
+  const room = await callJson(fetchFrom(edge.url), 'PUT', `/api/admin/showtimes/${showtimeId}/room`, {
     headers: admin, body: { capacity: 10, admitPerMinute: RATE, adaptiveAdmission: true, state: 'open' },
   });
   expect(room.status).toBe(200);
-  return showtime.json.id as number;
+  return showtimeId;
 }
 
 /** Holds `LOCK TABLE show_seat` for STALL_MS; `released()` says whether it has been let go. */

@@ -32,7 +32,7 @@ import { parseEdgeConfig } from '../../edge/src/config';
 import { startEdge, type RunningEdge } from '../../edge/src/node';
 import { EDGE_ADMIN_TOKEN, signCustomerToken, testTokenKeys } from '../../edge/test/edge-harness';
 import { serveRestartable, type RestartableHttp } from '../../edge/test/private-servers';
-import { rectangularLayout } from '../../core/src/demo/seat-layout';
+import { createCoreShowtime } from '../support/core-showtime';
 
 const BUYERS = 200;
 const ROUNDS = 3;
@@ -113,20 +113,13 @@ const api = (at: RunningEdge, method: string, path: string, init?: JsonCallInit)
 
 /** A showtime of 2 × 6 seats whose room lets everyone in at once. */
 async function openShowtime(): Promise<number> {
-  const call = (method: string, path: string, body: unknown) => callJson(fetchFrom(core.url), method, path, { headers: admin, body });
-  const venue = await call('POST', '/admin/venues', { name: `Stampede ${Date.now()}-${Math.random()}` });
-  const seats = rectangularLayout({ rows: 2, columns: 6 }).map(({ code, rowLabel, row, column, type }) => ({ code, rowLabel, row, column, type }));
-  const hall = await call('POST', `/admin/venues/${venue.json.id}/halls`, { name: 'Hall', seats });
-  const showtime = await call('POST', '/admin/showtimes', {
-    hallId: hall.json.id, title: 'Stampede', startsAt: new Date(Date.now() + 86_400_000).toISOString(), priceCents: 900,
-  });
-  expect(showtime.status).toBe(201);
-  const room = await api(edge, 'PUT', `/api/admin/showtimes/${showtime.json.id}/room`, {
+  const showtimeId = await createCoreShowtime(core.url, admin, 'Stampede');
+  const room = await api(edge, 'PUT', `/api/admin/showtimes/${showtimeId}/room`, {
     headers: admin,
     body: { capacity: BUYERS + 10, admitPerMinute: 1_000_000, admitBurst: 10_000, placesPerAddress: 100_000, sessionTtlSeconds: 600, state: 'open' },
   });
   expect(room.status).toBe(200);
-  return showtime.json.id as number;
+  return showtimeId;
 }
 
 /** Admits `count` new buyers (joins through the edge); their access tokens. */
