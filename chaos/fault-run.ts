@@ -53,6 +53,16 @@ async function roomCall(stack: ChaosStack, showtimeId: string, method: 'GET' | '
   return null;
 }
 
+/**
+ * Bookings made from the second after the component was back: the work a fault run does after
+ * its fault, which bookings made before it cannot stand in for. Counted in whole seconds of the
+ * recorder's clock, so a booking in the second the component came back is not counted.
+ */
+export function bookedSince(recorder: Pick<Recorder, 'startedAtMs' | 'seconds'>, sinceMs: number): number {
+  const first = Math.ceil((sinceMs - recorder.startedAtMs) / 1000);
+  return recorder.seconds.slice(Math.max(0, first)).reduce((sum, second) => sum + second.booked, 0);
+}
+
 /** Polls `recovered` from `backAt`, probing the control in the same instant; bounded at 30 s. */
 async function measureRecovery(stack: ChaosStack, showtimeId: string, fault: Fault, control: ControlProbe, backAt: number) {
   let machineLagMs = 0;
@@ -125,6 +135,7 @@ export async function runBuyersThroughFault(deps: {
   return {
     showtimeId, answers, acknowledged, cap, recovery, paused,
     bookings: recorder.counters.get('booked') ?? 0,
+    bookingsAfterBack: bookedSince(recorder, backAt),
     notFired: injected ? injected.notFired : null,
     /** Settings now, for the settings check (the durable row is compared with its copy from the start). */
     async settingsAfter(): Promise<RoomContext['settings']> {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { judgeRun, minimumBookings, type RunFacts } from './judge';
+import { AFTER_BACK_JUDGED_FROM, judgeRun, minimumBookings, minimumBookingsAfterBack, type RunFacts } from './judge';
 
 /** A run that did its work and recovered: nothing to report. Each case below breaks one thing. */
 const good: RunFacts = {
   status500: 0, notFired: null, bookings: 12, seatMaps: 30, paymentsSettled: 12, minBookings: 6,
+  bookingsAfterBack: 5, minBookingsAfterBack: 4,
   recovery: { ms: 800, machineLagMs: 20 }, recoveryGoalMs: 5_000,
 };
 
@@ -25,6 +26,16 @@ describe('judgeRun', () => {
     expect(judgeRun({ ...good, minBookings: min, bookings: 6 })).toEqual(['bookings 6 < 7 (half the control run\'s)']);
     expect(judgeRun({ ...good, minBookings: min, bookings: 7 })).toEqual([]);
     expect(minimumBookings(0, 0.5)).toBe(1);
+  });
+
+  it('fails a run whose bookings all came before its fault', () => {
+    // Enough bookings in all, every one of them made before the component went away.
+    expect(judgeRun({ ...good, bookingsAfterBack: 0 })).toEqual(['sold nothing after the component was back']);
+    expect(judgeRun({ ...good, bookingsAfterBack: 3 })).toEqual(["bookings after the component was back 3 < 4 (half the control run's over the same seconds)"]);
+    expect(minimumBookingsAfterBack(13, 0.5)).toBe(7);
+    // A control that booked too little after the same moment sets no bar (the short suite).
+    expect(minimumBookingsAfterBack(AFTER_BACK_JUDGED_FROM - 1, 0.5)).toBeNull();
+    expect(judgeRun({ ...good, bookingsAfterBack: 0, minBookingsAfterBack: null })).toEqual([]);
   });
 
   it('fails a 500, a fault that never happened, and a recovery that never came', () => {

@@ -24,9 +24,10 @@ function recoveryCell(r: FaultResult): string {
 }
 
 export function formatChaosReport(results: FaultResult[]): string {
-  const header = ['fault', 'bookings', 'min', 'seat maps', 'paid/settled', '5xx', '500', ...CHECK_NAMES, 'recovery ms', 'result'];
+  const header = ['fault', 'bookings', 'min', 'after back', 'min', 'seat maps', 'paid/settled', '5xx', '500', ...CHECK_NAMES, 'recovery ms', 'result'];
   const rows = results.map((r) => [
-    r.fault, String(r.work.bookings), r.minBookings === null ? '-' : String(r.minBookings), String(r.work.seatMaps), String(r.work.paymentsSettled),
+    r.fault, String(r.work.bookings), r.minBookings === null ? '-' : String(r.minBookings),
+    String(r.work.bookingsAfterBack), r.minBookingsAfterBack === null ? '-' : String(r.minBookingsAfterBack), String(r.work.seatMaps), String(r.work.paymentsSettled),
     String(r.status5xx), String(r.status500), ...CHECK_NAMES.map((name) => checkCell(r, name)), recoveryCell(r), r.failures.length ? 'FAIL' : 'ok',
   ]);
   const lines = table(header, rows);

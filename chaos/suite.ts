@@ -17,7 +17,7 @@ import { startControlProbe, type ControlProbe } from './control-probe';
 import { FAULTS, type Fault } from './faults';
 import { runBuyersThroughFault, type FaultRunSettings } from './fault-run';
 import { FAULT_CHECKS, type FaultCheckContext } from './fault-checks';
-import { judgeRun, minimumBookings } from './judge';
+import { judgeRun, minimumBookings, minimumBookingsAfterBack } from './judge';
 import { startChaosStack, type ChaosStack } from './stack';
 
 export interface ChaosSettings extends FaultRunSettings {
@@ -38,14 +38,22 @@ export const SHORT_SETTINGS: ChaosSettings = {
   rampSeconds: 2, durationSeconds: 14, injectAtMs: 1_200, outageMs: 1_500, stallMs: 3_000, recoveryGoalMs: 5_000, minBookingShare: 0.5,
 };
 
+/**
+ * Buyers keep arriving for 30 s into a hall none of them can sell out (900 seats, 450 buyers of
+ * two), so every fault at 10 s strikes mid-sale and buyers are still arriving after it: with a
+ * 10 s ramp and 300 seats the sale was over before the faults began, and a run "did its work"
+ * with bookings all made before its fault.
+ */
 export const FULL_SETTINGS: ChaosSettings = {
-  buyers: 450, rows: 10, columns: 30, capacity: 60, admitPerMinute: 3_000, sessionTtlSeconds: 60, holdTtlMs: 20_000,
-  rampSeconds: 10, durationSeconds: 45, injectAtMs: 10_000, outageMs: 10_000, stallMs: 10_000, recoveryGoalMs: 5_000, minBookingShare: 0.5,
+  buyers: 450, rows: 20, columns: 45, capacity: 60, admitPerMinute: 3_000, sessionTtlSeconds: 60, holdTtlMs: 20_000,
+  rampSeconds: 30, durationSeconds: 75, injectAtMs: 10_000, outageMs: 10_000, stallMs: 10_000, recoveryGoalMs: 5_000, minBookingShare: 0.5,
 };
 
 /** The work a run did: what a fault must not reduce to nothing. */
 export interface WorkDone {
   bookings: number;
+  /** Bookings from the second after the component was back: work the fault did not precede. */
+  bookingsAfterBack: number;
   /** Seat maps buyers were served (the furthest a buyer gets without the core's writes). */
   seatMaps: number;
   /** Payments no longer pending in the core: paid and booked, failed, or refunded. */
@@ -63,6 +71,8 @@ export interface FaultResult {
   work: WorkDone;
   /** The minimum bookings this run had to reach (null for the control run itself). */
   minBookings: number | null;
+  /** The minimum after the component was back (null: not judged). */
+  minBookingsAfterBack: number | null;
   /** From the component back to the buyers' path served, and the control probe's worst round trip meanwhile. */
   recovery: { ms: number | null; machineLagMs: number } | null;
   /** The most admitted at once, as each cap sampler saw it. */
@@ -78,6 +88,12 @@ export const CONTROL_RUN: Fault = {
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What every fault run must reach, taken from the control run. */
+interface Minimums {
+  minBookings: number | null;
+  minBookingsAfterBack: number | null;
+}
 
 /**
  * Waits (bounded) until the jobs have caught up: outbox published, lapsed holds swept, payments
@@ -110,15 +126,16 @@ async function checkUntilClean(context: FaultCheckContext, timeoutMs: number): P
   }
 }
 
-async function workDone(sql: Sql, showtimeId: number, bookings: number, seatMaps: number): Promise<WorkDone> {
+async function workDone(sql: Sql, showtimeId: number, bookings: number, bookingsAfterBack: number, seatMaps: number): Promise<WorkDone> {
   const [row] = await sql<{ settled: number }[]>`
     SELECT count(*)::int AS settled FROM payment WHERE showtime_id = ${showtimeId} AND status <> 'PENDING'`;
   // An empty reading (seen once in a full run, after the retained-outbox fault) counts as none
   // settled: the run then fails its minimum, instead of the whole suite stopping on a TypeError.
-  return { bookings, seatMaps, paymentsSettled: row?.settled ?? 0 };
+  return { bookings, bookingsAfterBack, seatMaps, paymentsSettled: row?.settled ?? 0 };
 }
 
-async function runOne(stack: ChaosStack, sql: Sql, redis: Redis, control: ControlProbe, fault: Fault, settings: ChaosSettings, minBookings: number | null): Promise<FaultResult> {
+async function runOne(stack: ChaosStack, sql: Sql, redis: Redis, control: ControlProbe, fault: Fault, settings: ChaosSettings, minimums: Minimums): Promise<FaultResult> {
+  const { minBookings, minBookingsAfterBack } = minimums;
   const run = await runBuyersThroughFault({ stack, sql, redis, control, fault, settings, samplers: (showtimeId) => capSamplers({ redis, sql, showtimeId, keyPrefix: stack.keyPrefix }) });
   const showtimeId = Number(run.showtimeId);
   await settle(sql, redis, showtimeId, stack.keyPrefix, 20_000);
@@ -127,13 +144,13 @@ async function runOne(stack: ChaosStack, sql: Sql, redis: Redis, control: Contro
     gateway: { url: stack.paymentsUrl, apiKey: stack.paymentApiKey },
     acknowledged: run.acknowledged, cap: run.cap, settings: await run.settingsAfter(), paused: run.paused,
   }, 15_000);
-  const work = await workDone(sql, showtimeId, run.bookings, run.answers['seats 200'] ?? 0);
+  const work = await workDone(sql, showtimeId, run.bookings, run.bookingsAfterBack, run.answers['seats 200'] ?? 0);
   const count = (match: (key: string) => boolean) => Object.entries(run.answers).filter(([key]) => match(key)).reduce((n, [, c]) => n + c, 0);
   const status5xx = count((key) => / 5\d\d\b/.test(key));
   const status500 = count((key) => / 500\b/.test(key));
   const failures: string[] = [
     ...failuresOf(checks),
-    ...judgeRun({ status500, notFired: run.notFired, ...work, minBookings, recovery: run.recovery, recoveryGoalMs: settings.recoveryGoalMs }),
+    ...judgeRun({ status500, notFired: run.notFired, ...work, minBookings, minBookingsAfterBack, recovery: run.recovery, recoveryGoalMs: settings.recoveryGoalMs }),
   ];
   // A service that died on its own (not the one this fault killed and restarted) is a finding;
   // start it again so the next fault runs on a whole stack.
@@ -144,7 +161,7 @@ async function runOne(stack: ChaosStack, sql: Sql, redis: Redis, control: Contro
   }
   return {
     fault: fault.name, showtimeId: run.showtimeId, answers: run.answers, status5xx, status500, noAnswer: count((key) => key.includes('no answer')),
-    work, minBookings, recovery: run.recovery, cap: run.cap, checks, failures,
+    work, minBookings, minBookingsAfterBack, recovery: run.recovery, cap: run.cap, checks, failures,
   };
 }
 
@@ -161,12 +178,17 @@ export async function runChaosSuite(settings: ChaosSettings): Promise<{ results:
   try {
     const chosen = (f: Fault) => (settings.only ? settings.only.includes(f.name) : !f.optIn);
     const faults = [CONTROL_RUN, ...FAULTS.filter(chosen)];
-    let minBookings: number | null = null;
+    let minimums: Minimums = { minBookings: null, minBookingsAfterBack: null };
     for (const fault of faults) {
       const began = Date.now();
-      const result = await runOne(stack, sql, redis, control, fault, settings, minBookings);
+      const result = await runOne(stack, sql, redis, control, fault, settings, minimums);
       results.push(result);
-      if (fault === CONTROL_RUN) minBookings = minimumBookings(result.work.bookings, settings.minBookingShare);
+      if (fault === CONTROL_RUN) {
+        minimums = {
+          minBookings: minimumBookings(result.work.bookings, settings.minBookingShare),
+          minBookingsAfterBack: minimumBookingsAfterBack(result.work.bookingsAfterBack, settings.minBookingShare),
+        };
+      }
       log(`chaos: ${fault.name}: ${result.failures.length === 0 ? 'ok' : `FAIL (${result.failures.join('; ')})`} in ${((Date.now() - began) / 1000).toFixed(1)} s`);
     }
   } finally {
