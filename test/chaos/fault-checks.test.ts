@@ -192,6 +192,16 @@ describe('negative controls: each planted defect is caught', () => {
     expect(figures.eventsMissingFromStream).toBe(1);
   });
 
+  it('a booking whose event was never written, found among other showtimes\' events', async () => {
+    const { showtimeId } = await saleWithOneBooking();
+    const other = await saleWithOneBooking();
+    expect((await eventCheck.run(context(showtimeId))).bookingsWithoutEvent).toBe(0);
+    await sql`DELETE FROM outbox WHERE showtime_id = ${showtimeId} AND type = 'BookingConfirmed'`;
+    expect((await eventCheck.run(context(showtimeId))).bookingsWithoutEvent).toBe(1);
+    // The other sale's confirmation is still there and still matched to its own booking only.
+    expect((await eventCheck.run(context(other.showtimeId))).bookingsWithoutEvent).toBe(0);
+  });
+
   it('a check that cannot look fails the run: a sampler that never read, Redis unreachable', async () => {
     const { showtimeId } = await payments.core.createShowtime();
     const deadRedis = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
