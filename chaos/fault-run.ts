@@ -54,14 +54,14 @@ async function roomCall(stack: ChaosStack, showtimeId: string, method: 'GET' | '
 }
 
 /**
- * Bookings made from the second after the component was back: the work a fault run does after
- * its fault, which bookings made before it cannot stand in for. Counted in whole seconds of the
- * recorder's clock, so a booking in the second the component came back is not counted.
+ * The first whole second of the recorder's clock after `ms`: bookings from it on are the work a
+ * fault run did after its component was back, which bookings made before cannot stand in for.
+ * A booking in the second the component came back is not counted.
  */
-export function bookedSince(recorder: Pick<Recorder, 'startedAtMs' | 'seconds'>, sinceMs: number): number {
-  const first = Math.ceil((sinceMs - recorder.startedAtMs) / 1000);
-  return recorder.seconds.slice(Math.max(0, first)).reduce((sum, second) => sum + second.booked, 0);
-}
+export const firstSecondAfter = (recorder: Pick<Recorder, 'startedAtMs'>, ms: number) => Math.max(0, Math.ceil((ms - recorder.startedAtMs) / 1000));
+
+/** Bookings from `second` on, in a run's bookings per second. */
+export const bookedFrom = (bookedPerSecond: number[], second: number) => bookedPerSecond.slice(second).reduce((sum, n) => sum + n, 0);
 
 /** Polls `recovered` from `backAt`, probing the control in the same instant; bounded at 30 s. */
 async function measureRecovery(stack: ChaosStack, showtimeId: string, fault: Fault, control: ControlProbe, backAt: number) {
@@ -135,7 +135,9 @@ export async function runBuyersThroughFault(deps: {
   return {
     showtimeId, answers, acknowledged, cap, recovery, paused,
     bookings: recorder.counters.get('booked') ?? 0,
-    bookingsAfterBack: bookedSince(recorder, backAt),
+    /** Bookings per second of the run, and the first second after the component was back. */
+    bookedPerSecond: recorder.seconds.map((second) => second.booked),
+    backSecond: firstSecondAfter(recorder, backAt),
     notFired: injected ? injected.notFired : null,
     /** Settings now, for the settings check (the durable row is compared with its copy from the start). */
     async settingsAfter(): Promise<RoomContext['settings']> {

@@ -15,7 +15,7 @@ import type { CapSamples } from './checks/room';
 import { eventsNotAppliedByEdge } from './checks/events';
 import { startControlProbe, type ControlProbe } from './control-probe';
 import { FAULTS, type Fault } from './faults';
-import { runBuyersThroughFault, type FaultRunSettings } from './fault-run';
+import { bookedFrom, runBuyersThroughFault, type FaultRunSettings } from './fault-run';
 import { FAULT_CHECKS, type FaultCheckContext } from './fault-checks';
 import { judgeRun, minimumBookings, minimumBookingsAfterBack } from './judge';
 import { startChaosStack, type ChaosStack } from './stack';
@@ -73,6 +73,8 @@ export interface FaultResult {
   minBookings: number | null;
   /** The minimum after the component was back (null: not judged). */
   minBookingsAfterBack: number | null;
+  /** Bookings per second of the run (the control's set the bar for the others). */
+  bookedPerSecond: number[];
   /** From the component back to the buyers' path served, and the control probe's worst round trip meanwhile. */
   recovery: { ms: number | null; machineLagMs: number } | null;
   /** The most admitted at once, as each cap sampler saw it. */
@@ -92,7 +94,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** What every fault run must reach, taken from the control run. */
 interface Minimums {
   minBookings: number | null;
-  minBookingsAfterBack: number | null;
+  /** The control run's bookings per second (null while the control itself runs). */
+  controlBookedPerSecond: number[] | null;
 }
 
 /**
@@ -135,7 +138,7 @@ async function workDone(sql: Sql, showtimeId: number, bookings: number, bookings
 }
 
 async function runOne(stack: ChaosStack, sql: Sql, redis: Redis, control: ControlProbe, fault: Fault, settings: ChaosSettings, minimums: Minimums): Promise<FaultResult> {
-  const { minBookings, minBookingsAfterBack } = minimums;
+  const { minBookings } = minimums;
   const run = await runBuyersThroughFault({ stack, sql, redis, control, fault, settings, samplers: (showtimeId) => capSamplers({ redis, sql, showtimeId, keyPrefix: stack.keyPrefix }) });
   const showtimeId = Number(run.showtimeId);
   await settle(sql, redis, showtimeId, stack.keyPrefix, 20_000);
@@ -144,7 +147,12 @@ async function runOne(stack: ChaosStack, sql: Sql, redis: Redis, control: Contro
     gateway: { url: stack.paymentsUrl, apiKey: stack.paymentApiKey },
     acknowledged: run.acknowledged, cap: run.cap, settings: await run.settingsAfter(), paused: run.paused,
   }, 15_000);
-  const work = await workDone(sql, showtimeId, run.bookings, run.bookingsAfterBack, run.answers['seats 200'] ?? 0);
+  const work = await workDone(sql, showtimeId, run.bookings, bookedFrom(run.bookedPerSecond, run.backSecond), run.answers['seats 200'] ?? 0);
+  // The control's bookings over the same seconds of its own run: a component slow to come back
+  // leaves a shorter window, and is compared with the control over that window only.
+  const minBookingsAfterBack = minimums.controlBookedPerSecond
+    ? minimumBookingsAfterBack(bookedFrom(minimums.controlBookedPerSecond, run.backSecond), settings.minBookingShare)
+    : null;
   const count = (match: (key: string) => boolean) => Object.entries(run.answers).filter(([key]) => match(key)).reduce((n, [, c]) => n + c, 0);
   const status5xx = count((key) => / 5\d\d\b/.test(key));
   const status500 = count((key) => / 500\b/.test(key));
@@ -161,7 +169,7 @@ async function runOne(stack: ChaosStack, sql: Sql, redis: Redis, control: Contro
   }
   return {
     fault: fault.name, showtimeId: run.showtimeId, answers: run.answers, status5xx, status500, noAnswer: count((key) => key.includes('no answer')),
-    work, minBookings, minBookingsAfterBack, recovery: run.recovery, cap: run.cap, checks, failures,
+    work, minBookings, minBookingsAfterBack, bookedPerSecond: run.bookedPerSecond, recovery: run.recovery, cap: run.cap, checks, failures,
   };
 }
 
@@ -178,7 +186,7 @@ export async function runChaosSuite(settings: ChaosSettings): Promise<{ results:
   try {
     const chosen = (f: Fault) => (settings.only ? settings.only.includes(f.name) : !f.optIn);
     const faults = [CONTROL_RUN, ...FAULTS.filter(chosen)];
-    let minimums: Minimums = { minBookings: null, minBookingsAfterBack: null };
+    let minimums: Minimums = { minBookings: null, controlBookedPerSecond: null };
     for (const fault of faults) {
       const began = Date.now();
       const result = await runOne(stack, sql, redis, control, fault, settings, minimums);
@@ -186,7 +194,7 @@ export async function runChaosSuite(settings: ChaosSettings): Promise<{ results:
       if (fault === CONTROL_RUN) {
         minimums = {
           minBookings: minimumBookings(result.work.bookings, settings.minBookingShare),
-          minBookingsAfterBack: minimumBookingsAfterBack(result.work.bookingsAfterBack, settings.minBookingShare),
+          controlBookedPerSecond: result.bookedPerSecond,
         };
       }
       log(`chaos: ${fault.name}: ${result.failures.length === 0 ? 'ok' : `FAIL (${result.failures.join('; ')})`} in ${((Date.now() - began) / 1000).toFixed(1)} s`);
