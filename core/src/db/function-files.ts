@@ -1,0 +1,86 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import type { Sql } from 'postgres';
+
+/**
+ * Function files: the current body of every SQL function, one file per function
+ * (`migrations/functions/<name>.sql`, a single `CREATE OR REPLACE FUNCTION <name>(…)`).
+ * Numbered migrations keep the bodies they had when they ran (existing databases applied them);
+ * the file is where a function is read and changed. docs/database.md says how.
+ */
+export const FUNCTIONS_DIR = fileURLToPath(new URL('../../../migrations/functions', import.meta.url));
+
+export interface FunctionFile {
+  /** The function's name, which is also the file's name. */
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+const FUNCTION_FILE_NAME = /^([a-z][a-z0-9_]*)\.sql$/;
+const CREATE_FUNCTION = /^\s*CREATE\s+(OR\s+REPLACE\s+)?FUNCTION\s+(?:public\.)?([a-z0-9_]+)\s*\(/gim;
+
+/**
+ * The files in name order. A file must define exactly the function it is named after, with
+ * CREATE OR REPLACE (it runs again on databases that have the function): anything else is a
+ * mistake caught here, before any statement runs. A missing folder means no function files.
+ */
+export async function readFunctionFiles(dir = FUNCTIONS_DIR): Promise<FunctionFile[]> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((name) => FUNCTION_FILE_NAME.test(name)).sort();
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return [];
+    throw error;
+  }
+  return Promise.all(
+    names.map(async (fileName) => {
+      const name = FUNCTION_FILE_NAME.exec(fileName)![1]!;
+      const sql = await readFile(path.join(dir, fileName), 'utf8');
+      const creates = [...sql.matchAll(CREATE_FUNCTION)];
+      if (creates.length !== 1 || creates[0]![2]!.toLowerCase() !== name || !creates[0]![1]) {
+        throw new Error(`functions/${fileName} must hold one CREATE OR REPLACE FUNCTION ${name}(…), and nothing else that creates a function`);
+      }
+      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+    }),
+  );
+}
+
+/**
+ * Runs every function file whose text is new or changed since this database last ran it, after
+ * the numbered migrations. All of them in ONE transaction, under the migrators' advisory lock:
+ * a file that fails (a syntax error, a missing type) leaves every function and every recorded
+ * checksum as it was, and two migrators starting together run each changed file once (the
+ * second finds the checksums already recorded). Returns the names it ran.
+ */
+export async function applyFunctionFiles(sql: Sql, dir = FUNCTIONS_DIR): Promise<string[]> {
+  const files = await readFunctionFiles(dir);
+  if (files.length === 0) return [];
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(hashtextextended('schema_migrations', 0))`;
+    // Created under the lock, so two first migrators do not race on the catalog.
+    await tx`
+      CREATE TABLE IF NOT EXISTS schema_functions (
+        name       text PRIMARY KEY,
+        checksum   text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`;
+    const recorded = new Map(
+      (await tx<{ name: string; checksum: string }[]>`SELECT name, checksum FROM schema_functions`).map((r) => [r.name, r.checksum]),
+    );
+    const changed = files.filter((file) => recorded.get(file.name) !== file.checksum);
+    for (const file of changed) {
+      try {
+        await tx.unsafe(file.sql);
+      } catch (error) {
+        throw new Error(`Function file functions/${file.name}.sql failed: ${(error as Error).message}`, { cause: error });
+      }
+      await tx`
+        INSERT INTO schema_functions (name, checksum) VALUES (${file.name}, ${file.checksum})
+        ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, applied_at = now()`;
+    }
+    return changed.map((file) => file.name);
+  });
+}
