@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import type { Sql } from 'postgres';
+import type { Sql, TransactionSql } from 'postgres';
 
 /**
  * Function files: the current body of every SQL function, one file per function
@@ -67,20 +67,29 @@ export async function applyFunctionFiles(sql: Sql, dir = FUNCTIONS_DIR): Promise
         checksum   text NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT now()
       )`;
-    const recorded = new Map(
-      (await tx<{ name: string; checksum: string }[]>`SELECT name, checksum FROM schema_functions`).map((r) => [r.name, r.checksum]),
-    );
-    const changed = files.filter((file) => recorded.get(file.name) !== file.checksum);
-    for (const file of changed) {
-      try {
-        await tx.unsafe(file.sql);
-      } catch (error) {
-        throw new Error(`Function file functions/${file.name}.sql failed: ${(error as Error).message}`, { cause: error });
-      }
-      await tx`
-        INSERT INTO schema_functions (name, checksum) VALUES (${file.name}, ${file.checksum})
-        ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, applied_at = now()`;
-    }
-    return changed.map((file) => file.name);
+    return applyChangedFunctionFiles(tx, files);
   });
+}
+
+/**
+ * The work without the lock: runs the files whose checksum differs from the recorded one and
+ * records the new checksums, in the caller's transaction. Exported for the race test's naive
+ * variant; everything else goes through applyFunctionFiles.
+ */
+export async function applyChangedFunctionFiles(tx: TransactionSql, files: FunctionFile[]): Promise<string[]> {
+  const recorded = new Map(
+    (await tx<{ name: string; checksum: string }[]>`SELECT name, checksum FROM schema_functions`).map((r) => [r.name, r.checksum]),
+  );
+  const changed = files.filter((file) => recorded.get(file.name) !== file.checksum);
+  for (const file of changed) {
+    try {
+      await tx.unsafe(file.sql);
+    } catch (error) {
+      throw new Error(`Function file functions/${file.name}.sql failed: ${(error as Error).message}`, { cause: error });
+    }
+    await tx`
+      INSERT INTO schema_functions (name, checksum) VALUES (${file.name}, ${file.checksum})
+      ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, applied_at = now()`;
+  }
+  return changed.map((file) => file.name);
 }
