@@ -57,7 +57,7 @@ export async function readFunctionFiles(dir = FUNCTIONS_DIR): Promise<FunctionFi
  */
 export async function applyFunctionFiles(sql: Sql, dir = FUNCTIONS_DIR): Promise<string[]> {
   const files = await readFunctionFiles(dir);
-  if (files.length === 0) return [];
+  if (files.length === 0 || (await allRecorded(sql, files))) return [];
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(hashtextextended('schema_migrations', 0))`;
     // Created under the lock, so two first migrators do not race on the catalog.
@@ -69,6 +69,22 @@ export async function applyFunctionFiles(sql: Sql, dir = FUNCTIONS_DIR): Promise
       )`;
     return applyChangedFunctionFiles(tx, files);
   });
+}
+
+/**
+ * Whether every file's checksum is recorded already, read without the lock: the usual start of
+ * an instance costs one query, no transaction. Anything else takes the locked path, which reads
+ * the checksums again (a migrator running at this moment may be about to record them).
+ */
+async function allRecorded(sql: Sql, files: FunctionFile[]): Promise<boolean> {
+  try {
+    const rows = await sql<{ name: string; checksum: string }[]>`SELECT name, checksum FROM schema_functions`;
+    const recorded = new Map(rows.map((r) => [r.name, r.checksum]));
+    return files.every((file) => recorded.get(file.name) === file.checksum);
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return false; // no table yet: a first migration
+    throw error;
+  }
 }
 
 /**
@@ -87,8 +103,11 @@ export async function applyChangedFunctionFiles(tx: TransactionSql, files: Funct
     } catch (error) {
       throw new Error(`Function file functions/${file.name}.sql failed: ${(error as Error).message}`, { cause: error });
     }
+  }
+  if (changed.length > 0) {
     await tx`
-      INSERT INTO schema_functions (name, checksum) VALUES (${file.name}, ${file.checksum})
+      INSERT INTO schema_functions (name, checksum)
+      SELECT * FROM unnest(${changed.map((f) => f.name)}::text[], ${changed.map((f) => f.checksum)}::text[])
       ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, applied_at = now()`;
   }
   return changed.map((file) => file.name);
