@@ -5,7 +5,11 @@ import type { VerifyAccessToken } from '../../../lib/access-token';
 import { requireAdminToken } from '../http/auth';
 import { requireBuyer, type Buyer, type BuyerVariables } from '../http/buyer-auth';
 import type { VerifyCustomerAccess } from '../../../lib/customer-access-token';
-import { listCustomerBookings, listedBookingView } from './booking-list';
+import { listedBookingView } from './booking-list';
+import {
+  bookingHistory, bookingPaymentId, cancelBooking, findBooking, listCustomerBookings, readRefundPolicy, refundQuote,
+  replaceRefundPolicy, type BookingRow,
+} from './booking-repo';
 import { operatorOf } from '../sale/sale-routes';
 import { showtimeIdParam, uuidParam } from '../http/params';
 import { z } from 'zod';
@@ -13,28 +17,6 @@ import { readJsonBody } from '../../../lib/http';
 import { isTransientDatabaseError, mapDatabaseError } from '../db/sql-errors';
 import { lockPayment } from '../payments/payment-repo';
 import { refundBookingAndAnnounce, requestRefundOf } from '../payments/settlement';
-
-interface BookingRow {
-  id: string;
-  hold_id: string;
-  payment_id: string;
-  showtime_id: number;
-  customer_id: string;
-  seat_codes: string[];
-  amount_cents: number;
-  currency: string;
-  status: string;
-  refund_cents: number | null;
-  status_cause: string;
-  created_at: Date;
-  payment_status: string;
-}
-
-async function findBooking(sql: Sql, bookingId: string): Promise<BookingRow | null> {
-  const [row] = await sql<BookingRow[]>`
-    SELECT b.*, p.status AS payment_status FROM booking b JOIN payment p ON p.id = b.payment_id WHERE b.id = ${bookingId}::uuid`;
-  return row ?? null;
-}
 
 const bookingView = (b: BookingRow) => ({
   bookingId: b.id,
@@ -49,13 +31,6 @@ const bookingView = (b: BookingRow) => ({
   createdAt: b.created_at.toISOString(),
   ...(b.refund_cents !== null ? { refundCents: b.refund_cents } : {}),
 });
-
-/** What cancelling gives back now, by the database clock and the showtime's policy. */
-async function refundQuote(sql: Sql, bookingId: string) {
-  const [row] = await sql<{ percent: number; refund_cents: number; starts_at: Date; started: boolean }[]>`
-    SELECT percent, refund_cents, starts_at, started FROM booking_refund_quote(${bookingId}::uuid)`;
-  return row!;
-}
 
 const ATTEMPTS = 3;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -104,7 +79,7 @@ export function bookingRoutes(deps: { sql: Sql; verifyAccessToken: VerifyAccessT
 
   /**
    * The buyer cancels: 200 with the refund the showtime's policy gives (cancel_booking in
-   * migrations/0008_fare_inventory.sql). Repeating answers the same; after the start, 409.
+   * migrations/functions/cancel_booking.sql). Repeating answers the same; after the start, 409.
    */
   app.delete('/bookings/:bookingId', buyerAuth, async (c) => {
     const buyer = c.get('buyer');
@@ -112,10 +87,9 @@ export function bookingRoutes(deps: { sql: Sql; verifyAccessToken: VerifyAccessT
     for (let attempt = 1; ; attempt++) {
       try {
         // The booking's own showtime: ownBooking has checked it against a turn's token.
-        const [row] = await deps.sql<{ refund_cents: number; percent: number; repeated: boolean }[]>`
-          SELECT refund_cents, percent, repeated FROM cancel_booking(${booking.id}::uuid, ${buyer.customerId}::text, ${booking.showtime_id}::bigint)`;
+        const row = await cancelBooking(deps.sql, { bookingId: booking.id, customerId: buyer.customerId, showtimeId: booking.showtime_id });
         return c.json({
-          bookingId: booking.id, status: 'CANCELLED', refundCents: row!.refund_cents, percent: row!.percent,
+          bookingId: booking.id, status: 'CANCELLED', refundCents: row.refund_cents, percent: row.percent,
           currency: booking.currency, seats: booking.seat_codes,
         });
       } catch (error) {
@@ -155,20 +129,15 @@ export function adminBookingRoutes(deps: { sql: Sql; adminToken: string }) {
   app.get('/bookings/:bookingId', async (c) => {
     const booking = await findBooking(deps.sql, uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking'));
     if (!booking) throw notFound('BOOKING_NOT_FOUND', 'No such booking');
-    const history = await deps.sql`
-      SELECT entity_type AS "entityType", entity_id AS "entityId", from_state AS "from", to_state AS "to", cause, at
-        FROM state_transition
-       WHERE (entity_type = 'booking' AND entity_id = ${booking.id}) OR (entity_type = 'hold' AND entity_id = ${booking.hold_id})
-          OR (entity_type = 'payment' AND entity_id = ${booking.payment_id})
-       ORDER BY at, id`;
+    const history = await bookingHistory(deps.sql, booking);
     return c.json({ ...bookingView(booking), customerId: booking.customer_id, history });
   });
 
   // The showtime's refund policy for buyer cancellations: tiers of minutes before the start.
   app.get('/showtimes/:showtimeId/refund-policy', async (c) => {
-    const [row] = await deps.sql<{ refund_policy: unknown }[]>`SELECT refund_policy FROM showtime WHERE id = ${showtimeIdParam(c.req.param('showtimeId'))}`;
-    if (!row) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
-    return c.json({ tiers: row.refund_policy });
+    const tiers = await readRefundPolicy(deps.sql, showtimeIdParam(c.req.param('showtimeId')));
+    if (!tiers) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    return c.json({ tiers });
   });
   app.put('/showtimes/:showtimeId/refund-policy', async (c) => {
     const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
@@ -177,15 +146,13 @@ export function adminBookingRoutes(deps: { sql: Sql; adminToken: string }) {
     const operator = operatorOf(c);
     // Audited like every operator change: the policy before and after, in the same transaction.
     const found = await deps.sql.begin(async (tx) => {
-      const [before] = await tx<{ refund_policy: unknown; same: boolean }[]>`
-        SELECT refund_policy, refund_policy = ${tx.json(tiers)}::jsonb AS same FROM showtime WHERE id = ${showtimeId} FOR UPDATE`;
+      const before = await replaceRefundPolicy(tx, showtimeId, tiers);
       if (!before) return false;
-      await tx`UPDATE showtime SET refund_policy = ${tx.json(tiers)} WHERE id = ${showtimeId}`;
       if (!before.same) {
         await tx`
           INSERT INTO operator_audit (showtime_id, actor, source, action, before, after, version)
           VALUES (${showtimeId}, ${operator.actor}, ${operator.source}, 'refund-policy.update',
-                  ${tx.json({ tiers: before.refund_policy as never })}, ${tx.json({ tiers })},
+                  ${tx.json({ tiers: before.before as never })}, ${tx.json({ tiers })},
                   coalesce((SELECT version FROM room_settings WHERE showtime_id = ${showtimeId}), 0))`;
       }
       return true;
@@ -200,8 +167,8 @@ export function adminBookingRoutes(deps: { sql: Sql; adminToken: string }) {
     const result = await deps.sql.begin(async (tx) => {
       // LOCK: the payment before the booking, the order of a gateway event's settlement and of
       // the buyer's cancel, so an operator refund racing either waits instead of deadlocking.
-      const [owner] = await tx<{ payment_id: string }[]>`SELECT payment_id FROM booking WHERE id = ${bookingId}::uuid`;
-      const payment = owner ? await lockPayment(tx, owner.payment_id) : null;
+      const paymentId = await bookingPaymentId(tx, bookingId);
+      const payment = paymentId ? await lockPayment(tx, paymentId) : null;
       const refunded = await refundBookingAndAnnounce(tx, bookingId, 'refunded by operator');
       if (!refunded) return null;
       if (payment) await requestRefundOf(tx, payment, { reason: 'refunded by operator', bookingId });

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { Sql } from 'postgres';
+import { applyFunctionFiles } from './function-files';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations', import.meta.url));
 
@@ -40,8 +41,10 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationFil
  * Applies pending migrations in order, each in its own transaction, recorded in
  * `schema_migrations`. An advisory lock serialises concurrent migrators (two core instances
  * starting together); an applied file whose text changed is refused rather than re-run.
+ * Then the function files whose text changed (function-files.ts), so every SQL function ends
+ * with the body its file holds. Returns what ran: `0008_fare_inventory`, `functions/hold_seats`.
  */
-export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<string[]> {
+export async function migrate(sql: Sql, dir = MIGRATIONS_DIR, functionsDir = path.join(dir, 'functions')): Promise<string[]> {
   const migrations = await readMigrations(dir);
   await sql`
     CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -72,5 +75,6 @@ export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<string[]>
     });
     if (didApply) applied.push(`${migration.version}_${migration.name}`);
   }
+  for (const name of await applyFunctionFiles(sql, functionsDir)) applied.push(`functions/${name}`);
   return applied;
 }

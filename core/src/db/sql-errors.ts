@@ -21,8 +21,8 @@ function parseDetail(error: PostgresErrorLike): Record<string, unknown> {
 
 /**
  * The one switch from SQLSTATE to domain errors: the WR* codes raised by our own functions
- * (see migrations/0003_hold_seats_function.sql) and the server's codes that a caller can act on. Anything else is
- * returned unchanged and becomes a 500, because it is a bug, not a refusal.
+ * (see migrations/functions/hold_seats.sql) and the server's codes that a caller can act on.
+ * Anything else is returned unchanged and becomes a 500, because it is a bug, not a refusal.
  */
 export function mapDatabaseError(error: unknown): unknown {
   if (!isPostgresError(error)) return error;
@@ -40,7 +40,7 @@ export function mapDatabaseError(error: unknown): unknown {
       return unprocessable('SEAT_LIMIT_EXCEEDED', `A customer may hold or own at most ${String(detail.limit)} seats of this showtime`, detail);
     case 'WRC09':
       return conflict('SEATS_UNAVAILABLE', 'Some seats are no longer available', detail);
-    // Fare classes (migrations/0008_fare_inventory.sql)
+    // Fare classes (migrations/functions/hold_places.sql, fare_apply.sql, fare_configure_places.sql)
     case 'WRK22':
       return unprocessable('UNKNOWN_FARE_CLASS', detail.seated ? 'This class has numbered seats: choose seats instead' : 'This showtime has no such general-admission class', detail);
     case 'WRS09':

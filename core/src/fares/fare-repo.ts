@@ -24,7 +24,7 @@ export interface FareClassRow {
   available: number;
 }
 
-/** A general-admission hold: see hold_places() in migrations/0008_fare_inventory.sql. */
+/** A general-admission hold: see migrations/functions/hold_places.sql. */
 export async function holdPlaces(
   sql: Db,
   args: { showtimeId: number; customerId: string; fareClass: string; quantity: number; holdId: string },
@@ -134,4 +134,63 @@ export async function holdAmountCents(sql: Db, holdId: string, showtimeId: numbe
                JOIN fare_class c ON c.showtime_id = h.showtime_id AND c.fare_class = h.fare_class
               WHERE h.showtime_id = ${showtimeId} AND h.id = ${holdId}::uuid), 0) AS amount`;
   return Number(row?.amount ?? 0);
+}
+
+/** Whether the showtime exists. */
+export async function showtimeExists(sql: Db, showtimeId: number): Promise<boolean> {
+  const rows = await sql`SELECT 1 FROM showtime WHERE id = ${showtimeId}`;
+  return rows.length === 1;
+}
+
+/** The showtime's settings version (for the audit row), or null for no such showtime. */
+export async function showtimeSettingsVersion(sql: Db, showtimeId: number): Promise<{ version: number | null } | null> {
+  const [row] = await sql<{ version: number | null }[]>`
+    SELECT (SELECT version FROM room_settings r WHERE r.showtime_id = t.id) AS version FROM showtime t WHERE t.id = ${showtimeId}`;
+  return row ?? null;
+}
+
+/** The class each of these seats is sold in (seats not in the showtime are missing). */
+export async function seatClassesOf(sql: Db, showtimeId: number, seats: string[]) {
+  return sql<{ seat_code: string; fare_class: string }[]>`
+    SELECT seat_code, fare_class FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code = ANY (${seats}::text[])`;
+}
+
+/** These classes' rows, locked in class-code order (two operator changes cannot deadlock). */
+export async function lockFareClasses(sql: Db, showtimeId: number, classes: string[]) {
+  return sql<{ fare_class: string; seated: boolean }[]>`
+    SELECT fare_class, seated FROM fare_class WHERE showtime_id = ${showtimeId} AND fare_class = ANY (${classes}::text[])
+     ORDER BY fare_class FOR UPDATE`;
+}
+
+/** A new seated class at the showtime's price, one bucket row (its seats move in afterwards). */
+export async function insertSeatedClass(sql: Db, args: { showtimeId: number; fareClass: string; label: string }) {
+  await sql`
+    INSERT INTO fare_class (showtime_id, fare_class, label, seated, buckets)
+    VALUES (${args.showtimeId}, ${args.fareClass}, ${args.label}, true, 1)`;
+}
+
+/** Every seat of these classes, locked in seat-code order (holds wait meanwhile). */
+export async function lockSeatsOfClasses(sql: Db, showtimeId: number, classes: string[]) {
+  return sql<{ seat_code: string; fare_class: string; status: string }[]>`
+    SELECT seat_code, fare_class, status FROM show_seat
+     WHERE showtime_id = ${showtimeId} AND fare_class = ANY (${classes}::text[])
+     ORDER BY showtime_id, seat_code FOR UPDATE`;
+}
+
+/** These seats are sold in that class from now on (the caller holds them locked and free). */
+export async function moveSeatsToClass(sql: Db, args: { showtimeId: number; fareClass: string; seats: string[] }) {
+  await sql`
+    UPDATE show_seat SET fare_class = ${args.fareClass}
+     WHERE showtime_id = ${args.showtimeId} AND seat_code = ANY (${args.seats}::text[])`;
+}
+
+/**
+ * A seated class's bucket rows rebuilt from its seats (fare_recount_seated); a class left
+ * without seats is removed instead. The caller holds the class's seats locked.
+ */
+export async function recountOrRemoveSeatedClass(sql: Db, showtimeId: number, fareClass: string) {
+  const [left] = await sql<{ seats: number }[]>`
+    SELECT count(*)::int AS seats FROM show_seat WHERE showtime_id = ${showtimeId} AND fare_class = ${fareClass}`;
+  if (left!.seats === 0) await sql`DELETE FROM fare_class WHERE showtime_id = ${showtimeId} AND fare_class = ${fareClass} AND seated`;
+  else await sql`SELECT fare_recount_seated(${showtimeId}::bigint, ${fareClass}::text)`;
 }

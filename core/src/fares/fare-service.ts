@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { notFound, unprocessable } from '../../../lib/errors';
 import { toHttpError } from '../db/sql-errors';
 import {
-  configurePlaces, insertPlacesClass, listFareClasses, lockFareClass, setSeatedBuckets,
+  configurePlaces, insertPlacesClass, listFareClasses, lockFareClass, setSeatedBuckets, showtimeExists,
   updateFareClassLabelAndPrice, type FareClassRow,
 } from './fare-repo';
 
@@ -55,8 +55,7 @@ export function createFareService(deps: { sql: Sql }) {
   const { sql } = deps;
 
   async function list(showtimeId: number) {
-    const [exists] = await sql`SELECT 1 FROM showtime WHERE id = ${showtimeId}`;
-    if (!exists) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    if (!(await showtimeExists(sql, showtimeId))) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
     return (await listFareClasses(sql, showtimeId)).map(fareClassView);
   }
 
@@ -66,8 +65,7 @@ export function createFareService(deps: { sql: Sql }) {
     }
     try {
       const created = await sql.begin(async (tx) => {
-        const [showtime] = await tx`SELECT 1 FROM showtime WHERE id = ${showtimeId}`;
-        if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+        if (!(await showtimeExists(tx, showtimeId))) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
         let current = await lockFareClass(tx, showtimeId, fareClass);
         let isNew = false;
         if (!current) {

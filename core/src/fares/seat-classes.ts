@@ -3,6 +3,10 @@ import { z } from 'zod';
 import { conflict, notFound, unprocessable } from '../../../lib/errors';
 import { toHttpError } from '../db/sql-errors';
 import { FARE_CLASS_CODE } from './fare-service';
+import {
+  insertSeatedClass, lockFareClasses, lockSeatsOfClasses, moveSeatsToClass, recountOrRemoveSeatedClass, seatClassesOf,
+  showtimeSettingsVersion,
+} from './fare-repo';
 
 /** PUT /admin/showtimes/:id/seat-classes: these seats are sold in that class from now on. */
 export const seatClassChangeSchema = z
@@ -35,33 +39,24 @@ export function createSeatClassService(deps: { sql: Sql }) {
     const seats = [...new Set(input.seats)].sort();
     try {
       return await sql.begin(async (tx) => {
-        const [showtime] = await tx<{ version: number | null }[]>`
-          SELECT (SELECT version FROM room_settings r WHERE r.showtime_id = t.id) AS version FROM showtime t WHERE t.id = ${showtimeId}`;
+        const showtime = await showtimeSettingsVersion(tx, showtimeId);
         if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
-        const current = await tx<{ seat_code: string; fare_class: string }[]>`
-          SELECT seat_code, fare_class FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code = ANY (${seats}::text[])`;
+        const current = await seatClassesOf(tx, showtimeId, seats);
         if (current.length !== seats.length) {
           const known = new Set(current.map((s) => s.seat_code));
           throw unprocessable('UNKNOWN_SEATS', 'Some of these seats are not in this showtime\'s hall', { seats: seats.filter((s) => !known.has(s)) });
         }
         const classes = [...new Set([input.fareClass, ...current.map((s) => s.fare_class)])].sort();
-        const locked = await tx<{ fare_class: string; seated: boolean }[]>`
-          SELECT fare_class, seated FROM fare_class WHERE showtime_id = ${showtimeId} AND fare_class = ANY (${classes}::text[])
-           ORDER BY fare_class FOR UPDATE`;
+        const locked = await lockFareClasses(tx, showtimeId, classes);
         const target = locked.find((c) => c.fare_class === input.fareClass);
         if (target && !target.seated) {
           throw unprocessable('INVALID_FARE_CLASS', `${input.fareClass} is a general-admission class: it has places, not seats`, { fareClass: input.fareClass });
         }
         if (!target) {
-          await tx`
-            INSERT INTO fare_class (showtime_id, fare_class, label, seated, buckets)
-            VALUES (${showtimeId}, ${input.fareClass}, ${humanLabel(input.fareClass)}, true, 1)`;
+          await insertSeatedClass(tx, { showtimeId, fareClass: input.fareClass, label: humanLabel(input.fareClass) });
         }
         // LOCK: every seat of the classes involved, in seat-code order.
-        const states = await tx<{ seat_code: string; fare_class: string; status: string }[]>`
-          SELECT seat_code, fare_class, status FROM show_seat
-           WHERE showtime_id = ${showtimeId} AND fare_class = ANY (${classes}::text[])
-           ORDER BY showtime_id, seat_code FOR UPDATE`;
+        const states = await lockSeatsOfClasses(tx, showtimeId, classes);
         const busy = states.filter((s) => seats.includes(s.seat_code) && s.status !== 'AVAILABLE');
         if (busy.length > 0) {
           throw conflict('SEATS_UNAVAILABLE', 'Some of these seats are held or sold: a seat changes class only while it is free', {
@@ -70,16 +65,9 @@ export function createSeatClassService(deps: { sql: Sql }) {
         }
         const moved = current.filter((s) => s.fare_class !== input.fareClass);
         if (moved.length > 0) {
-          await tx`
-            UPDATE show_seat SET fare_class = ${input.fareClass}
-             WHERE showtime_id = ${showtimeId} AND seat_code = ANY (${moved.map((s) => s.seat_code)}::text[])`;
+          await moveSeatsToClass(tx, { showtimeId, fareClass: input.fareClass, seats: moved.map((s) => s.seat_code) });
           // WRITE: each class's bucket rows from its seats; classes left without seats go.
-          for (const fareClass of classes) {
-            const [left] = await tx<{ seats: number }[]>`
-              SELECT count(*)::int AS seats FROM show_seat WHERE showtime_id = ${showtimeId} AND fare_class = ${fareClass}`;
-            if (left!.seats === 0) await tx`DELETE FROM fare_class WHERE showtime_id = ${showtimeId} AND fare_class = ${fareClass} AND seated`;
-            else await tx`SELECT fare_recount_seated(${showtimeId}::bigint, ${fareClass}::text)`;
-          }
+          for (const fareClass of classes) await recountOrRemoveSeatedClass(tx, showtimeId, fareClass);
           await tx`
             INSERT INTO operator_audit (showtime_id, actor, source, action, before, after, version)
             VALUES (${showtimeId}, ${operator.actor}, ${operator.source}, 'fare.seats',

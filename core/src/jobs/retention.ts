@@ -5,7 +5,8 @@ import type { Sql } from 'postgres';
  * Retention: the tables that only grow are kept to what someone may still need.
  *
  * - state_transition is partitioned by month, show_seat and seat_hold by the same blocks of
- *   showtime ids (migrations/0007_operations_retention.sql, 0011_seat_hold_partitions.sql): this
+ *   showtime ids (migrations/0007_operations_retention.sql, 0011_seat_hold_partitions.sql; the
+ *   partition functions, one generic helper among them, are in migrations/functions/): this
  *   job creates partitions ahead of time (the coming months; the blocks after the newest
  *   showtime's) and detaches those past their retention (months; blocks whose showtimes all
  *   started long enough ago: a block's seats and holds together) into the `archive` schema, to
@@ -144,11 +145,11 @@ export async function readRetentionBacklog(sql: Sql, settings: RetentionSettings
         FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
        WHERE i.inhparent = 'state_transition'::regclass AND c.relname ~ '^state_transition_y[0-9]{4}m[0-9]{2}$'
     ), blocks AS (
-      SELECT c.reltuples, substr(c.relname, 12)::bigint AS low
+      SELECT substr(c.relname, 12)::bigint AS low
         FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
        WHERE i.inhparent = 'show_seat'::regclass AND c.relname ~ '^show_seat_b[0-9]{12}$'
     ), hold_blocks AS (
-      SELECT c.reltuples, substr(c.relname, 12)::bigint AS low
+      SELECT substr(c.relname, 12)::bigint AS low
         FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
        WHERE i.inhparent = 'seat_hold'::regclass AND c.relname ~ '^seat_hold_b[0-9]{12}$'
     ), newest AS (SELECT coalesce(max(id), 0) AS id FROM showtime)
@@ -161,14 +162,13 @@ export async function readRetentionBacklog(sql: Sql, settings: RetentionSettings
       (SELECT coalesce(sum(greatest(reltuples, 0)), 0) FROM months
         WHERE month_start + interval '1 month'
               <= date_trunc('month', now(), 'UTC') - make_interval(months => ${settings.transitionRetentionMonths}))::int AS state_transition,
-      (SELECT coalesce(sum(greatest(b.reltuples, 0)), 0) FROM blocks b, newest n
-        WHERE b.low + show_seat_block_size() <= n.id
-          AND NOT EXISTS (SELECT 1 FROM showtime t WHERE t.id >= b.low AND t.id < b.low + show_seat_block_size()
-                             AND t.starts_at >= now() - make_interval(days => ${settings.showSeatRetentionDays})))::int AS show_seat,
-      (SELECT coalesce(sum(greatest(b.reltuples, 0)), 0) FROM hold_blocks b, newest n
-        WHERE b.low + show_seat_block_size() <= n.id
-          AND NOT EXISTS (SELECT 1 FROM showtime t WHERE t.id >= b.low AND t.id < b.low + show_seat_block_size()
-                             AND t.starts_at >= now() - make_interval(days => ${settings.showSeatRetentionDays})))::int AS seat_hold,
+      -- The blocks the job would archive now, by the rule it uses (showtime_block_partitions_finished).
+      (SELECT coalesce(sum(greatest(c.reltuples, 0)), 0)
+         FROM showtime_block_partitions_finished('show_seat', now() - make_interval(days => ${settings.showSeatRetentionDays})) f
+         JOIN pg_class c ON c.oid = f.partition_name::regclass)::int AS show_seat,
+      (SELECT coalesce(sum(greatest(c.reltuples, 0)), 0)
+         FROM showtime_block_partitions_finished('seat_hold', now() - make_interval(days => ${settings.showSeatRetentionDays})) f
+         JOIN pg_class c ON c.oid = f.partition_name::regclass)::int AS seat_hold,
       (SELECT count(*) FROM state_transition_default)::int AS state_transition_default,
       (SELECT count(*) FROM show_seat_default)::int AS show_seat_default,
       (SELECT count(*) FROM seat_hold_default)::int AS seat_hold_default,

@@ -30,7 +30,7 @@ export interface SeatRow {
   status: 'AVAILABLE' | 'HELD' | 'BOOKED';
 }
 
-/** The arbiter: see migrations/0003_hold_seats_function.sql (guards, ordered row locks, one conditional UPDATE). */
+/** The arbiter: see migrations/functions/hold_seats.sql (guards, ordered row locks, one conditional UPDATE). */
 export async function holdSeats(
   sql: Db,
   args: { showtimeId: number; customerId: string; seatCodes: string[]; holdId: string },

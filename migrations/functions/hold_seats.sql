@@ -1,0 +1,108 @@
+-- hold_seats: the whole hold decision in one round trip, so a flash crowd costs the database
+-- one statement per attempt. Refusals are raised with custom SQLSTATEs (class WR) carrying a
+-- JSON detail; core/src/db/sql-errors.ts maps each one to a domain error. Raising also rolls
+-- back everything the call did: a hold is all-or-nothing. The hold is announced (HoldCreated)
+-- through the outbox in the same transaction; the state trigger logs it.
+--
+--   WR404 showtime not found            WR410 showtime already started
+--   WR409 sale not open (detail.state)  WR422 unknown seats (detail.seats)
+--   WRL22 per-customer limit (detail.limit, detail.owned, detail.requested)
+--   WRC09 seats not available (detail.seats)
+--
+-- A paused or sold-out sale stops admissions only: buyers already admitted keep buying. The
+-- per-customer limit counts seats and general-admission places (customer_places_owned). The
+-- seats' class counters move in the same statement, by the show_seat trigger
+-- (fare_count_seat_changes).
+--
+-- now() is the transaction's start time on the database clock: a hold that expires while
+-- this call waits for a lock is still seen as live, which can only refuse, never double-sell.
+CREATE OR REPLACE FUNCTION hold_seats(
+  p_showtime_id bigint,
+  p_customer_id text,
+  p_seat_codes  text[],
+  p_hold_id     uuid
+) RETURNS TABLE (hold_id uuid, expires_at timestamptz, seat_codes text[])
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_show     showtime%ROWTYPE;
+  v_seats    text[] := ARRAY(SELECT DISTINCT code FROM unnest(p_seat_codes) AS code ORDER BY code);
+  v_unknown  text[];
+  v_owned    integer;
+  v_taken    text[];
+  v_expires  timestamptz;
+BEGIN
+  -- GUARD: the showtime exists and is on sale by the database clock
+  SELECT * INTO v_show FROM showtime WHERE id = p_showtime_id;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'showtime % not found', p_showtime_id USING ERRCODE = 'WR404';
+  END IF;
+  IF v_show.starts_at <= now() THEN
+    RAISE EXCEPTION 'showtime % has already started', p_showtime_id USING ERRCODE = 'WR410';
+  END IF;
+  -- Paused or sold out stops admissions, not buyers already admitted: they keep their turn.
+  IF v_show.sale_state = 'CLOSED' OR v_show.sale_opens_at > now() THEN
+    RAISE EXCEPTION 'showtime % is not on sale', p_showtime_id USING ERRCODE = 'WR409',
+      DETAIL = json_build_object('state', CASE WHEN v_show.sale_state = 'CLOSED' THEN 'CLOSED' ELSE 'SCHEDULED' END,
+                                 'opensAt', v_show.sale_opens_at)::text;
+  END IF;
+
+  -- GUARD: every seat exists in this showtime's hall (another hall's seats are unknown here)
+  v_unknown := ARRAY(
+    SELECT code FROM unnest(v_seats) AS code
+     WHERE NOT EXISTS (SELECT 1 FROM show_seat s
+                        WHERE s.showtime_id = p_showtime_id AND s.seat_code = code)
+     ORDER BY code);
+  IF cardinality(v_unknown) > 0 THEN
+    RAISE EXCEPTION 'unknown seats for showtime %', p_showtime_id USING ERRCODE = 'WR422',
+      DETAIL = json_build_object('seats', v_unknown)::text;
+  END IF;
+
+  -- LOCK: one customer's holds on one showtime run one at a time, so two parallel requests
+  -- cannot both pass the limit below. Transaction-scoped: released at commit or rollback.
+  PERFORM pg_advisory_xact_lock(hashtextextended(p_showtime_id::text || '/' || p_customer_id, 0));
+
+  -- GUARD: the customer never holds or owns more than the showtime allows (seats and places)
+  v_owned := customer_places_owned(p_showtime_id, p_customer_id);
+  IF v_owned + cardinality(v_seats) > v_show.max_seats_per_customer THEN
+    RAISE EXCEPTION 'seat limit of % per customer exceeded', v_show.max_seats_per_customer
+      USING ERRCODE = 'WRL22',
+      DETAIL = json_build_object('limit', v_show.max_seats_per_customer, 'owned', v_owned,
+                                 'requested', cardinality(v_seats))::text;
+  END IF;
+
+  -- WRITE: lock the rows in seat-code order (no deadlock between {A,B} and {B,A}), then take
+  -- only those that are free, where a lapsed hold counts as free. The class counters move at
+  -- the end of this statement (show_seat trigger), after the seat locks.
+  v_expires := now() + make_interval(secs => v_show.hold_ttl_ms / 1000.0);
+  WITH wanted AS (
+    SELECT s.seat_code FROM show_seat s
+     WHERE s.showtime_id = p_showtime_id AND s.seat_code = ANY (v_seats)
+     ORDER BY s.seat_code
+       FOR UPDATE
+  ), taken AS (
+    UPDATE show_seat s
+       SET status = 'HELD', hold_id = p_hold_id, customer_id = p_customer_id,
+           hold_expires_at = v_expires, booking_id = NULL
+      FROM wanted w
+     WHERE s.showtime_id = p_showtime_id AND s.seat_code = w.seat_code
+       AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.hold_expires_at <= now()))
+    RETURNING s.seat_code
+  )
+  SELECT coalesce(array_agg(t.seat_code::text ORDER BY t.seat_code), '{}') INTO v_taken FROM taken t;
+
+  -- GUARD: all or nothing; raising undoes the UPDATE above
+  IF cardinality(v_taken) <> cardinality(v_seats) THEN
+    RAISE EXCEPTION 'seats not available' USING ERRCODE = 'WRC09',
+      DETAIL = json_build_object('seats',
+        ARRAY(SELECT code FROM unnest(v_seats) AS code WHERE code <> ALL (v_taken) ORDER BY code))::text;
+  END IF;
+
+  INSERT INTO seat_hold (id, showtime_id, customer_id, seat_codes, expires_at)
+  VALUES (p_hold_id, p_showtime_id, p_customer_id, v_seats, v_expires);
+  INSERT INTO outbox (type, showtime_id, payload)
+  VALUES ('HoldCreated', p_showtime_id, json_build_object(
+    'holdId', p_hold_id, 'customerId', p_customer_id, 'seats', v_seats, 'expiresAt', v_expires));
+
+  RETURN QUERY SELECT p_hold_id, v_expires, v_seats;
+END;
+$$;
