@@ -7,7 +7,7 @@ import type { InvariantReport } from '../invariants';
 import type { DriverResult } from './driver';
 import type { Recorder } from './recorder';
 import { endpointRows } from './report';
-import type { ReportContext } from './run-journey';
+import type { ReportContext } from './run-options';
 
 interface Series {
   name: string;
