@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findCycles, importGraph, repositoryCycles, sourceFiles } from './import-cycles';
+import { findCycles, importGraph, importsLeaving, repositoryCycles, repositoryGraph, sourceFiles } from './import-cycles';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -26,5 +26,15 @@ describe('import cycles', () => {
       ['lib/c.ts', "import type { A } from '../core/src/a';\n"],
     ]);
     expect(findCycles(importGraph(files))).toEqual([['core/src/a.ts', 'lib/b.ts', 'lib/c.ts']]);
+  });
+
+  it('lib, the bottom layer, imports nothing above it (its tests aside), and a violation shows', () => {
+    expect(importsLeaving(repositoryGraph(root), 'lib')).toEqual([]);
+    const files = new Map([
+      ['lib/api-schemas.ts', "import { SEAT_CODE } from '../core/src/seats/hold-service';\n"],
+      ['lib/api-schemas.test.ts', "import { x } from '../core/src/seats/hold-service';\n"],
+      ['core/src/seats/hold-service.ts', ''],
+    ]);
+    expect(importsLeaving(importGraph(files), 'lib')).toEqual(['lib/api-schemas.ts → core/src/seats/hold-service.ts']);
   });
 });

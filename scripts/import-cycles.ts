@@ -73,6 +73,18 @@ export function findCycles(graph: Map<string, string[]>): string[][] {
 }
 
 export function repositoryCycles(root: string): string[][] {
-  const files = new Map(sourceFiles(root).map((file) => [file, readFileSync(path.join(root, file), 'utf8')]));
-  return findCycles(importGraph(files));
+  return findCycles(repositoryGraph(root));
+}
+
+/** Imports from non-test files under `folder` that leave it: lib is the bottom layer. */
+export function importsLeaving(graph: Map<string, string[]>, folder: string): string[] {
+  return [...graph].flatMap(([file, deps]) =>
+    file.startsWith(`${folder}/`) && !file.includes('.test.')
+      ? deps.filter((dep) => !dep.startsWith(`${folder}/`)).map((dep) => `${file} → ${dep}`)
+      : [],
+  );
+}
+
+export function repositoryGraph(root: string): Map<string, string[]> {
+  return importGraph(new Map(sourceFiles(root).map((file) => [file, readFileSync(path.join(root, file), 'utf8')])));
 }
