@@ -30,7 +30,8 @@ export const ERROR_NOTES: Partial<Record<ErrorCode, string>> = {
   POW_REUSED: 'with `challenge` and `difficulty`',
   RATE_LIMITED: 'with `Retry-After`',
   LOCKED_OUT: 'with `Retry-After`',
-  CLIENT_CLOSED_REQUEST: 'the client left before the answer: the edge dropped the work; nobody reads it, metrics count it',
+  CLIENT_CLOSED_REQUEST:
+    'the client left before the answer: the edge dropped the work; nobody reads it, metrics count it',
   INTERNAL: 'a bug; an outage is never a 500',
   BUSY: 'with `Retry-After`',
   DATABASE_UNAVAILABLE: 'with `Retry-After`',

@@ -12,7 +12,10 @@ describe('docs/errors.md', () => {
   });
 
   it('lists every catalogued code once, with its status', () => {
-    const rows = [...renderErrorsDoc().matchAll(/^\| (\d{3}) [^|]*\| `([A-Z_]+)` \|/gm)].map((m) => [m[2], Number(m[1])]);
+    const rows = [...renderErrorsDoc().matchAll(/^\| (\d{3}) [^|]*\| `([A-Z_]+)` \|/gm)].map((m) => [
+      m[2],
+      Number(m[1]),
+    ]);
     expect(rows.map(([code]) => code).sort()).toEqual([...ERROR_CODES].sort());
     for (const [code, status] of rows) expect(status).toBe(ERROR_STATUS[code as keyof typeof ERROR_STATUS]);
   });

@@ -1,6 +1,13 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findCycles, importGraph, importsLeaving, repositoryCycles, repositoryGraph, sourceFiles } from './import-cycles';
+import {
+  findCycles,
+  importGraph,
+  importsLeaving,
+  repositoryCycles,
+  repositoryGraph,
+  sourceFiles,
+} from './import-cycles';
 
 const root = path.resolve(import.meta.dirname, '..');
 

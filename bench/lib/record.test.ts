@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { appendRecord, captureStdout, formatRecord } from './record';
 
 describe('bench --record', () => {
-  const entry = { name: 'holds', args: ['10'], at: new Date('2026-12-02T21:05:09Z'), commit: 'abc123def456', output: 'service 696 holds/s\nratio 0.57\n' };
+  const entry = {
+    name: 'holds',
+    args: ['10'],
+    at: new Date('2026-12-02T21:05:09Z'),
+    commit: 'abc123def456',
+    output: 'service 696 holds/s\nratio 0.57\n',
+  };
 
   it('formats a dated entry with the commit and the output verbatim', () => {
     expect(formatRecord(entry)).toBe(

@@ -28,7 +28,10 @@ export function captureStdout(): { stop: () => string } {
 export function currentCommit(cwd: string): string {
   try {
     const sha = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd,
+      encoding: 'utf8',
+    }).trim();
     return dirty ? `${sha}+dirty` : sha;
   } catch {
     return 'unknown';
@@ -36,7 +39,13 @@ export function currentCommit(cwd: string): string {
 }
 
 /** One results entry: a heading with date, benchmark, arguments and commit, then the output verbatim. */
-export function formatRecord(entry: { name: string; args: string[]; at: Date; commit: string; output: string }): string {
+export function formatRecord(entry: {
+  name: string;
+  args: string[];
+  at: Date;
+  commit: string;
+  output: string;
+}): string {
   const args = entry.args.length ? ` ${entry.args.join(' ')}` : '';
   const fence = entry.output.includes('```') ? '~~~~' : '```';
   return `\n## ${entry.at.toISOString().slice(0, 16).replace('T', ' ')} UTC · \`${entry.name}${args}\` · ${entry.commit}\n\n${fence}text\n${entry.output.trimEnd()}\n${fence}\n`;

@@ -38,4 +38,10 @@ export interface JourneyRunOptions {
   progress?: 'tty' | 'lines' | 'off';
 }
 
-export type ReportContext = { showtimeId: string; options: JourneyRunOptions; live: LiveFigures; edgeUrl: string; description: string };
+export type ReportContext = {
+  showtimeId: string;
+  options: JourneyRunOptions;
+  live: LiveFigures;
+  edgeUrl: string;
+  description: string;
+};
