@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
 // Redis: it runs in the `integration` project, where one run = one fresh database and one
 // Redis key namespace, created in the global setup and handed to test files through
 // `inject()`; nothing touches shared state. `npm test` runs both, then the workerd suite.
-const parts = '{core,edge,queue,lib,payment-sandbox,loadtest,scripts}';
+const parts = '{core,edge,queue,lib,payment-sandbox,loadtest,scripts,bench}';
 
 export default defineConfig({
   test: {

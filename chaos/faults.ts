@@ -20,6 +20,7 @@ export interface Fault {
    * Breaks and repairs; resolves at the moment the component is back, with `notFired` when the
    * fault could not happen (a crash point no request reached): such a run proves nothing.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: most faults resolve with nothing, as their async bodies return
   inject(stack: ChaosStack, timing: FaultTiming): Promise<void | { notFired: string }>;
   /** The room is paused (by its operator) for the fault and resumed once buyers are served again. */
   pausedRoom?: boolean;

@@ -1,7 +1,8 @@
 /**
  * The catalogue (error-codes.ts) against what uses it: every code thrown in the core's, the
- * edge's and lib's source with its status, the README's error table, and the browser's
- * messages (edge/client/core/messages.ts), which must have words for every code.
+ * edge's and lib's source with its status, and the browser's messages
+ * (edge/client/core/messages.ts), which must have words for every code. The table in
+ * docs/errors.md is generated from the catalogue (scripts/build-docs.test.ts).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -36,21 +37,6 @@ function thrownCodes(): [string, string, number | null][] {
   return found;
 }
 
-/** Status and codes of each row of the README's error table (the one after "Errors are always"). */
-function readmeTable(): Map<string, number> {
-  const lines = readFileSync(path.join(root, 'README.md'), 'utf8').split('\n');
-  const start = lines.findIndex((line) => line.startsWith('Errors are always'));
-  expect(start, 'README: the error table follows "Errors are always …"').toBeGreaterThan(-1);
-  const codes = new Map<string, number>();
-  for (const line of lines.slice(start + 1)) {
-    if (codes.size > 0 && !line.startsWith('|')) break;
-    const row = /^\| (\d{3}) \| (.*) \|$/.exec(line);
-    if (!row) continue;
-    for (const m of row[2]!.matchAll(/`([A-Z][A-Z_]+)`/g)) codes.set(m[1]!, Number(row[1]));
-  }
-  return codes;
-}
-
 /** Codes the browser code compares an answer's error code with. */
 function browserCodes(): Set<string> {
   const codes = new Set<string>();
@@ -76,12 +62,6 @@ describe('error catalogue', () => {
     expect(thrown.length).toBeGreaterThan(50);
     const wrong = thrown.filter(([, code, status]) => !isErrorCode(code) || (status !== null && ERROR_STATUS[code] !== status));
     expect(wrong.map(([file, code, status]) => `${file}: ${code} ${status ?? ''}`)).toEqual([]);
-  });
-
-  it("the README's error table names every code, with its status, and no other", () => {
-    const table = readmeTable();
-    expect([...table.keys()].sort()).toEqual([...ERROR_CODES].sort());
-    for (const [code, status] of table) expect(`${code} ${status}`).toBe(`${code} ${ERROR_STATUS[code as keyof typeof ERROR_STATUS]}`);
   });
 
   it("the browser's messages name every code of the catalogue in words, and no other code", () => {

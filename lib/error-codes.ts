@@ -2,8 +2,8 @@
  * Every error code the core's and the edge's HTTP API answer with, and its status: the one
  * catalogue. `new AppError(code, message)` takes its status from here; the queue's refusals
  * map onto it exhaustively (edge/src/rooms/room-gateway.ts); lib/error-codes.test.ts checks
- * that every code thrown in the source, the README's error table and the browser's messages
- * name codes of this catalogue, and that the README names all of them. The payment sandbox
+ * that every code thrown in the source and the browser's messages name codes of this
+ * catalogue; docs/errors.md is generated from it (`npm run build:docs`). The payment sandbox
  * stands in for an outside gateway and keeps its own codes (payment-sandbox/README.md).
  */
 export const ERROR_STATUS = {

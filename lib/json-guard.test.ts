@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AppError } from './errors';
+import type { AppError } from './errors';
 import { findJsonDefect, JSON_MAX_DEPTH, parseSafeJson, textDefect, type JsonDefect } from './json-guard';
 
 type Walk = (value: unknown) => JsonDefect | null;
@@ -115,7 +115,7 @@ describe('JSON guard', () => {
     it('a walk that checks only NUL lets lone surrogates through', async () => {
       const nulOnly: Walk = (value) => {
         const defect = findJsonDefect(value);
-        return defect && defect.message.includes('NUL') ? defect : defect?.message.includes('deeper') ? defect : null;
+        return defect?.message.includes('NUL') ? defect : defect?.message.includes('deeper') ? defect : null;
       };
       expect((await checkWalk(nulOnly)).failed).toBe(true);
     });
@@ -123,7 +123,7 @@ describe('JSON guard', () => {
     it('a walk that ignores keys lets a NUL key through', async () => {
       const valuesOnly: Walk = (value) => {
         const defect = findJsonDefect(value);
-        return defect && defect.message.startsWith('its name') ? null : defect;
+        return defect?.message.startsWith('its name') ? null : defect;
       };
       expect((await checkWalk(valuesOnly)).failed).toBe(true);
     });

@@ -42,7 +42,10 @@ export const HEADER_DOCS: Record<HeaderName, { description: string; required: bo
 
 /** zod spells out ISO 8601 as a long regex beside `format: date-time`; the format says it. */
 function dropDateTimePatterns(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(dropDateTimePatterns);
+  if (Array.isArray(node)) {
+    node.forEach(dropDateTimePatterns);
+    return;
+  }
   if (!node || typeof node !== 'object') return;
   const record = node as Record<string, unknown>;
   if (record.format === 'date-time') delete record.pattern;

@@ -1,4 +1,4 @@
-import { base64url, exportJWK, generateKeyPair, importJWK, createLocalJWKSet, type JWK, type JSONWebKeySet } from 'jose';
+import { base64url, exportJWK, generateKeyPair, importJWK, createLocalJWKSet, type CryptoKey, type JWK, type JSONWebKeySet } from 'jose';
 
 /** ES256 only: small signatures, native in WebCrypto on Node and Workers. */
 export const TOKEN_ALGORITHM = 'ES256';

@@ -9,7 +9,7 @@ import { createErrorHandler, jsonBodyLimit, notFoundHandler } from '../../lib/ht
 import type { TokenKeyMaterial } from '../../lib/token-keys';
 import type { BucketDecision, Refused, RoomEngine } from '../../queue/src/index';
 import type { CoreClient } from './core-client';
-import { type EdgeEnv } from './http-context';
+import type { EdgeEnv } from './http-context';
 import type { FloodLimiter } from './limits/flood-limiter';
 import { createPurchaseLimiter, type PurchaseRules } from './limits/purchase-limiter';
 import type { EdgeMetrics } from './metrics';

@@ -85,7 +85,7 @@ export interface ForwardOptions {
 }
 
 export function createCoreClient(options: CoreClientOptions) {
-  const fetchImpl = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const fetchImpl = options.fetch ?? ((input: string | URL | Request, init?: RequestInit) => fetch(input, init));
   const base = options.baseUrl.replace(/\/+$/, '');
 
   const bulkhead = createCoreBulkhead({

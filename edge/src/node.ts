@@ -9,7 +9,7 @@ import { getRequestListener } from '@hono/node-server';
 import { createServer, type Server } from 'node:http';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { resolveTokenKeys } from '../../lib/token-config';

@@ -25,7 +25,7 @@ beforeAll(async () => {
   h = await createEdgeHarness({
     store: 'memory',
     env: { MAX_BODY_BYTES: String(LIMIT) },
-    coreFetch: (stub) => (async (input: RequestInfo | URL, init?: RequestInit) => {
+    coreFetch: (stub) => (async (input: string | URL | Request, init?: RequestInit) => {
       const request = new Request(input, init);
       coreCalls.push(`${request.method} ${new URL(request.url).pathname} ${(await request.arrayBuffer()).byteLength}`);
       return stub.fetch(input, init);

@@ -21,7 +21,7 @@ beforeAll(async () => {
   h = await createEdgeHarness({
     store: 'memory',
     // A core that accepts anything on the operator routes, so only the edge's own refusal shows.
-    coreFetch: (stub) => (async (input: RequestInfo | URL, init?: RequestInit) => {
+    coreFetch: (stub) => (async (input: string | URL | Request, init?: RequestInit) => {
       const request = new Request(input, init);
       const path = new URL(request.url).pathname;
       if (/\/(fares|seat-classes|refund-policy)/.test(path)) {

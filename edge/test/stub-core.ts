@@ -185,7 +185,7 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
       showtimes.set(id, { id, saleState, opensAt: opensAt.toISOString(), settings: {}, version: 1 });
       return id;
     },
-    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => app.request(String(input).replace(/^https?:\/\/[^/]+/, ''), init)) as typeof fetch,
+    fetch: (async (input: string | URL | Request, init?: RequestInit) => app.request(String(input).replace(/^https?:\/\/[^/]+/, ''), init)) as typeof fetch,
   };
 }
 

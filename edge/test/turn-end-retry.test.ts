@@ -13,7 +13,7 @@ let turnEndsDown = false;
 
 beforeAll(async () => {
   h = await createEdgeHarness({
-    coreFetch: (stub) => (async (input: RequestInfo | URL, init?: RequestInit) => {
+    coreFetch: (stub) => (async (input: string | URL | Request, init?: RequestInit) => {
       const request = new Request(input, init);
       if (turnEndsDown && new URL(request.url).pathname.endsWith('/turns/end')) {
         return Response.json({ error: { code: 'DATABASE_UNAVAILABLE', message: 'down' } }, { status: 503 });

@@ -7,7 +7,7 @@ import type { InvariantReport } from '../invariants';
 import type { DriverResult } from './driver';
 import type { Recorder } from './recorder';
 import { endpointRows } from './report';
-import type { ReportContext } from './run-journey';
+import type { ReportContext } from './run-options';
 
 interface Series {
   name: string;
@@ -15,7 +15,7 @@ interface Series {
   points: (number | undefined)[];
 }
 
-const escape = (text: string) => text.replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]!);
 
 function niceMax(value: number): number {
   if (value <= 0) return 1;
@@ -55,8 +55,8 @@ function chart(title: string, unit: string, series: Series[]): string {
     if (path) segments.push(path);
     return segments.map((d) => `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.6"/>`).join('');
   });
-  const legend = series.map((s) => `<span style="color:${s.color}">■</span> ${escape(s.name)}`).join(' &nbsp; ');
-  return `<figure><figcaption><b>${escape(title)}</b> <small>(${escape(unit)})</small> &nbsp; ${legend}</figcaption>
+  const legend = series.map((s) => `<span style="color:${s.color}">■</span> ${escapeHtml(s.name)}`).join(' &nbsp; ');
+  return `<figure><figcaption><b>${escapeHtml(title)}</b> <small>(${escapeHtml(unit)})</small> &nbsp; ${legend}</figcaption>
 <svg viewBox="0 0 ${width} ${height}" width="100%" font-size="11" font-family="sans-serif">${grid.join('')}${ticks.join('')}${lines.join('')}</svg></figure>`;
 }
 
@@ -88,21 +88,21 @@ export function renderHtmlReport(recorder: Recorder, driver: DriverResult, invar
     ]),
   ];
   const rows = endpointRows(recorder, driver.elapsedMs)
-    .map((r) => `<tr><td>${r.endpoint}</td><td>${r.sent}</td><td>${r.offeredRps.toFixed(1)}</td><td>${r.achievedRps.toFixed(1)}</td><td>${r.p50.toFixed(1)}</td><td>${r.p95.toFixed(1)}</td><td>${r.p99.toFixed(1)}</td><td>${escape(r.statuses)}</td></tr>`)
+    .map((r) => `<tr><td>${r.endpoint}</td><td>${r.sent}</td><td>${r.offeredRps.toFixed(1)}</td><td>${r.achievedRps.toFixed(1)}</td><td>${r.p50.toFixed(1)}</td><td>${r.p95.toFixed(1)}</td><td>${r.p99.toFixed(1)}</td><td>${escapeHtml(r.statuses)}</td></tr>`)
     .join('\n');
   const verdict = invariants ? (invariants.breaches.length === 0 ? '<b style="color:#2ca02c">invariants hold</b>' : `<b style="color:#d62728">${invariants.breaches.length} invariant breach(es)</b>`) : 'invariants not checked';
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Journey load run, showtime ${escape(context.showtimeId)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>Journey load run, showtime ${escapeHtml(context.showtimeId)}</title>
 <style>body{font-family:sans-serif;max-width:820px;margin:2em auto;color:#222}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}td:first-child,td:last-child{text-align:left}pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}figure{margin:1.5em 0}</style>
 </head><body>
 <h1>Journey load run</h1>
-<p>${escape(context.description)} · showtime ${escape(context.showtimeId)} · ${context.options.buyers} buyers · ${(driver.elapsedMs / 1000).toFixed(1)} s · ${verdict}</p>
+<p>${escapeHtml(context.description)} · showtime ${escapeHtml(context.showtimeId)} · ${context.options.buyers} buyers · ${(driver.elapsedMs / 1000).toFixed(1)} s · ${verdict}</p>
 ${charts.join('\n')}
 <h2>Endpoints</h2>
 <table><tr><th>endpoint</th><th>requests</th><th>offered/s</th><th>achieved/s</th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>statuses</th></tr>
 ${rows}</table>
 <h2>Full report</h2>
-<pre>${escape(text)}</pre>
+<pre>${escapeHtml(text)}</pre>
 </body></html>
 `;
 }

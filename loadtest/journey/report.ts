@@ -6,7 +6,7 @@
 import { formatInvariantReport, type InvariantReport } from '../invariants';
 import type { DriverResult } from './driver';
 import { isExpectedStatus, type Recorder } from './recorder';
-import type { ReportContext } from './run-journey';
+import type { ReportContext } from './run-options';
 
 export const ENDPOINT_ORDER = ['login', 'join', 'poll', 'seats', 'hold', 'cancel', 'checkout', 'approve', 'hold_status', 'booking', 'leave'];
 

@@ -16,41 +16,11 @@ import { runBuyers, type DriverResult } from './driver';
 import { renderHtmlReport } from './html-report';
 import { Recorder } from './recorder';
 import { renderTextReport } from './report';
+import type { JourneyRunOptions } from './run-options';
 import { createSale, readLiveFigures, type LiveFigures } from './setup';
 import { startLocalStack, type LocalStack } from './stack';
 
-export interface JourneyRunOptions {
-  buyers: number;
-  durationSeconds: number;
-  rampSeconds: number;
-  rows: number;
-  columns: number;
-  party: number;
-  holdTtlMs: number;
-  capacity: number;
-  admitPerMinute: number;
-  sessionTtlSeconds: number;
-  seatPreference: 'best' | 'random';
-  /** Proof of work at join: every buyer solves the edge's challenge at this difficulty (bits). */
-  powDifficulty?: number;
-  /** Target a running stack (edge URL) instead of starting one in process. */
-  baseUrl?: string | null;
-  coreUrl?: string | null;
-  paymentsUrl?: string | null;
-  showtimeId?: string | null;
-  adminToken?: string;
-  /** The core's CORE_SERVICE_TOKEN, when the run creates its sale at a core that requires it. */
-  serviceToken?: string;
-  paymentApiKey?: string;
-  databaseUrl?: string | null;
-  redisUrl?: string | null;
-  keyPrefix?: string;
-  reportDir?: string | null;
-  /** Look for the booking events in the Redis stream too (off when other relays share the database). */
-  checkStream?: boolean;
-  /** Progress lines: 'tty' redraws one line, 'lines' prints one every 5 s, 'off' says nothing. */
-  progress?: 'tty' | 'lines' | 'off';
-}
+export type { JourneyRunOptions, ReportContext } from './run-options';
 
 export interface JourneyRunResult {
   showtimeId: string;
@@ -156,4 +126,3 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
   }
 }
 
-export type ReportContext = { showtimeId: string; options: JourneyRunOptions; live: LiveFigures; edgeUrl: string; description: string };

@@ -115,7 +115,7 @@ function send(buyer, req, phase) {
     metrics.parsedBytes.add(res.body.length, tags);
     try {
       json = JSON.parse(res.body);
-    } catch (error) {
+    } catch (_error) {
       json = null; // not JSON: the journey treats it as an answer without a body
     }
   }

@@ -41,7 +41,7 @@ export function readRoomAnswer(showtimeId) {
   if (res.status === 200 && typeof res.body === 'string') {
     try {
       room = JSON.parse(res.body);
-    } catch (error) {
+    } catch (_error) {
       room = null;
     }
   }
@@ -148,7 +148,7 @@ export function verifyOverHttp(data) {
     let counts = null;
     try {
       counts = show.status === 200 && typeof show.body === 'string' ? JSON.parse(show.body).counts : null;
-    } catch (error) {
+    } catch (_error) {
       counts = null;
     }
     if (!counts) {

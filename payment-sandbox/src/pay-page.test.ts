@@ -81,7 +81,7 @@ describe('hosted pay page', () => {
     expect(body).toContain('status=failed');
     const approve = await page(`/pay/${p.id}/approve`, 'POST');
     expect(approve.status).toBe(410);
-    expect((await (await sandbox.call('GET', `/v1/payments/${p.id}`)).json()).status).toBe('expired');
+    expect(((await (await sandbox.call('GET', `/v1/payments/${p.id}`)).json()) as { status: string }).status).toBe('expired');
   });
 
   it('answers an unknown payment with an HTML 404', async () => {

@@ -47,7 +47,7 @@ const STYLE = raw(`
   .notice{padding:.75rem;border-radius:.5rem;background:#fde8e8;color:#771d1d}
 `);
 
-function layout(title: string, nonce: string, body: Html, script: Html | '' = ''): Html {
+function layout(title: string, _nonce: string, body: Html, script: Html | '' = ''): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>

@@ -3,7 +3,7 @@
  */
 export { createRoomEngine, type RoomEngine, type RoomEngineOptions, type Claimed, type TickResult, type RoomStats, type RestoredTurn } from './room-engine';
 export { createPurchaseBuckets, ticketOfSession, type BucketDecision, type TokenSession } from './purchase-buckets';
-export { type Standing, type Place, type BuyerState } from './replies';
+export type { Standing, Place, BuyerState } from './replies';
 export {
   estimateForJoin,
   estimateFromSnapshot,

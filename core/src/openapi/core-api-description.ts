@@ -2,13 +2,15 @@
  * The OpenAPI 3.1 description of the core's own API (port 8081): what the edge, the queue ticker,
  * operators' tools and the payment gateway call. Paths as the core serves them (no /api prefix).
  * Built from the zod schemas the routes validate with, and from the answer schemas the edge's
- * description uses for the bodies it passes through (edge/scripts/openapi/api-schemas.ts); served
+ * description uses for the bodies it passes through (lib/api-schemas.ts); served
  * at GET /openapi.json, built once on first request. test/e2e/core-openapi-contract.test.ts holds
  * real answers of a running core to it and checks every route the core serves is described.
  */
 import { z } from 'zod';
 import { buildOpenApi, type Answer, type Operation } from '../../../lib/openapi-document';
-import * as shared from '../../../edge/scripts/openapi/api-schemas';
+import * as shared from '../../../lib/api-schemas';
+import { holdRequestSchema } from '../seats/hold-service';
+import { checkoutSchema } from '../checkout/checkout-routes';
 import { hallSchema, newShowtimeSchema, showtimeChangesSchema, venueSchema } from '../catalog/catalog-schemas';
 import { fareClassChangeSchema } from '../fares/fare-service';
 import { seatClassChangeSchema } from '../fares/seat-classes';
@@ -93,10 +95,10 @@ const components = {
   SeatMap: shared.seatMap,
   SeatAvailability: shared.seatAvailability,
   SeatMapAnswer: shared.seatMapAnswer,
-  HoldRequest: shared.requests.holdRequest,
+  HoldRequest: holdRequestSchema,
   HoldCreated: shared.holdCreated,
   Hold: shared.holdView,
-  CheckoutRequest: shared.requests.checkoutRequest,
+  CheckoutRequest: checkoutSchema,
   CheckoutSession: shared.checkoutSession,
   Booking: shared.booking,
   BookingList: shared.bookingList,

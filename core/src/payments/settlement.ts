@@ -160,7 +160,7 @@ export async function refundBookingAndAnnounce(tx: Db, bookingId: string, cause:
 export async function completeSucceededPayment(sql: Sql, paymentId: string): Promise<SettlementResult> {
   return sql.begin(async (tx) => {
     const payment = await lockPayment(tx, paymentId);
-    if (!payment || payment.status !== 'SUCCEEDED') return { kind: 'ignored', reason: 'not a succeeded payment' } as const;
+    if (payment?.status !== 'SUCCEEDED') return { kind: 'ignored', reason: 'not a succeeded payment' } as const;
     if (await findBookingByPayment(tx, paymentId)) return { kind: 'already_settled', status: payment.status } as const;
     return bookOrRefund(tx, payment);
   });

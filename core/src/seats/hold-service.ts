@@ -8,10 +8,12 @@ import type { CoreMetrics } from '../metrics';
 import { endHold, findHold, holdSeats, type HoldRow } from './seat-repo';
 import { holdPlaces } from '../fares/fare-repo';
 import type { GatePass, SeatGate } from '../gate/seat-gate';
+import { SEAT_CODE } from '../../../lib/seat-code';
 
 /** No showtime allows more than this per request; the showtime's own limit is checked in SQL. */
 export const MAX_SEATS_PER_REQUEST = 50;
-export const SEAT_CODE = /^[A-Z0-9][A-Z0-9-]{0,7}$/;
+/** Re-exported for the core's modules that check seat codes; defined in lib for the API description too. */
+export { SEAT_CODE };
 
 const seatsHoldSchema = z.object({
   seats: z

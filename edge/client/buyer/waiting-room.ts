@@ -157,7 +157,7 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
 
   function startPosition(position: number): number {
     const kept = Number(sessionStorage.getItem(startKey));
-    const start = kept >= position ? kept : position;
+    const start = Math.max(kept, position);
     if (start !== kept) sessionStorage.setItem(startKey, String(start));
     return start;
   }

@@ -6,7 +6,7 @@
  * serves at /api/openapi.json (Workers have no filesystem and no zod-to-JSON at run time).
  */
 import { buildOpenApi, type Answer as DocumentAnswer, type Operation as DocumentOperation } from '../../../lib/openapi-document';
-import * as schemas from './api-schemas';
+import * as schemas from './edge-api-schemas';
 
 type SchemaName = keyof typeof componentSchemas;
 

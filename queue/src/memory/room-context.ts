@@ -115,7 +115,10 @@ export class RoomContext {
 
   learnEarlyEnd(s: Settings, customer: string): void {
     const session = this.db.zset(this.active).score(customer);
-    if (session !== undefined) return this.learnTurns(1, s.sessionTtlMs - (session - this.nowMs));
+    if (session !== undefined) {
+      this.learnTurns(1, s.sessionTtlMs - (session - this.nowMs));
+      return;
+    }
     const offer = this.db.zset(this.offers).score(customer);
     if (offer !== undefined) this.learnTurns(1, firstClaimMs(s) - (offer - this.nowMs));
   }

@@ -1,18 +1,14 @@
 /**
- * The bodies of the public API as zod schemas, for the OpenAPI description. Request bodies are
- * the very schemas the routes validate with (imported from where the routes use them); response
- * bodies are written here once, from the code that builds them, and the contract tests
+ * The response bodies of the public API as zod schemas, shared by the edge's and the core's
+ * OpenAPI descriptions (edge/scripts/openapi/, core/src/openapi/), so lib depends on nothing
+ * above it. Request bodies are the very schemas the routes validate with, taken by each
+ * description from where the routes use them. Response bodies are written here once, from the code that builds them, and the contract tests
  * (test/e2e/openapi-contract.test.ts) hold real responses to them, so neither side can drift.
  * Response objects list what a client may rely on and allow more (`looseObject`): a field added
  * to an answer is not a break, a documented one missing or retyped is.
  */
 import { z } from 'zod';
-import { holdRequestSchema, SEAT_CODE } from '../../../core/src/seats/hold-service';
-import { checkoutSchema } from '../../../core/src/checkout/checkout-routes';
-import { roomUpdateSchema } from '../../../queue/src/room-update';
-import { fareClassChangeSchema } from '../../../core/src/fares/fare-service';
-import { seatClassChangeSchema } from '../../../core/src/fares/seat-classes';
-import { refundPolicySchema } from '../../../core/src/bookings/booking-routes';
+import { SEAT_CODE } from './seat-code';
 
 const instant = z.iso.datetime({ offset: true }).describe('ISO 8601 time');
 const seatCode = z.string().regex(SEAT_CODE).describe('Seat code as printed on the ticket, e.g. F5');
@@ -353,8 +349,3 @@ export const readiness = z.looseObject({
   core: z.enum(['ok', 'down']),
 });
 export const jwks = z.looseObject({ keys: z.array(z.looseObject({ kty: z.string(), kid: z.string() })) });
-
-export const requests = {
-  holdRequest: holdRequestSchema, checkoutRequest: checkoutSchema, roomUpdate: roomUpdateSchema,
-  fareClassChange: fareClassChangeSchema, seatClassChange: seatClassChangeSchema, refundPolicy: refundPolicySchema,
-};
