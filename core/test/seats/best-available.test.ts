@@ -9,7 +9,7 @@ import { testDatabaseUrl } from '../../../test/support/env';
 import { connectDatabase } from '../../src/db/connect';
 import { insertHallWithSeats, insertVenue } from '../../src/catalog/venue-repo';
 import { rectangularLayout, type LayoutOptions } from '../../src/demo/seat-layout';
-import { createCoreHarness, unique, type CoreHarness } from '../core-harness';
+import { createCoreHarness, TEST_ADMIN_TOKEN, unique, type CoreHarness } from '../core-harness';
 import { bestHoldViolations, type HallSeat } from './best-invariants';
 
 let sql: Sql;
@@ -48,15 +48,22 @@ describe('best available: the choice', () => {
     expect(four.json.seats).toEqual(['E4', 'E5', 'E6', 'E7']);
   });
 
-  it('the ideal row is configurable per hall, and a showtime setting wins over the hall', async () => {
-    const venue = await insertVenue(sql, { name: unique('venue'), city: 'Test' });
-    const hall = await insertHallWithSeats(sql, { venueId: venue.id, name: 'Hall', seats: rectangularLayout({ rows: 9, columns: 10 }) });
-    await sql`UPDATE hall SET ideal_row = 2 WHERE id = ${hall.id}`;
-    const a = await h.createShowtime({ hallId: hall.id });
+  it('the ideal row is configurable per hall, and a showtime setting wins over the hall (operator API)', async () => {
+    const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+    const venue = await h.call('POST', '/admin/venues', { headers: admin, body: { name: unique('venue'), city: 'Test' } });
+    const seats = rectangularLayout({ rows: 9, columns: 10 }).map(({ code, row, rowLabel, column }) => ({ code, row, rowLabel, column }));
+    const hall = await h.call('POST', `/admin/venues/${venue.json.id}/halls`, { headers: admin, body: { name: 'Hall', seats, idealRow: 2 } });
+    expect(hall.status).toBe(201);
+    const a = await h.createShowtime({ hallId: hall.json.id });
     expect((await best(a.showtimeId, { count: 2, together: true })).json.seats).toEqual(['B5', 'B6']);
-    const b = await h.createShowtime({ hallId: hall.id });
-    await sql`UPDATE showtime SET ideal_row = 8 WHERE id = ${b.showtimeId}`;
+    const b = await h.createShowtime({ hallId: hall.json.id });
+    const set = await h.call('PATCH', `/admin/showtimes/${b.showtimeId}`, { headers: admin, body: { idealRow: 8 } });
+    expect(set.json.idealRow).toBe(8);
     expect((await best(b.showtimeId, { count: 2, together: true })).json.seats).toEqual(['H5', 'H6']);
+    // null: the hall's again.
+    expect((await h.call('PATCH', `/admin/showtimes/${b.showtimeId}`, { headers: admin, body: { idealRow: null } })).json.idealRow).toBeNull();
+    expect((await best(b.showtimeId, { count: 2, together: true })).json.seats).toEqual(['B5', 'B6']);
+    expect((await h.call('PATCH', `/admin/showtimes/${b.showtimeId}`, { headers: admin, body: { idealRow: 0 } })).status).toBe(422);
   });
 
   it('prefers a whole couple pair for two, and never splits a pair for other counts', async () => {

@@ -3,7 +3,8 @@
  * core picks the best seats together and holds them. The picked seats are shown on the map
  * (held by you) with a review before checkout: "Continue to payment", or "Choose other seats",
  * which releases them and goes back to the map. On a phone (narrow screen) this is the default
- * way: the map stays folded behind "Choose on the map instead" until the buyer opens it.
+ * way: the form comes first, above the map, with "Choose on the map instead" taking the
+ * keyboard to the map; on a laptop it sits after the map (the map stays first in tab order).
  *
  * Every word this module puts on the page is in BEST_SEATS_TEXT below, in one place, so it can
  * move into the message catalogue as it is.
@@ -22,8 +23,7 @@ export const BEST_SEATS_TEXT = {
   together: 'Side by side in one row',
   accessible: 'Include a wheelchair space',
   button: (n: number) => `Best ${n} ${n === 1 ? 'seat' : 'seats'}`,
-  showMap: 'Choose on the map instead',
-  hideMap: 'Hide the seat map',
+  toMap: 'Choose on the map instead',
   countInvalid: (max: number) => `Enter how many seats you want, as a whole number from 1 to ${max}.`,
   searching: 'Finding the best seats…',
   reviewTitle: 'We picked these seats for you',
@@ -39,7 +39,6 @@ export function createBestSeats(flow: SaleFlow, purchase: Purchase) {
   const T = BEST_SEATS_TEXT;
   const phone = typeof window.matchMedia === 'function' && window.matchMedia('(max-width: 40rem)').matches;
   let review: SavedHold | null = null;
-  let mapOpen = !phone;
 
   function render() {
     const home = document.getElementById('best-seats');
@@ -53,7 +52,7 @@ export function createBestSeats(flow: SaleFlow, purchase: Purchase) {
         <p><label><input id="best-together" type="checkbox" checked> <span id="best-together-label"></span></label></p>
         <p><label><input id="best-accessible" type="checkbox"> <span id="best-accessible-label"></span></label></p>
         <p class="actions"><button id="best-button" type="submit" class="button primary"></button>
-          <button id="best-map-toggle" type="button" class="button" aria-controls="map-area"></button></p>
+          <button id="best-to-map" type="button" class="button"></button></p>
       </form>
       <section id="best-review" class="best-review" hidden aria-labelledby="best-review-title">
         <h3 id="best-review-title" tabindex="-1"></h3>
@@ -71,6 +70,11 @@ export function createBestSeats(flow: SaleFlow, purchase: Purchase) {
     setText('best-review-note', T.reviewNote);
     setText('best-continue', T.continue);
     setText('best-other', T.other);
+    setText('best-to-map', T.toMap);
+    show('best-to-map', phone);
+    // A laptop shows the map first and this beside it, after it in the tab order.
+    const mapArea = document.getElementById('map-area');
+    if (!phone && mapArea) mapArea.after(home);
     return true;
   }
 
@@ -82,14 +86,11 @@ export function createBestSeats(flow: SaleFlow, purchase: Purchase) {
     setText('best-button', T.button(Number.isInteger(n) && n >= 1 ? n : 1));
   }
 
-  function showMap(open: boolean) {
-    mapOpen = open;
-    show('map-area', open);
-    const toggle = byId<HTMLButtonElement>('best-map-toggle');
-    toggle.setAttribute('aria-expanded', String(open));
-    toggle.textContent = open ? T.hideMap : T.showMap;
-    // On a laptop the map is always there; the toggle is for narrow screens.
-    toggle.hidden = !phone;
+  /** The keyboard (and the eye) to the map: its one seat in the tab order. */
+  function toMap() {
+    const seat = document.querySelector<HTMLElement>('#seat-grid button[tabindex="0"]');
+    seat?.scrollIntoView?.({ block: 'center', inline: 'center' });
+    seat?.focus();
   }
 
   async function ask() {
@@ -123,7 +124,6 @@ export function createBestSeats(flow: SaleFlow, purchase: Purchase) {
   /** The picked seats on the map (held by you) and the choice: pay, or choose other seats. */
   function showReview(held: SavedHold) {
     review = held;
-    showMap(true);
     show('best-form', false);
     show('best-review', true);
     const labels = purchase.seatMap.labels(held.seats);
@@ -151,7 +151,6 @@ export function createBestSeats(flow: SaleFlow, purchase: Purchase) {
     purchase.saveHold(null);
     closeReview();
     await purchase.loadMap();
-    showMap(true);
     flow.announce(T.released);
     byId('best-title').setAttribute('tabindex', '-1');
     byId('best-title').focus();
@@ -160,13 +159,12 @@ export function createBestSeats(flow: SaleFlow, purchase: Purchase) {
   function wire() {
     if (!render()) return;
     label();
-    showMap(mapOpen);
     countInput().addEventListener('input', label);
     byId('best-form').addEventListener('submit', (event) => {
       event.preventDefault();
       void ask();
     });
-    byId('best-map-toggle').addEventListener('click', () => showMap(!mapOpen));
+    byId('best-to-map').addEventListener('click', toMap);
     byId('best-continue').addEventListener('click', () => {
       const held = review;
       closeReview();

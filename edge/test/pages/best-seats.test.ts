@@ -2,8 +2,9 @@
  * "Best N seats" on the sale page, on a laptop and a 390 px phone, keyboard only: the buyer
  * types how many and presses Enter; the picked seats are held, marked on the map as theirs and
  * read out; "Choose other seats" releases them (nothing held in the database) and goes back;
- * asking again and continuing leads to the payment step. On the phone the map is folded
- * behind "Choose on the map instead" until opened; on the laptop it is always there.
+ * asking again and continuing leads to the payment step. On the phone the form comes first,
+ * above the map ("Choose on the map instead" takes the keyboard there); on the laptop it comes
+ * after the map, which stays first in the tab order.
  * Asking for more together than are left says how many sit together.
  */
 import type { Browser } from 'playwright-core';
@@ -34,11 +35,16 @@ describe.each(VIEWPORTS)('best seats on %s', (name, viewport, phone) => {
     await page.getByRole('button', { name: 'Join the line' }).click();
     await waitForStep(page, 'step-seats');
 
-    // The map: folded on the phone (the best seats are the default way there), open on the laptop.
-    expect(await page.locator('#map-area').isVisible()).toBe(!phone);
-    const toggle = page.getByRole('button', { name: 'Choose on the map instead' });
-    expect(await toggle.isVisible()).toBe(phone);
-    if (phone) expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    // The phone: the best seats first (its default way), the map below; the laptop: the map first.
+    const formTop = (await page.locator('#best-form').boundingBox())!.y;
+    const mapTop = (await page.locator('#map-area').boundingBox())!.y;
+    expect(formTop < mapTop).toBe(phone);
+    const toMap = page.getByRole('button', { name: 'Choose on the map instead' });
+    expect(await toMap.isVisible()).toBe(phone);
+    if (phone) {
+      await toMap.click();
+      expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset?.code)).toBe('A1');
+    }
 
     // Keyboard only: the count field by its label, then Enter.
     const count = page.getByLabel('How many seats');
