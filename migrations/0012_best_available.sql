@@ -27,7 +27,7 @@ ALTER TABLE showtime ADD COLUMN ideal_row smallint CHECK (ideal_row BETWEEN 1 AN
 --
 -- together = false: best N anywhere (couple pairs still whole), seat by seat in score order.
 -- Refusals besides hold_seats' WR404/WR410/WR409/WRL22:
---   WRT09 no N together left (detail.requested, detail.maxTogether, detail.available)
+--   WRN09 no N together left (detail.requested, detail.maxTogether, detail.available)
 --   WRC09 fewer than N eligible seats left at all (together = false; detail.available)
 --   WRK22 the fare class is not a seated class of this showtime
 --   55P03 every fitting block was locked by other buyers, three statements running (transient:
@@ -162,7 +162,7 @@ BEGIN
         INTO v_seats, v_max_run, v_available;
       EXIT WHEN v_seats IS NOT NULL;
       IF v_max_run < p_count THEN
-        RAISE EXCEPTION 'no % seats together left', p_count USING ERRCODE = 'WRT09',
+        RAISE EXCEPTION 'no % seats together left', p_count USING ERRCODE = 'WRN09',
           DETAIL = json_build_object('requested', p_count, 'maxTogether', v_max_run, 'available', v_available)::text;
       END IF;
     ELSE

@@ -41,7 +41,7 @@ export function mapDatabaseError(error: unknown): unknown {
     case 'WRC09':
       return conflict('SEATS_UNAVAILABLE', 'Some seats are no longer available', detail);
     // Best available (migrations/0012_best_available.sql): no N adjacent seats in one row left.
-    case 'WRT09':
+    case 'WRN09':
       return conflict('NO_SEATS_TOGETHER', `No ${String(detail.requested)} seats together are left; at most ${String(detail.maxTogether)} sit together`, detail);
     // Fare classes (migrations/0008_fare_inventory.sql)
     case 'WRK22':
