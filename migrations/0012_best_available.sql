@@ -30,8 +30,13 @@ ALTER TABLE showtime ADD COLUMN ideal_row smallint CHECK (ideal_row BETWEEN 1 AN
 --   WRN09 no N together left (detail.requested, detail.maxTogether, detail.available)
 --   WRC09 fewer than N eligible seats left at all (together = false; detail.available)
 --   WRK22 the fare class is not a seated class of this showtime
---   55P03 every fitting block was locked by other buyers, three statements running (transient:
+--   55P03 every fitting block was locked by other buyers ten statements running (transient:
 --         the service retries, then answers 503 BUSY)
+--
+-- When every fitting block is being locked by others (the last seats, a crowd), the attempt is
+-- undone (releasing what it locked in part), the function waits for the buyer locking the best
+-- block to finish (a plain FOR UPDATE of its seats, in seat-code order, holding no other seat)
+-- and chooses again: each round waits for real progress, never a blind sleep.
 CREATE FUNCTION hold_best_seats(
   p_showtime_id bigint,
   p_customer_id text,
@@ -51,6 +56,7 @@ DECLARE
   v_max_run   integer;
   v_available integer;
   v_attempt   integer := 0;
+  v_best      text[];
 BEGIN
   IF p_count IS NULL OR p_count < 1 OR p_count > 50 THEN
     RAISE EXCEPTION 'count must be between 1 and 50' USING ERRCODE = '22003';
@@ -92,6 +98,10 @@ BEGIN
   LOOP
     v_attempt := v_attempt + 1;
     IF p_together THEN
+      -- An attempt that finds no whole block is undone (a subtransaction), so the seats it
+      -- locked in part are let go before this buyer waits on anyone: two buyers can never each
+      -- hold half of what the other waits for.
+      BEGIN
       -- CHOOSE + LOCK + WRITE: one statement (see the header)
       WITH seat AS (
         SELECT hs.seat_code, hs.row_number AS r, hs.column_number AS c, hs.seat_type,
@@ -158,8 +168,15 @@ BEGIN
       )
       SELECT (SELECT array_agg(t.seat_code::text ORDER BY t.seat_code) FROM taken t),
              (SELECT coalesce(max(seats), 0) FROM runs),
-             (SELECT coalesce(sum(seats), 0)::int FROM runs)
-        INTO v_seats, v_max_run, v_available;
+             (SELECT coalesce(sum(seats), 0)::int FROM runs),
+             (SELECT b.codes FROM blocks b ORDER BY b.score, b.r, b.first_c LIMIT 1)
+        INTO v_seats, v_max_run, v_available, v_best;
+      IF v_seats IS NULL THEN
+        RAISE EXCEPTION 'no whole block locked' USING ERRCODE = 'WRN00';
+      END IF;
+      EXCEPTION WHEN SQLSTATE 'WRN00' THEN
+        NULL; -- the partial locks are released; the variables keep what the attempt saw
+      END;
       EXIT WHEN v_seats IS NOT NULL;
       IF v_max_run < p_count THEN
         RAISE EXCEPTION 'no % seats together left', p_count USING ERRCODE = 'WRN09',
@@ -179,10 +196,16 @@ BEGIN
       END IF;
       -- Seats enough, but some were locked by other buyers: let them finish and look again.
     END IF;
-    IF v_attempt >= 3 THEN
+    IF v_attempt >= 10 THEN
       RAISE EXCEPTION 'every fitting block is being locked by other buyers' USING ERRCODE = '55P03';
     END IF;
-    PERFORM pg_sleep(0.002 * v_attempt);
+    IF p_together AND v_best IS NOT NULL THEN
+      -- WAIT: for the buyer locking the best block to commit or roll back, then choose again.
+      PERFORM 1 FROM show_seat s WHERE s.showtime_id = p_showtime_id AND s.seat_code = ANY (v_best)
+       ORDER BY s.seat_code FOR UPDATE;
+    ELSE
+      PERFORM pg_sleep(0.005 * v_attempt);
+    END IF;
   END LOOP;
 
   IF NOT p_together THEN

@@ -69,6 +69,29 @@ describe.each(['alone', 'gated'] as const)('best available, database %s', (mode)
   });
 });
 
+describe('best available at sell-out', () => {
+  it('more buyers than pairs: each gets a pair or NO_SEATS_TOGETHER (never a 503), and no two free seats sit together at the end', async () => {
+    const h = harnesses.alone;
+    for (let round = 0; round < 3; round++) {
+      const { showtimeId } = await h.createShowtime({ layout: { rows: 4, columns: 10 } });
+      const tokens = await Promise.all(Array.from({ length: BUYERS }, (_, i) => h.tokenFor(unique(`last-${round}-${i}`), showtimeId)));
+      const answers = await releasedTogether(BUYERS, (i) =>
+        h.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { count: 2, together: true } }));
+      const refused = answers.filter((a) => a.status !== 201);
+      expect(refused.filter((a) => a.status !== 409 || a.json.error.code !== 'NO_SEATS_TOGETHER').map((a) => a.status)).toEqual([]);
+      const winners = answers.filter((a) => a.status === 201);
+      const small: HallSeat[] = rectangularLayout({ rows: 4, columns: 10 }).map((s) => ({ code: s.code, row: s.row, column: s.column, type: s.type }));
+      expect(bestHoldViolations(small, winners.map((a) => ({ seats: a.json.seats, together: true })))).toEqual([]);
+      // Sold out for pairs: nobody was refused while two seats together were still free.
+      const free = new Set((await sql<{ seat_code: string }[]>`
+        SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} AND status = 'AVAILABLE'`).map((r) => r.seat_code));
+      const pairsLeft = small.filter((s) => free.has(s.code) && small.some((t) => t.row === s.row && t.column === s.column + 1 && free.has(t.code)));
+      expect(pairsLeft.map((s) => s.code)).toEqual([]);
+      expect(winners.length).toBeGreaterThanOrEqual(15);
+    }
+  });
+});
+
 describe('the harness produces the race', () => {
   /** The same score in the buyer's hands: read the map, take the best free block, ask for it. */
   function naiveBestBlock(seats: { code: string; row: number; column: number; type: string; status: string }[], count: number): string[] | null {
