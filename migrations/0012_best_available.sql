@@ -200,9 +200,15 @@ BEGIN
       RAISE EXCEPTION 'every fitting block is being locked by other buyers' USING ERRCODE = '55P03';
     END IF;
     IF p_together AND v_best IS NOT NULL THEN
-      -- WAIT: for the buyer locking the best block to commit or roll back, then choose again.
-      PERFORM 1 FROM show_seat s WHERE s.showtime_id = p_showtime_id AND s.seat_code = ANY (v_best)
-       ORDER BY s.seat_code FOR UPDATE;
+      -- WAIT: for the buyer locking the best block to commit or roll back, then let the locks
+      -- go again (a subtransaction) and choose again: between attempts this buyer holds no seat.
+      BEGIN
+        PERFORM 1 FROM show_seat s WHERE s.showtime_id = p_showtime_id AND s.seat_code = ANY (v_best)
+         ORDER BY s.seat_code FOR UPDATE;
+        RAISE EXCEPTION 'waited' USING ERRCODE = 'WRN00';
+      EXCEPTION WHEN SQLSTATE 'WRN00' THEN
+        NULL;
+      END;
     ELSE
       PERFORM pg_sleep(0.005 * v_attempt);
     END IF;
