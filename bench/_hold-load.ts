@@ -2,16 +2,18 @@
  * Load generator for bench/holds.ts, run as a child process so it does not share an event loop
  * with the server it measures. Each client loops: hold one random seat of its own share of the
  * hall (seat index ≡ client number mod clients, exactly as the pgbench script picks), cancel it.
+ * With `bestCount`, each hold is best available instead ({count, together: true}: the core picks).
  * Prints JSON.
  */
 import http from 'node:http';
 
-const { url, showtimeId, tokens, seats, seconds } = JSON.parse(process.argv[2]!) as {
+const { url, showtimeId, tokens, seats, seconds, bestCount } = JSON.parse(process.argv[2]!) as {
   url: string;
   showtimeId: number;
   tokens: string[];
   seats: string[];
   seconds: number;
+  bestCount?: number;
 };
 const agent = new http.Agent({ keepAlive: true, maxSockets: tokens.length });
 const target = new URL(url);
@@ -45,7 +47,8 @@ await Promise.all(
     const mine = seats.filter((_, index) => index % tokens.length === client);
     while (Date.now() < deadline) {
       const seat = mine[Math.floor(Math.random() * mine.length)]!;
-      const held = await request('POST', `/showtimes/${showtimeId}/holds`, token, JSON.stringify({ seats: [seat] }));
+      const body = bestCount ? { count: bestCount, together: true } : { seats: [seat] };
+      const held = await request('POST', `/showtimes/${showtimeId}/holds`, token, JSON.stringify(body));
       statuses[held.status] = (statuses[held.status] ?? 0) + 1;
       if (held.status !== 201) continue;
       holds++;

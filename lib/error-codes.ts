@@ -37,6 +37,7 @@ export const ERROR_STATUS = {
   QUEUE_ID_NOT_FOUND: 404,
   // 409: conflicts with the current state.
   SEATS_UNAVAILABLE: 409,
+  NO_SEATS_TOGETHER: 409,
   SALE_NOT_OPEN: 409,
   SHOWTIME_STARTED: 409,
   HOLD_CONFIRMED: 409,

@@ -13,6 +13,7 @@ export const ERROR_NOTES: Partial<Record<ErrorCode, string>> = {
   VENUE_NOT_FOUND: 'operator: adding a hall to a venue that does not exist',
   QUEUE_ID_NOT_FOUND: 'operator lookup: not a queue id of that showtime',
   SEATS_UNAVAILABLE: 'with `seats`',
+  NO_SEATS_TOGETHER: 'best available: no N seats together in one row, with `requested`, `maxTogether`, `available`',
   IDEMPOTENCY_KEY_IN_FLIGHT: 'with `Retry-After`',
   ROOM_CLOSED: 'a refusal of the waiting room',
   SOLD_OUT: 'a refusal of the waiting room',

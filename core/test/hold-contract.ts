@@ -143,5 +143,23 @@ export function holdContract(label: string, harness: () => CoreHarness, scale: C
       expect((await h.call('GET', `/holds/${held.json.holdId}`, { token })).json.status).toBe('CANCELLED');
       expect((await h.hold(showtimeId, unique('next'), ['B1', 'B2'])).status).toBe(201);
     });
+
+    it(`best available: ${scale.racers} buyers released together after 2 seats together, all held, none shared, all adjacent`, async () => {
+      const h = harness();
+      const { showtimeId } = await h.createShowtime({ layout: { rows: 12, columns: 16, coupleRows: [8] } });
+      const tokens = await Promise.all(Array.from({ length: scale.racers }, (_, i) => h.tokenFor(unique(`best-${i}`), showtimeId)));
+      const results = await releasedTogether(scale.racers, (i) =>
+        h.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { count: 2, together: true } }),
+      );
+      expect(results.map((r) => r.status).filter((s) => s !== 201)).toEqual([]);
+      const seats = results.flatMap((r) => r.json.seats as string[]);
+      expect(new Set(seats).size).toBe(2 * scale.racers);
+      for (const r of results) {
+        const [a, b] = (r.json.seats as string[]).map((code) => ({ row: code[0], column: Number(code.slice(1)) }));
+        expect(a!.row).toBe(b!.row);
+        expect(Math.abs(a!.column - b!.column)).toBe(1);
+      }
+      expect((await h.seatStatusCounts(showtimeId)).held).toBe(2 * scale.racers);
+    });
   });
 }

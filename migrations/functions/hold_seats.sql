@@ -16,6 +16,21 @@
 --
 -- now() is the transaction's start time on the database clock: a hold that expires while
 -- this call waits for a lock is still seen as live, which can only refuse, never double-sell.
+--
+-- Fewer statements per call (docs/best-available.md, "The hold path's own cost"). Every
+-- guarantee of the earlier version stays: the database clock, the per-customer limit
+-- under the customer's advisory lock, rows locked in seat-code order, one conditional UPDATE,
+-- all or nothing, the hold record, its logged transition and the HoldCreated event in the same
+-- transaction. What changed is how many statements the function runs for a successful hold:
+--
+--   before  showtime; unknown seats; advisory lock; owned seats; owned places; lock + UPDATE;
+--           result check; seat_hold INSERT; outbox INSERT                       (9 statements)
+--   now     showtime; advisory lock; owned seats and places (one statement); lock + UPDATE,
+--           which also reports the seats it found; seat_hold and outbox in one statement (5)
+--
+-- Unknown seats are now found by the lock statement itself (a seat it cannot lock does not
+-- exist in this showtime): the answer is the same 422 UNKNOWN_SEATS, raised after the limit
+-- check instead of before it, and raising still undoes the UPDATE.
 CREATE OR REPLACE FUNCTION hold_seats(
   p_showtime_id bigint,
   p_customer_id text,
@@ -24,12 +39,12 @@ CREATE OR REPLACE FUNCTION hold_seats(
 ) RETURNS TABLE (hold_id uuid, expires_at timestamptz, seat_codes text[])
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_show     showtime%ROWTYPE;
-  v_seats    text[] := ARRAY(SELECT DISTINCT code FROM unnest(p_seat_codes) AS code ORDER BY code);
-  v_unknown  text[];
-  v_owned    integer;
-  v_taken    text[];
-  v_expires  timestamptz;
+  v_show    showtime%ROWTYPE;
+  v_seats   text[] := ARRAY(SELECT DISTINCT code FROM unnest(p_seat_codes) AS code ORDER BY code);
+  v_owned   integer;
+  v_found   text[];
+  v_taken   text[];
+  v_expires timestamptz;
 BEGIN
   -- GUARD: the showtime exists and is on sale by the database clock
   SELECT * INTO v_show FROM showtime WHERE id = p_showtime_id;
@@ -46,23 +61,21 @@ BEGIN
                                  'opensAt', v_show.sale_opens_at)::text;
   END IF;
 
-  -- GUARD: every seat exists in this showtime's hall (another hall's seats are unknown here)
-  v_unknown := ARRAY(
-    SELECT code FROM unnest(v_seats) AS code
-     WHERE NOT EXISTS (SELECT 1 FROM show_seat s
-                        WHERE s.showtime_id = p_showtime_id AND s.seat_code = code)
-     ORDER BY code);
-  IF cardinality(v_unknown) > 0 THEN
-    RAISE EXCEPTION 'unknown seats for showtime %', p_showtime_id USING ERRCODE = 'WR422',
-      DETAIL = json_build_object('seats', v_unknown)::text;
-  END IF;
-
   -- LOCK: one customer's holds on one showtime run one at a time, so two parallel requests
   -- cannot both pass the limit below. Transaction-scoped: released at commit or rollback.
   PERFORM pg_advisory_xact_lock(hashtextextended(p_showtime_id::text || '/' || p_customer_id, 0));
 
-  -- GUARD: the customer never holds or owns more than the showtime allows (seats and places)
-  v_owned := customer_places_owned(p_showtime_id, p_customer_id);
+  -- GUARD: the customer never holds or owns more than the showtime allows: seats held live or
+  -- booked, plus general-admission places (customer_places_owned, in one statement).
+  SELECT (SELECT count(*) FROM show_seat s
+           WHERE s.showtime_id = p_showtime_id AND s.customer_id = p_customer_id
+             AND (s.status = 'BOOKED' OR (s.status = 'HELD' AND s.hold_expires_at > now())))
+       + (SELECT coalesce(sum(h.quantity), 0) FROM seat_hold h
+           WHERE h.showtime_id = p_showtime_id AND h.customer_id = p_customer_id AND h.fare_class IS NOT NULL
+             AND ((h.status = 'ACTIVE' AND h.expires_at > now())
+                  OR (h.status = 'CONFIRMED' AND EXISTS (
+                        SELECT 1 FROM booking b WHERE b.hold_id = h.id AND b.status = 'CONFIRMED'))))
+    INTO v_owned;
   IF v_owned + cardinality(v_seats) > v_show.max_seats_per_customer THEN
     RAISE EXCEPTION 'seat limit of % per customer exceeded', v_show.max_seats_per_customer
       USING ERRCODE = 'WRL22',
@@ -71,8 +84,9 @@ BEGIN
   END IF;
 
   -- WRITE: lock the rows in seat-code order (no deadlock between {A,B} and {B,A}), then take
-  -- only those that are free, where a lapsed hold counts as free. The class counters move at
-  -- the end of this statement (show_seat trigger), after the seat locks.
+  -- only those that are free, where a lapsed hold counts as free. The same statement says
+  -- which of the asked seats exist (found) and which it took. The class counters move at the
+  -- end of this statement (show_seat trigger), after the seat locks.
   v_expires := now() + make_interval(secs => v_show.hold_ttl_ms / 1000.0);
   WITH wanted AS (
     SELECT s.seat_code FROM show_seat s
@@ -88,20 +102,33 @@ BEGIN
        AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.hold_expires_at <= now()))
     RETURNING s.seat_code
   )
-  SELECT coalesce(array_agg(t.seat_code::text ORDER BY t.seat_code), '{}') INTO v_taken FROM taken t;
+  SELECT coalesce((SELECT array_agg(w.seat_code::text ORDER BY w.seat_code) FROM wanted w), '{}'),
+         coalesce((SELECT array_agg(t.seat_code::text ORDER BY t.seat_code) FROM taken t), '{}')
+    INTO v_found, v_taken;
 
-  -- GUARD: all or nothing; raising undoes the UPDATE above
+  -- GUARD: every seat exists in this showtime's hall; raising undoes the UPDATE above
+  IF cardinality(v_found) <> cardinality(v_seats) THEN
+    RAISE EXCEPTION 'unknown seats for showtime %', p_showtime_id USING ERRCODE = 'WR422',
+      DETAIL = json_build_object('seats',
+        ARRAY(SELECT code FROM unnest(v_seats) AS code WHERE code <> ALL (v_found) ORDER BY code))::text;
+  END IF;
+  -- GUARD: all or nothing
   IF cardinality(v_taken) <> cardinality(v_seats) THEN
     RAISE EXCEPTION 'seats not available' USING ERRCODE = 'WRC09',
       DETAIL = json_build_object('seats',
         ARRAY(SELECT code FROM unnest(v_seats) AS code WHERE code <> ALL (v_taken) ORDER BY code))::text;
   END IF;
 
-  INSERT INTO seat_hold (id, showtime_id, customer_id, seat_codes, expires_at)
-  VALUES (p_hold_id, p_showtime_id, p_customer_id, v_seats, v_expires);
+  -- The hold record (its trigger logs the transition) and its event, in one statement.
+  WITH recorded AS (
+    INSERT INTO seat_hold (id, showtime_id, customer_id, seat_codes, expires_at)
+    VALUES (p_hold_id, p_showtime_id, p_customer_id, v_seats, v_expires)
+    RETURNING id
+  )
   INSERT INTO outbox (type, showtime_id, payload)
-  VALUES ('HoldCreated', p_showtime_id, json_build_object(
-    'holdId', p_hold_id, 'customerId', p_customer_id, 'seats', v_seats, 'expiresAt', v_expires));
+  SELECT 'HoldCreated', p_showtime_id, json_build_object(
+    'holdId', r.id, 'customerId', p_customer_id, 'seats', v_seats, 'expiresAt', v_expires)
+    FROM recorded r;
 
   RETURN QUERY SELECT p_hold_id, v_expires, v_seats;
 END;

@@ -23,6 +23,8 @@ export const hallSchema = z
   .object({
     name: z.string().trim().min(1).max(200),
     seats: z.array(seatSchema).min(1).max(MAX_SEATS_PER_HALL),
+    /** Best available aims at this row (docs/best-available.md); absent: two thirds of the way back. */
+    idealRow: z.number().int().min(1).max(200).optional(),
   })
   .superRefine((hall, ctx) => {
     const codes = new Set<string>();
@@ -47,6 +49,8 @@ const showtimeFields = {
   currency: z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as "EUR"'),
   maxSeatsPerCustomer: z.number().int().min(1).max(50),
   holdTtlMs: z.number().int().min(1000).max(3_600_000),
+  /** Best available aims at this row, over the hall's (docs/best-available.md); null: the hall's again. */
+  idealRow: z.number().int().min(1).max(200).nullable(),
 };
 
 export const newShowtimeSchema = z
@@ -60,6 +64,7 @@ export const newShowtimeSchema = z
     currency: showtimeFields.currency.default('EUR'),
     maxSeatsPerCustomer: showtimeFields.maxSeatsPerCustomer.default(8),
     holdTtlMs: showtimeFields.holdTtlMs.default(600_000),
+    idealRow: showtimeFields.idealRow.optional(),
   })
   .transform((value) => ({ ...value, opensAt: value.opensAt ?? new Date() }))
   .refine((value) => value.opensAt < value.startsAt, { message: 'opensAt must be before startsAt', path: ['opensAt'] });
@@ -73,6 +78,7 @@ export const showtimeChangesSchema = z
     priceCents: showtimeFields.priceCents,
     maxSeatsPerCustomer: showtimeFields.maxSeatsPerCustomer,
     holdTtlMs: showtimeFields.holdTtlMs,
+    idealRow: showtimeFields.idealRow,
   })
   .partial()
   .refine((value) => Object.keys(value).length > 0, { message: 'change at least one field' });

@@ -16,6 +16,8 @@ export interface ShowtimeRow {
   currency: string;
   max_seats_per_customer: number;
   hold_ttl_ms: number;
+  /** Best available's ideal row for this showtime (null: the hall's, or its default). */
+  ideal_row: number | null;
   seats_total: number;
   seats_available: number;
   seats_held: number;
@@ -30,7 +32,7 @@ export interface ShowtimeRow {
  * clock. A lapsed hold counts as available, exactly as the hold UPDATE will treat it.
  */
 const showtimeSelect = (sql: Db) => sql`
-  SELECT t.id, t.hall_id, t.title, t.starts_at, t.sale_opens_at,
+  SELECT t.id, t.hall_id, t.title, t.starts_at, t.sale_opens_at, t.ideal_row,
          t.sale_state AS sale_state_setting,
          CASE WHEN t.sale_state = 'CLOSED' THEN 'closed'
               WHEN t.starts_at <= now() THEN 'started'
@@ -91,6 +93,7 @@ export interface NewShowtime {
   currency: string;
   maxSeatsPerCustomer: number;
   holdTtlMs: number;
+  idealRow?: number | null;
 }
 
 /** Creates the showtime and one AVAILABLE show_seat per hall seat, in one statement. */
@@ -98,9 +101,9 @@ export async function insertShowtime(sql: Db, input: NewShowtime): Promise<{ id:
   const [row] = await sql<{ id: number; seats: number }[]>`
     WITH created AS (
       INSERT INTO showtime (hall_id, title, starts_at, sale_opens_at, sale_state, price_cents,
-                            currency, max_seats_per_customer, hold_ttl_ms)
+                            currency, max_seats_per_customer, hold_ttl_ms, ideal_row)
       VALUES (${input.hallId}, ${input.title}, ${input.startsAt}, ${input.opensAt}, ${input.saleState},
-              ${input.priceCents}, ${input.currency}, ${input.maxSeatsPerCustomer}, ${input.holdTtlMs})
+              ${input.priceCents}, ${input.currency}, ${input.maxSeatsPerCustomer}, ${input.holdTtlMs}, ${input.idealRow ?? null})
       RETURNING id, hall_id
     ), seats AS (
       INSERT INTO show_seat (showtime_id, seat_code)
@@ -121,6 +124,8 @@ export interface ShowtimeChanges {
   priceCents?: number;
   maxSeatsPerCustomer?: number;
   holdTtlMs?: number;
+  /** null clears it (the hall's ideal row again); absent leaves it. */
+  idealRow?: number | null;
 }
 
 /** Applies only the given fields; returns false when the showtime does not exist. */
@@ -134,7 +139,8 @@ export async function updateShowtime(sql: Db, showtimeId: number, changes: Showt
       sale_state_cause = coalesce(${changes.saleStateCause ?? null}::text, sale_state_cause),
       price_cents = coalesce(${changes.priceCents ?? null}::int, price_cents),
       max_seats_per_customer = coalesce(${changes.maxSeatsPerCustomer ?? null}::smallint, max_seats_per_customer),
-      hold_ttl_ms = coalesce(${changes.holdTtlMs ?? null}::int, hold_ttl_ms)
+      hold_ttl_ms = coalesce(${changes.holdTtlMs ?? null}::int, hold_ttl_ms),
+      ideal_row = CASE WHEN ${changes.idealRow !== undefined} THEN ${changes.idealRow ?? null}::smallint ELSE ideal_row END
     WHERE id = ${showtimeId}
     RETURNING id`;
   return rows.length === 1;

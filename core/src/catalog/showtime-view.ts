@@ -25,6 +25,7 @@ export function adminShowtime(row: ShowtimeRow) {
     saleSetting: row.sale_state_setting,
     maxSeatsPerCustomer: row.max_seats_per_customer,
     holdTtlMs: row.hold_ttl_ms,
+    idealRow: row.ideal_row,
     counts: { total: row.seats_total, available: row.seats_available, held: row.seats_held, booked: row.seats_booked },
   };
 }

@@ -18,11 +18,11 @@ export async function insertVenue(sql: Db, input: { name: string; city: string }
 }
 
 /** Creates a hall and all its physical seats in one statement (all or nothing). */
-export async function insertHallWithSeats(sql: Db, input: { venueId: number; name: string; seats: SeatLayoutEntry[] }) {
+export async function insertHallWithSeats(sql: Db, input: { venueId: number; name: string; seats: SeatLayoutEntry[]; idealRow?: number }) {
   const seats = input.seats;
   const [row] = await sql<{ id: number; seats: number }[]>`
     WITH created AS (
-      INSERT INTO hall (venue_id, name) VALUES (${input.venueId}, ${input.name}) RETURNING id
+      INSERT INTO hall (venue_id, name, ideal_row) VALUES (${input.venueId}, ${input.name}, ${input.idealRow ?? null}) RETURNING id
     ), seats AS (
       INSERT INTO hall_seat (hall_id, seat_code, row_label, row_number, column_number, label, seat_type, fare_class)
       SELECT c.id, s.code, s.row_label, s.row_number, s.column_number, s.label, s.seat_type, s.fare_class

@@ -40,6 +40,9 @@ export function mapDatabaseError(error: unknown): unknown {
       return unprocessable('SEAT_LIMIT_EXCEEDED', `A customer may hold or own at most ${String(detail.limit)} seats of this showtime`, detail);
     case 'WRC09':
       return conflict('SEATS_UNAVAILABLE', 'Some seats are no longer available', detail);
+    // Best available (migrations/functions/hold_best_seats.sql): no N adjacent seats in one row left.
+    case 'WRN09':
+      return conflict('NO_SEATS_TOGETHER', `No ${String(detail.requested)} seats together are left; at most ${String(detail.maxTogether)} sit together`, detail);
     // Fare classes (migrations/functions/hold_places.sql, fare_apply.sql, fare_configure_places.sql)
     case 'WRK22':
       return unprocessable('UNKNOWN_FARE_CLASS', detail.seated ? 'This class has numbered seats: choose seats instead' : 'This showtime has no such general-admission class', detail);

@@ -172,6 +172,15 @@ export function createSeatGate(deps: {
     }
   }
 
+  /** A hold the database chose the seats of (best available): held at the gate at once (the event follows anyway). */
+  async function holdCreated(showtimeId: number, hold: { holdId: string; customerId: string; seats: string[]; expiresAtMs: number }) {
+    try {
+      await scripts.apply(String(showtimeId), hold.seats.map((seat) => ({ op: 'held', seat, holdId: hold.holdId, customerId: hold.customerId, expiresAtMs: hold.expiresAtMs })));
+    } catch {
+      // The HoldCreated event or the next check marks them.
+    }
+  }
+
   /** Applies booking events' operations for one showtime (gate-events.ts maps events to operations). */
   async function applyOps(showtimeId: number, ops: GateOp[], eventId: string): Promise<void> {
     if (ops.length === 0) return;
@@ -214,6 +223,7 @@ export function createSeatGate(deps: {
     admit,
     refused,
     holdEnded,
+    holdCreated,
     applyOps,
     sync,
     checkNow,

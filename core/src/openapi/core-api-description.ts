@@ -155,11 +155,11 @@ const operations: Operation<S, Tag, Sec>[] = [
     responses: { 200: { description: 'Every seat and the counts (SeatMap), or with view=available the compact view (SeatAvailability)', schema: 'SeatMapAnswer' }, 401: noToken, 403: err('The access token is for another showtime', ['WRONG_SHOWTIME']), 404: noShowtime, 422: invalid('Unknown view'), 503: busy },
   },
   {
-    method: 'post', path: `/showtimes/${S_ID}/holds`, tag: 'Buyers', security: 'access', body: 'HoldRequest', summary: 'Hold seats (all or none), or places of a general-admission class',
+    method: 'post', path: `/showtimes/${S_ID}/holds`, tag: 'Buyers', security: 'access', body: 'HoldRequest', summary: 'Hold seats (all or none), places of a general-admission class, or the best available seats (`count`, `together`)',
     responses: {
       201: { description: 'Held until expiresAt', schema: 'HoldCreated', headers: ['Location'] },
       400: notJson, 401: noToken, 403: err('The access token is for another showtime', ['WRONG_SHOWTIME']), 404: noShowtime,
-      409: err('A seat is taken (`seats` names them), places ran out, or the sale is not open', ['SEATS_UNAVAILABLE', 'PLACES_UNAVAILABLE', 'FARE_CLASS_FULL', 'SALE_NOT_OPEN', 'SHOWTIME_STARTED']),
+      409: err('A seat is taken (`seats` names them), no `count` seats together are left (`maxTogether`, `available`), places ran out, or the sale is not open', ['SEATS_UNAVAILABLE', 'NO_SEATS_TOGETHER', 'PLACES_UNAVAILABLE', 'FARE_CLASS_FULL', 'SALE_NOT_OPEN', 'SHOWTIME_STARTED']),
       410: err('The admission ended (with an admission check configured)', ['TURN_ENDED']),
       413: err('Body too large', ['PAYLOAD_TOO_LARGE']), 415: err('Not JSON', ['UNSUPPORTED_MEDIA_TYPE']),
       422: invalid('Invalid seats or class', ['DUPLICATE_SEATS', 'UNKNOWN_SEATS', 'SEAT_LIMIT_EXCEEDED', 'COUPLE_SEATS_SPLIT', 'UNKNOWN_FARE_CLASS']), 503: busy,

@@ -5,7 +5,7 @@ import { conflict, forbidden, notFound, unprocessable } from '../../../lib/error
 import type { AccessClaims } from '../../../lib/access-token';
 import { isTransientDatabaseError, mapDatabaseError } from '../db/sql-errors';
 import type { CoreMetrics } from '../metrics';
-import { endHold, findHold, holdSeats, type HoldRow } from './seat-repo';
+import { endHold, findHold, holdBestSeats, holdSeats, type HoldRow } from './seat-repo';
 import { holdPlaces } from '../fares/fare-repo';
 import type { GatePass, SeatGate } from '../gate/seat-gate';
 import { SEAT_CODE } from '../../../lib/seat-code';
@@ -28,8 +28,23 @@ const placesHoldSchema = z.object({
   quantity: z.number().int().min(1, 'at least one place').max(MAX_SEATS_PER_REQUEST, `at most ${MAX_SEATS_PER_REQUEST} places per request`),
 });
 
-/** Either seats (`{"seats":["F5","F6"]}`) or places of a general-admission class (`{"fareClass":"GA_FLOOR","quantity":2}`). */
-export const holdRequestSchema = z.union([seatsHoldSchema, placesHoldSchema]);
+/**
+ * Best available: the core picks `count` seats, adjacent in one row when `together`
+ * (docs/best-available.md). Accessible seats only when `accessible`; `fareClass` keeps the
+ * choice to one seated class. The showtime's own per-customer limit is checked in SQL.
+ */
+const bestHoldSchema = z.object({
+  count: z.number().int().min(1, 'at least one seat').max(MAX_SEATS_PER_REQUEST, `at most ${MAX_SEATS_PER_REQUEST} seats per request`),
+  together: z.boolean(),
+  accessible: z.boolean().optional(),
+  fareClass: z.string().regex(/^[A-Z][A-Z0-9_]{0,15}$/, 'expected a class code such as "STALLS"').optional(),
+});
+
+/**
+ * Seats (`{"seats":["F5","F6"]}`), places of a general-admission class
+ * (`{"fareClass":"GA_FLOOR","quantity":2}`), or best available (`{"count":2,"together":true}`).
+ */
+export const holdRequestSchema = z.union([seatsHoldSchema, placesHoldSchema, bestHoldSchema]);
 export type HoldRequest = z.infer<typeof holdRequestSchema>;
 
 export interface HoldView {
@@ -100,6 +115,38 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics; gate?:
     }
   }
 
+  /**
+   * Best available: the database chooses and holds in one statement, skipping seats other
+   * buyers are locking (hold_best_seats). The seat gate cannot claim seats nobody has named
+   * yet, so it is not asked first; it learns the chosen seats at once, and from the event.
+   */
+  async function createBestHold(input: { showtimeId: number; customerId: string; count: number; together: boolean; accessible?: boolean; fareClass?: string }) {
+    const holdId = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        metrics.holdDatabaseAttempts.inc();
+        const row = await holdBestSeats(sql, {
+          showtimeId: input.showtimeId, customerId: input.customerId, count: input.count, together: input.together,
+          accessible: input.accessible ?? false, fareClass: input.fareClass ?? null, holdId,
+        });
+        metrics.holdsCreated.inc();
+        metrics.holdSeatsCreated.inc(row.seat_codes.length);
+        if (gate) await gate.holdCreated(input.showtimeId, { holdId, customerId: input.customerId, seats: row.seat_codes, expiresAtMs: row.expires_at.getTime() });
+        return { holdId: row.hold_id, expiresAt: row.expires_at.toISOString(), seats: row.seat_codes };
+      } catch (error) {
+        if (isTransientDatabaseError(error) && attempt < ATTEMPTS) {
+          metrics.holdRetries.inc();
+          await sleep(5 + Math.random() * 20 * attempt);
+          continue;
+        }
+        const mapped = mapDatabaseError(error) as { code?: string };
+        if (mapped.code === 'SEATS_UNAVAILABLE' || mapped.code === 'NO_SEATS_TOGETHER') metrics.holdConflicts.inc();
+        else if (typeof mapped.code === 'string') metrics.holdRefusals.inc({ code: mapped.code });
+        throw mapped;
+      }
+    }
+  }
+
   /** A general-admission hold: same retry and error rules as seats (hold_places in SQL). */
   async function createPlacesHold(input: { showtimeId: number; customerId: string; fareClass: string; quantity: number }) {
     const holdId = randomUUID();
@@ -155,7 +202,7 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics; gate?:
     }
   }
 
-  return { createHold, createPlacesHold, getHold, cancelHold, loadOwnHold };
+  return { createHold, createPlacesHold, createBestHold, getHold, cancelHold, loadOwnHold };
 }
 
 function toView(hold: HoldRow): HoldView {

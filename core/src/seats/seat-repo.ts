@@ -42,6 +42,21 @@ export async function holdSeats(
   return row!;
 }
 
+/**
+ * Best available: the database picks the best `count` seats (adjacent in one row when
+ * `together`) and holds them in the same statement (migrations/functions/hold_best_seats.sql).
+ */
+export async function holdBestSeats(
+  sql: Db,
+  args: { showtimeId: number; customerId: string; count: number; together: boolean; accessible: boolean; fareClass: string | null; holdId: string },
+): Promise<{ hold_id: string; expires_at: Date; seat_codes: string[] }> {
+  const [row] = await sql<{ hold_id: string; expires_at: Date; seat_codes: string[] }[]>`
+    SELECT hold_id, expires_at, seat_codes
+      FROM hold_best_seats(${args.showtimeId}::bigint, ${args.customerId}::text, ${args.count}::int,
+                           ${args.together}::boolean, ${args.accessible}::boolean, ${args.fareClass}::text, ${args.holdId}::uuid)`;
+  return row!;
+}
+
 /** Every seat of the showtime; a lapsed hold reads as AVAILABLE, before any sweeper ran. */
 export async function listShowSeats(sql: Db, showtimeId: number): Promise<SeatRow[]> {
   return sql<SeatRow[]>`

@@ -73,9 +73,12 @@ export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessTok
     const body = await readJsonBody(c, holdRequestSchema);
     await deps.admission?.(access);
     if ('seats' in body) await couplePairs.assertWholePairs(showtimeId, body.seats);
+    const customerId = access.customerId;
     const hold = 'seats' in body
-      ? await deps.holds.createHold({ showtimeId, customerId: access.customerId, seats: body.seats })
-      : await deps.holds.createPlacesHold({ showtimeId, customerId: access.customerId, fareClass: body.fareClass, quantity: body.quantity });
+      ? await deps.holds.createHold({ showtimeId, customerId, seats: body.seats })
+      : 'count' in body
+        ? await deps.holds.createBestHold({ showtimeId, customerId, ...body })
+        : await deps.holds.createPlacesHold({ showtimeId, customerId, fareClass: body.fareClass, quantity: body.quantity });
     c.header('Location', `/holds/${hold.holdId}`);
     return c.json(hold, 201);
   });

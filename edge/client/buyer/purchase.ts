@@ -110,8 +110,11 @@ export function createPurchase(flow: SaleFlow) {
     }
     seatMap.show(result.json, savedHold()?.seats ?? []);
     lastMap = result.json;
+    for (const listener of mapListeners) listener(result.json.maxSeatsPerCustomer ?? 8);
   }
   let lastMap: SeatMapData | null = null;
+  /** Told each time a map is shown, with the showing's per-customer limit (best-seats.ts). */
+  const mapListeners: ((limit: number) => void)[] = [];
 
   const turnEnded = (result: ApiResult<unknown>) => result.status === 401 || result.status === 403 || errorCode(result) === 'TURN_ENDED';
 
@@ -241,7 +244,7 @@ export function createPurchase(flow: SaleFlow) {
     });
   }
 
-  return { wire, start, loadMap, showHold, saveHold, savedHold, call };
+  return { wire, start, loadMap, showHold, saveHold, savedHold, call, seatMap, onMapShown: (listener: (limit: number) => void) => void mapListeners.push(listener) };
 }
 
 export type Purchase = ReturnType<typeof createPurchase>;

@@ -3,6 +3,7 @@
  * wires the waiting room, the purchase and the confirmation to one flow, and keeps the sale
  * state (badge, pause, close) current without a reload.
  */
+import { createBestSeats } from './best-seats';
 import { createConfirmation } from './confirmation';
 import { createSaleFlow } from './flow';
 import { createPurchase } from './purchase';
@@ -18,6 +19,7 @@ export function salePage(root: HTMLElement) {
   const waiting = createWaitingRoom({ flow, status, onAdmitted: (expiresAt) => void purchase.start(expiresAt) });
   waiting.wire();
   purchase.wire();
+  createBestSeats(flow, purchase).wire();
   showSaleStateOnSteps(flow, status);
   // A final state needs no more news; an ended turn may still rejoin and wants the badge live.
   flow.onEnded(() => {

@@ -250,6 +250,14 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
       const area = map?.fareClasses?.find((c) => c.fareClass === fareClass);
       return map && area ? money(area.priceCents * quantity, map.currency) : '';
     },
+    /** Seats in words for a person: "Row F, seats 5 and 6" when in one row, else each seat's label. */
+    labels(codes: string[]) {
+      const seats = codes.map((code) => seatBy(code)).filter((seat): seat is Seat => seat !== null).sort((a, b) => a.row - b.row || a.column - b.column);
+      if (seats.length !== codes.length || seats.length === 0) return codes.join(', ');
+      if (seats.length === 1 || new Set(seats.map((s) => s.row)).size > 1) return seats.map((s) => s.label).join(', ');
+      const columns = seats.map((s) => String(s.column));
+      return `Row ${seats[0]!.rowLabel}, seats ${columns.slice(0, -1).join(', ')} and ${columns[columns.length - 1]}`;
+    },
     /** What these seats cost, each at its class's price (what checkout charges). */
     priceOf(codes: string[]) {
       return map ? money(codes.reduce((sum, code) => sum + priceOfSeat(code), 0), map.currency) : '';

@@ -50,6 +50,12 @@ export const ERROR_MESSAGES: { readonly [C in ErrorCode]: Message } = {
   VENUE_NOT_FOUND: 'That venue does not exist any more. Reload the console and pick the venue again.',
   QUEUE_ID_NOT_FOUND: 'No place in this line has that queue id. Check it for mistyped characters (it has 8, such as K7QM-2XPD).',
   // Conflicts.
+  NO_SEATS_TOGETHER: (r) => {
+    const most = Number(r.json?.error?.maxTogether ?? 0);
+    return most > 0
+      ? `There are no longer that many seats together: at most ${most} sit side by side. Ask for fewer, or for seats apart.`
+      : 'There are no longer that many seats together. Ask for seats apart, or choose them on the map.';
+  },
   SEATS_UNAVAILABLE: (r) => `Sorry, someone else just took ${seatList(r.json?.error?.seats)}. The seat map has been refreshed: please pick again.`,
   SALE_NOT_OPEN: 'Sales for this showing are not open at the moment.',
   SHOWTIME_STARTED: 'This showing has already started, so tickets are no longer on sale.',

@@ -113,13 +113,13 @@ export const operations: Operation[] = [
     },
   },
   {
-    method: 'post', path: `/api/showtimes/${showtimeParam}/holds`, tag: 'Buyers', security: 'access', body: 'HoldRequest', summary: 'Hold seats: all of them under one hold, or none',
+    method: 'post', path: `/api/showtimes/${showtimeParam}/holds`, tag: 'Buyers', security: 'access', body: 'HoldRequest', summary: 'Hold seats: all of them under one hold, or none; or best available (`count`, `together`): the seats are chosen for you',
     responses: {
       201: { description: 'Held until expiresAt', schema: 'HoldCreated', headers: ['Location'] },
       400: err('Body is not JSON', ['MALFORMED_JSON']), 401: noToken,
       403: err('The access token is for another showtime', ['WRONG_SHOWTIME', 'NOT_YOUR_TOKEN']),
       404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']),
-      409: err('A seat is taken (`seats` names them), the class is full, or the sale is not open', ['SEATS_UNAVAILABLE', 'PLACES_UNAVAILABLE', 'FARE_CLASS_FULL', 'SALE_NOT_OPEN', 'SHOWTIME_STARTED']),
+      409: err('A seat is taken (`seats` names them), no `count` seats together are left (`maxTogether`: the most that sit together; ask again with `together: false`), the class is full, or the sale is not open', ['SEATS_UNAVAILABLE', 'NO_SEATS_TOGETHER', 'PLACES_UNAVAILABLE', 'FARE_CLASS_FULL', 'SALE_NOT_OPEN', 'SHOWTIME_STARTED']),
       410: err('The admission ended: join the queue again', ['TURN_ENDED']),
       413: err('Body too large', ['PAYLOAD_TOO_LARGE']), 415: err('Not JSON', ['UNSUPPORTED_MEDIA_TYPE']),
       422: err('Invalid seats or class (`issues` explains; half a couple pair names the missing half in `seats`)', ['VALIDATION_FAILED', 'DUPLICATE_SEATS', 'UNKNOWN_SEATS', 'SEAT_LIMIT_EXCEEDED', 'COUPLE_SEATS_SPLIT', 'UNKNOWN_FARE_CLASS']),

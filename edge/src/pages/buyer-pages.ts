@@ -142,6 +142,9 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
   <p><span id="seat-limit"></span> <span id="seats-left"></span> Use the arrow keys to move between seats and Space or Enter to choose.</p>
   <p id="turn-note" class="countdown" hidden>Your turn ends in <span id="turn-countdown">…</span></p>
   <p id="seats-paused-note" class="note" hidden>The cinema has paused sales for a moment. You keep your turn; this page says when sales resume.</p>
+  <div id="best-seats"></div>
+  <div data-alert-slot></div>
+  <div id="map-area">
   <ul class="legend" aria-label="Seat types">
     <li><span class="swatch seat-standard" aria-hidden="true"></span> Standard</li>
     <li><span class="swatch seat-couple" aria-hidden="true"></span> Couple</li>
@@ -150,13 +153,13 @@ export function salePage(s: PublicShowtime, state: SalePageState): Html {
     <li><span class="swatch seat-taken" aria-hidden="true"></span> Taken</li>
   </ul>
   <div class="screen" aria-hidden="true">Screen</div>
-  <div data-alert-slot></div>
   <p id="scroll-hint" class="scroll-hint" hidden>Wide hall: scroll the map sideways to see every seat.</p>
   <div class="seat-scroll"><div id="seat-grid" class="seat-grid" role="grid" aria-label="Seat map, screen at the top"></div></div>
   <p class="muted">Couple seats are sold as pairs. Each wheelchair space has a companion seat beside it.</p>
   <p id="selection">No seats chosen yet.</p>
   <p class="actions"><button id="hold-button" type="button" class="button primary" disabled>Hold these seats</button>
     <button id="refresh-map" type="button" class="button">Refresh the map</button></p>
+  </div>
   <form id="places-form" class="places" hidden novalidate aria-labelledby="places-title">
     <h3 id="places-title">Places without seat numbers</h3>
     <p><label for="places-class">Area</label> <select id="places-class"></select></p>

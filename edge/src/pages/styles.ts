@@ -69,6 +69,12 @@ progress { width: 100%; height: 1.25rem; accent-color: var(--brand); }
 .seat-accessible { border-color: var(--access); background: #dff3e7; border-width: 3px; border-radius: 0.2rem; }
 .seat-held, .seat-booked, .seat-taken { background: repeating-linear-gradient(45deg, #e4e3e8, #e4e3e8 3px, #cfced6 3px, #cfced6 6px); border-color: var(--taken); color: #4a4a55; cursor: not-allowed; text-decoration: line-through; }
 .seat-selected { background: var(--chosen); border-color: var(--ink); color: var(--ink); }
+/* Seats held for this buyer (best seats picked for them): their choice, not someone else's. */
+.seat-held.seat-mine { background: var(--chosen); border-color: var(--ink); color: var(--ink); text-decoration: none; cursor: default; }
+.best, .best-review { border: 1px solid var(--taken); border-radius: 0.5rem; padding: 0.5rem 0.75rem; margin: 0.5rem 0; }
+.best h3, .best-review h3 { margin-top: 0.2rem; }
+.best label { font-weight: 400; }
+.best input[type=checkbox] { width: auto; }
 .aisle { width: 2.1rem; }
 .reference { font-size: 1.6rem; letter-spacing: 0.08em; }
 .summary { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; }
