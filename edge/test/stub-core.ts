@@ -170,8 +170,14 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   app.get('/bookings/:bookingId', requireAccess, (c) => c.json({ bookingId: c.req.param('bookingId') }));
   // The customer's bookings (the edge sends a customer access token; its checks are the core's own tests').
   app.get('/bookings', (c) => c.json({ bookings: [] }));
-  app.get('/bookings/:bookingId/cancellation', (c) => c.json({ bookingId: c.req.param('bookingId'), refundCents: 0, cancellable: true }));
-  app.delete('/bookings/:bookingId', (c) => c.json({ bookingId: c.req.param('bookingId'), status: 'CANCELLED' }));
+  // Bookings it knows are named bk_…; any other is unknown, as the core would say.
+  const knownBooking = (c: any) => {
+    const bookingId = c.req.param('bookingId') as string;
+    if (!bookingId.startsWith('bk_')) throw notFound('BOOKING_NOT_FOUND', 'Unknown booking');
+    return bookingId;
+  };
+  app.get('/bookings/:bookingId/cancellation', (c) => c.json({ bookingId: knownBooking(c), refundCents: 0, cancellable: true }));
+  app.delete('/bookings/:bookingId', (c) => c.json({ bookingId: knownBooking(c), status: 'CANCELLED' }));
 
   // The sale's own settings and its fares, as the core's admin API answers them.
   const sale = new Map<number, { holdTtlMs: number; maxSeatsPerCustomer: number }>();
