@@ -102,26 +102,6 @@ export const ROOM_SETTINGS = {
     kind: 'integer', stored: { min: 0 }, default: 100, unit: 'milliseconds', label: 'Step gap', name: 'The step gap', words: 'step gap',
     description: 'Polls drive an admission step at most this often; the ticker always does', ...ENGINE_ONLY,
   },
-  customerBucketCapacity: {
-    kind: 'integer', stored: { min: 1 }, operator: { min: 1, max: 1_000 }, default: 10, unit: 'requests',
-    label: 'Purchase requests at once per buyer', name: 'Purchase requests at once per buyer', words: 'requests at once per buyer',
-    description: "The size of each buyer's purchase token bucket (holds, checkout)", setBy: OPERATOR, shows: SHOWN, group: 'protection',
-  },
-  customerRefillPerMinute: {
-    kind: 'integer', stored: { min: 1 }, operator: { min: 1, max: 60_000 }, default: 10, unit: 'requests a minute',
-    label: 'Purchase requests per minute per buyer', name: 'Purchase requests per minute per buyer', words: 'requests per minute per buyer',
-    description: "How fast each buyer's purchase bucket refills", setBy: OPERATOR, shows: SHOWN, group: 'protection',
-  },
-  showtimeBucketCapacity: {
-    kind: 'integer', stored: { min: 1 }, operator: { min: 1, max: RATE_MAX }, default: 500, unit: 'requests',
-    label: 'Purchase requests at once for the showtime', name: 'Purchase requests at once for the showtime', words: 'requests at once for the showtime',
-    description: "The size of the showtime's shared purchase token bucket", setBy: OPERATOR, shows: SHOWN, group: 'protection',
-  },
-  showtimeRefillPerSecond: {
-    kind: 'integer', stored: { min: 1 }, operator: { min: 1, max: RATE_MAX }, default: 500, unit: 'requests a second',
-    label: 'Purchase requests per second for the showtime', name: 'Purchase requests per second for the showtime', words: 'requests per second for the showtime',
-    description: "How fast the showtime's purchase bucket refills", setBy: OPERATOR, shows: SHOWN, group: 'protection',
-  },
   closedRetentionMs: {
     kind: 'integer', stored: { min: 1 }, default: 24 * 3_600_000, unit: 'milliseconds', label: 'Closed room kept for', name: 'The retention', words: 'retention',
     description: 'How long a closed or sold-out room keeps its keys (waiters are told why), then Redis drops them', ...ENGINE_ONLY,
@@ -141,6 +121,26 @@ export const ROOM_SETTINGS = {
     label: 'Places per client address', name: 'Places per address', words: 'places per address',
     description: "Places one client address may take in this room's line (shared networks: be generous)",
     hint: 'Offices, campuses and phone networks share addresses: be generous.', setBy: OPERATOR, shows: SHOWN, group: 'protection',
+  },
+  customerBucketCapacity: {
+    kind: 'integer', stored: { min: 1 }, operator: { min: 1, max: 1_000 }, default: 10, unit: 'requests',
+    label: 'Purchase requests at once per buyer', name: 'Purchase requests at once per buyer', words: 'requests at once per buyer',
+    description: "The size of each buyer's purchase token bucket (holds, checkout)", setBy: OPERATOR, shows: SHOWN, group: 'protection',
+  },
+  customerRefillPerMinute: {
+    kind: 'integer', stored: { min: 1 }, operator: { min: 1, max: 60_000 }, default: 10, unit: 'requests a minute',
+    label: 'Purchase requests per minute per buyer', name: 'Purchase requests per minute per buyer', words: 'requests per minute per buyer',
+    description: "How fast each buyer's purchase bucket refills", setBy: OPERATOR, shows: SHOWN, group: 'protection',
+  },
+  showtimeBucketCapacity: {
+    kind: 'integer', stored: { min: 1 }, operator: { min: 1, max: RATE_MAX }, default: 500, unit: 'requests',
+    label: 'Purchase requests at once for the showtime', name: 'Purchase requests at once for the showtime', words: 'requests at once for the showtime',
+    description: "The size of the showtime's shared purchase token bucket", setBy: OPERATOR, shows: SHOWN, group: 'protection',
+  },
+  showtimeRefillPerSecond: {
+    kind: 'integer', stored: { min: 1 }, operator: { min: 1, max: RATE_MAX }, default: 500, unit: 'requests a second',
+    label: 'Purchase requests per second for the showtime', name: 'Purchase requests per second for the showtime', words: 'requests per second for the showtime',
+    description: "How fast the showtime's purchase bucket refills", setBy: OPERATOR, shows: SHOWN, group: 'protection',
   },
   adaptiveAdmission: {
     kind: 'flag', stored: { min: 0, max: 1 }, operator: { min: 0, max: 1 }, default: 1, unit: 'on/off',
