@@ -25,6 +25,11 @@ export default defineConfig({
           // The fault suite's own checks beside it (chaos/test/ runs in its own config).
           include: [`${parts}/**/*.test.ts`, 'chaos/*.test.ts'],
           exclude: ['**/node_modules/**', '**/test/**'],
+          // One module graph per worker, not per file: importing the same modules afresh for
+          // each of ~70 files was most of the tier's time. Safe while unit tests keep no state
+          // across files (fake timers restored, no stubbed globals; a vi.mock file loads its
+          // subject afresh with vi.resetModules). Check with `--sequence.shuffle`.
+          isolate: false,
         },
       },
       {

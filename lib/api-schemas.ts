@@ -8,6 +8,7 @@
  * to an answer is not a break, a documented one missing or retyped is.
  */
 import { z } from 'zod';
+import { apiNameOf, ROOM_SETTING_NAMES, settingSpec } from './room-settings-registry';
 import { SEAT_CODE } from './seat-code';
 
 const instant = z.iso.datetime({ offset: true }).describe('ISO 8601 time');
@@ -244,21 +245,17 @@ const count = z.number().int().nonnegative();
 const saleState = z.enum(['on_sale', 'opening_soon', 'sold_out', 'paused', 'closed', 'started']).describe('Derived by the database clock from the switch, the times and the seats');
 const roomState = z.enum(['scheduled', 'opening', 'open', 'paused', 'closed', 'sold_out']);
 
-/** A room's settings as operators read and set them (seconds, not the engine's milliseconds). */
+/** A room's settings as operators read and set them (seconds, not the engine's milliseconds): room-settings-registry.ts. */
+const publicSettingShape = Object.fromEntries(
+  ROOM_SETTING_NAMES.filter((name) => settingSpec(name).shows.includes('public view')).map((name) => {
+    const spec = settingSpec(name);
+    return [apiNameOf(name), spec.kind === 'flag' ? z.boolean().describe(spec.description) : count.describe(`${spec.description} (${spec.unit})`)];
+  }),
+);
 export const roomSettingsView = z.looseObject({
-  capacity: count.describe('Turns (admitted plus offered) at once'),
-  admitPerMinute: count,
-  admitBurst: count.describe('Admissions let in at once after a quiet spell (the bucket\'s size); unless set, five seconds of admitPerMinute'),
-  sessionTtlSeconds: count.describe('Length of a turn'),
+  ...publicSettingShape,
   state: roomState,
   opensAt: instant.nullable(),
-  powDifficulty: count,
-  powMaxDifficulty: count,
-  placesPerAddress: count,
-  adaptiveAdmission: z.boolean().describe('Admission follows the core\'s health and the seats left'),
-  admitFloorPerMinute: count,
-  admitCeilingPerMinute: count,
-  inventoryMarginPercent: count,
   version: z.number().int().describe('The sale control\'s version these settings carry'),
 });
 

@@ -2,7 +2,12 @@
  * The edge app in process (`app.request()`), wired to the run's real Redis (its own key
  * namespace) or the in-process store, and to a core: the real core app in process against
  * the run's database (requests go through `fetch` → `coreApp.request`), or a stub.
+ *
+ * With `store: 'memory'` nothing here needs a server or the integration project's setup (no
+ * Redis namespace is asked for), so route tests beside the code (under edge/src/, in
+ * the unit project) use it too.
  */
+import { randomBytes } from 'node:crypto';
 import { callJson, type JsonCallInit, type JsonResult } from '../../test/support/json-call';
 import { fastRoom as queueFastRoom } from '../../queue/test/helpers';
 import { Redis } from 'ioredis';
@@ -46,7 +51,9 @@ export interface EdgeHarnessOptions {
 export type ApiResult = JsonResult;
 
 export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
-  const keyPrefix = testRedisNamespace('edge');
+  const memory = options.store === 'memory';
+  // The in-process stores share nothing: any prefix will do, and none is asked of the run.
+  const keyPrefix = memory ? `memory:${randomBytes(4).toString('hex')}:` : testRedisNamespace('edge');
   const config = parseEdgeConfig({
     CORE_URL: CORE_BASE,
     ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
@@ -58,7 +65,7 @@ export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
     ...options.env,
   });
   const tokenKeys = await testTokenKeys();
-  const redis = options.store === 'memory' ? null : new Redis(testRedisUrl());
+  const redis = memory ? null : new Redis(testRedisUrl());
   const core = createStubCore(tokenKeys);
   const coreFetch: typeof fetch = options.coreFetch ? options.coreFetch(core) : core.fetch;
   const edgeStore: EdgeStore = redis

@@ -8,6 +8,7 @@ import { createAccessTokenVerifier, type AccessClaims } from '../../lib/access-t
 import { AppError, forbidden, notFound, unauthorized } from '../../lib/errors';
 import { createErrorHandler, notFoundHandler } from '../../lib/http';
 import type { TokenKeyMaterial } from '../../lib/token-keys';
+import { operatorSettingsOf, roomUpdateSchema } from '../../queue/src/room-update';
 
 export interface StubShowtime {
   id: number;
@@ -60,7 +61,9 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   };
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/showtimes', (c) => c.json([...showtimes.values()].map(({ id, saleState, opensAt }) => ({ id, saleState, opensAt }))));
+  app.get('/showtimes', (c) =>
+    c.json([...showtimes.values()].map(({ id, saleState, opensAt }) => ({ id, title: `Stub showtime ${id}`, startsAt: new Date(Date.parse(opensAt) + 86_400_000).toISOString(), saleState, opensAt, seatsAvailable: 24 }))),
+  );
 
   // Sale control, as the core answers it (room = the complete copy for Redis).
   const audit: { showtimeId: string; actor: string; action: string; before: unknown; after: unknown; version: number; atMs: number }[] = [];
@@ -93,10 +96,12 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   app.put('/admin/showtimes/:id/room', async (c) => {
     const showtime = known(c);
     const before = control(showtime).room;
-    const { state, opensAt, sessionTtlSeconds, ...settings } = (await c.req.json()) as Record<string, unknown>;
+    const update = roomUpdateSchema.safeParse(await c.req.json());
+    if (!update.success) throw new AppError(422, 'VALIDATION_FAILED', 'Invalid room update');
+    const { state, opensAt } = update.data;
+    const settings = operatorSettingsOf(update.data);
     if (typeof state === 'string') showtime.saleState = SALE_STATE[state] ?? showtime.saleState;
     if (typeof opensAt === 'string') showtime.opensAt = opensAt;
-    if (typeof sessionTtlSeconds === 'number') settings.sessionTtlMs = sessionTtlSeconds * 1000;
     showtime.settings = { ...showtime.settings, ...settings };
     showtime.version++;
     audit.unshift({
@@ -163,6 +168,37 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     return c.json({ paymentId: 'pay_1', checkoutUrl: 'http://pay.test/p/1', expiresAt: new Date().toISOString() }, 201);
   });
   app.get('/bookings/:bookingId', requireAccess, (c) => c.json({ bookingId: c.req.param('bookingId') }));
+  // The customer's bookings (the edge sends a customer access token; its checks are the core's own tests').
+  app.get('/bookings', (c) => c.json({ bookings: [] }));
+  // Bookings it knows are named bk_…; any other is unknown, as the core would say.
+  const knownBooking = (c: any) => {
+    const bookingId = c.req.param('bookingId') as string;
+    if (!bookingId.startsWith('bk_')) throw notFound('BOOKING_NOT_FOUND', 'Unknown booking');
+    return bookingId;
+  };
+  app.get('/bookings/:bookingId/cancellation', (c) => c.json({ bookingId: knownBooking(c), refundCents: 0, cancellable: true }));
+  app.delete('/bookings/:bookingId', (c) => c.json({ bookingId: knownBooking(c), status: 'CANCELLED' }));
+
+  // The sale's own settings and its fares, as the core's admin API answers them.
+  const sale = new Map<number, { holdTtlMs: number; maxSeatsPerCustomer: number }>();
+  const saleOf = (showtime: StubShowtime) => sale.get(showtime.id) ?? { holdTtlMs: 300_000, maxSeatsPerCustomer: 4 };
+  const showtimeView = (showtime: StubShowtime) => ({ id: showtime.id, title: `Stub showtime ${showtime.id}`, startsAt: control(showtime).startsAt, priceCents: 1250, currency: 'EUR', ...saleOf(showtime) });
+  app.get('/admin/showtimes/:id', (c) => c.json(showtimeView(known(c))));
+  app.patch('/admin/showtimes/:id', async (c) => {
+    const showtime = known(c);
+    sale.set(showtime.id, { ...saleOf(showtime), ...((await c.req.json()) as object) });
+    return c.json(showtimeView(showtime));
+  });
+  app.get('/admin/showtimes/:id/fares', (c) => c.json({ showtimeId: known(c).id, fareClasses: [] }));
+  app.put('/admin/showtimes/:id/fares/:fareClass', async (c) => c.json({ fareClass: c.req.param('fareClass'), showtimeId: known(c).id, ...((await c.req.json()) as object) }));
+  app.put('/admin/showtimes/:id/seat-classes', async (c) => c.json({ showtimeId: known(c).id, ...((await c.req.json()) as object) }));
+  const policies = new Map<number, unknown>();
+  app.get('/admin/showtimes/:id/refund-policy', (c) => c.json(policies.get(known(c).id) ?? { tiers: [] }));
+  app.put('/admin/showtimes/:id/refund-policy', async (c) => {
+    const showtime = known(c);
+    policies.set(showtime.id, await c.req.json());
+    return c.json(policies.get(showtime.id));
+  });
   app.post('/payments/callback', async (c) => c.json({ received: await c.req.text(), signature: c.req.header('x-signature') ?? null }));
 
   return {

@@ -5,7 +5,6 @@
  * NUL reference, which a real gateway would hand back to the core's database.
  */
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createTestSandbox, T0, validBody } from './test-helpers';
 
 const guard = vi.hoisted(() => ({ off: false }));
 vi.mock('../../lib/json-guard', async (original) => {
@@ -13,8 +12,16 @@ vi.mock('../../lib/json-guard', async (original) => {
   return { ...real, parseSafeJson: (text: string) => (guard.off ? (JSON.parse(text) as unknown) : real.parseSafeJson(text)) };
 });
 
+// The unit project shares modules between test files (isolate: false): another file may have
+// loaded the guard already, unmocked, so the sandbox's modules are loaded afresh here.
+vi.resetModules();
+const { createTestSandbox, T0, validBody } = await import('./test-helpers');
+
 const sandbox = createTestSandbox();
-afterAll(() => sandbox.close());
+afterAll(() => {
+  guard.off = false;
+  sandbox.close();
+});
 beforeEach(() => {
   guard.off = false;
 });

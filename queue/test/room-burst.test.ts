@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
-import { burstFor } from '../src/admission-burst';
+import { burstFor } from '../../lib/admission-burst';
 import { createRoomEngine } from '../src/room-engine';
 import { allFactories, type StoreHandle } from './stores';
 import { fastRoom, nextShowtimeId, ok, sleep } from './helpers';

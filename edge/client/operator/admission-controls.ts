@@ -7,6 +7,7 @@
 /** What GET /api/admin/showtimes/:id/room (and its live events) say about admission: the server's own type. */
 import type { AdmissionView } from '../../../queue/src/room-control';
 import { duration } from '../core/format';
+import { validateGroup, type Checked, type GroupValues, type RoomSettingsView } from './room-controls';
 
 export type { AdmissionView };
 
@@ -56,31 +57,12 @@ export function admissionTiles(view: AdmissionView | null | undefined): Record<s
   };
 }
 
-export const ADMISSION_BOUNDS = {
-  admitFloorPerMinute: { min: 0, max: 10_000_000, words: 'The floor' },
-  admitCeilingPerMinute: { min: 0, max: 10_000_000, words: 'The ceiling' },
-  inventoryMarginPercent: { min: 0, max: 1_000, words: 'The margin over the seats left' },
-} as const;
-
-type BoundName = keyof typeof ADMISSION_BOUNDS;
-
-export function validateAdmission(
-  values: Record<BoundName, string> & { adaptiveAdmission: boolean },
-  current: AdmissionSettingsView | null,
-): { ok: true; change: AdmissionChange } | { ok: false; message: string } {
-  const change: AdmissionChange = {};
-  for (const name of Object.keys(ADMISSION_BOUNDS) as BoundName[]) {
-    const { min, max, words } = ADMISSION_BOUNDS[name];
-    const text = values[name].trim();
-    const value = Number(text);
-    if (text === '' || !Number.isInteger(value) || value < min || value > max) {
-      return { ok: false, message: `${words} must be a whole number from ${min} to ${max.toLocaleString('en')}.` };
-    }
-    if (!current || value !== current[name]) change[name] = value;
-  }
+/** The loop's switch and range, checked against the registry's bounds; the floor may not pass the ceiling. */
+export function validateAdmission(values: GroupValues, current: AdmissionSettingsView | null): Checked {
+  const checked = validateGroup('admission', values, current as RoomSettingsView | null);
+  if (!checked.ok) return checked;
   const floor = Number(values.admitFloorPerMinute);
   const ceiling = Number(values.admitCeilingPerMinute);
   if (floor > 0 && ceiling > 0 && floor > ceiling) return { ok: false, message: 'The floor must not be above the ceiling.' };
-  if (!current || values.adaptiveAdmission !== current.adaptiveAdmission) change.adaptiveAdmission = values.adaptiveAdmission;
-  return { ok: true, change };
+  return checked;
 }

@@ -11,7 +11,8 @@ import { explain } from '../core/explain';
 import { duration, localTime } from '../core/format';
 import { admissionTiles, reasonWords, turnWords, validateAdmission, type AdmissionView } from './admission-controls';
 import { createSeries, drawSpark } from './spark-chart';
-import { describeChange, describeSaleChange, validateSale, validateSettings, type RoomChange, type RoomSettingsView } from './room-controls';
+import { consoleGroup, type ConsoleGroup } from '../../../lib/room-settings-registry';
+import { describeChange, describeSaleChange, validateGroup, validateSale, type GroupValues, type RoomChange, type RoomSettingsView } from './room-controls';
 
 interface StatsEvent {
   at: string;
@@ -29,6 +30,9 @@ const powWords = (pow: StatsEvent['pow']) => (!pow ? null : pow.difficulty > 0 ?
 
 const CHARTS = ['waiting', 'active', 'admittedPerMinute', 'seatsAvailable', 'seatsHeld', 'seatsBooked', 'holdConflicts', 'rateLimited'] as const;
 const SEAT_CHARTS = new Set(['seatsAvailable', 'seatsHeld', 'seatsBooked']);
+/** The settings forms, one per registry group (edge/src/pages/settings-inputs.ts writes their inputs). */
+const FORM_OF_GROUP: Record<ConsoleGroup, string> = { room: 'settings-form', protection: 'protection-form', admission: 'admission-form' };
+const SETTING_GROUPS = Object.keys(FORM_OF_GROUP) as ConsoleGroup[];
 const STATE_WORDS: Record<string, string> = { open: 'open', paused: 'paused', closed: 'closed', scheduled: 'scheduled', opening: 'opening', sold_out: 'sold out' };
 
 export function roomConsole(root: HTMLElement) {
@@ -106,17 +110,17 @@ export function roomConsole(root: HTMLElement) {
     });
   }
 
+  /** Every settings input shows the room's value, except the one the operator is typing in. */
   function fillForm() {
     if (!settings) return;
-    for (const name of ['capacity', 'admitPerMinute', 'admitBurst', 'sessionTtlSeconds'] as const) {
-      const input = byId<HTMLInputElement>(name);
-      if (document.activeElement !== input) input.value = String(settings[name] ?? '');
-    }
-    const adaptive = document.getElementById('adaptiveAdmission') as HTMLInputElement | null;
-    if (adaptive && document.activeElement !== adaptive) adaptive.checked = settings.adaptiveAdmission !== false;
-    for (const name of ['admitFloorPerMinute', 'admitCeilingPerMinute', 'inventoryMarginPercent'] as const) {
-      const input = document.getElementById(name) as HTMLInputElement | null;
-      if (input && document.activeElement !== input) input.value = String(settings[name] ?? 0);
+    const current = settings as Record<string, unknown>;
+    for (const group of SETTING_GROUPS) {
+      for (const name of consoleGroup(group)) {
+        const input = document.getElementById(name) as HTMLInputElement | null;
+        if (!input || document.activeElement === input) continue;
+        if (input.type === 'checkbox') input.checked = current[name] !== false;
+        else input.value = String(current[name] ?? '');
+      }
     }
     if (settings.opensAt) {
       const d = new Date(settings.opensAt);
@@ -161,31 +165,20 @@ export function roomConsole(root: HTMLElement) {
     void loadAudit();
   }
 
-  function onSettings(event: SubmitEvent) {
-    event.preventDefault();
-    const values = {
-      capacity: byId<HTMLInputElement>('capacity').value,
-      admitPerMinute: byId<HTMLInputElement>('admitPerMinute').value,
-      admitBurst: byId<HTMLInputElement>('admitBurst').value,
-      sessionTtlSeconds: byId<HTMLInputElement>('sessionTtlSeconds').value,
-    };
-    const checked = validateSettings(values, settings);
-    if (!checked.ok) return consoleAlert(checked.message);
-    void apply(checked.change);
+  /** The values of one group's inputs, as the registry lists them. */
+  function groupValues(group: ConsoleGroup): GroupValues {
+    const values: GroupValues = {};
+    for (const name of consoleGroup(group)) {
+      const input = byId<HTMLInputElement>(name);
+      values[name] = input.type === 'checkbox' ? input.checked : input.value;
+    }
+    return values;
   }
 
-  function onAdmission(event: SubmitEvent) {
+  function onGroup(group: ConsoleGroup, event: SubmitEvent) {
     event.preventDefault();
-    const value = (name: string) => byId<HTMLInputElement>(name).value;
-    const checked = validateAdmission(
-      {
-        adaptiveAdmission: byId<HTMLInputElement>('adaptiveAdmission').checked,
-        admitFloorPerMinute: value('admitFloorPerMinute'),
-        admitCeilingPerMinute: value('admitCeilingPerMinute'),
-        inventoryMarginPercent: value('inventoryMarginPercent'),
-      },
-      settings,
-    );
+    const values = groupValues(group);
+    const checked = group === 'admission' ? validateAdmission(values, settings) : validateGroup(group, values, settings);
     if (!checked.ok) return consoleAlert(checked.message);
     void apply(checked.change);
   }
@@ -247,9 +240,10 @@ export function roomConsole(root: HTMLElement) {
   }
   saleForm?.addEventListener('submit', (event) => void onSale(event as SubmitEvent));
 
-  byId('settings-form').addEventListener('submit', onSettings);
+  for (const group of SETTING_GROUPS) {
+    document.getElementById(FORM_OF_GROUP[group])?.addEventListener('submit', (event) => onGroup(group, event as SubmitEvent));
+  }
   byId('opening-form').addEventListener('submit', onOpening);
-  document.getElementById('admission-form')?.addEventListener('submit', onAdmission);
   root.querySelectorAll<HTMLButtonElement>('button[data-state]').forEach((button) => {
     button.addEventListener('click', () => void apply({ state: button.dataset.state as RoomChange['state'] }));
   });
@@ -265,7 +259,7 @@ export function roomConsole(root: HTMLElement) {
 function auditChanges(before: Record<string, unknown> | null, after: Record<string, unknown> | null, action?: string): string {
   const named = action === 'showtime.update' ? 'sale settings changed (hold time, seats per customer or times)' : action ? `${action}` : 'settings changed';
   if (!after) return named;
-  const keys = ['state', 'saleState', 'capacity', 'admitPerMinute', 'admitBurst', 'sessionTtlSeconds', 'opensAt', 'powDifficulty', 'adaptiveAdmission', 'admitFloorPerMinute', 'admitCeilingPerMinute', 'inventoryMarginPercent'];
+  const keys = ['state', 'saleState', 'opensAt', ...SETTING_GROUPS.flatMap((group) => consoleGroup(group))];
   const parts = keys.filter((k) => !before || before[k] !== after[k]).map((k) => `${k}: ${before ? String(before[k]) : '—'} → ${String(after[k])}`);
   return parts.length ? parts.join(', ') : named;
 }

@@ -3,83 +3,62 @@
  * the bounds the operator API accepts (said in plain words), and how a change reads in the
  * confirmation and the "Applied" line.
  */
-import { ADMIT_BURST_BOUNDS } from '../../../queue/src/admission-burst';
+import { consoleGroup, operatorSettingByApiName, type ConsoleGroup, type OperatorApiValues } from '../../../lib/room-settings-registry';
 import { localTime } from '../core/format';
 
-export interface RoomSettingsView {
-  capacity: number;
-  admitPerMinute: number;
-  admitBurst?: number;
-  sessionTtlSeconds: number;
-  state: string;
-  opensAt: string | null;
-  adaptiveAdmission?: boolean;
-  admitFloorPerMinute?: number;
-  admitCeilingPerMinute?: number;
-  inventoryMarginPercent?: number;
-}
+/** The room's settings as the operator API shows them (queue/src/room-update.ts publicSettings). */
+export type RoomSettingsView = Partial<OperatorApiValues> & { state: string; opensAt: string | null };
 
-export interface RoomChange {
-  capacity?: number;
-  admitPerMinute?: number;
-  admitBurst?: number;
-  sessionTtlSeconds?: number;
-  state?: 'open' | 'paused' | 'closed' | 'scheduled';
-  opensAt?: string;
-  adaptiveAdmission?: boolean;
-  admitFloorPerMinute?: number;
-  admitCeilingPerMinute?: number;
-  inventoryMarginPercent?: number;
-}
+export type RoomChange = Partial<OperatorApiValues> & { state?: 'open' | 'paused' | 'closed' | 'scheduled'; opensAt?: string };
 
-/** The operator API's bounds (queue/src/room-update.ts), with the words for each field. */
-export const BOUNDS = {
-  capacity: { min: 1, max: 1_000_000, words: 'Capacity' },
-  admitPerMinute: { min: 1, max: 10_000_000, words: 'Admissions per minute' },
-  admitBurst: { ...ADMIT_BURST_BOUNDS, words: 'Admissions at once' },
-  sessionTtlSeconds: { min: 1, max: 86_400, words: 'Session length' },
-} as const;
+/** What the console's inputs of one group hold: text for numbers, checked or not for flags. */
+export type GroupValues = Record<string, string | boolean>;
+export type Checked = { ok: true; change: RoomChange } | { ok: false; message: string };
 
-type SettingName = keyof typeof BOUNDS;
+/** "1,000,000" (the bounds as the operator reads them). */
+const count = (value: number) => value.toLocaleString('en');
 
-export function validateSettings(
-  values: Record<SettingName, string>,
-  current: RoomSettingsView | null,
-): { ok: true; change: RoomChange } | { ok: false; message: string } {
-  const change: RoomChange = {};
-  for (const name of Object.keys(BOUNDS) as SettingName[]) {
-    const { min, max, words } = BOUNDS[name];
-    const text = values[name].trim();
+/**
+ * The group's inputs checked against the operator API's bounds (the registry's), and what
+ * differs from the room's current settings (everything, when they are not known yet).
+ */
+export function validateGroup(group: ConsoleGroup, values: GroupValues, current: RoomSettingsView | null): Checked {
+  const change: Record<string, number | boolean> = {};
+  const now = (current ?? {}) as Record<string, unknown>;
+  for (const apiName of consoleGroup(group)) {
+    const { spec } = operatorSettingByApiName(apiName)!;
+    const raw = values[apiName];
+    if (spec.kind === 'flag') {
+      if (!current || raw !== now[apiName]) change[apiName] = raw === true;
+      continue;
+    }
+    const { min, max } = spec.operator!;
+    const text = String(raw ?? '').trim();
     const value = Number(text);
     if (text === '' || !Number.isInteger(value) || value < min || value > max) {
-      const unit = name === 'sessionTtlSeconds' ? ' seconds' : '';
-      return { ok: false, message: `${words} must be a whole number from ${min.toLocaleString('en')} to ${max.toLocaleString('en')}${unit}.` };
+      const unit = spec.unit === 'seconds' ? ' seconds' : '';
+      return { ok: false, message: `${spec.name} must be a whole number from ${count(min)} to ${count(max)}${unit}.` };
     }
-    if (!current || value !== current[name]) change[name] = value;
+    if (!current || value !== now[apiName]) change[apiName] = value;
   }
-  return { ok: true, change };
+  return { ok: true, change: change as RoomChange };
 }
 
-const WORDS: Record<keyof RoomChange, string> = {
-  capacity: 'capacity',
-  admitPerMinute: 'admissions per minute',
-  admitBurst: 'admissions at once',
-  sessionTtlSeconds: 'session length (s)',
-  state: 'state',
-  opensAt: 'opening time',
-  adaptiveAdmission: 'follow the seat service',
-  admitFloorPerMinute: 'floor per minute',
-  admitCeilingPerMinute: 'ceiling per minute',
-  inventoryMarginPercent: 'margin over seats left (%)',
-};
+/** The settings form: capacity, rate, burst, session length. */
+export const validateSettings = (values: GroupValues, current: RoomSettingsView | null): Checked => validateGroup('room', values, current);
+
+const WORDS: Record<string, string> = { state: 'state', opensAt: 'opening time' };
+
+/** A change's field in a sentence: the registry's words, or the state's and opening's. */
+const wordsFor = (key: string) => WORDS[key] ?? operatorSettingByApiName(key)?.spec.words ?? key;
 
 /** "capacity from 50 to 80; state from open to paused" (or "capacity → 80" without a before). */
 export function describeChange(change: RoomChange, before: RoomSettingsView | null): string {
-  return (Object.keys(change) as (keyof RoomChange)[])
+  return Object.keys(change)
     .map((key) => {
       const show = (value: unknown) => (key === 'opensAt' ? (value ? localTime(new Date(String(value)), true) : 'none') : String(value));
-      const after = show(change[key]);
-      return before ? `${WORDS[key]} from ${show(before[key])} to ${after}` : `${WORDS[key]} → ${after}`;
+      const after = show((change as Record<string, unknown>)[key]);
+      return before ? `${wordsFor(key)} from ${show((before as Record<string, unknown>)[key])} to ${after}` : `${wordsFor(key)} → ${after}`;
     })
     .join('; ');
 }

@@ -4,6 +4,7 @@
  * on/off switch for this room. Filled live by edge/client/operator/admission-controls.ts.
  */
 import { html, type Html } from './html';
+import { settingsInputs } from './settings-inputs';
 
 const TILES: [string, string][] = [
   ['admitTarget', 'Target rate (as set)'],
@@ -22,10 +23,7 @@ ${TILES.map(([key, label]) => html`<div class="tile"><dt id="label-${key}">${lab
 </dl>
 <p>Why: <span id="admission-reason">—</span></p>
 <form id="admission-form" class="form-grid" novalidate>
-  <div><label for="adaptiveAdmission"><input id="adaptiveAdmission" name="adaptiveAdmission" type="checkbox"> Follow the seat service's health and the seats left</label></div>
-  <div><label for="admitFloorPerMinute">Floor, admissions per minute (0: a tenth of the target)</label><input id="admitFloorPerMinute" name="admitFloorPerMinute" type="number" min="0" max="10000000" step="1" required></div>
-  <div><label for="admitCeilingPerMinute">Ceiling, admissions per minute (0: the target)</label><input id="admitCeilingPerMinute" name="admitCeilingPerMinute" type="number" min="0" max="10000000" step="1" required></div>
-  <div><label for="inventoryMarginPercent">Turns beyond the seats left (percent)</label><input id="inventoryMarginPercent" name="inventoryMarginPercent" type="number" min="0" max="1000" step="1" required></div>
+  ${settingsInputs('admission')}
   <div><button class="button" type="submit">Apply admission control</button></div>
 </form>
 </section>`;

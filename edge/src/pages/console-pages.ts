@@ -6,7 +6,7 @@
 import { html, layout, timeElement, type Html } from './html';
 import { saleStateWords, type PublicShowtime } from './buyer-pages';
 import { admissionPanel } from './admission-panel';
-import { ADMIT_BURST_BOUNDS } from '../../../queue/src/admission-burst';
+import { settingsInputs } from './settings-inputs';
 
 /** `csrf`: the signed-in session's token, sent back by the sign-out form; null when signed out. */
 const consoleLayout = (title: string, body: Html, csrf: string | null) =>
@@ -115,11 +115,13 @@ ${admissionPanel()}
 <section class="panel" aria-labelledby="controls-title">
 <h2 id="controls-title">Controls</h2>
 <form id="settings-form" class="form-grid" novalidate>
-  <div><label for="capacity">Capacity (buyers choosing seats at once)</label><input id="capacity" name="capacity" type="number" min="1" max="1000000" step="1" required></div>
-  <div><label for="admitPerMinute">Admissions per minute</label><input id="admitPerMinute" name="admitPerMinute" type="number" min="1" max="10000000" step="1" required></div>
-  <div><label for="admitBurst">Admissions at once after a quiet spell</label><input id="admitBurst" name="admitBurst" type="number" min="${ADMIT_BURST_BOUNDS.min}" max="${ADMIT_BURST_BOUNDS.max}" step="1" required aria-describedby="admitBurst-hint"><p id="admitBurst-hint" class="muted">Unless you set it, five seconds' worth of the admissions per minute.</p></div>
-  <div><label for="sessionTtlSeconds">Session length (seconds)</label><input id="sessionTtlSeconds" name="sessionTtlSeconds" type="number" min="1" max="86400" step="1" required></div>
+  ${settingsInputs('room')}
   <div><button class="button primary" type="submit">Apply settings</button></div>
+</form>
+<h3 id="protection-title">Join protection and purchase limits</h3>
+<form id="protection-form" class="form-grid" novalidate aria-labelledby="protection-title">
+  ${settingsInputs('protection')}
+  <div><button class="button" type="submit">Apply protection and limits</button></div>
 </form>
 ${sale
   ? html`<form id="sale-form" class="form-grid" novalidate>

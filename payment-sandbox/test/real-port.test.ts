@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../lib/webhook-signature';
-import { startPaymentSandbox, type RunningPaymentSandbox } from './start';
+import { startPaymentSandbox, type RunningPaymentSandbox } from '../src/start';
 
 // Over real sockets: the sandbox on a free port, and a merchant (node:http on port 0) that
 // verifies every webhook it receives with the shared signature module.

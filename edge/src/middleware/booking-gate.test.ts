@@ -5,9 +5,9 @@
  * customer token itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CUSTOMER_ACCESS_TOKEN_TYPE, tokenTypeOf } from '../../lib/customer-access-token';
-import { createMemoryFloodLimiter } from '../src/limits/flood-limiter';
-import { createEdgeHarness, type EdgeHarness } from './edge-harness';
+import { CUSTOMER_ACCESS_TOKEN_TYPE, tokenTypeOf } from '../../../lib/customer-access-token';
+import { createMemoryFloodLimiter } from '../limits/flood-limiter';
+import { createEdgeHarness, type EdgeHarness } from '../../test/edge-harness';
 
 let h: EdgeHarness;
 const seen: (string | null)[] = [];
