@@ -25,6 +25,9 @@ a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible
 .site-header { background: var(--brand); color: var(--brand-ink); padding: 0.75rem 1rem; display: flex; gap: 1rem; align-items: baseline; flex-wrap: wrap; }
 .site-header .brand { color: var(--brand-ink); font-weight: 700; font-size: 1.15rem; text-decoration: none; }
 .site-header .area { opacity: 0.95; }
+.site-header .header-link, .language-switch a { color: var(--brand-ink); }
+.site-header .header-link { margin-left: auto; }
+.language-switch { display: inline-flex; gap: 0.75rem; }
 .site-header form { margin-left: auto; }
 .site-footer { color: var(--muted); font-size: 0.9rem; text-align: center; padding: 1rem; }
 .panel { background: var(--paper); border: 1px solid var(--line); border-radius: 0.5rem; padding: 1rem 1.25rem; margin: 0 0 1rem; }
