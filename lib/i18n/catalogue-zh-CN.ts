@@ -228,9 +228,9 @@ export const zhCN: Catalogue = {
 
   'error.offline': '无法连接票务服务。请检查您的网络；我们会继续尝试。',
   'error.offlineAction': '无法连接票务服务。请检查您的网络后再试。',
-  'error.tooMany': '短时间内请求过多。请等待 {wait} 后再试。',
-  'error.busyRetrying': '服务现在繁忙。我们将在 {wait} 后重试。',
-  'error.busyAction': '服务现在繁忙。请在 {wait} 后再试。',
+  'error.tooMany': '短时间内请求过多。请等待{wait}后再试。',
+  'error.busyRetrying': '服务现在繁忙。我们将在{wait}后重试。',
+  'error.busyAction': '服务现在繁忙。请在{wait}后再试。',
   'error.other': '出错了（{status}）。请再试一次。',
 
   'ics.description': '订单 {reference}。座位：{seats}。入场时请出示订单号。',

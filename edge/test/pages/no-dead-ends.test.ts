@@ -250,7 +250,7 @@ describe.each(CASES)('no dead ends on %s', (_name, viewport, locale, shotPrefix)
     expect(await accessibilityIssues(page)).toEqual([]);
     await buyer.shot(`${shotPrefix}67-hold-shed`);
     await page.locator('#hold-button').click();
-    await waitForStep(page, 'step-hold');
+    await page.locator('#step-hold').waitFor({ state: 'visible' });
 
     await page.route('**/api/holds/*/checkout', shed);
     await page.locator('#pay-button').click();
