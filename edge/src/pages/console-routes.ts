@@ -107,8 +107,21 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     return { seats: read.value, fresh: read.fresh, staleSince: read.staleSinceMs === null ? null : new Date(read.staleSinceMs).toISOString() };
   }
 
-  /** A room whose showtime the public list no longer shows (sold out, closed, started). */
+  /** A room whose showtime the core cannot describe right now: its number, at least. */
   const unlisted = (id: string): PublicShowtime => ({ id: Number(id), title: `Showtime ${id}`, startsAt: '', saleState: 'unlisted', opensAt: '', seatsAvailable: 0 });
+
+  /** One showtime in any state (closed, started, sold out), by its own title; null when the core has none. */
+  async function showtimeById(id: string): Promise<PublicShowtime | null> {
+    const answer = await deps.core.getJson<PublicShowtime>(`/showtimes/${id}`).catch(() => null);
+    if (answer?.status === 404) return null;
+    return answer?.status === 200 && answer.body ? answer.body : unlisted(id);
+  }
+
+  /** Showtimes whose rooms matter now as the core's sale control lists them, closed ones included. */
+  async function currentIds(): Promise<string[]> {
+    const answer = await deps.core.adminJson<{ showtimeId: number }[]>('GET', '/admin/rooms').catch(() => null);
+    return answer?.status === 200 && Array.isArray(answer.body) ? answer.body.map((room) => String(room.showtimeId)) : [];
+  }
 
   app.get('/admin', async (c) => {
     pageHeaders(c);
@@ -118,7 +131,10 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     let unavailable = false;
     const roomIds = await deps.engine.listRooms().catch(() => ((unavailable = true), [] as string[]));
     const known = new Set(listed.map((s) => String(s.id)));
-    const showtimes = [...listed, ...roomIds.filter((id) => SHOWTIME_ID.test(id) && !known.has(id)).map(unlisted)];
+    // Closed and ended rooms stay listed, under their own titles: the public list leaves them out.
+    const others = [...new Set([...roomIds, ...(await currentIds())])].filter((id) => SHOWTIME_ID.test(id) && !known.has(id)).slice(0, 200);
+    const described = await Promise.all(others.map(async (id) => (await showtimeById(id)) ?? unlisted(id)));
+    const showtimes = [...listed, ...described];
     const rooms: RoomSummary[] = await Promise.all(
       showtimes.map(async (showtime) => {
         const stats = await deps.engine.stats(String(showtime.id)).catch(() => ((unavailable = true), null));
@@ -178,7 +194,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     const session = await signedIn(c);
     if (!session) return c.redirect('/admin', 303);
     const id = c.req.param('id');
-    let showtime = SHOWTIME_ID.test(id) ? (await catalog()).find((s) => String(s.id) === id) : undefined;
+    let showtime: PublicShowtime | null | undefined = SHOWTIME_ID.test(id) ? await showtimeById(id) : undefined;
     if (!showtime && SHOWTIME_ID.test(id) && (await deps.engine.getSettings(id).catch(() => null))?.ok) showtime = unlisted(id);
     if (!showtime) return c.html(messagePage('Showtime not found', 'No showtime on sale or opening soon, and no waiting room, has this number.', { href: '/admin', label: 'All rooms' }), 404);
     return c.html(roomPage(showtime, session.operator, session.csrf, await saleSettingsOf(id)));

@@ -56,7 +56,8 @@ describe('the buyer language', () => {
     const away = await fetch(`${stack.edgeUrl}/language/zh-CN?back=${encodeURIComponent('//evil.example/')}`, { redirect: 'manual' });
     expect(away.status).toBe(303);
     expect(away.headers.get('location')).toBe('/');
-    expect(buyer.errors).toEqual([]);
+    // My bookings asks the service first: a browser that never signed in gets 401 (logged by Chromium).
+    expect(buyer.errors.filter((e) => !e.includes('status of 401'))).toEqual([]);
     await buyer.context.close();
   });
 
