@@ -6,7 +6,7 @@
  * the operator API, and the audit log, refreshed after every change.
  */
 import { api } from '../core/api';
-import { byId, setText } from '../core/dom';
+import { byId, createAnnouncer, setText } from '../core/dom';
 import { explain } from '../core/explain';
 import { duration, localTime } from '../core/format';
 import { admissionTiles, reasonWords, turnWords, validateAdmission, type AdmissionView } from './admission-controls';
@@ -36,6 +36,13 @@ export function roomConsole(root: HTMLElement) {
   const operator = root.dataset.operator || null;
   const series = createSeries();
   let settings: RoomSettingsView | null = null;
+  // The polite region speaks changes only: the link going down or coming back, and each change
+  // applied (which stays until the next one). The ticking "updated 12:00:01" is not in it.
+  const status = createAnnouncer(document.getElementById('console-status'));
+  let linkState: string | null = null;
+  let pendingKind: string | null = null;
+  let sameKind = 0;
+  const SETTLE_UPDATES = 3;
 
   function numbers(data: StatsEvent): Record<string, number | string | null | undefined> {
     const stats = data.room?.stats ?? {};
@@ -69,7 +76,7 @@ export function roomConsole(root: HTMLElement) {
     }
     if (data.core && !data.core.fresh) {
       const since = data.core.staleSince ? ` since ${localTime(new Date(data.core.staleSince), false)}` : '';
-      live(`Live · updated ${localTime(new Date(data.at), false)} · the seat service is not answering${since}: seat counts as last known`, false);
+      live(`Live · updated ${localTime(new Date(data.at), false)} · the seat service is not answering${since}: seat counts as last known`, false, 'core-stale');
     } else {
       live(`Live · updated ${localTime(new Date(data.at), false)}`, true);
     }
@@ -92,9 +99,17 @@ export function roomConsole(root: HTMLElement) {
     stateButtons();
   }
 
-  function live(text: string, ok: boolean) {
+  function live(text: string, ok: boolean, kind: string = ok ? 'live' : text) {
     const element = setText('live', text);
     if (element) element.className = ok ? 'live' : 'live down';
+    // A state is news once it has lasted a few updates (a slow second of the core is not); the
+    // first connection is not news at all.
+    sameKind = kind === pendingKind ? sameKind + 1 : 1;
+    pendingKind = kind;
+    if (linkState === null && ok) linkState = kind;
+    if (kind === linkState || sameKind < SETTLE_UPDATES) return;
+    linkState = kind;
+    status.say(ok ? 'Live numbers are back.' : text.replace(/ · updated [^·]+ · /, ': '));
   }
 
   /** A button for the state the room is already in is disabled, and says why. */
@@ -157,7 +172,7 @@ export function roomConsole(root: HTMLElement) {
     settings = result.json.settings;
     fillForm();
     stateButtons();
-    setText('live', `Applied: ${describeChange(change, null)}`);
+    status.say(`Applied: ${describeChange(change, null)}`);
     void loadAudit();
   }
 
@@ -242,7 +257,7 @@ export function roomConsole(root: HTMLElement) {
       input.defaultValue = String(result.json[name]);
       input.value = input.defaultValue;
     }
-    setText('live', `Applied: ${words.replace(/ from \S+ to /g, ' → ')}`);
+    status.say(`Applied: ${words.replace(/ from \S+ to /g, ' → ')}`);
     void loadAudit();
   }
   saleForm?.addEventListener('submit', (event) => void onSale(event as SubmitEvent));
@@ -265,7 +280,7 @@ export function roomConsole(root: HTMLElement) {
 function auditChanges(before: Record<string, unknown> | null, after: Record<string, unknown> | null, action?: string): string {
   const named = action === 'showtime.update' ? 'sale settings changed (hold time, seats per customer or times)' : action ? `${action}` : 'settings changed';
   if (!after) return named;
-  const keys = ['state', 'saleState', 'capacity', 'admitPerMinute', 'admitBurst', 'sessionTtlSeconds', 'opensAt', 'powDifficulty', 'adaptiveAdmission', 'admitFloorPerMinute', 'admitCeilingPerMinute', 'inventoryMarginPercent'];
+  const keys = ['state', 'saleState', 'capacity', 'admitPerMinute', 'admitBurst', 'sessionTtlSeconds', 'opensAt', 'powDifficulty', 'adaptiveAdmission', 'admitFloorPerMinute', 'admitCeilingPerMinute', 'inventoryMarginPercent', 'holdTtlSeconds', 'maxSeatsPerCustomer'];
   const parts = keys.filter((k) => !before || before[k] !== after[k]).map((k) => `${k}: ${before ? String(before[k]) : '—'} → ${String(after[k])}`);
   return parts.length ? parts.join(', ') : named;
 }

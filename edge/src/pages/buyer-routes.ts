@@ -5,13 +5,13 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { compress } from 'hono/compress';
 import type { CoreClient } from '../core-client';
 import { cookieNames, SHOWTIME_ID, type EdgeEnv } from '../http-context';
 import type { RoomGateway } from '../rooms/room-gateway';
 import { createSingleFlightCache } from '../state/single-flight-cache';
 import type { CustomerTokens } from '../tokens/customer-token';
 import { findAsset } from './assets';
+import { pageCompression, type Brotli } from './page-compression';
 import { myBookingsPage, salePage, showtimeListPage, type PublicShowtime } from './buyer-pages';
 import { createDeferredLeaves, VIEW_ID } from './deferred-leave';
 import { messagePage, pageHeaders, requestLocale } from './html';
@@ -27,6 +27,8 @@ export interface BuyerRouteDeps {
   /** The leave beacon is flood-limited per client address like the API's leave (`join` budget). */
   leaveFloodLimit?: MiddlewareHandler<EdgeEnv>;
   logger: { warn(object: object, message?: string): void };
+  /** Brotli where the runtime has it (Node); gzip otherwise. */
+  brotli?: Brotli;
 }
 
 const HOLD_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -36,7 +38,7 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
   // Pages and assets go out gzip-compressed to clients that accept it (the sale page's
   // HTML, CSS and script shrink to about a third). Per route, not `use('*')`: this app is
   // mounted at '/', and the JSON API must stay as it is.
-  const compressed = compress({ threshold: 1024 });
+  const compressed = pageCompression(deps.brotli, { threshold: 1024 });
   // The crowd loads these pages too: one core call per second at most, stale while it is down.
   const catalog = createSingleFlightCache<PublicShowtime[]>({ ttlMs: 1_000, staleForMs: 300_000 });
   const leaves = createDeferredLeaves({

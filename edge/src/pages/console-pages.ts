@@ -98,7 +98,8 @@ export function roomPage(s: PublicShowtime, operator: string | null, csrf: strin
     html`<div id="console" data-module="room-console" data-showtime-id="${s.id}" data-operator="${operator ?? ''}">
 <p><a href="/admin">← All rooms</a> · <a href="/admin/showtimes/${s.id}/fares">Fares and refunds</a></p>
 <h1>${s.title} <span id="room-state" class="badge">…</span></h1>
-<p>${s.startsAt ? html`Starts ${timeElement(s.startsAt)}. ` : ''}<span id="live" class="live" role="status">Connecting…</span></p>
+<p>${s.startsAt ? html`Starts ${timeElement(s.startsAt)}. ` : ''}<span id="live" class="live">Connecting…</span></p>
+<p id="console-status" class="console-status" role="status" aria-live="polite"></p>
 <p id="console-alert" class="alert" role="alert" hidden></p>
 
 <section aria-labelledby="numbers-title">
