@@ -51,7 +51,7 @@ describe.each([
     await page.locator('#holdTtlSeconds').fill('120');
     await page.getByRole('button', { name: 'Apply sale settings' }).click();
     await page.getByRole('button', { name: 'Yes, apply it' }).click();
-    await expect.poll(() => page.locator('#console-status').textContent()).toMatch(/^Applied: .*hold time/i);
+    await expect.poll(() => page.locator('#console-status').textContent()).toMatch(/^Applied: time to pay \(s\) → 120$/);
     const confirmation = await page.locator('#console-status').textContent();
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(await page.locator('#console-status').textContent()).toBe(confirmation);
