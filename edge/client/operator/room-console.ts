@@ -70,10 +70,7 @@ export function roomConsole(root: HTMLElement) {
     const values = numbers(data);
     for (const [key, value] of Object.entries(values)) setText(`v-${key}`, value === null || value === undefined ? '—' : String(value));
     const seatsTotal = data.seats ? data.seats.available + data.seats.held + data.seats.booked : null;
-    for (const key of CHARTS) {
-      series.push(key, values[key]);
-      drawSpark(document.getElementById(`chart-${key}`) as SVGSVGElement | null, series.get(key), SEAT_CHARTS.has(key) ? seatsTotal : null);
-    }
+    record(Date.parse(data.at), values, seatsTotal);
     if (data.core && !data.core.fresh) {
       const since = data.core.staleSince ? ` since ${localTime(new Date(data.core.staleSince), false)}` : '';
       live(`Live · updated ${localTime(new Date(data.at), false)} · the seat service is not answering${since}: seat counts as last known`, false, 'core-stale');
@@ -97,6 +94,25 @@ export function roomConsole(root: HTMLElement) {
     settings = data.room.settings;
     if (first) fillForm();
     stateButtons();
+  }
+
+  /** One sample into every chart, then the charts drawn with their time axis (first sample → now). */
+  function record(atMs: number, values: Record<string, unknown>, seatsTotal: number | null) {
+    series.push('at', atMs);
+    for (const key of CHARTS) series.push(key, values[key]);
+    const times = series.get('at');
+    const span = times.length > 1 ? { from: localTime(new Date(times[0]!), false), to: localTime(new Date(times[times.length - 1]!), false) } : null;
+    for (const key of CHARTS) drawSpark(document.getElementById(`chart-${key}`) as SVGSVGElement | null, series.get(key), SEAT_CHARTS.has(key) ? seatsTotal : null, span);
+  }
+
+  /** The server's last minutes first, so the charts do not start empty on every load. */
+  async function loadHistory() {
+    const result = await api<{ samples: { at: number; values: Record<string, number | null> }[] }>('GET', `/admin/showtimes/${id}/history`);
+    for (const sample of result.ok ? (result.json?.samples ?? []) : []) {
+      const v = sample.values;
+      const total = v.seatsAvailable !== null && v.seatsAvailable !== undefined ? (v.seatsAvailable ?? 0) + (v.seatsHeld ?? 0) + (v.seatsBooked ?? 0) : null;
+      record(sample.at, v, total);
+    }
   }
 
   function live(text: string, ok: boolean, kind: string = ok ? 'live' : text) {
@@ -268,10 +284,12 @@ export function roomConsole(root: HTMLElement) {
   root.querySelectorAll<HTMLButtonElement>('button[data-state]').forEach((button) => {
     button.addEventListener('click', () => void apply({ state: button.dataset.state as RoomChange['state'] }));
   });
-  const source = new EventSource(`/admin/showtimes/${id}/live`);
-  source.addEventListener('stats', onStats);
-  source.addEventListener('unavailable', () => live('The room store is not answering; retrying…', false));
-  source.onerror = () => live('Connection lost; reconnecting…', false);
+  void loadHistory().finally(() => {
+    const source = new EventSource(`/admin/showtimes/${id}/live`);
+    source.addEventListener('stats', onStats);
+    source.addEventListener('unavailable', () => live('The room store is not answering; retrying…', false));
+    source.onerror = () => live('Connection lost; reconnecting…', false);
+  });
   void loadAudit();
   setInterval(() => void loadAudit(), 15_000);
 }

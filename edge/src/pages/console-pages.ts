@@ -106,7 +106,7 @@ export function roomPage(s: PublicShowtime, operator: string | null, csrf: strin
 <h2 id="numbers-title">Live numbers</h2>
 <dl class="tiles">
 ${TILES.map(([key, label, chart]) => html`<div class="tile"><dt id="label-${key}">${label}</dt><dd id="v-${key}">—</dd>
-${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" preserveAspectRatio="none" role="img" aria-label="${label}, last minutes"><polyline points=""></polyline></svg></dd>
+${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" preserveAspectRatio="none" role="img" aria-label="${label}, last minutes"><line class="axis-line" x1="0" y1="29.5" x2="120" y2="29.5"></line><line class="axis-line" x1="0.5" y1="0" x2="0.5" y2="30"></line><polyline points=""></polyline></svg></dd>
 <dd class="axis" id="axis-${key}">waiting for data</dd>` : ''}</div>`)}
 </dl>
 </section>

@@ -25,6 +25,7 @@ import type { PublicShowtime } from './buyer-pages';
 import { loginPage, roomPage, roomsPage, type RoomSummary, type SaleSettingsView } from './console-pages';
 import { messagePage, pageHeaders } from './html';
 import type { ShowtimeActivity } from './showtime-activity';
+import { createStatsHistory } from './stats-history';
 
 export interface ConsoleRouteDeps {
   engine: RoomEngine;
@@ -67,6 +68,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
   const seatCounts = createSingleFlightCache<SeatCounts | null>({ ttlMs: 1_000, staleForMs: 60_000 });
   // The live view never waits on a stalled core: past the budget it shows the last counts, saying so.
   const knownSeats = createLastKnown<SeatCounts | null>({ budgetMs: deps.coreViewBudgetMs ?? 150 });
+  const history = createStatsHistory();
 
   /** The live console session of this browser, or null. */
   const signedIn = (c: Context) => deps.sessions.find(getCookie(c, ADMIN_COOKIE)).catch(() => null);
@@ -222,6 +224,15 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     return c.json(saleSettingsView(answer.body));
   });
 
+  // What the charts showed before this page loaded (this process's last five minutes).
+  app.get('/admin/showtimes/:id/history', async (c) => {
+    if (!(await signedIn(c))) return c.json({ error: { code: 'MISSING_TOKEN', message: 'Sign in to the console first' } }, 401);
+    const id = c.req.param('id');
+    if (!SHOWTIME_ID.test(id)) return c.json({ error: { code: 'SHOWTIME_NOT_FOUND', message: 'Unknown showtime' } }, 404);
+    c.header('Cache-Control', 'no-store');
+    return c.json({ samples: history.samples(id) });
+  });
+
   app.get('/admin/showtimes/:id/live', async (c) => {
     if (!(await signedIn(c))) return c.json({ error: { code: 'MISSING_TOKEN', message: 'Sign in to the console first' } }, 401);
     const id = c.req.param('id');
@@ -238,6 +249,19 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
             showtimeId: id, at: new Date().toISOString(), room, seats: seats.seats, perMinute: deps.activity.lastMinute(id), pow,
             core: { fresh: seats.fresh, staleSince: seats.staleSince },
           };
+          history.record(id, {
+            at: Date.now(),
+            values: {
+              waiting: stats.ok ? stats.waiting + stats.prequeue : null,
+              active: stats.ok ? stats.active : null,
+              admittedPerMinute: stats.ok ? stats.admittedLastMinute : null,
+              seatsAvailable: seats.seats?.available ?? null,
+              seatsHeld: seats.seats?.held ?? null,
+              seatsBooked: seats.seats?.booked ?? null,
+              holdConflicts: data.perMinute.holdConflicts,
+              rateLimited: data.perMinute.rateLimited,
+            },
+          });
           await stream.writeSSE({ id: String(++eventId), event: 'stats', data: JSON.stringify(data) });
         } catch {
           await stream.writeSSE({ id: String(++eventId), event: 'unavailable', data: JSON.stringify({ showtimeId: id, retryAfterSeconds: 5 }) });

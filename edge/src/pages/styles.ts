@@ -90,6 +90,8 @@ th, td { text-align: left; padding: 0.35rem 0.5rem; border-bottom: 1px solid var
 .tile dd { margin: 0; font-size: 1.6rem; font-weight: 700; }
 .spark { width: 100%; height: 2.2rem; display: block; }
 .spark polyline { fill: none; stroke: var(--brand); stroke-width: 2; }
+.spark .axis-line { stroke: var(--muted); stroke-width: 1; vector-effect: non-scaling-stroke; }
+.spark polyline { vector-effect: non-scaling-stroke; }
 .tile .axis { font-size: 0.8rem; font-weight: 400; color: var(--muted); }
 .form-grid { display: grid; gap: 0.75rem; grid-template-columns: repeat(auto-fill, minmax(13rem, 1fr)); align-items: end; }
 label { display: block; font-weight: 600; }

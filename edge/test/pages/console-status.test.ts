@@ -62,6 +62,27 @@ describe.each([
     await operator.context.close();
   });
 
+  it('charts keep their history across a reload (from the server) and say their axes', async () => {
+    const title = `Chart History ${suffix}${Date.now() % 1_000_000}`;
+    const showtimeId = await stack.createShowtime({ title });
+    await stack.configureRoom(showtimeId, quickRoom(2));
+    const operator = await openPage(browser, { viewport });
+    const { page } = operator;
+    await signIn(page);
+    await page.getByRole('link', { name: title }).click();
+    const points = () => page.evaluate(() => (document.querySelector('#chart-waiting polyline')!.getAttribute('points') ?? '').split(' ').filter(Boolean).length);
+    await expect.poll(points, { timeout: 15_000 }).toBeGreaterThanOrEqual(5);
+    // A reload blocks the live feed: only the server's history can fill the chart.
+    await page.route(`**/admin/showtimes/${showtimeId}/live`, (route) => route.abort());
+    await page.reload();
+    await expect.poll(points, { timeout: 5_000 }).toBeGreaterThanOrEqual(5);
+    expect(await page.locator('#axis-waiting').textContent()).toMatch(/^0 to \d+ · .+ → .+$/);
+    expect(await page.locator('#chart-waiting line.axis-line').count()).toBe(2);
+    expect(await accessibilityIssues(page)).toEqual([]);
+    await operator.shot(`82-console-chart-history${suffix}`);
+    await operator.context.close();
+  });
+
   it('a closed room stays listed under its own title, and its page opens', async () => {
     const title = `Closed Room ${suffix}${Date.now() % 1_000_000}`;
     const showtimeId = await stack.createShowtime({ title });
