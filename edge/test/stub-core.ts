@@ -61,6 +61,12 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/showtimes', (c) => c.json([...showtimes.values()].map(({ id, saleState, opensAt }) => ({ id, saleState, opensAt }))));
+  // One showtime in any state, as the core's public read answers it (the sale page asks by id).
+  app.get('/showtimes/:id', (c) => {
+    const showtime = showtimes.get(Number(c.req.param('id')));
+    if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'Unknown showtime');
+    return c.json({ id: showtime.id, saleState: showtime.saleState, opensAt: showtime.opensAt });
+  });
 
   // Sale control, as the core answers it (room = the complete copy for Redis).
   const audit: { showtimeId: string; actor: string; action: string; before: unknown; after: unknown; version: number; atMs: number }[] = [];
