@@ -81,6 +81,8 @@ export interface EdgeDeps {
   statsIntervalMs?: number;
   /** How long the sale page's leave beacon waits for a reload before giving the place up. */
   leaveGraceMs?: number;
+  /** Brotli for pages and assets, where the runtime has it (Node). */
+  brotli?: (body: Uint8Array) => Uint8Array;
   now?: () => number;
   random?: () => number;
 }
@@ -200,6 +202,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       logger: deps.logger,
       leaveFloodLimit: floodLimit({ limiter: deps.floodLimiter, clientAddress: deps.clientAddress, metrics: deps.metrics, name: 'join' }),
       leaveGraceMs: deps.leaveGraceMs,
+      brotli: deps.brotli,
     }),
   );
   app.route(

@@ -7,6 +7,7 @@
  */
 import { getRequestListener } from '@hono/node-server';
 import { createServer, type Server } from 'node:http';
+import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
@@ -34,6 +35,10 @@ import { createRedisEdgeStore, type EdgeStore } from './state/edge-store';
 import { createMemoryEdgeStore } from './state/memory-edge-store';
 import { createMemoryGuardStore, createRedisGuardStore } from './state/guard-store';
 import { PatientRedis } from '../../lib/patient-redis';
+
+/** Brotli at quality 5: pages are made per request, and 5 is most of 11's gain at a fraction of its time. */
+const nodeBrotli = (body: Uint8Array) =>
+  new Uint8Array(brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } }));
 
 
 /** Idle keep-alive on buyer connections: above common proxies' and k6's idle timeouts (see below). */
@@ -130,7 +135,7 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
 
   const { app, deps: edgeDeps, consumer } = buildEdge(
     config,
-    { scriptStore, edgeStore, guardStore, floodLimiter, tokenKeys, metrics, clientAddress: clientAddressFor(config.trustProxyHops), logger, queueTokenHmac: nodeHmacSha256() },
+    { scriptStore, edgeStore, guardStore, floodLimiter, tokenKeys, metrics, clientAddress: clientAddressFor(config.trustProxyHops), logger, queueTokenHmac: nodeHmacSha256(), brotli: nodeBrotli },
     { consumerLogger: logger },
   );
   if (deps.consumeEvents !== false) consumer.start(config.eventsPollMs);

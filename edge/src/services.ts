@@ -35,6 +35,8 @@ export interface EdgeRuntime {
   now?: () => number;
   /** Node: queue tokens signed with node:crypto's synchronous HMAC (tokens/queue-token-node.ts). */
   queueTokenHmac?: (key: Uint8Array, input: string) => string;
+  /** Brotli for pages and assets (Node's zlib); absent: gzip only. */
+  brotli?: (body: Uint8Array) => Uint8Array;
 }
 
 export type EdgeServiceConfig = Pick<
@@ -112,6 +114,7 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
     maxBodyBytes: config.maxBodyBytes,
     customerReadsPerMinute: config.customerReadsPerMinute,
     operatorViewCoreBudgetMs: config.operatorViewCoreBudgetMs,
+    ...(runtime.brotli ? { brotli: runtime.brotli } : {}),
     now,
   };
 }

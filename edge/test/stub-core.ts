@@ -64,6 +64,12 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   app.get('/showtimes', (c) =>
     c.json([...showtimes.values()].map(({ id, saleState, opensAt }) => ({ id, title: `Stub showtime ${id}`, startsAt: new Date(Date.parse(opensAt) + 86_400_000).toISOString(), saleState, opensAt, seatsAvailable: 24 }))),
   );
+  // One showtime in any state, as the core's public read answers it (the sale page asks by id).
+  app.get('/showtimes/:id', (c) => {
+    const showtime = showtimes.get(Number(c.req.param('id')));
+    if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'Unknown showtime');
+    return c.json({ id: showtime.id, title: `Stub showtime ${showtime.id}`, saleState: showtime.saleState, opensAt: showtime.opensAt });
+  });
 
   // Sale control, as the core answers it (room = the complete copy for Redis).
   const audit: { showtimeId: string; actor: string; action: string; before: unknown; after: unknown; version: number; atMs: number }[] = [];

@@ -1,5 +1,7 @@
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import { DEFAULT_LOCALE, formatDateTimeIn, type Locale } from '../../lib/i18n/locale';
+import { translator, type Translate } from '../../lib/i18n/translate';
 import { returnRedirectUrl, type Payment } from './model';
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -19,9 +21,9 @@ export function newNonce(): string {
 }
 
 /** Minor units to a display amount; the currency's own number of decimals (JPY has none). */
-export function formatAmount(amount: number, currency: string): string {
+export function formatAmount(amount: number, currency: string, locale: Locale = DEFAULT_LOCALE): string {
   try {
-    const format = new Intl.NumberFormat('en', { style: 'currency', currency });
+    const format = new Intl.NumberFormat(locale, { style: 'currency', currency });
     const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
     return format.format(amount / 10 ** digits);
   } catch {
@@ -31,6 +33,7 @@ export function formatAmount(amount: number, currency: string): string {
 
 const STYLE = raw(`
   *{box-sizing:border-box}
+  [hidden]{display:none!important}
   body{font:1.05rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f4f5f7;color:#1b1d21}
   main{max-width:28rem;margin:0 auto;padding:1.5rem 1rem}
   .card{background:#fff;border-radius:.75rem;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}
@@ -47,21 +50,26 @@ const STYLE = raw(`
   .notice{padding:.75rem;border-radius:.5rem;background:#fde8e8;color:#771d1d}
 `);
 
-function layout(title: string, _nonce: string, body: Html, script: Html | '' = ''): Html {
+function layout(title: string, _nonce: string, body: Html, script: Html | '' = '', locale: Locale = DEFAULT_LOCALE): Html {
+  const t = translator(locale);
   return html`<!doctype html>
-<html lang="en">
+<html lang="${locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${title} · Payment sandbox</title>
+<title>${title} · ${t('payPage.sandbox')}</title>
 <style>${STYLE}</style>
 </head>
 <body><main>${body}</main>${script}</body>
 </html>`;
 }
 
-/** The countdown is progressive enhancement: without script the absolute time still shows. */
+/**
+ * The countdown is progressive enhancement: without script the absolute time still shows.
+ * At zero the buttons stop and the way back to the shop appears (the hold may still be live
+ * there), so an expired page is never a dead end.
+ */
 const countdownScript = (nonce: string) => html`<script nonce="${nonce}">
 (function () {
   var el = document.getElementById('countdown');
@@ -74,7 +82,10 @@ const countdownScript = (nonce: string) => html`<script nonce="${nonce}">
     if (left === 0) {
       var buttons = document.querySelectorAll('form button');
       for (var i = 0; i < buttons.length; i++) buttons[i].disabled = true;
-      document.getElementById('status').textContent = 'This payment session has expired.';
+      var status = document.getElementById('status');
+      status.textContent = status.getAttribute('data-expired');
+      var back = document.getElementById('back-to-shop');
+      if (back) back.hidden = false;
       return;
     }
     setTimeout(tick, 1000);
@@ -98,67 +109,82 @@ export function purchaseLines(payment: Payment): string[] {
   return description.split('\n').map((line) => line.trim()).filter(Boolean);
 }
 
-function purchaseRows(payment: Payment): Html {
+function purchaseRows(payment: Payment, t: Translate): Html {
   const lines = purchaseLines(payment);
-  if (lines.length === 0) return html`<dt>Reference</dt><dd>${payment.reference}</dd>
-    <dt>Payment</dt><dd>${payment.id}</dd>`;
-  return html`<dt>For</dt><dd class="purchase">${lines.map((line, i) => (i === 0 ? html`<strong>${line}</strong>` : html`<br>${line}`))}</dd>`;
+  if (lines.length === 0) return html`<dt>${t('payPage.reference')}</dt><dd>${payment.reference}</dd>
+    <dt>${t('payPage.payment')}</dt><dd>${payment.id}</dd>`;
+  return html`<dt>${t('payPage.for')}</dt><dd class="purchase">${lines.map((line, i) => (i === 0 ? html`<strong>${line}</strong>` : html`<br>${line}`))}</dd>`;
 }
 
 /** A short name of the purchase for sentences: its first line, or the merchant's reference. */
-const purchaseName = (payment: Payment) => purchaseLines(payment)[0] ?? `reference ${payment.reference}`;
+const purchaseName = (payment: Payment, t: Translate) => purchaseLines(payment)[0] ?? t('payPage.referenceOf', { reference: payment.reference });
 
-export function renderPayPage(payment: Payment, nowMs: number, nonce: string): Html {
-  const amount = formatAmount(payment.amount, payment.currency);
+/** Where the buyer goes back to when the session ran out on this page: the shop, told it failed (nothing charged). */
+export function expiredReturnUrl(payment: Payment): string {
+  const url = new URL(returnRedirectUrl(payment));
+  url.searchParams.set('status', 'failed');
+  return url.toString();
+}
+
+/** The page's own links keep the buyer's language (the sandbox is another origin: no shared cookie). */
+const withLang = (path: string, locale: Locale) => (locale === DEFAULT_LOCALE ? path : `${path}?lang=${encodeURIComponent(locale)}`);
+
+export function renderPayPage(payment: Payment, nowMs: number, nonce: string, locale: Locale = DEFAULT_LOCALE): Html {
+  const t = translator(locale);
+  const amount = formatAmount(payment.amount, payment.currency, locale);
   const expiresAt = new Date(payment.expiresAtMs).toISOString();
   const remainingMs = Math.max(0, payment.expiresAtMs - nowMs);
-  const expiresLabel = `${expiresAt.slice(0, 10)} ${expiresAt.slice(11, 19)} UTC`;
+  const expiresLabel = formatDateTimeIn(locale, new Date(payment.expiresAtMs), { timeZone: 'UTC' });
   const body = html`<div class="card">
-  <span class="badge">Test mode · no real money moves</span>
-  <h1>Pay ${amount}</h1>
+  <span class="badge">${t('payPage.testMode')}</span>
+  <h1>${t('payPage.pay', { amount })}</h1>
   <dl>
-    ${purchaseRows(payment)}
-    <dt>Amount</dt><dd class="amount-line">${amount}</dd>
-    <dt>Time left</dt><dd><time id="countdown" datetime="${expiresAt}" data-remaining-ms="${remainingMs}">${formatRemaining(remainingMs)}</time>
-      <small>(until ${expiresLabel})</small></dd>
+    ${purchaseRows(payment, t)}
+    <dt>${t('payPage.amount')}</dt><dd class="amount-line">${amount}</dd>
+    <dt>${t('payPage.timeLeft')}</dt><dd><time id="countdown" datetime="${expiresAt}" data-remaining-ms="${remainingMs}">${formatRemaining(remainingMs)}</time>
+      <small>${t('payPage.until', { time: expiresLabel })}</small></dd>
   </dl>
-  <p id="status" role="status" aria-live="polite"></p>
+  <p id="status" role="status" aria-live="polite" data-expired="${t('payPage.expiredNow')}"></p>
   <div class="actions">
-    <form method="post" action="/pay/${payment.id}/approve"><button class="approve" type="submit">Approve payment</button></form>
-    <form method="post" action="/pay/${payment.id}/decline"><button class="decline" type="submit">Decline payment</button></form>
+    <form method="post" action="${withLang(`/pay/${payment.id}/approve`, locale)}"><button class="approve" type="submit">${t('payPage.approve')}</button></form>
+    <form method="post" action="${withLang(`/pay/${payment.id}/decline`, locale)}"><button class="decline" type="submit">${t('payPage.decline')}</button></form>
+    <a id="back-to-shop" class="button" href="${expiredReturnUrl(payment)}" hidden>${t('payPage.backToHold')}</a>
   </div>
 </div>`;
-  return layout(`Pay ${amount}`, nonce, body, countdownScript(nonce));
+  return layout(t('payPage.pay', { amount }), nonce, body, countdownScript(nonce), locale);
 }
 
-export function renderExpiredPage(payment: Payment, nonce: string): Html {
+export function renderExpiredPage(payment: Payment, nonce: string, locale: Locale = DEFAULT_LOCALE): Html {
+  const t = translator(locale);
   const body = html`<div class="card">
-  <h1>This payment session has expired</h1>
-  <p class="notice" role="alert">The time to pay ${formatAmount(payment.amount, payment.currency)} for
-  ${purchaseName(payment)} has run out. Nothing was charged.</p>
-  <a class="button" href="${returnRedirectUrl(payment)}">Return to the shop</a>
+  <h1>${t('payPage.expired.title')}</h1>
+  <p class="notice" role="alert">${t('payPage.expired.text', { amount: formatAmount(payment.amount, payment.currency, locale), what: purchaseName(payment, t) })}</p>
+  <a class="button" href="${returnRedirectUrl(payment)}">${t('payPage.backToHold')}</a>
 </div>`;
-  return layout('Payment expired', nonce, body);
+  return layout(t('payPage.expired.title'), nonce, body, '', locale);
 }
 
-const DECIDED_TEXT: Record<string, string> = {
-  succeeded: 'This payment was approved.',
-  refunded: 'This payment was approved and has since been refunded.',
-  failed: 'This payment was declined. Nothing was charged.',
-};
+const DECIDED = {
+  succeeded: ['payPage.decided.title.succeeded', 'payPage.decided.succeeded'],
+  refunded: ['payPage.decided.title.refunded', 'payPage.decided.refunded'],
+  failed: ['payPage.decided.title.failed', 'payPage.decided.failed'],
+} as const;
 
-export function renderDecidedPage(payment: Payment, nonce: string): Html {
+export function renderDecidedPage(payment: Payment, nonce: string, locale: Locale = DEFAULT_LOCALE): Html {
+  const t = translator(locale);
+  const words = DECIDED[payment.status as keyof typeof DECIDED];
+  const title = words ? t(words[0]) : payment.status;
   const body = html`<div class="card">
-  <h1>Payment ${payment.status}</h1>
-  <p role="status">${DECIDED_TEXT[payment.status] ?? ''} Amount ${formatAmount(payment.amount, payment.currency)},
-  for ${purchaseName(payment)}.</p>
-  <a class="button" href="${returnRedirectUrl(payment)}">Return to the shop</a>
+  <h1>${title}</h1>
+  <p role="status">${words ? t(words[1]) : ''} ${t('payPage.decided.amount', { amount: formatAmount(payment.amount, payment.currency, locale), what: purchaseName(payment, t) })}</p>
+  <a class="button" href="${returnRedirectUrl(payment)}">${t('payPage.return')}</a>
 </div>`;
-  return layout(`Payment ${payment.status}`, nonce, body);
+  return layout(title, nonce, body, '', locale);
 }
 
-export function renderNotFoundPage(nonce: string): Html {
-  const body = html`<div class="card"><h1>Payment not found</h1>
-  <p>This payment link is unknown or no longer kept by the sandbox.</p></div>`;
-  return layout('Payment not found', nonce, body);
+export function renderNotFoundPage(nonce: string, locale: Locale = DEFAULT_LOCALE): Html {
+  const t = translator(locale);
+  const body = html`<div class="card"><h1>${t('payPage.notFound.title')}</h1>
+  <p>${t('payPage.notFound.text')}</p></div>`;
+  return layout(t('payPage.notFound.title'), nonce, body, '', locale);
 }

@@ -179,6 +179,8 @@ describe('real answers of the core conform to its /openapi.json', () => {
     const token = await tokenFor(buyer, id);
     const rival = await tokenFor('core-buyer-2', id);
     await call('get', '/showtimes', {});
+    await call('get', '/showtimes/{showtimeId}', { showtimeId: id }, {});
+    await call('get', '/showtimes/{showtimeId}', { showtimeId: 999_999 }, {});
     await call('get', '/showtimes/{showtimeId}/seats', { showtimeId: id }, { token });
     await call('get', '/showtimes/{showtimeId}/seats', { showtimeId: id }, {});
     await call('get', '/showtimes/{showtimeId}/seats', { showtimeId: other }, { token });

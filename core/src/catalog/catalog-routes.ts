@@ -12,10 +12,19 @@ import { mapDatabaseError } from '../db/sql-errors';
 import type { SaleControlService } from '../sale/sale-control';
 import { operatorOf } from '../sale/sale-routes';
 
-/** GET /showtimes: public, what is on sale or opening soon. */
+/**
+ * GET /showtimes: public, what is on sale or opening soon. GET /showtimes/:id: one showtime in
+ * any state, closed and started included, so a booking's page and the return from payment
+ * still find a showtime the list has dropped.
+ */
 export function publicCatalogRoutes(deps: { sql: Sql }) {
   const app = new Hono();
   app.get('/showtimes', async (c) => c.json((await listUpcomingShowtimes(deps.sql, 100)).map(publicShowtime)));
+  app.get('/showtimes/:showtimeId', async (c) => {
+    const showtime = await findShowtime(deps.sql, showtimeIdParam(c.req.param('showtimeId')));
+    if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+    return c.json(publicShowtime(showtime));
+  });
   return app;
 }
 

@@ -149,6 +149,7 @@ const S_ID = '{showtimeId}';
 const operations: Operation<S, Tag, Sec>[] = [
   // Buyers (the edge forwards with the buyer's access token)
   { method: 'get', path: '/showtimes', tag: 'Buyers', summary: 'Showtimes on sale or opening soon (the 100 soonest)', responses: { 200: { description: 'The list', schema: { array: 'PublicShowtime' } }, 503: busy } },
+  { method: 'get', path: `/showtimes/${S_ID}`, tag: 'Buyers', summary: 'One showtime in any sale state (closed and started included)', responses: { 200: { description: 'The showtime', schema: 'PublicShowtime' }, 404: noShowtime, 503: busy } },
   {
     method: 'get', path: `/showtimes/${S_ID}/seats`, tag: 'Buyers', security: 'access', summary: 'The seat map (a lapsed hold reads AVAILABLE)',
     query: [{ name: 'view', required: false, description: '`available`: the compact view for load clients (SeatAvailability: per row, one character per column and the codes at a fixed width); absent: the full map. Anything else is 422 VALIDATION_FAILED', schema: { type: 'string', enum: ['available'] } }],

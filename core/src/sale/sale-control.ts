@@ -79,9 +79,11 @@ export function saleControlOf(row: ShowtimeRow, settingsRow: RoomSettingsRow): S
 }
 
 /** What the audit log keeps of a sale before and after a change. */
-function auditView(control: SaleControl) {
+/** What the audit log keeps of a sale: the room's settings, the sale state, and the sale's own hold time and seat limit. */
+function auditView(control: SaleControl, row: ShowtimeRow | null) {
   const { engine: _engine, ...view } = publicSettings({ ...control.room, opensAtMs: control.room.opensAtMs ?? null } as RoomSettings);
-  return { ...view, saleState: control.saleState };
+  const sale = row ? { holdTtlSeconds: Math.round(row.hold_ttl_ms / 1000), maxSeatsPerCustomer: row.max_seats_per_customer } : {};
+  return { ...view, saleState: control.saleState, ...sale };
 }
 
 const SWITCH_FOR_STATE = { open: 'OPEN', scheduled: 'OPEN', paused: 'PAUSED', closed: 'CLOSED', sold_out: 'SOLD_OUT' } as const;
@@ -162,9 +164,9 @@ export function createSaleControlService(deps: { sql: Sql }) {
           if (Object.keys(settings).length > 0) await mergeRoomSettings(tx, showtimeId, settings);
           // Closing ends every turn, here as in Redis, so a restore cannot bring one back.
           if (changes.saleState === 'CLOSED') await endTurns(tx, showtimeId, null);
-          const after = (await read(tx, showtimeId))!;
-          await insertAudit(tx, { showtimeId, actor: operator.actor, source: operator.source, action, before: auditView(before), after: auditView(after), version: after.version });
-          return after;
+          const [after, afterRow] = await Promise.all([read(tx, showtimeId), findShowtime(tx, showtimeId)]);
+          await insertAudit(tx, { showtimeId, actor: operator.actor, source: operator.source, action, before: auditView(before, row), after: auditView(after!, afterRow), version: after!.version });
+          return after!;
         });
       } catch (error) {
         if (error instanceof AppError) throw error;

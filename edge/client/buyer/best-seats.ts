@@ -6,34 +6,36 @@
  * way: the form comes first, above the map, with "Choose on the map instead" taking the
  * keyboard to the map; on a laptop it sits after the map (the map stays first in tab order).
  *
- * Every word this module puts on the page is in BEST_SEATS_TEXT below, in one place, so it can
- * move into the message catalogue as it is.
+ * Every word this module puts on the page is in BEST_SEATS_TEXT below, taken from the message
+ * catalogues (best.*).
  */
 import { errorCode, serverNow } from '../core/api';
 import { byId, setText, show } from '../core/dom';
 import { explain } from '../core/explain';
+import { t } from '../core/i18n';
 import { paymentDeadlineMs } from '../logic/deadlines';
 import type { SaleFlow } from './flow';
 import type { Purchase, SavedHold } from './purchase';
 
+/** The words of this module, from the message catalogues (lib/i18n/) in the page's language. */
 export const BEST_SEATS_TEXT = {
-  title: 'Best seats for you',
-  intro: 'Say how many seats you want and we pick the best ones still free, side by side in one row.',
-  countLabel: 'How many seats',
-  together: 'Side by side in one row',
-  accessible: 'Include a wheelchair space',
-  button: (n: number) => `Best ${n} ${n === 1 ? 'seat' : 'seats'}`,
-  toMap: 'Choose on the map instead',
-  countInvalid: (max: number) => `Enter how many seats you want, as a whole number from 1 to ${max}.`,
-  searching: 'Finding the best seats…',
-  reviewTitle: 'We picked these seats for you',
-  reviewSeats: (labels: string, total: string) => `${labels}${total ? `. Total: ${total}` : ''}.`,
-  reviewNote: 'They are held for you and marked on the map. Continue to pay, or choose other seats: these are then released at once.',
-  picked: (labels: string) => `Best seats found and held for you: ${labels}. Continue to payment, or choose other seats.`,
-  continue: 'Continue to payment',
-  other: 'Choose other seats',
-  released: 'Those seats were released. Choose seats on the map, or ask for the best seats again.',
-} as const;
+  title: t('best.title'),
+  intro: t('best.intro'),
+  countLabel: t('best.countLabel'),
+  together: t('best.together'),
+  accessible: t('best.accessible'),
+  button: (n: number) => t('best.button', { n }),
+  toMap: t('best.toMap'),
+  countInvalid: (max: number) => t('best.countInvalid', { max }),
+  searching: t('best.searching'),
+  reviewTitle: t('best.reviewTitle'),
+  reviewSeats: (labels: string, total: string) => (total ? t('best.reviewSeatsTotal', { labels, total }) : t('best.reviewSeats', { labels })),
+  reviewNote: t('best.reviewNote'),
+  picked: (labels: string) => t('best.picked', { labels }),
+  continue: t('best.continue'),
+  other: t('best.other'),
+  released: t('best.released'),
+};
 
 export function createBestSeats(flow: SaleFlow, purchase: Purchase) {
   const T = BEST_SEATS_TEXT;

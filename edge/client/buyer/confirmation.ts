@@ -7,6 +7,7 @@
 import { setText, show } from '../core/dom';
 import { explain } from '../core/explain';
 import { money } from '../core/format';
+import { t } from '../core/i18n';
 import { bookingCalendar } from '../logic/calendar';
 import { rememberBooking } from './booking-store';
 import type { SaleFlow } from './flow';
@@ -32,14 +33,14 @@ export function createConfirmation(flow: SaleFlow, purchase: Purchase) {
         const held: SavedHold = { ...(purchase.savedHold() ?? {}), ...result.json, key: null };
         purchase.saveHold(held);
         purchase.showHold(held);
-        flow.alert('The payment was not completed, so nothing was charged. Your seats are still held: you can try again before the time runs out.', true);
+        flow.alert(t('pay.notCompleted'), true);
         return;
       }
       purchase.saveHold(null);
-      return purchase.loadMap('The payment was not completed and the hold has ended. Please choose your seats again.');
+      return purchase.loadMap(t('pay.holdEnded'));
     }
     flow.go('step-confirm');
-    setText('confirm-state', 'Confirming your payment…');
+    setText('confirm-state', t('confirm.confirming'));
     return check(holdId);
   }
 
@@ -49,12 +50,12 @@ export function createConfirmation(flow: SaleFlow, purchase: Purchase) {
     if (result.ok && result.json?.status === 'CONFIRMED' && result.json.bookingId) return showBooking(result.json.bookingId);
     if (result.ok && (result.json?.status === 'EXPIRED' || result.json?.status === 'CANCELLED')) {
       purchase.saveHold(null);
-      return flow.ended('Your seats were released', 'The hold ended before the payment was confirmed. If money was taken it will be refunded automatically.', true);
+      return flow.ended(t('confirm.released.title'), t('confirm.released.text'), true);
     }
     if (!result.ok && result.status !== 0 && result.status < 500 && result.status !== 429) {
-      return flow.ended('We cannot show this booking', explain(result), false);
+      return flow.ended(t('confirm.cannotShow'), explain(result), false);
     }
-    if (attempts === 5) setText('confirm-state', 'Still waiting for the payment provider. This can take a little while; keep this page open.');
+    if (attempts === 5) setText('confirm-state', t('confirm.stillWaiting'));
     setTimeout(() => void check(holdId), Math.min(5000, 1000 * Math.ceil(attempts / 5)) * (0.8 + Math.random() * 0.4));
   }
 
@@ -66,7 +67,7 @@ export function createConfirmation(flow: SaleFlow, purchase: Purchase) {
     }
     const booking = result.json;
     purchase.saveHold(null);
-    setText('confirm-state', 'Your booking is confirmed. Show the reference below at the entrance.');
+    setText('confirm-state', t('confirm.done'));
     const reference = bookingReference(booking.bookingId ?? bookingId);
     const seats = booking.seats ?? [];
     const paid = typeof booking.amountCents === 'number' && booking.currency ? money(booking.amountCents, booking.currency) : '';
@@ -76,11 +77,11 @@ export function createConfirmation(flow: SaleFlow, purchase: Purchase) {
     const title = flow.root.dataset.title ?? '';
     const startsAt = flow.root.dataset.startsAt ?? '';
     const calendar = document.getElementById('calendar-link') as HTMLAnchorElement | null;
-    if (calendar && startsAt) calendar.href = URL.createObjectURL(new Blob([bookingCalendar({ reference, title, startsAt, seats })], { type: 'text/calendar' }));
+    if (calendar && startsAt) calendar.href = URL.createObjectURL(new Blob([bookingCalendar({ reference, title, startsAt, seats, place: flow.root.dataset.where || undefined, description: t('ics.description', { reference, seats: seats.join(', ') }) })], { type: 'text/calendar' }));
     rememberBooking({ reference, showtimeId: flow.showtimeId, title, startsAt, seats, paid, bookedAt: new Date().toISOString() });
     show('booking-details', true);
-    flow.title('Booking confirmed');
-    flow.announce('Booking confirmed.');
+    flow.title(t('confirm.doneTitle'));
+    flow.announce(t('confirm.doneSpoken'));
     document.getElementById('booking-reference')?.focus();
     void offerCancel(booking.bookingId ?? bookingId);
   }
@@ -95,8 +96,8 @@ export function createConfirmation(flow: SaleFlow, purchase: Purchase) {
     if (!quote.ok || !quote.json?.cancellable) return;
     const q = quote.json;
     setText('cancel-quote', q.refundCents > 0
-      ? `If you cancel now, you get ${money(q.refundCents, q.currency)} back of the ${money(q.amountCents, q.currency)} paid (${q.percent} %).`
-      : `If you cancel now, nothing is refunded (the refund policy gives no money back this close to the showing).`);
+      ? t('bookings.quote.refund', { refund: money(q.refundCents, q.currency), paid: money(q.amountCents, q.currency), percent: q.percent })
+      : t('bookings.quote.none'));
     show('cancel-booking', true);
     const confirmRow = document.getElementById('cancel-confirm')!;
     document.getElementById('cancel-booking-button')!.onclick = () => {
@@ -108,12 +109,12 @@ export function createConfirmation(flow: SaleFlow, purchase: Purchase) {
     };
     document.getElementById('cancel-booking-yes')!.onclick = async () => {
       const result = await purchase.call<{ refundCents: number; currency: string }>('DELETE', `/api/bookings/${bookingId}`);
-      if (!result.ok || !result.json) return flow.alert(explain(result), true);
+      if (!result.ok || !result.json) return flow.alert(explain(result, { action: true }), true);
       show('cancel-booking', false);
-      const back = result.json.refundCents > 0 ? ` ${money(result.json.refundCents, result.json.currency)} will be refunded to your payment method.` : '';
-      setText('confirm-state', `Your booking is cancelled and the seats are released.${back}`);
-      flow.title('Booking cancelled');
-      flow.announce(`Booking cancelled.${back}`);
+      const back = result.json.refundCents > 0 ? t('bookings.refundBack', { amount: money(result.json.refundCents, result.json.currency) }) : '';
+      setText('confirm-state', t('confirm.cancelled', { back }));
+      flow.title(t('confirm.cancelledTitle'));
+      flow.announce(t('confirm.cancelledSpoken', { back }));
     };
   }
 

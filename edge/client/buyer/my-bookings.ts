@@ -9,6 +9,7 @@ import { api, type ApiResult } from '../core/api';
 import { createAnnouncer } from '../core/dom';
 import { explain } from '../core/explain';
 import { localTime, money } from '../core/format';
+import { t } from '../core/i18n';
 import { storedBookings } from './booking-store';
 import { bookingReference } from './confirmation';
 
@@ -38,25 +39,25 @@ interface Quote {
 }
 
 const what = (b: ListedBooking) =>
-  b.seats.length > 0 ? `${b.seats.length === 1 ? 'seat' : 'seats'} ${b.seats.join(', ')}` : `${b.quantity ?? 0} × ${b.fareClass ?? 'places'}`;
+  b.seats.length > 0 ? t('bookings.seats', { n: b.seats.length, seats: b.seats.join(', ') }) : t('bookings.places', { quantity: b.quantity ?? 0, area: b.fareClass ?? t('bookings.places.default') });
 
 function statusWords(b: ListedBooking): string {
   switch (b.status) {
     case 'CONFIRMED':
-      return 'Confirmed';
+      return t('bookings.status.confirmed');
     case 'CANCELLED':
-      return b.refundCents ? `Cancelled: ${money(b.refundCents, b.currency)} is refunded to your payment method` : 'Cancelled, with no refund';
+      return b.refundCents ? t('bookings.status.cancelledRefund', { amount: money(b.refundCents, b.currency) }) : t('bookings.status.cancelled');
     case 'REFUNDED':
-      return 'Refunded in full';
+      return t('bookings.status.refunded');
     default:
-      return 'Not completed: the payment is refunded';
+      return t('bookings.status.failed');
   }
 }
 
 const quoteWords = (q: { refundCents: number; percent: number; amountCents: number; currency: string }) =>
   q.refundCents > 0
-    ? `If you cancel now, you get ${money(q.refundCents, q.currency)} back of the ${money(q.amountCents, q.currency)} paid (${q.percent} %).`
-    : 'If you cancel now, nothing is refunded (the refund policy gives no money back this close to the showing).';
+    ? t('bookings.quote.refund', { refund: money(q.refundCents, q.currency), paid: money(q.amountCents, q.currency), percent: q.percent })
+    : t('bookings.quote.none');
 
 function paragraph(text: string, className?: string) {
   const p = document.createElement('p');
@@ -98,7 +99,7 @@ export function myBookings(list: HTMLElement) {
     const link = document.createElement('a');
     link.href = `/showtimes/${encodeURIComponent(String(b.showtimeId))}`;
     link.textContent = b.title;
-    head.append(strong, ' · ', link, `, ${localTime(new Date(b.startsAt), true)} · ${what(b)} · paid ${money(b.amountCents, b.currency)}`);
+    head.append(strong, ' · ', link, t('bookings.line', { time: localTime(new Date(b.startsAt), true), what: what(b), paid: money(b.amountCents, b.currency) }));
     li.append(head, paragraph(statusWords(b), 'booking-status'));
     if (b.cancellable) offerCancel(li, b, reference);
     return li;
@@ -107,7 +108,7 @@ export function myBookings(list: HTMLElement) {
   /** The refund first, asked again with the server's figure of this moment, then the cancel. */
   function offerCancel(li: HTMLLIElement, b: ListedBooking, reference: string) {
     const quote = paragraph(quoteWords({ refundCents: b.cancelRefundCents ?? 0, percent: b.cancelPercent ?? 0, amountCents: b.amountCents, currency: b.currency }), 'muted');
-    const start = button('Cancel this booking', `Cancel this booking, ${reference}`);
+    const start = button(t('sale.confirm.cancel'), t('bookings.cancelFor', { reference }));
     const actions = document.createElement('p');
     actions.className = 'actions';
     actions.append(start);
@@ -116,15 +117,15 @@ export function myBookings(list: HTMLElement) {
       start.disabled = true;
       const fresh = await api<Quote>('GET', `/api/bookings/${b.bookingId}/cancellation`);
       start.disabled = false;
-      if (!fresh.ok || !fresh.json) return alert(explain(fresh));
+      if (!fresh.ok || !fresh.json) return alert(explain(fresh, { action: true }));
       if (!fresh.json.cancellable) {
-        alert(`${reference} can no longer be cancelled.`);
+        alert(t('bookings.notCancellable', { reference }));
         return void reload();
       }
       quote.textContent = quoteWords(fresh.json);
-      const yes = button('Yes, cancel it', `Yes, cancel it: ${reference}`, true);
-      const keep = button('Keep my booking', `Keep my booking ${reference}`);
-      const ask = paragraph(`Cancel ${reference}? ${quoteWords(fresh.json)}`);
+      const yes = button(t('sale.confirm.cancelYes'), t('bookings.yesFor', { reference }), true);
+      const keep = button(t('sale.confirm.cancelKeep'), t('bookings.keepFor', { reference }));
+      const ask = paragraph(t('bookings.ask', { reference, quote: quoteWords(fresh.json) }));
       ask.id = `confirm-${b.bookingId}`;
       quote.hidden = true;
       actions.replaceChildren(yes, keep);
@@ -141,11 +142,11 @@ export function myBookings(list: HTMLElement) {
         const result = await api<{ refundCents: number; currency: string }>('DELETE', `/api/bookings/${b.bookingId}`);
         if (!result.ok || !result.json) {
           yes.disabled = false;
-          return alert(explain(result));
+          return alert(explain(result, { action: true }));
         }
         alert(null);
-        const back = result.json.refundCents > 0 ? ` ${money(result.json.refundCents, result.json.currency)} will be refunded to your payment method.` : ' Nothing is refunded.';
-        announcer.say(`Booking ${reference} is cancelled and its places are released.${back}`);
+        const back = result.json.refundCents > 0 ? t('bookings.refundBack', { amount: money(result.json.refundCents, result.json.currency) }) : t('bookings.nothingBack');
+        announcer.say(t('bookings.cancelled', { reference, back }));
         const updated = item({ ...b, status: 'CANCELLED', refundCents: result.json.refundCents, cancellable: false });
         li.replaceWith(updated);
         updated.tabIndex = -1;
@@ -157,7 +158,7 @@ export function myBookings(list: HTMLElement) {
   /** This browser's memo, when the service cannot say (offline, busy). */
   function showRemembered(result: ApiResult<unknown>) {
     const remembered = storedBookings().sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt));
-    announcer.say(`${explain(result)} Showing the bookings this browser remembers.`);
+    announcer.say(t('bookings.remembered', { reason: explain(result) }));
     if (remembered.length === 0) return;
     list.textContent = '';
     for (const booking of remembered) {
@@ -167,7 +168,7 @@ export function myBookings(list: HTMLElement) {
       link.textContent = booking.title;
       const reference = document.createElement('strong');
       reference.textContent = booking.reference;
-      li.append(reference, ' · ', link, `, ${localTime(new Date(booking.startsAt), true)} · seats ${booking.seats.join(', ')} · paid ${booking.paid}`);
+      li.append(reference, ' · ', link, t('bookings.line', { time: localTime(new Date(booking.startsAt), true), what: t('bookings.seats', { n: booking.seats.length, seats: booking.seats.join(', ') }), paid: booking.paid }));
       list.appendChild(li);
     }
   }
@@ -175,17 +176,17 @@ export function myBookings(list: HTMLElement) {
   async function reload() {
     const result = await api<{ bookings: ListedBooking[] }>('GET', '/api/bookings');
     if (result.status === 401) {
-      list.replaceChildren(Object.assign(document.createElement('li'), { textContent: 'No bookings yet. Bookings appear here once you have bought tickets in this browser.' }));
-      return announcer.say('No bookings yet.');
+      list.replaceChildren(Object.assign(document.createElement('li'), { textContent: t('bookings.none') }));
+      return announcer.say(t('bookings.noneSpoken'));
     }
     if (!result.ok || !result.json) return showRemembered(result);
     const bookings = result.json.bookings;
     if (bookings.length === 0) {
-      list.replaceChildren(Object.assign(document.createElement('li'), { textContent: 'No bookings yet.' }));
-      return announcer.say('No bookings yet.');
+      list.replaceChildren(Object.assign(document.createElement('li'), { textContent: t('bookings.none') }));
+      return announcer.say(t('bookings.noneSpoken'));
     }
     list.replaceChildren(...bookings.map(item));
-    announcer.say(`${bookings.length} ${bookings.length === 1 ? 'booking' : 'bookings'}.`);
+    announcer.say(t('bookings.count', { n: bookings.length }));
   }
 
   void reload();

@@ -9,6 +9,7 @@ import { api, errorCode, isTransient, serverNow, type ApiResult } from '../core/
 import { byId, setText, show } from '../core/dom';
 import { explain } from '../core/explain';
 import { clock } from '../core/format';
+import { pageLocale, t } from '../core/i18n';
 import { createDeadlineWarnings, minutesLeftWords, paymentDeadlineMs } from '../logic/deadlines';
 import type { SaleFlow } from './flow';
 import { createSeatMap, type SeatMapData } from './seat-map';
@@ -29,6 +30,24 @@ export interface SavedHold {
 
 /** Too little time to get through a payment page: keep the buyer here instead. */
 const MIN_TIME_TO_PAY_MS = 30_000;
+/** Checkout must start while the turn lasts: Pay stops a moment before the turn's end. */
+const TURN_MARGIN_MS = 3_000;
+
+/** Which deadline the hold step counts down to: the payment's or the turn's, whichever is first. */
+export function holdDeadline(payByMs: number, turnEndsAtMs: number): { atMs: number; by: 'payment' | 'turn' } {
+  return !Number.isNaN(turnEndsAtMs) && turnEndsAtMs < payByMs ? { atMs: turnEndsAtMs, by: 'turn' } : { atMs: payByMs, by: 'payment' };
+}
+
+/** The payment page in the buyer's language: it is on another origin, so it cannot read the cookie. */
+export function withLanguage(checkoutUrl: string): string {
+  try {
+    const url = new URL(checkoutUrl, window.location.href);
+    url.searchParams.set('lang', pageLocale());
+    return url.toString();
+  } catch {
+    return checkoutUrl;
+  }
+}
 
 export function createPurchase(flow: SaleFlow) {
   const id = flow.showtimeId;
@@ -60,7 +79,7 @@ export function createPurchase(flow: SaleFlow) {
   const turnOver = () => !Number.isNaN(turnEndsAt) && turnEndsAt <= serverNow();
 
   function endTurn() {
-    flow.ended('Your turn has ended', 'The time for your turn ran out. You can join the line again to get a new turn.', true);
+    flow.ended(t('turn.ended.title'), t('turn.ended.text'), true);
   }
 
   /** How long this buyer's turn lasts (the admission session); the access token ends with it. */
@@ -75,10 +94,11 @@ export function createPurchase(flow: SaleFlow) {
       setText('turn-countdown', clock(left));
       show('turn-note', true);
       const warn = turnWarnings.check(left);
-      if (warn && flow.step === 'step-seats') flow.announce(`${minutesLeftWords(warn)} left in your turn to choose seats.`);
+      if (warn && flow.step === 'step-seats') flow.announce(t('turn.warn', { left: minutesLeftWords(warn) }));
       if (left <= 0) {
         if (turnTimer) clearInterval(turnTimer);
         if (flow.step === 'step-seats') endTurn();
+        else if (flow.step === 'step-hold' && current) void endTurnWithHold(current);
       }
     };
     tick();
@@ -103,7 +123,7 @@ export function createPurchase(flow: SaleFlow) {
     if (message) flow.alert(message, true);
     const result = await call<SeatMapData>('GET', `/api/showtimes/${id}/seats`);
     if (!result.ok || !result.json) {
-      if (turnEnded(result)) return flow.ended('Your turn has ended', explain(result), true);
+      if (turnEnded(result)) return flow.ended(t('turn.ended.title'), explain(result), true);
       flow.alert(explain(result), true);
       if (isTransient(result)) setTimeout(() => void loadMap(), (result.retryAfterSeconds ?? 2) * 1000);
       return;
@@ -139,8 +159,8 @@ export function createPurchase(flow: SaleFlow) {
       seatMap.forget(result.json?.error?.seats ?? []);
       return loadMap(explain(result));
     }
-    if (turnEnded(result)) return flow.ended('Your turn has ended', explain(result), true);
-    flow.alert(explain(result), true);
+    if (turnEnded(result)) return flow.ended(t('turn.ended.title'), explain(result), true);
+    flow.alert(explain(result, { action: true }), true);
   }
 
   function showHold(held: SavedHold) {
@@ -159,13 +179,22 @@ export function createPurchase(flow: SaleFlow) {
     const tick = () => {
       const now = serverNow();
       const left = expires - now;
-      const leftToPay = payBy - now;
-      setText('hold-countdown', clock(leftToPay));
-      const warn = holdWarnings.check(leftToPay);
-      if (warn) flow.announce(`${minutesLeftWords(warn)} left to pay for your seats.`);
-      const tooLate = leftToPay < MIN_TIME_TO_PAY_MS;
+      // One clock: the earlier of the payment's deadline and the turn's end, and which one it is.
+      const deadline = holdDeadline(payBy, turnEndsAt);
+      const leftToAct = deadline.atMs - now;
+      setText('hold-countdown-label', deadline.by === 'turn' ? t('hold.countdown.turn') : t('hold.countdown.pay'));
+      setText('hold-countdown', clock(leftToAct));
+      const warn = holdWarnings.check(leftToAct);
+      if (warn) flow.announce(deadline.by === 'turn' ? t('hold.warn.turn', { left: minutesLeftWords(warn) }) : t('hold.warn.pay', { left: minutesLeftWords(warn) }));
+      // Checkout needs a live turn; the payment page then needs time of its own.
+      const tooLate = deadline.by === 'turn' ? leftToAct <= TURN_MARGIN_MS : leftToAct < MIN_TIME_TO_PAY_MS;
       byId<HTMLButtonElement>('pay-button').disabled = tooLate;
-      show('hold-too-late', tooLate && left > 0);
+      show('hold-too-late', tooLate && left > 0 && deadline.by === 'payment');
+      if (deadline.by === 'turn' && leftToAct <= 0) {
+        if (holdTimer) clearInterval(holdTimer);
+        void endTurnWithHold(held);
+        return;
+      }
       if (left <= 0) {
         if (holdTimer) clearInterval(holdTimer);
         saveHold(null);
@@ -177,16 +206,28 @@ export function createPurchase(flow: SaleFlow) {
     holdTimer = setInterval(tick, 1000);
   }
 
+  /**
+   * The turn ended with seats held but not paid: nothing more can be bought on this turn, so the
+   * seats go back at once (best effort: the hold lapses by itself if the release is refused) and
+   * the buyer is offered the one next step that works, joining the line again.
+   */
+  async function endTurnWithHold(held: SavedHold) {
+    current = null;
+    saveHold(null);
+    const released = await call('DELETE', `/api/holds/${held.holdId}`);
+    flow.ended(t('turn.ended.title'), released.ok || released.status === 404 ? t('turn.ended.released') : t('turn.ended.lapses'), true);
+  }
+
   async function cancelHold() {
     const held = current;
     if (!held) return;
     const result = await call('DELETE', `/api/holds/${held.holdId}`);
-    if (!result.ok && result.status !== 404) return flow.alert(explain(result), true);
+    if (!result.ok && result.status !== 404) return flow.alert(explain(result, { action: true }), true);
     if (holdTimer) clearInterval(holdTimer);
     saveHold(null);
     current = null;
     await loadMap();
-    if (flow.step === 'step-seats') flow.announce('Your hold was cancelled and the seats were released. Your turn goes on: you can choose again.');
+    if (flow.step === 'step-seats') flow.announce(t('hold.cancelled'));
   }
 
   async function pay() {
@@ -199,10 +240,10 @@ export function createPurchase(flow: SaleFlow) {
       saveHold(held);
     }
     button.disabled = true;
-    flow.announce('Opening the payment page…');
+    flow.announce(t('hold.opening'));
     const result = await call<{ checkoutUrl?: string }>('POST', `/api/holds/${held.holdId}/checkout`, {}, { 'idempotency-key': held.key });
     if (result.ok && result.json?.checkoutUrl) {
-      window.location.assign(result.json.checkoutUrl);
+      window.location.assign(withLanguage(result.json.checkoutUrl));
       return;
     }
     button.disabled = false;
@@ -210,7 +251,8 @@ export function createPurchase(flow: SaleFlow) {
       saveHold(null);
       return loadMap(explain(result));
     }
-    flow.alert(explain(result), true);
+    if (turnEnded(result)) return void endTurnWithHold(held);
+    flow.alert(explain(result, { action: true }), true);
   }
 
   function wire() {
@@ -219,8 +261,8 @@ export function createPurchase(flow: SaleFlow) {
       event.preventDefault();
       const quantity = Number(byId<HTMLInputElement>('places-quantity').value);
       const fareClass = byId<HTMLSelectElement>('places-class').value;
-      if (!fareClass) return flow.alert('Choose an area first.', true);
-      if (!Number.isInteger(quantity) || quantity < 1) return flow.alert('Enter how many places you want, as a whole number from 1.', true);
+      if (!fareClass) return flow.alert(t('hold.chooseArea'), true);
+      if (!Number.isInteger(quantity) || quantity < 1) return flow.alert(t('hold.wholeNumber'), true);
       flow.alert(null);
       void hold({ fareClass, quantity });
     });

@@ -10,6 +10,7 @@ import { createPurchase } from './purchase';
 import { createSaleStatus, showSaleStateOnSteps } from './sale-status';
 import { createWaitingRoom } from './waiting-room';
 import { isFinal } from '../logic/sale-state';
+import { t } from '../core/i18n';
 
 export function salePage(root: HTMLElement) {
   const flow = createSaleFlow({ root, title: document.title });
@@ -28,8 +29,11 @@ export function salePage(root: HTMLElement) {
 
   const state = root.dataset.saleState;
   if (root.dataset.returnHold) return void confirmation.returned(root.dataset.returnHold, root.dataset.returnStatus ?? '');
+  // A final state wins over a place in line: a reload of a sold-out or closed sale says so at
+  // once, instead of polling a turn that can buy nothing (the server read the state just now).
+  if (state === 'sold_out') return flow.ended(t('soldOut.title'), t('soldOut.text'), false);
+  if (state === 'closed') return flow.ended(t('closed.title'), t('closed.text'), false);
+  if (state === 'started') return flow.ended(t('closed.title'), t('closed.started'), false);
   if (root.dataset.joined === '1') return void waiting.poll();
-  if (state === 'sold_out') return flow.ended('Sold out', 'Every seat for this showing has been sold.', false);
-  if (state === 'closed' || state === 'started') return flow.ended('Sales are closed', 'Tickets for this showing are no longer on sale.', false);
   waiting.showStart();
 }

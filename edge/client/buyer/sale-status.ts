@@ -8,12 +8,14 @@ import { show } from '../core/dom';
 import { createShowtimeFeed } from '../core/showtime-feed';
 import { saleStateWords, stateInList } from '../logic/sale-state';
 import type { SaleFlow } from './flow';
+import { t } from '../core/i18n';
 
 export type SaleStateListener = (state: string, previous: string) => void;
 
 export function createSaleStatus(flow: SaleFlow, initial: string) {
   const badge = document.getElementById('sale-badge');
   const listeners: SaleStateListener[] = [];
+  const lineChecks: (() => void)[] = [];
   let state = initial;
   let lastQueueNewsMs = 0;
 
@@ -37,6 +39,13 @@ export function createSaleStatus(flow: SaleFlow, initial: string) {
     skip: () => Date.now() - lastQueueNewsMs < 10_000,
     onList: (list) => {
       const next = stateInList(list, flow.showtimeId);
+      // A buyer in line hears about the sale from the line: the list counts held seats as gone,
+      // the line knows whether they may come back. So the list's "sold out" only makes the
+      // line answer now, and the badge never says "Sold out" over "You are in line".
+      if (next === 'sold_out' && state !== 'sold_out' && (flow.step === 'step-waiting' || flow.step === 'step-prequeue')) {
+        for (const check of lineChecks) check();
+        return;
+      }
       if (next) set(next);
     },
   });
@@ -56,6 +65,10 @@ export function createSaleStatus(flow: SaleFlow, initial: string) {
     onChange(listener: SaleStateListener) {
       listeners.push(listener);
     },
+    /** The list has news the line should confirm (asked of the waiting room). */
+    onLineCheck(check: () => void) {
+      lineChecks.push(check);
+    },
     stop() {
       feed.stop();
     },
@@ -71,16 +84,16 @@ export function showSaleStateOnSteps(flow: SaleFlow, status: SaleStatus) {
     const buying = step === 'step-seats' || step === 'step-hold';
     show('seats-paused-note', state === 'paused');
     show('hold-paused-note', state === 'paused');
-    if (buying && state === 'paused') flow.announce('The cinema has paused sales for a moment. You keep your turn.');
-    if (buying && previous === 'paused' && state === 'on_sale') flow.announce('Sales have resumed.');
+    if (buying && state === 'paused') flow.announce(t('sale.pausedSpoken'));
+    if (buying && previous === 'paused' && state === 'on_sale') flow.announce(t('sale.resumedSpoken'));
     if (state === 'closed' && step !== 'step-confirm' && step !== 'step-ended') {
-      flow.ended('Sales are closed', 'The cinema has closed sales for this showing.', false);
+      flow.ended(t('closed.title'), t('closed.byCinema'), false);
     }
     if (state === 'sold_out' && (step === 'step-seats' || step === 'step-start')) {
-      flow.ended('Sold out', 'Every seat for this showing has been sold.', false);
+      flow.ended(t('soldOut.title'), t('soldOut.text'), false);
     }
     if (state === 'started' && step !== 'step-confirm' && step !== 'step-ended') {
-      flow.ended('Sales are closed', 'This showing has already started, so tickets are no longer on sale.', false);
+      flow.ended(t('closed.title'), t('closed.started'), false);
     }
   });
 }

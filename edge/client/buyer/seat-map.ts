@@ -4,7 +4,8 @@
  * scrolls sideways on a phone. Couple seats are chosen in pairs.
  */
 import { setText, show as showElement } from '../core/dom';
-import { money, plural } from '../core/format';
+import { money } from '../core/format';
+import { t } from '../core/i18n';
 import { couplePartners, toggleSeat } from '../logic/seat-pairs';
 import type { SaleFlow } from './flow';
 
@@ -38,7 +39,10 @@ export interface SeatMapData {
   fareClasses?: FareClassPrice[];
 }
 
-const TYPES: Record<string, string> = { standard: 'standard seat', couple: 'couple seat, sold as a pair', accessible: 'wheelchair space with a companion seat beside it' };
+const TYPE_KEYS = { standard: 'seat.type.standard', couple: 'seat.type.couple', accessible: 'seat.type.accessible' } as const;
+/** A seat's kind in words; a couple seat without a partner is sold alone, so it is not called a pair. */
+const typeWords = (type: string, paired = true) =>
+  type === 'couple' && !paired ? t('seat.type.coupleAlone') : type in TYPE_KEYS ? t(TYPE_KEYS[type as keyof typeof TYPE_KEYS]) : type;
 
 export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
   let map: SeatMapData | null = null;
@@ -60,10 +64,10 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     ownHeld = heldByMe;
     partners = couplePartners(data.seats);
     limit = data.maxSeatsPerCustomer ?? 8;
-    setText('seat-limit', `Choose up to ${plural(limit, 'seat', 'seats')}.`);
+    setText('seat-limit', t('map.limit', { n: limit }));
     const classes = pricedClasses();
     const prices = classes.length > 1 ? ` ${classes.map((c) => `${c.label} ${money(c.priceCents, data.currency)}`).join(' · ')}.` : '';
-    setText('seats-left', `${plural(data.counts.available, 'seat', 'seats')} available of ${data.counts.total}.${prices}`);
+    setText('seats-left', `${t('map.available', { n: data.counts.available, total: data.counts.total })}${prices}`);
     selected = selected.filter((code) => seatBy(code)?.status === 'AVAILABLE');
     draw();
     showPlaces(data);
@@ -81,7 +85,7 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     for (const area of areas) {
       const option = document.createElement('option');
       option.value = area.fareClass;
-      option.textContent = `${area.label}, ${money(area.priceCents, data.currency)} each (${area.available > 0 ? `${plural(area.available, 'place', 'places')} left` : 'sold out'})`;
+      option.textContent = t('map.areaOption', { area: area.label, price: money(area.priceCents, data.currency), left: area.available > 0 ? t('map.placesLeft', { n: area.available }) : t('map.areaSoldOut') });
       option.disabled = area.available === 0;
       select.appendChild(option);
     }
@@ -147,11 +151,12 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     button.tabIndex = seat.code === focusCode ? 0 : -1;
     button.setAttribute('aria-pressed', chosen ? 'true' : 'false');
     if (!free) button.setAttribute('aria-disabled', 'true');
-    const state = free ? (chosen ? 'selected' : 'available') : mine ? 'held by you' : seat.status === 'HELD' ? 'held by another buyer' : 'sold';
+    const state = t(free ? (chosen ? 'seat.state.selected' : 'seat.state.available') : mine ? 'seat.state.mine' : seat.status === 'HELD' ? 'seat.state.held' : 'seat.state.sold');
+    const kind = typeWords(seat.type, partners.has(seat.code));
     const fare = pricedClasses().length > 1 ? classOf(seat) : null;
     const priced = fare ? `, ${fare.label} ${money(fare.priceCents, map?.currency ?? 'EUR')}` : '';
-    button.setAttribute('aria-label', `${seat.label}, ${TYPES[seat.type] ?? seat.type}${priced}, ${state}`);
-    button.title = `${seat.label} (${TYPES[seat.type] ?? seat.type}${priced}, ${state})`;
+    button.setAttribute('aria-label', `${seat.label}, ${kind}${priced}, ${state}`);
+    button.title = `${seat.label} (${kind}${priced}, ${state})`;
     return button;
   }
 
@@ -160,17 +165,17 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     if (!map || !seat) return;
     const outcome = toggleSeat(code, selected, map.seats, partners, limit);
     if (!outcome.ok) {
-      if (outcome.reason === 'limit') return flow.alert(`You can choose up to ${plural(limit, 'seat', 'seats')} for this showing.`, true);
-      if (outcome.reason === 'partner_taken') return flow.alert(`${seat.label} is a couple seat sold as a pair, and the other half is taken. Please choose another pair.`, true);
-      return flow.announce(`${seat.label} is not available.`);
+      if (outcome.reason === 'limit') return flow.alert(t('map.limitReached', { n: limit }), true);
+      if (outcome.reason === 'partner_taken') return flow.alert(t('map.partnerTaken', { seat: seat.label }), true);
+      return flow.announce(t('map.notAvailable', { seat: seat.label }));
     }
     selected = outcome.selected;
     flow.alert(null);
     focusCode = code;
     draw();
     focusSeat(code);
-    const names = outcome.codes.map((c) => seatBy(c)?.label ?? c).join(' and ');
-    flow.announce(`${names} ${outcome.added ? 'selected' : 'removed'}. ${plural(selected.length, 'seat', 'seats')} chosen.`);
+    const names = outcome.codes.map((c) => seatBy(c)?.label ?? c).join(t('seat.and'));
+    flow.announce(t(outcome.added ? 'map.selectedSpoken' : 'map.removedSpoken', { seats: names, n: selected.length }));
   }
 
   function focusSeat(code: string) {
@@ -218,7 +223,7 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
   function summary() {
     if (!map) return;
     const price = selected.reduce((sum, code) => sum + priceOfSeat(code), 0);
-    setText('selection', selected.length ? `Chosen: ${selected.join(', ')} · ${money(price, map.currency)}` : 'No seats chosen yet.');
+    setText('selection', selected.length ? t('map.chosen', { seats: selected.join(', '), price: money(price, map.currency) }) : t('sale.seats.none'));
     const holdButton = document.getElementById('hold-button') as HTMLButtonElement | null;
     if (holdButton) holdButton.disabled = selected.length === 0;
     for (const listener of changeListeners) listener();

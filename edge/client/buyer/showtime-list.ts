@@ -4,7 +4,7 @@
  * sale is offered as "Buy tickets" (a paused, closed or sold-out one opens as "Details").
  */
 import { createShowtimeFeed } from '../core/showtime-feed';
-import { plural } from '../core/format';
+import { t } from '../core/i18n';
 import { isBuyable, saleStateWords, stateInList, type ListedShowtime } from '../logic/sale-state';
 
 export function applyCardState(card: HTMLElement, state: string, listed: ListedShowtime | undefined) {
@@ -18,16 +18,16 @@ export function applyCardState(card: HTMLElement, state: string, listed: ListedS
   if (opening) opening.hidden = state !== 'opening_soon';
   const action = card.querySelector<HTMLAnchorElement>('[data-role="action"]');
   if (action) {
-    const label = isBuyable(state) ? 'Buy tickets' : 'Details';
+    const label = isBuyable(state) ? t('list.buy') : t('list.details');
     if (action.textContent !== label) {
       action.textContent = label;
-      action.setAttribute('aria-label', `${label} for ${card.dataset.title ?? ''}`.trim());
+      action.setAttribute('aria-label', t('list.actionFor', { action: label, title: card.dataset.title ?? '' }).trim());
       action.classList.toggle('primary', isBuyable(state));
     }
   }
   const seats = card.querySelector<HTMLElement>('[data-role="seats"]');
   if (seats && listed && typeof listed.seatsAvailable === 'number') {
-    const text = listed.seatsTotal ? `${listed.seatsAvailable} of ${listed.seatsTotal} seats left` : `${plural(listed.seatsAvailable, 'seat', 'seats')} left`;
+    const text = listed.seatsTotal ? t('list.seatsOf', { available: listed.seatsAvailable, total: listed.seatsTotal }) : t('list.seatsLeft', { n: listed.seatsAvailable });
     if (seats.textContent !== text) seats.textContent = text;
   }
 }

@@ -9,7 +9,7 @@
 import { api, errorCode, isTransient, type ApiResult } from '../core/api';
 import { byId, setText, show } from '../core/dom';
 import { explain } from '../core/explain';
-import { ago, clock, duration, plural } from '../core/format';
+import { ago, clock, duration } from '../core/format';
 import { serverNow } from '../core/api';
 import { createEtaSmoother, trendWords } from '../logic/eta';
 import { positionIsNews, progressShare } from '../logic/progress';
@@ -17,6 +17,8 @@ import { saleStateFromQueue } from '../logic/sale-state';
 import { joinWithProofOfWork } from '../pow/proof-of-work';
 import type { SaleFlow } from './flow';
 import type { SaleStatus } from './sale-status';
+import { storedBookings } from './booking-store';
+import { t } from '../core/i18n';
 
 export interface QueueAnswer {
   state: 'prequeue' | 'waiting' | 'paused' | 'admitted' | 'closed' | 'sold_out';
@@ -95,10 +97,10 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
       flow.root.dataset.customer = '1';
     }
     // A room may ask for proof of work first: solved in a Web Worker, progress on the button.
-    const label = button.textContent ?? 'Join the line';
+    const label = button.textContent ?? t('sale.joinLine');
     const result = await joinWithProofOfWork((headers) => joinLine(id, headers), (share) => {
-      if (share === 0) flow.announce('A quick check before you join. This takes a few seconds.');
-      setText('join-button', share === null ? label : `Checking your browser… ${share} %`);
+      if (share === 0) flow.announce(t('wait.powSpoken'));
+      setText('join-button', share === null ? label : t('wait.powProgress', { percent: share }));
     });
     button.disabled = false;
     handle(result);
@@ -121,21 +123,21 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
         stopPolling();
         beaconArmed = false;
         sessionStorage.removeItem(startKey);
-        flow.title("It's your turn");
-        flow.announce("It's your turn. Choose your seats.");
+        flow.title(t('turn.yours'));
+        flow.announce(t('turn.yoursSpoken'));
         notifyTurn();
         return options.onAdmitted(answer.sessionExpiresAt);
       case 'sold_out':
-        return flow.ended('Sold out', 'Every seat for this showing has been sold. Thank you for waiting.', false);
+        return flow.ended(t('soldOut.title'), t('soldOut.textWaited'), false);
       case 'closed':
-        return flow.ended('Sales are closed', 'The cinema has closed sales for this showing.', false);
+        return flow.ended(t('closed.title'), t('closed.byCinema'), false);
     }
   }
 
   function handleError(result: ApiResult<QueueAnswer>) {
     const code = errorCode(result);
     if (result.status === 401 && flow.step !== 'step-waiting' && flow.step !== 'step-prequeue') return showStart();
-    if (result.status === 410 || code === 'TURN_EXPIRED') return flow.ended('Your turn has expired', explain(result), true);
+    if (result.status === 410 || code === 'TURN_EXPIRED' || code === 'TURN_ENDED') return void turnOver(result);
     if (isTransient(result)) {
       failures++;
       const delay = schedule(2000, result.retryAfterSeconds);
@@ -145,13 +147,23 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
     flow.alert(explain(result));
   }
 
+  /**
+   * The line says this place is over. A buyer who bought on it is told that (their purchase
+   * ended the turn), not that the page failed to check in; anyone else gets the line's reason.
+   */
+  async function turnOver(result: ApiResult<QueueAnswer>) {
+    stopPolling();
+    if (await hasBooking(id)) return flow.ended(t('booked.title'), t('booked.text'), false);
+    flow.ended(errorCode(result) === 'TURN_ENDED' ? t('turn.ended.title') : t('turn.expired.title'), explain(result), true);
+  }
+
   function prequeue(answer: QueueAnswer) {
     beaconArmed = true;
     if (flow.step !== 'step-prequeue') flow.go('step-prequeue');
-    flow.title('In the pre-queue');
-    flow.announce('You are in the pre-queue. You will get a random place in line when sales open.');
+    flow.title(t('wait.prequeueTitle'));
+    flow.announce(t('wait.prequeueSpoken'));
     startCountdown('prequeue-countdown');
-    if (typeof answer.lineLength === 'number') setText('prequeue-length', `${plural(answer.lineLength, 'person is', 'people are')} in the pre-queue.`);
+    if (typeof answer.lineLength === 'number') setText('prequeue-length', t('wait.prequeueLength', { n: answer.lineLength }));
     schedule(answer.pollAfterMs ?? 5000);
   }
 
@@ -172,17 +184,17 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
       const position = answer.position;
       setText('position', String(position));
       const ahead = Math.max(0, position - 1);
-      setText('ahead', ahead === 0 ? 'You are next.' : `${plural(ahead, 'person', 'people')} ahead of you.`);
+      setText('ahead', ahead === 0 ? t('wait.next') : t('wait.ahead', { n: ahead }));
       const bar = byId<HTMLProgressElement>('progress');
       bar.value = Math.round(progressShare(startPosition(position), position) * 100);
-      bar.setAttribute('aria-valuetext', `${position} in line`);
-      flow.title(`#${position} in line`);
+      bar.setAttribute('aria-valuetext', t('wait.inLine', { position }));
+      flow.title(t('wait.tabTitle', { position }));
       if (positionIsNews(lastAnnouncedPosition, position)) {
         lastAnnouncedPosition = position;
-        spoken = ahead === 0 ? 'You are next in line.' : `You are number ${position} in line.`;
+        spoken = ahead === 0 ? t('wait.nextSpoken') : t('wait.placeSpoken', { position });
       }
     }
-    if (typeof answer.lineLength === 'number') setText('line-length', `${plural(answer.lineLength, 'person is', 'people are')} waiting in line in all.`);
+    if (typeof answer.lineLength === 'number') setText('line-length', t('wait.lineLength', { n: answer.lineLength }));
     if (typeof answer.seatsLeft === 'number') {
       setText('line-seats-left', seatsWords(answer.seatsLeft, answer.seatsLikelyGone === true));
       show('line-seats-left', true);
@@ -193,17 +205,17 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
     }
     if (paused) {
       eta.reset();
-      setText('eta', 'Paused by the cinema; your place is kept.');
+      setText('eta', t('wait.pausedEta'));
       setText('eta-why', '');
     } else {
       const reading = eta.update(typeof answer.etaSeconds === 'number' ? answer.etaSeconds : null, Date.now());
-      setText('eta', reading.seconds === null ? 'Calculating…' : duration(reading.seconds));
-      const why = trendWords(reading.trend);
-      if (why) setText('eta-why', why);
-      if (spoken && reading.seconds !== null) spoken += ` Estimated wait ${duration(reading.seconds)}.`;
+      setText('eta', reading.seconds === null ? t('sale.waiting.calculating') : duration(reading.seconds));
+      // Said only on the reading that saw the change: a steady line clears it.
+      setText('eta-why', trendWords(reading.trend));
+      if (spoken && reading.seconds !== null) spoken += t('wait.etaSpoken', { eta: duration(reading.seconds) });
     }
     if (paused !== wasPaused) {
-      spoken = paused ? 'Admissions are paused by the cinema. You keep your place.' : `Admissions have resumed. ${spoken}`;
+      spoken = paused ? t('wait.pausedSpoken') : t('wait.resumedSpoken', { rest: spoken });
       wasPaused = paused;
     }
     if (spoken) flow.announce(spoken.trim());
@@ -215,7 +227,7 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
     if (countdownTimer) clearInterval(countdownTimer);
     const tick = () => {
       const left = opensAt - serverNow();
-      setText(elementId, left > 0 ? clock(left) : 'Opening now…');
+      setText(elementId, left > 0 ? clock(left) : t('wait.openingNow'));
       if (left <= 0 && countdownTimer) {
         clearInterval(countdownTimer);
         countdownTimer = null;
@@ -231,7 +243,7 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
     const box = document.getElementById('notify-me') as HTMLInputElement | null;
     if (!box?.checked || typeof Notification === 'undefined' || Notification.permission !== 'granted' || !document.hidden) return;
     try {
-      new Notification("It's your turn", { body: 'Choose your seats now: your turn has started.' });
+      new Notification(t('turn.yours'), { body: t('turn.notifyBody') });
     } catch {
       // Some browsers allow notifications only from a service worker: the title still says it.
     }
@@ -273,6 +285,9 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
       stopPolling();
       beaconArmed = false;
     });
+    status.onLineCheck(() => {
+      if (flow.step === 'step-waiting' || flow.step === 'step-prequeue') schedule(0);
+    });
     // The start step's words follow the sale: "Join the pre-queue" becomes "Join the line".
     status.onChange((state) => {
       // The sale moved (the catalog is read every few seconds): a buyer in line asks the room now
@@ -283,12 +298,12 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
       }
       if (flow.step !== 'step-start') return;
       if (state === 'on_sale' || state === 'paused') {
-        setText('start-title', 'Join the line');
-        setText('join-button', 'Join the line');
+        setText('start-title', t('sale.joinLine'));
+        setText('join-button', t('sale.joinLine'));
         show('start-opening', false);
         show('start-open', true);
       }
-      if (state === 'closed' || state === 'started') flow.ended('Sales are closed', 'Tickets for this showing are no longer on sale.', false);
+      if (state === 'closed' || state === 'started') flow.ended(t('closed.title'), state === 'started' ? t('closed.started') : t('closed.text'), false);
     });
     updatedAgoTicker();
   }
@@ -298,9 +313,14 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
 
 /** What the line is told of the seats: how many are left, and when the sale is effectively over for this place. */
 export function seatsWords(seatsLeft: number, likelyGone: boolean): string {
-  if (seatsLeft <= 0) return 'Every seat is sold: the sale is over unless a buyer cancels.';
-  const left = `${plural(seatsLeft, 'seat is', 'seats are')} left (some held by buyers who may not pay).`;
-  return likelyGone
-    ? `${left} The buyers ahead of you are likely to take them all: the sale is effectively over for your place, unless some leave without buying.`
-    : left;
+  if (seatsLeft <= 0) return t('wait.soldAll');
+  const left = t('wait.seatsLeft', { n: seatsLeft });
+  return likelyGone ? t('wait.likelyGone', { left }) : left;
+}
+
+/** Whether this buyer holds a confirmed booking for the showtime: the service's list, else this browser's memo. */
+export async function hasBooking(showtimeId: string): Promise<boolean> {
+  const listed = await api<{ bookings: { showtimeId: number | string; status: string }[] }>('GET', '/api/bookings');
+  if (listed.ok && Array.isArray(listed.json?.bookings)) return listed.json.bookings.some((b) => String(b.showtimeId) === showtimeId && b.status === 'CONFIRMED');
+  return storedBookings().some((b) => b.showtimeId === showtimeId);
 }

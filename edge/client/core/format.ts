@@ -1,15 +1,15 @@
-/** Words and numbers as a buyer reads them: durations, clocks, local times, money. */
+/** Words and numbers as a buyer reads them, in the page's language: durations, clocks, local times, money. */
+import { formatMoneyIn } from '../../../lib/i18n/locale';
+import { pageLocale, t } from './i18n';
 
-export const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-
-/** "45 seconds", "about 6 minutes", "about 1 hour 20 minutes". */
+/** "45 seconds", "about 6 minutes", "about 1 hour 20 minutes" (or the locale's words). */
 export function duration(seconds: number): string {
   const whole = Math.max(0, Math.round(seconds));
-  if (whole < 60) return plural(whole, 'second', 'seconds');
+  if (whole < 60) return t('time.seconds', { n: whole });
   const minutes = Math.round(whole / 60);
-  if (minutes < 60) return `about ${plural(minutes, 'minute', 'minutes')}`;
+  if (minutes < 60) return t('time.aboutMinutes', { n: minutes });
   const hours = Math.floor(minutes / 60);
-  return `about ${plural(hours, 'hour', 'hours')}${minutes % 60 ? ` ${plural(minutes % 60, 'minute', 'minutes')}` : ''}`;
+  return minutes % 60 ? t('time.hoursMinutes', { hours, minutes: minutes % 60 }) : t('time.aboutHours', { n: hours });
 }
 
 /** "4:05" from milliseconds, never negative. */
@@ -20,26 +20,22 @@ export function clock(ms: number): string {
   return `${m}:${s < 10 ? '0' : ''}${s}`;
 }
 
-/** A date in the reader's time zone, with the zone's short name so nobody guesses. */
+/** A date in the reader's time zone and language, with the zone's short name so nobody guesses. */
 export function localTime(date: Date, withDate: boolean): string {
   const options: Intl.DateTimeFormatOptions = withDate
     ? { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }
     : { hour: '2-digit', minute: '2-digit', second: '2-digit' };
-  return new Intl.DateTimeFormat(undefined, options).format(date);
+  return new Intl.DateTimeFormat(pageLocale(), options).format(date);
 }
 
 export function money(cents: number, currency: string): string {
-  try {
-    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(cents / 100);
-  } catch {
-    return `${(cents / 100).toFixed(2)} ${currency}`;
-  }
+  return formatMoneyIn(pageLocale(), cents, currency);
 }
 
 /** "updated 12 s ago" / "updated just now". */
 export function ago(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 2) return 'just now';
-  if (seconds < 90) return `${seconds} s ago`;
-  return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 2) return t('time.justNow');
+  if (seconds < 90) return t('time.secondsAgo', { n: seconds });
+  return t('time.minutesAgo', { n: Math.round(seconds / 60) });
 }

@@ -7,10 +7,13 @@
  * still get plain words, for the console and for whoever meets them anyway.
  */
 import type { ErrorCode } from '../../../lib/errors';
+import type { Locale } from '../../../lib/i18n/locale';
 import type { ApiResult } from './api';
+import { pageLocale } from './i18n';
+import { ERROR_MESSAGES_ZH } from './messages-zh-CN';
 
 /** The words for one code; a function when the answer's details make them more precise. */
-type Message = string | ((result: ApiResult<unknown>) => string);
+export type Message = string | ((result: ApiResult<unknown>) => string);
 
 function seatList(seats: unknown): string {
   if (!Array.isArray(seats) || seats.length === 0) return 'one of those seats';
@@ -21,7 +24,9 @@ const TRY_AGAIN = 'Please try again in a moment.';
 const JOIN_AGAIN = 'You can join the line again.';
 const RELOAD = 'Please reload the page and try again.';
 
-export const ERROR_MESSAGES: { readonly [C in ErrorCode]: Message } = {
+export type ErrorMessages = { readonly [C in ErrorCode]: Message };
+
+export const ERROR_MESSAGES: ErrorMessages = {
   // What was sent could not be read.
   MALFORMED_JSON: `The page sent something the service could not read. ${RELOAD}`,
   IDEMPOTENCY_KEY_REQUIRED: `The payment request was incomplete. ${RELOAD}`,
@@ -83,7 +88,7 @@ export const ERROR_MESSAGES: { readonly [C in ErrorCode]: Message } = {
   COST_EXCEEDS_CAPACITY: 'That asks for more than this line can ever give at once. Choose fewer.',
   NOT_ADMITTED: 'It is not your turn to buy yet. Please wait in the line.',
   // Over.
-  TURN_EXPIRED: 'Your turn has expired because the page did not check in for a while. You can join the line again, at the back.',
+  TURN_EXPIRED: 'Your place in line has expired because this page did not check in for a while. You can join the line again, at the back.',
   TURN_ENDED: `Your turn to buy has ended (your purchase finished, or your time ran out). ${JOIN_AGAIN}`,
   HOLD_EXPIRED: 'The time to pay for these seats ran out, so they were released. Your turn goes on: please choose your seats again.',
   // Too large, wrong kind.
@@ -127,9 +132,13 @@ export const ERROR_MESSAGES: { readonly [C in ErrorCode]: Message } = {
   PAYMENT_UNKNOWN_YET: 'We are still waiting to hear from the payment provider. Please do not pay again; this page will update.',
 };
 
-/** The words for a code of the catalogue, or null for a code the pages do not know. */
-export function messageFor(code: string | null, result: ApiResult<unknown>): string | null {
-  if (code === null || !Object.hasOwn(ERROR_MESSAGES, code)) return null;
-  const message = ERROR_MESSAGES[code as ErrorCode];
+/** The words for a code of the catalogue in the page's language, or null for a code the pages do not know. */
+export function messageFor(code: string | null, result: ApiResult<unknown>, locale: Locale = pageLocale()): string | null {
+  const table = ERROR_MESSAGES_BY_LOCALE[locale];
+  if (code === null || !Object.hasOwn(table, code)) return null;
+  const message = table[code as ErrorCode];
   return typeof message === 'function' ? message(result) : message;
 }
+
+/** One table per language; the type makes each complete (a new code does not compile until every language has it). */
+export const ERROR_MESSAGES_BY_LOCALE: Record<Locale, ErrorMessages> = { en: ERROR_MESSAGES, 'zh-CN': ERROR_MESSAGES_ZH };

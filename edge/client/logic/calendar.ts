@@ -10,6 +10,8 @@ export interface CalendarBooking {
   durationMinutes?: number;
   seats: string[];
   place?: string;
+  /** The event's description in the buyer's language (the catalogue's ics.description). */
+  description?: string;
 }
 
 const stamp = (date: Date) => date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
@@ -47,7 +49,7 @@ export function bookingCalendar(booking: CalendarBooking, now = new Date()): str
     `DTSTART:${stamp(start)}`,
     `DTEND:${stamp(end)}`,
     `SUMMARY:${escapeText(booking.title)}`,
-    `DESCRIPTION:${escapeText(`Booking ${booking.reference}. Seats: ${booking.seats.join(', ')}. Show the reference at the entrance.`)}`,
+    `DESCRIPTION:${escapeText(booking.description ?? `Booking ${booking.reference}. Seats: ${booking.seats.join(', ')}. Show the reference at the entrance.`)}`,
     ...(booking.place ? [`LOCATION:${escapeText(booking.place)}`] : []),
     'END:VEVENT',
     'END:VCALENDAR',

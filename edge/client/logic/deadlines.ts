@@ -3,6 +3,8 @@
  * once, as the time left crosses it, so a screen reader hears "2 minutes left" once, not
  * every second.
  */
+import { t } from '../core/i18n';
+
 export const WARN_AT_MS = [120_000, 60_000] as const;
 
 export function createDeadlineWarnings(thresholdsMs: readonly number[] = WARN_AT_MS) {
@@ -26,7 +28,7 @@ export function createDeadlineWarnings(thresholdsMs: readonly number[] = WARN_AT
   };
 }
 
-export const minutesLeftWords = (thresholdMs: number) => (thresholdMs >= 120_000 ? `${Math.round(thresholdMs / 60_000)} minutes` : '1 minute');
+export const minutesLeftWords = (thresholdMs: number) => t('minutes.left', { n: Math.max(1, Math.round(thresholdMs / 60_000)) });
 
 /**
  * The core ends a payment session at 8/10 of the hold's life (core/src/checkout/

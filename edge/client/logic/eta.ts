@@ -5,6 +5,7 @@
  * toward each new estimate a little at a time; a change that persists (a real rate change)
  * gets through within a few polls, and comes with the reason it moved.
  */
+import { t } from '../core/i18n';
 export type EtaTrend = 'steady' | 'longer' | 'shorter';
 
 export interface EtaReading {
@@ -58,7 +59,7 @@ export function createEtaSmoother(options: EtaSmootherOptions = {}) {
 }
 
 export function trendWords(trend: EtaTrend): string {
-  if (trend === 'longer') return 'The estimate went up because fewer people are being let in per minute right now.';
-  if (trend === 'shorter') return 'The estimate went down because the line is moving faster than before.';
+  if (trend === 'longer') return t('wait.trend.longer');
+  if (trend === 'shorter') return t('wait.trend.shorter');
   return '';
 }

@@ -3,18 +3,14 @@
  * (GET /api/showtimes, `saleState`, which follows the operator's pause and close) or the
  * queue poll (`paused`, `closed`, `sold_out`). Pure, so both pages word it the same way.
  */
+import { t } from '../core/i18n';
+
 export type SaleState = 'opening_soon' | 'on_sale' | 'paused' | 'closed' | 'sold_out' | 'started';
 
-const WORDS: Record<SaleState, string> = {
-  opening_soon: 'Opening soon',
-  on_sale: 'On sale now',
-  paused: 'Sales paused',
-  closed: 'Sales closed',
-  sold_out: 'Sold out',
-  started: 'Already started',
-};
+const STATES: readonly SaleState[] = ['opening_soon', 'on_sale', 'paused', 'closed', 'sold_out', 'started'];
 
-export const saleStateWords = (state: string) => WORDS[state as SaleState] ?? state;
+/** The badge's words, in the page's language. */
+export const saleStateWords = (state: string) => ((STATES as readonly string[]).includes(state) ? t(`state.${state as SaleState}`) : state);
 
 /** Only a showtime on sale is offered as "Buy tickets"; the rest open as "Details". */
 export const isBuyable = (state: string) => state === 'on_sale';

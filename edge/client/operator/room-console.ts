@@ -6,7 +6,7 @@
  * the operator API, and the audit log, refreshed after every change.
  */
 import { api } from '../core/api';
-import { byId, setText } from '../core/dom';
+import { byId, createAnnouncer, setText } from '../core/dom';
 import { explain } from '../core/explain';
 import { duration, localTime } from '../core/format';
 import { admissionTiles, reasonWords, turnWords, validateAdmission, type AdmissionView } from './admission-controls';
@@ -40,6 +40,13 @@ export function roomConsole(root: HTMLElement) {
   const operator = root.dataset.operator || null;
   const series = createSeries();
   let settings: RoomSettingsView | null = null;
+  // The polite region speaks changes only: the link going down or coming back, and each change
+  // applied (which stays until the next one). The ticking "updated 12:00:01" is not in it.
+  const status = createAnnouncer(document.getElementById('console-status'));
+  let linkState: string | null = null;
+  let pendingKind: string | null = null;
+  let sameKind = 0;
+  const SETTLE_UPDATES = 3;
 
   function numbers(data: StatsEvent): Record<string, number | string | null | undefined> {
     const stats = data.room?.stats ?? {};
@@ -67,13 +74,10 @@ export function roomConsole(root: HTMLElement) {
     const values = numbers(data);
     for (const [key, value] of Object.entries(values)) setText(`v-${key}`, value === null || value === undefined ? '—' : String(value));
     const seatsTotal = data.seats ? data.seats.available + data.seats.held + data.seats.booked : null;
-    for (const key of CHARTS) {
-      series.push(key, values[key]);
-      drawSpark(document.getElementById(`chart-${key}`) as SVGSVGElement | null, series.get(key), SEAT_CHARTS.has(key) ? seatsTotal : null);
-    }
+    record(Date.parse(data.at), values, seatsTotal);
     if (data.core && !data.core.fresh) {
       const since = data.core.staleSince ? ` since ${localTime(new Date(data.core.staleSince), false)}` : '';
-      live(`Live · updated ${localTime(new Date(data.at), false)} · the seat service is not answering${since}: seat counts as last known`, false);
+      live(`Live · updated ${localTime(new Date(data.at), false)} · the seat service is not answering${since}: seat counts as last known`, false, 'core-stale');
     } else {
       live(`Live · updated ${localTime(new Date(data.at), false)}`, true);
     }
@@ -96,9 +100,36 @@ export function roomConsole(root: HTMLElement) {
     stateButtons();
   }
 
-  function live(text: string, ok: boolean) {
+  /** One sample into every chart, then the charts drawn with their time axis (first sample → now). */
+  function record(atMs: number, values: Record<string, unknown>, seatsTotal: number | null) {
+    series.push('at', atMs);
+    for (const key of CHARTS) series.push(key, values[key]);
+    const times = series.get('at');
+    const span = times.length > 1 ? { from: localTime(new Date(times[0]!), false), to: localTime(new Date(times[times.length - 1]!), false) } : null;
+    for (const key of CHARTS) drawSpark(document.getElementById(`chart-${key}`) as SVGSVGElement | null, series.get(key), SEAT_CHARTS.has(key) ? seatsTotal : null, span);
+  }
+
+  /** The server's last minutes first, so the charts do not start empty on every load. */
+  async function loadHistory() {
+    const result = await api<{ samples: { at: number; values: Record<string, number | null> }[] }>('GET', `/admin/showtimes/${id}/history`);
+    for (const sample of result.ok ? (result.json?.samples ?? []) : []) {
+      const v = sample.values;
+      const total = v.seatsAvailable !== null && v.seatsAvailable !== undefined ? (v.seatsAvailable ?? 0) + (v.seatsHeld ?? 0) + (v.seatsBooked ?? 0) : null;
+      record(sample.at, v, total);
+    }
+  }
+
+  function live(text: string, ok: boolean, kind: string = ok ? 'live' : text) {
     const element = setText('live', text);
     if (element) element.className = ok ? 'live' : 'live down';
+    // A state is news once it has lasted a few updates (a slow second of the core is not); the
+    // first connection is not news at all.
+    sameKind = kind === pendingKind ? sameKind + 1 : 1;
+    pendingKind = kind;
+    if (linkState === null && ok) linkState = kind;
+    if (kind === linkState || sameKind < SETTLE_UPDATES) return;
+    linkState = kind;
+    status.say(ok ? 'Live numbers are back.' : text.replace(/ · updated [^·]+ · /, ': '));
   }
 
   /** A button for the state the room is already in is disabled, and says why. */
@@ -161,7 +192,7 @@ export function roomConsole(root: HTMLElement) {
     settings = result.json.settings;
     fillForm();
     stateButtons();
-    setText('live', `Applied: ${describeChange(change, null)}`);
+    status.say(`Applied: ${describeChange(change, null)}`);
     void loadAudit();
   }
 
@@ -235,7 +266,7 @@ export function roomConsole(root: HTMLElement) {
       input.defaultValue = String(result.json[name]);
       input.value = input.defaultValue;
     }
-    setText('live', `Applied: ${words.replace(/ from \S+ to /g, ' → ')}`);
+    status.say(`Applied: ${words.replace(/ from \S+ to /g, ' → ')}`);
     void loadAudit();
   }
   saleForm?.addEventListener('submit', (event) => void onSale(event as SubmitEvent));
@@ -247,10 +278,12 @@ export function roomConsole(root: HTMLElement) {
   root.querySelectorAll<HTMLButtonElement>('button[data-state]').forEach((button) => {
     button.addEventListener('click', () => void apply({ state: button.dataset.state as RoomChange['state'] }));
   });
-  const source = new EventSource(`/admin/showtimes/${id}/live`);
-  source.addEventListener('stats', onStats);
-  source.addEventListener('unavailable', () => live('The room store is not answering; retrying…', false));
-  source.onerror = () => live('Connection lost; reconnecting…', false);
+  void loadHistory().finally(() => {
+    const source = new EventSource(`/admin/showtimes/${id}/live`);
+    source.addEventListener('stats', onStats);
+    source.addEventListener('unavailable', () => live('The room store is not answering; retrying…', false));
+    source.onerror = () => live('Connection lost; reconnecting…', false);
+  });
   void loadAudit();
   setInterval(() => void loadAudit(), 15_000);
 }
@@ -259,7 +292,7 @@ export function roomConsole(root: HTMLElement) {
 function auditChanges(before: Record<string, unknown> | null, after: Record<string, unknown> | null, action?: string): string {
   const named = action === 'showtime.update' ? 'sale settings changed (hold time, seats per customer or times)' : action ? `${action}` : 'settings changed';
   if (!after) return named;
-  const keys = ['state', 'saleState', 'opensAt', ...SETTING_GROUPS.flatMap((group) => consoleGroup(group))];
+  const keys = ['state', 'saleState', 'opensAt', ...SETTING_GROUPS.flatMap((group) => consoleGroup(group)), 'holdTtlSeconds', 'maxSeatsPerCustomer'];
   const parts = keys.filter((k) => !before || before[k] !== after[k]).map((k) => `${k}: ${before ? String(before[k]) : '—'} → ${String(after[k])}`);
   return parts.length ? parts.join(', ') : named;
 }

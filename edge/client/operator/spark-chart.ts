@@ -39,14 +39,18 @@ export function sparkGeometry(list: readonly number[], fixedMax: number | null =
   return { points: points.join(' '), max, spanSeconds: span };
 }
 
-export function drawSpark(svg: SVGSVGElement | null, list: readonly number[], fixedMax: number | null = null) {
+/** "22:40:01 → 22:45:01": the x axis's two ends, when the samples' times are known. */
+export type TimeSpan = { from: string; to: string } | null;
+
+export function drawSpark(svg: SVGSVGElement | null, list: readonly number[], fixedMax: number | null = null, span: TimeSpan = null) {
   const line = svg?.querySelector('polyline');
   const geometry = sparkGeometry(list, fixedMax);
   if (!svg || !line || !geometry) return;
   line.setAttribute('points', geometry.points);
-  const span = geometry.spanSeconds > 60 ? `${Math.round(geometry.spanSeconds / 60)} minutes` : 'minute';
+  const last = geometry.spanSeconds > 60 ? `${Math.round(geometry.spanSeconds / 60)} minutes` : 'minute';
   const label = (svg.getAttribute('aria-label') ?? '').split(',')[0];
-  svg.setAttribute('aria-label', `${label}, last ${span}, now ${list[list.length - 1]}, ${fixedMax ? 'scale' : 'peak'} ${geometry.max}`);
+  svg.setAttribute('aria-label', `${label}, last ${last}, now ${list[list.length - 1]}, ${fixedMax ? 'scale' : 'peak'} ${geometry.max}`);
   const caption = document.getElementById(`axis-${svg.id.replace(/^chart-/, '')}`);
-  if (caption) caption.textContent = `0 to ${geometry.max}${fixedMax ? ' (all seats)' : ''} · last ${span}`;
+  // The axes in words: the value scale (y) and the time span (x), from the first sample to now.
+  if (caption) caption.textContent = `0 to ${geometry.max}${fixedMax ? ' (all seats)' : ''} · ${span ? `${span.from} → ${span.to}` : `last ${last}`}`;
 }

@@ -4,17 +4,19 @@
  * is unchanged); the pages call that same API with the HttpOnly cookies the edge sets.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { getCookie } from 'hono/cookie';
-import { compress } from 'hono/compress';
+import { getCookie, setCookie } from 'hono/cookie';
 import type { CoreClient } from '../core-client';
 import { cookieNames, SHOWTIME_ID, type EdgeEnv } from '../http-context';
 import type { RoomGateway } from '../rooms/room-gateway';
 import { createSingleFlightCache } from '../state/single-flight-cache';
 import type { CustomerTokens } from '../tokens/customer-token';
 import { findAsset } from './assets';
+import { pageCompression, type Brotli } from './page-compression';
 import { myBookingsPage, salePage, showtimeListPage, type PublicShowtime } from './buyer-pages';
 import { createDeferredLeaves, VIEW_ID } from './deferred-leave';
-import { messagePage, pageHeaders } from './html';
+import { messagePage, pageHeaders, requestLocale } from './html';
+import { isLocale, LOCALE_COOKIE } from '../../../lib/i18n/locale';
+import { translator } from '../../../lib/i18n/translate';
 
 export interface BuyerRouteDeps {
   core: CoreClient;
@@ -25,6 +27,8 @@ export interface BuyerRouteDeps {
   /** The leave beacon is flood-limited per client address like the API's leave (`join` budget). */
   leaveFloodLimit?: MiddlewareHandler<EdgeEnv>;
   logger: { warn(object: object, message?: string): void };
+  /** Brotli where the runtime has it (Node); gzip otherwise. */
+  brotli?: Brotli;
 }
 
 const HOLD_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -34,7 +38,7 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
   // Pages and assets go out gzip-compressed to clients that accept it (the sale page's
   // HTML, CSS and script shrink to about a third). Per route, not `use('*')`: this app is
   // mounted at '/', and the JSON API must stay as it is.
-  const compressed = compress({ threshold: 1024 });
+  const compressed = pageCompression(deps.brotli, { threshold: 1024 });
   // The crowd loads these pages too: one core call per second at most, stale while it is down.
   const catalog = createSingleFlightCache<PublicShowtime[]>({ ttlMs: 1_000, staleForMs: 300_000 });
   const leaves = createDeferredLeaves({
@@ -74,20 +78,22 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
     }
   }
 
-  /**
-   * One showtime from the list. A showtime created since the list was cached would be a 404
-   * for up to a second, so a miss reloads the list once, at most every 250 ms.
-   */
+  // One showtime in any state (closed and started too: a booking's page and the return from
+  // payment must still render), at most one core call per second per showtime.
+  const oneShowtime = createSingleFlightCache<PublicShowtime | null>({ ttlMs: 1_000, staleForMs: 300_000 });
   async function findShowtime(id: string): Promise<PublicShowtime | null | 'unavailable'> {
-    let entry = await catalogEntry();
-    if (!entry) return 'unavailable';
-    let found = entry.value.find((s) => String(s.id) === id);
-    if (!found && Date.now() - entry.loadedAtMs > 250) {
-      catalog.invalidate('all');
-      entry = (await catalogEntry()) ?? entry;
-      found = entry.value.find((s) => String(s.id) === id);
+    try {
+      return (
+        await oneShowtime.get(id, async () => {
+          const { status, body } = await deps.core.getJson<PublicShowtime>(`/showtimes/${id}`);
+          if (status === 404) return null;
+          if (status !== 200 || !body) throw new Error(`core answered ${status}`);
+          return body;
+        })
+      ).value;
+    } catch {
+      return 'unavailable';
     }
-    return found ?? null;
   }
 
   async function customerOf(c: Context): Promise<string | null> {
@@ -100,17 +106,29 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
     }
   }
 
+  /** The page's language and its own address (the language switch comes back to it). */
+  const pageOf = (c: Context) => {
+    const locale = requestLocale(c);
+    // The same address answers in either language: caches must key on what chose it.
+    c.header('Content-Language', locale);
+    c.header('Vary', 'Accept-Language, Cookie, Accept-Encoding');
+    const url = new URL(c.req.url);
+    return { locale, path: `${url.pathname}${url.search}` };
+  };
+
   const busy = (c: Context) => {
     pageHeaders(c);
+    const page = pageOf(c);
+    const t = translator(page.locale);
     c.header('Retry-After', '5');
-    return c.html(messagePage('Service busy', 'The ticket service is very busy right now. Please try again in a few seconds; this page will not lose anything.', { href: c.req.path, label: 'Try again' }), 503);
+    return c.html(messagePage(t('page.busy.title'), t('page.busy.text'), { href: c.req.path, label: t('page.tryAgain') }, page.locale, page.path), 503);
   };
 
   app.get('/', compressed, async (c) => {
     const list = await showtimes();
     if (!list) return busy(c);
     pageHeaders(c);
-    return c.html(showtimeListPage(list));
+    return c.html(showtimeListPage(list, pageOf(c)));
   });
 
   app.get('/showtimes/:id', compressed, async (c) => {
@@ -118,8 +136,10 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
     const showtime = SHOWTIME_ID.test(id) ? await findShowtime(id) : null;
     if (showtime === 'unavailable') return busy(c);
     pageHeaders(c);
+    const page = pageOf(c);
     if (!showtime) {
-      return c.html(messagePage('Showtime not found', 'This showtime is not on sale. It may have finished or been removed.', { href: '/', label: 'See all showtimes' }), 404);
+      const t = translator(page.locale);
+      return c.html(messagePage(t('page.showtimeNotFound.title'), t('page.showtimeNotFound.text'), { href: '/', label: t('page.allShowtimes') }, page.locale, page.path), 404);
     }
     const customerId = await customerOf(c);
     // A new view supersedes any earlier one's leave beacon: a reload keeps the place.
@@ -134,13 +154,25 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
         returnStatus: status === 'succeeded' || status === 'failed' || status === 'pending' ? status : null,
         viewId,
         turnLengthMs: await turnLengthMs(id),
-      }),
+      }, page),
     );
   });
 
   app.get('/bookings', compressed, (c) => {
     pageHeaders(c);
-    return c.html(myBookingsPage());
+    return c.html(myBookingsPage(pageOf(c)));
+  });
+
+  // The visible language switch: remembers the choice for a year and goes back to the page.
+  // Only a path of this site is followed back (never another origin).
+  app.get('/language/:locale', (c) => {
+    const locale = c.req.param('locale');
+    const back = c.req.query('back') ?? '/';
+    const safeBack = back.startsWith('/') && !back.startsWith('//') && !back.startsWith('/\\') ? back : '/';
+    if (!isLocale(locale)) return c.redirect(safeBack, 303);
+    setCookie(c, LOCALE_COOKIE, locale, { path: '/', maxAge: 365 * 86_400, sameSite: 'Lax' });
+    c.header('Cache-Control', 'no-store');
+    return c.redirect(safeBack, 303);
   });
 
   // navigator.sendBeacon can only POST; the customer cookie says who is leaving.

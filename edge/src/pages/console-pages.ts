@@ -98,14 +98,15 @@ export function roomPage(s: PublicShowtime, operator: string | null, csrf: strin
     html`<div id="console" data-module="room-console" data-showtime-id="${s.id}" data-operator="${operator ?? ''}">
 <p><a href="/admin">← All rooms</a> · <a href="/admin/showtimes/${s.id}/fares">Fares and refunds</a></p>
 <h1>${s.title} <span id="room-state" class="badge">…</span></h1>
-<p>${s.startsAt ? html`Starts ${timeElement(s.startsAt)}. ` : ''}<span id="live" class="live" role="status">Connecting…</span></p>
+<p>${s.startsAt ? html`Starts ${timeElement(s.startsAt)}. ` : ''}<span id="live" class="live">Connecting…</span></p>
+<p id="console-status" class="console-status" role="status" aria-live="polite"></p>
 <p id="console-alert" class="alert" role="alert" hidden></p>
 
 <section aria-labelledby="numbers-title">
 <h2 id="numbers-title">Live numbers</h2>
 <dl class="tiles">
 ${TILES.map(([key, label, chart]) => html`<div class="tile"><dt id="label-${key}">${label}</dt><dd id="v-${key}">—</dd>
-${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" preserveAspectRatio="none" role="img" aria-label="${label}, last minutes"><polyline points=""></polyline></svg></dd>
+${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" preserveAspectRatio="none" role="img" aria-label="${label}, last minutes"><line class="axis-line" x1="0" y1="29.5" x2="120" y2="29.5"></line><line class="axis-line" x1="0.5" y1="0" x2="0.5" y2="30"></line><polyline points=""></polyline></svg></dd>
 <dd class="axis" id="axis-${key}">waiting for data</dd>` : ''}</div>`)}
 </dl>
 </section>

@@ -25,6 +25,7 @@ import type { PublicShowtime } from './buyer-pages';
 import { loginPage, roomPage, roomsPage, type RoomSummary, type SaleSettingsView } from './console-pages';
 import { messagePage, pageHeaders } from './html';
 import type { ShowtimeActivity } from './showtime-activity';
+import { createStatsHistory } from './stats-history';
 
 export interface ConsoleRouteDeps {
   engine: RoomEngine;
@@ -67,6 +68,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
   const seatCounts = createSingleFlightCache<SeatCounts | null>({ ttlMs: 1_000, staleForMs: 60_000 });
   // The live view never waits on a stalled core: past the budget it shows the last counts, saying so.
   const knownSeats = createLastKnown<SeatCounts | null>({ budgetMs: deps.coreViewBudgetMs ?? 150 });
+  const history = createStatsHistory();
 
   /** The live console session of this browser, or null. */
   const signedIn = (c: Context) => deps.sessions.find(getCookie(c, ADMIN_COOKIE)).catch(() => null);
@@ -107,8 +109,21 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     return { seats: read.value, fresh: read.fresh, staleSince: read.staleSinceMs === null ? null : new Date(read.staleSinceMs).toISOString() };
   }
 
-  /** A room whose showtime the public list no longer shows (sold out, closed, started). */
+  /** A room whose showtime the core cannot describe right now: its number, at least. */
   const unlisted = (id: string): PublicShowtime => ({ id: Number(id), title: `Showtime ${id}`, startsAt: '', saleState: 'unlisted', opensAt: '', seatsAvailable: 0 });
+
+  /** One showtime in any state (closed, started, sold out), by its own title; null when the core has none. */
+  async function showtimeById(id: string): Promise<PublicShowtime | null> {
+    const answer = await deps.core.getJson<PublicShowtime>(`/showtimes/${id}`).catch(() => null);
+    if (answer?.status === 404) return null;
+    return answer?.status === 200 && answer.body ? answer.body : unlisted(id);
+  }
+
+  /** Showtimes whose rooms matter now as the core's sale control lists them, closed ones included. */
+  async function currentIds(): Promise<string[]> {
+    const answer = await deps.core.adminJson<{ showtimeId: number }[]>('GET', '/admin/rooms').catch(() => null);
+    return answer?.status === 200 && Array.isArray(answer.body) ? answer.body.map((room) => String(room.showtimeId)) : [];
+  }
 
   app.get('/admin', async (c) => {
     pageHeaders(c);
@@ -118,7 +133,10 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     let unavailable = false;
     const roomIds = await deps.engine.listRooms().catch(() => ((unavailable = true), [] as string[]));
     const known = new Set(listed.map((s) => String(s.id)));
-    const showtimes = [...listed, ...roomIds.filter((id) => SHOWTIME_ID.test(id) && !known.has(id)).map(unlisted)];
+    // Closed and ended rooms stay listed, under their own titles: the public list leaves them out.
+    const others = [...new Set([...roomIds, ...(await currentIds())])].filter((id) => SHOWTIME_ID.test(id) && !known.has(id)).slice(0, 200);
+    const described = await Promise.all(others.map(async (id) => (await showtimeById(id)) ?? unlisted(id)));
+    const showtimes = [...listed, ...described];
     const rooms: RoomSummary[] = await Promise.all(
       showtimes.map(async (showtime) => {
         const stats = await deps.engine.stats(String(showtime.id)).catch(() => ((unavailable = true), null));
@@ -178,7 +196,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     const session = await signedIn(c);
     if (!session) return c.redirect('/admin', 303);
     const id = c.req.param('id');
-    let showtime = SHOWTIME_ID.test(id) ? (await catalog()).find((s) => String(s.id) === id) : undefined;
+    let showtime: PublicShowtime | null | undefined = SHOWTIME_ID.test(id) ? await showtimeById(id) : undefined;
     if (!showtime && SHOWTIME_ID.test(id) && (await deps.engine.getSettings(id).catch(() => null))?.ok) showtime = unlisted(id);
     if (!showtime) return c.html(messagePage('Showtime not found', 'No showtime on sale or opening soon, and no waiting room, has this number.', { href: '/admin', label: 'All rooms' }), 404);
     return c.html(roomPage(showtime, session.operator, session.csrf, await saleSettingsOf(id)));
@@ -206,6 +224,15 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     return c.json(saleSettingsView(answer.body));
   });
 
+  // What the charts showed before this page loaded (this process's last five minutes).
+  app.get('/admin/showtimes/:id/history', async (c) => {
+    if (!(await signedIn(c))) return c.json({ error: { code: 'MISSING_TOKEN', message: 'Sign in to the console first' } }, 401);
+    const id = c.req.param('id');
+    if (!SHOWTIME_ID.test(id)) return c.json({ error: { code: 'SHOWTIME_NOT_FOUND', message: 'Unknown showtime' } }, 404);
+    c.header('Cache-Control', 'no-store');
+    return c.json({ samples: history.samples(id) });
+  });
+
   app.get('/admin/showtimes/:id/live', async (c) => {
     if (!(await signedIn(c))) return c.json({ error: { code: 'MISSING_TOKEN', message: 'Sign in to the console first' } }, 401);
     const id = c.req.param('id');
@@ -222,6 +249,19 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
             showtimeId: id, at: new Date().toISOString(), room, seats: seats.seats, perMinute: deps.activity.lastMinute(id), pow,
             core: { fresh: seats.fresh, staleSince: seats.staleSince },
           };
+          history.record(id, {
+            at: Date.now(),
+            values: {
+              waiting: stats.ok ? stats.waiting + stats.prequeue : null,
+              active: stats.ok ? stats.active : null,
+              admittedPerMinute: stats.ok ? stats.admittedLastMinute : null,
+              seatsAvailable: seats.seats?.available ?? null,
+              seatsHeld: seats.seats?.held ?? null,
+              seatsBooked: seats.seats?.booked ?? null,
+              holdConflicts: data.perMinute.holdConflicts,
+              rateLimited: data.perMinute.rateLimited,
+            },
+          });
           await stream.writeSSE({ id: String(++eventId), event: 'stats', data: JSON.stringify(data) });
         } catch {
           await stream.writeSSE({ id: String(++eventId), event: 'unavailable', data: JSON.stringify({ showtimeId: id, retryAfterSeconds: 5 }) });

@@ -4,8 +4,11 @@
  * names from the catalog or an operator cannot inject markup.
  */
 import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import { chooseLocale, DEFAULT_LOCALE, formatMoneyIn, LOCALE_COOKIE, LOCALE_NAMES, LOCALES, type Locale } from '../../../lib/i18n/locale';
+import { translator } from '../../../lib/i18n/translate';
 import { assetUrl, type AssetName } from './assets';
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -22,6 +25,18 @@ export interface LayoutOptions {
   headerExtra?: Html;
   /** The buyers' footer; false on operator pages. */
   footer?: boolean;
+  /** The page's language (`lang` on <html>, the words of the shell); English when not given. */
+  locale?: Locale;
+  /** Buyer pages: the path (and query) to come back to after switching language. */
+  languageSwitch?: string;
+}
+
+/** Links to the page in each other language; /language sets the cookie and comes back here. */
+function languageSwitch(locale: Locale, back: string): Html {
+  const t = translator(locale);
+  return html`<nav class="language-switch" aria-label="${t('site.language')}">${LOCALES.filter((l) => l !== locale).map(
+    (l) => html`<a href="/language/${l}?back=${encodeURIComponent(back)}" lang="${l}" hreflang="${l}">${LOCALE_NAMES[l]}</a>`,
+  )}</nav>`;
 }
 
 /**
@@ -47,8 +62,10 @@ export function pageHeaders(c: Context) {
 }
 
 export function layout(options: LayoutOptions, body: Html): Html {
+  const locale = options.locale ?? DEFAULT_LOCALE;
+  const t = translator(locale);
   return html`<!doctype html>
-<html lang="en">
+<html lang="${locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -58,16 +75,17 @@ export function layout(options: LayoutOptions, body: Html): Html {
 ${(options.scripts ?? []).map((name) => html`<script defer src="${assetUrl(name)}"></script>`)}
 </head>
 <body>
-<a class="skip-link" href="#main">Skip to content</a>
+<a class="skip-link" href="#main">${t('site.skip')}</a>
 <header class="site-header">
-  <a class="brand" href="${options.homeHref ?? '/'}">Premiere Tickets</a>
+  <a class="brand" href="${options.homeHref ?? '/'}">${t('site.name')}</a>
   ${options.area ? html`<span class="area">${options.area}</span>` : ''}
+  ${options.languageSwitch !== undefined ? html`<a class="header-link" href="/bookings">${t('site.myBookings')}</a>${languageSwitch(locale, options.languageSwitch)}` : ''}
   ${options.headerExtra ?? ''}
 </header>
 <main id="main" tabindex="-1">
 ${body}
 </main>
-${options.footer === false ? '' : html`<footer class="site-footer"><p>Fair queue: everyone who joins before the opening gets a random place at the opening time.</p></footer>`}
+${options.footer === false ? '' : html`<footer class="site-footer"><p>${t('site.footer')}</p></footer>`}
 </body>
 </html>`;
 }
@@ -79,18 +97,14 @@ export function timeElement(iso: string, format: 'datetime' | 'time' = 'datetime
   return html`<time datetime="${iso}" data-local="${format}">${text}</time>`;
 }
 
-export function formatMoney(cents: number, currency: string): string {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).format(cents / 100);
-  } catch {
-    return `${(cents / 100).toFixed(2)} ${currency}`;
-  }
+export function formatMoney(cents: number, currency: string, locale: Locale = DEFAULT_LOCALE): string {
+  return formatMoneyIn(locale, cents, currency);
 }
 
 /** A whole page that explains a failure in plain words (404, 503). */
-export function messagePage(title: string, message: string, action?: { href: string; label: string }): Html {
+export function messagePage(title: string, message: string, action?: { href: string; label: string }, locale: Locale = DEFAULT_LOCALE, back?: string): Html {
   return layout(
-    { title, scripts: ['buyer.js'] },
+    { title, scripts: ['buyer.js'], locale, ...(back !== undefined ? { languageSwitch: back } : {}) },
     html`<section class="panel notice" aria-labelledby="message-title">
   <h1 id="message-title">${title}</h1>
   <p>${message}</p>
@@ -102,5 +116,12 @@ export function messagePage(title: string, message: string, action?: { href: str
 /** The HTML 404 for a browser that asked for a page we do not have. */
 export function pageNotFound(c: Context) {
   pageHeaders(c);
-  return c.html(messagePage('Page not found', 'There is no page at this address. The showtimes on sale are listed on the home page.', { href: '/', label: 'See all showtimes' }), 404);
+  const locale = requestLocale(c);
+  const t = translator(locale);
+  return c.html(messagePage(t('page.notFound.title'), t('page.notFound.text'), { href: '/', label: t('page.allShowtimes') }, locale), 404);
+}
+
+/** The buyer's language for this request: the switch's cookie, else Accept-Language, else English. */
+export function requestLocale(c: Context): Locale {
+  return chooseLocale(getCookie(c, LOCALE_COOKIE), c.req.header('accept-language'));
 }

@@ -25,6 +25,9 @@ a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible
 .site-header { background: var(--brand); color: var(--brand-ink); padding: 0.75rem 1rem; display: flex; gap: 1rem; align-items: baseline; flex-wrap: wrap; }
 .site-header .brand { color: var(--brand-ink); font-weight: 700; font-size: 1.15rem; text-decoration: none; }
 .site-header .area { opacity: 0.95; }
+.site-header .header-link, .language-switch a { color: var(--brand-ink); }
+.site-header .header-link { margin-left: auto; }
+.language-switch { display: inline-flex; gap: 0.75rem; }
 .site-header form { margin-left: auto; }
 .site-footer { color: var(--muted); font-size: 0.9rem; text-align: center; padding: 1rem; }
 .panel { background: var(--paper); border: 1px solid var(--line); border-radius: 0.5rem; padding: 1rem 1.25rem; margin: 0 0 1rem; }
@@ -53,10 +56,12 @@ progress { width: 100%; height: 1.25rem; accent-color: var(--brand); }
 .legend li { display: flex; align-items: center; gap: 0.4rem; }
 .swatch { display: inline-block; width: 1.2rem; height: 1.2rem; border-radius: 0.25rem; border: 2px solid transparent; }
 .screen { text-align: center; background: #d8d6e0; color: var(--ink); border-radius: 0 0 50% 50% / 0 0 100% 100%; padding: 0.2rem; margin: 0.5rem auto 1rem; max-width: 30rem; font-size: 0.85rem; letter-spacing: 0.3em; text-transform: uppercase; }
-.seat-scroll { overflow-x: auto; padding: 0.25rem; }
+.seat-scroll { overflow-x: auto; padding: 0.25rem; container-type: inline-size; }
 .seat-grid { display: grid; gap: 0.3rem; justify-content: center; min-width: min-content; }
 .seat-row { display: grid; grid-template-columns: 1.6rem repeat(var(--columns, 15), 2.1rem); gap: 0.25rem; align-items: center; }
-.row-label { font-weight: 700; text-align: center; color: var(--muted); position: sticky; left: 0; z-index: 1; background: var(--paper); }
+/* The sticky label hides what scrolls under it, its gap and the box's padding included. */
+.row-label { font-weight: 700; text-align: center; color: var(--muted); position: sticky; left: 0; z-index: 2; background: var(--paper);
+  box-shadow: -0.3rem 0 0 var(--paper), 0.3rem 0 0 var(--paper); }
 .scroll-hint { color: var(--muted); font-size: 0.9rem; }
 .seat-mine { border-style: dashed; }
 .check { display: flex; gap: 0.5rem; align-items: center; }
@@ -91,6 +96,8 @@ th, td { text-align: left; padding: 0.35rem 0.5rem; border-bottom: 1px solid var
 .tile dd { margin: 0; font-size: 1.6rem; font-weight: 700; }
 .spark { width: 100%; height: 2.2rem; display: block; }
 .spark polyline { fill: none; stroke: var(--brand); stroke-width: 2; }
+.spark .axis-line { stroke: var(--muted); stroke-width: 1; vector-effect: non-scaling-stroke; }
+.spark polyline { vector-effect: non-scaling-stroke; }
 .tile .axis { font-size: 0.8rem; font-weight: 400; color: var(--muted); }
 .form-grid { display: grid; gap: 0.75rem; grid-template-columns: repeat(auto-fill, minmax(13rem, 1fr)); align-items: end; }
 label { display: block; font-weight: 600; }
@@ -104,8 +111,14 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
   main { padding: 0.6rem; }
   .panel { padding: 0.75rem; }
   h1 { font-size: 1.4rem; }
-  .seat-row { grid-template-columns: 1.3rem repeat(var(--columns, 15), 1.75rem); gap: 0.15rem; }
-  .seat, .aisle { width: 1.75rem; height: 1.9rem; font-size: 0.7rem; }
+  /* A whole row of up to 15 seats fits a 390 px phone: the map takes the screen's full width
+     and each seat shares it, never below 24 px (the smallest comfortable target); wider halls scroll. */
+  .seat-scroll { margin-inline: calc(-0.6rem - 0.75rem - 1px); padding-inline: 0; }
+  .seat-row { --label: 14px; --gap: 1px;
+    --seat: max(24px, min(2.1rem, calc((100cqw - var(--label) - var(--columns, 15) * var(--gap)) / var(--columns, 15))));
+    grid-template-columns: var(--label) repeat(var(--columns, 15), var(--seat)); gap: var(--gap); }
+  .row-label { font-size: 0.75rem; box-shadow: 0.1rem 0 0 var(--paper); }
+  .seat, .aisle { width: var(--seat); height: 1.9rem; font-size: 0.62rem; border-width: 1.5px; }
 }
 @media (prefers-reduced-motion: reduce) { * { transition: none !important; animation: none !important; } }
 `;

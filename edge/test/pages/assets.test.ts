@@ -4,7 +4,7 @@
  * year, old unhashed names revalidated, and the strict CSP on every page.
  */
 import { request } from 'node:http';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserStack, type BrowserStack } from './browser-stack';
 
@@ -15,15 +15,16 @@ beforeAll(async () => {
 afterAll(() => stack?.close());
 
 /** node:http, not fetch: fetch would undo the gzip and hide what went over the wire. */
-function get(path: string, gzip: boolean): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; encoding: string | null; wireBytes: number; text: string }> {
+function get(path: string, gzip: boolean | string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; encoding: string | null; wireBytes: number; text: string }> {
+  const accept = typeof gzip === 'string' ? gzip : gzip ? 'gzip' : 'identity';
   return new Promise((resolve, reject) => {
-    const req = request(`${stack.edgeUrl}${path}`, { headers: { 'accept-encoding': gzip ? 'gzip' : 'identity' } }, (response) => {
+    const req = request(`${stack.edgeUrl}${path}`, { headers: { 'accept-encoding': accept } }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         const raw = Buffer.concat(chunks);
         const encoding = (response.headers['content-encoding'] as string | undefined) ?? null;
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, encoding, wireBytes: raw.length, text: (encoding === 'gzip' ? gunzipSync(raw) : raw).toString('utf8') });
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, encoding, wireBytes: raw.length, text: (encoding === 'gzip' ? gunzipSync(raw) : encoding === 'br' ? brotliDecompressSync(raw) : raw).toString('utf8') });
       });
     });
     req.on('error', reject);
@@ -59,6 +60,22 @@ describe('pages and assets on the wire', () => {
     // HTML, CSS and script together shrink to well under half.
     expect(zippedTotal).toBeLessThan(plainTotal * 0.45);
     console.log(`sale page + assets: ${plainTotal} bytes plain, ${zippedTotal} gzip`);
+  });
+
+  it('sends brotli to a client that accepts it (smaller than gzip), and gzip when br is refused', async () => {
+    const showtimeId = await stack.createShowtime({ title: 'Brotli Check' });
+    const browserLike = await get(`/showtimes/${showtimeId}`, 'gzip, deflate, br');
+    expect(browserLike.encoding).toBe('br');
+    expect(browserLike.headers.vary).toMatch(/Accept-Encoding/);
+    expect(browserLike.text).toContain('data-module="sale-page"');
+    const refused = await get(`/showtimes/${showtimeId}`, 'gzip, br;q=0');
+    expect(refused.encoding).toBe('gzip');
+    const script = (browserLike.text.match(/src="(\/assets\/buyer\.[0-9a-f]{12}\.js)"/) ?? [])[1]!;
+    const [br, gz, plain] = [await get(script, 'br'), await get(script, true), await get(script, false)];
+    expect(br.encoding).toBe('br');
+    expect(br.text).toBe(plain.text);
+    expect(br.wireBytes).toBeLessThan(gz.wireBytes);
+    console.log(`buyer.js: ${plain.wireBytes} plain, ${gz.wireBytes} gzip, ${br.wireBytes} brotli`);
   });
 
   it('serves an old unhashed asset name with revalidation, and refuses unknown names', async () => {

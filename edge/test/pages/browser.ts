@@ -30,8 +30,9 @@ export interface WatchedPage {
   shot(name: string): Promise<void>;
 }
 
-export async function openPage(browser: Browser, options: { viewport?: { width: number; height: number } } = {}): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1100, height: 900 } });
+export async function openPage(browser: Browser, options: { viewport?: { width: number; height: number }; locale?: string } = {}): Promise<WatchedPage> {
+  // `locale` sets the browser's language (its Accept-Language), as a buyer's own browser would.
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1100, height: 900 }, ...(options.locale ? { locale: options.locale } : {}) });
   const page = await context.newPage();
   const errors: string[] = [];
   const external: string[] = [];

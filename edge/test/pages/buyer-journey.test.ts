@@ -126,7 +126,7 @@ describe.each(VIEWPORTS)('buyer journey on %s', (_name, viewport, shotPrefix) =>
     expect(ics).toContain(`UID:${reference}@premiere-tickets`);
     expect(ics).toMatch(/DESCRIPTION:Booking BK-[0-9A-F]{8}\. Seats: B3\\, B4\./);
     // "My bookings" lists it (kept by this browser).
-    await page.getByRole('link', { name: 'My bookings' }).click();
+    await page.locator('#booking-details').getByRole('link', { name: 'My bookings' }).click();
     await page.getByRole('heading', { name: 'My bookings' }).waitFor();
     // The list loads after the page ("Loading your bookings…" until the API answers).
     await expect.poll(() => page.locator('#my-bookings').textContent()).toContain(reference);

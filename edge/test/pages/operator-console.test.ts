@@ -126,7 +126,7 @@ describe.each(VIEWPORTS)('operator console on a $device', ({ viewport, suffix })
       expect(await page.getByRole('dialog').textContent()).toContain('seats per customer from 4 to 2');
       await page.getByRole('button', { name: 'Yes, apply it' }).click();
       await expect.poll(async () => (await stack.sql`SELECT max_seats_per_customer FROM showtime WHERE id = ${showtimeId}`)[0]!.max_seats_per_customer).toBe(2);
-      await expect.poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 }).toContain('sale settings changed');
+      await expect.poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 }).toContain('maxSeatsPerCustomer: 4 → 2');
       expect(await page.getByLabel('Seats per customer').inputValue()).toBe('2');
       // The route refuses clearly and changes nothing: no session, no X-Console header, bad numbers.
       const refusals = await page.evaluate(async (path) => {

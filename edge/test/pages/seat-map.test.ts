@@ -5,6 +5,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { accessibilityIssues } from './accessibility';
 import { openPage, waitForStep, type WatchedPage } from './browser';
 import { quickRoom, useBrowserStack, type BrowserStack } from './browser-stack';
 
@@ -166,6 +167,32 @@ describe('seat map', () => {
     await buyer.shot('12-phone-seat-map');
     await buyer.page.goto(`${stack.edgeUrl}/`);
     await buyer.shot('13-phone-showtime-list');
+    expect(buyer.errors).toEqual([]);
+    await buyer.context.close();
+  });
+});
+
+describe('the seat map on a 390 px phone', () => {
+  it('shows a whole row of 15 seats without scrolling, and nothing shows through the row labels', async () => {
+    const showtimeId = await stack.createShowtime({ title: 'Fifteen Across', layout: { rows: 6, columns: 15, coupleRows: [6], accessible: [[1, 1], [1, 2]] } });
+    await stack.configureRoom(showtimeId, quickRoom(5));
+    const buyer = await admittedBuyer(showtimeId, { width: 390, height: 844 });
+    const { page } = buyer;
+    const row = await page.evaluate(() => {
+      const seats = Array.from(document.querySelectorAll<HTMLElement>('#seat-grid button[data-row="1"]'), (b) => b.getBoundingClientRect());
+      const label = document.querySelector('#seat-grid .row-label')!.getBoundingClientRect();
+      return { count: seats.length, right: Math.max(...seats.map((r) => r.right)), left: Math.min(...seats.map((r) => r.left)), labelRight: label.right, width: Math.min(...seats.map((r) => r.width)), viewport: document.documentElement.clientWidth };
+    });
+    expect(row.count).toBe(15);
+    expect(row.right).toBeLessThanOrEqual(row.viewport);
+    expect(row.left).toBeGreaterThanOrEqual(row.labelRight);
+    // Every seat stays a comfortable target (axe's target-size rule checks it too).
+    expect(row.width).toBeGreaterThanOrEqual(24);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    expect(await page.locator('#scroll-hint').isVisible()).toBe(false);
+    expect(await accessibilityIssues(page)).toEqual([]);
+    await buyer.shot('phone-14-fifteen-across');
     expect(buyer.errors).toEqual([]);
     await buyer.context.close();
   });

@@ -1,0 +1,34 @@
+/**
+ * Looking words up in the catalogues. An entry is a string with `{name}` placeholders, or a
+ * function of the parameters where the words depend on them (English plurals). Numbers given
+ * as parameters are formatted with Intl for the locale before they are placed.
+ */
+import { en } from './catalogue-en';
+import { zhCN } from './catalogue-zh-CN';
+import { DEFAULT_LOCALE, type Locale } from './locale';
+
+export type Params = Record<string, string | number>;
+export type Entry = string | ((p: Params) => string);
+export type MessageKey = keyof typeof en;
+/** Every language has every key: a key missing from one does not compile (and the completeness test says which). */
+export type Catalogue = { readonly [K in MessageKey]: Entry };
+
+export const CATALOGUES: Record<Locale, Catalogue> = { en, 'zh-CN': zhCN };
+
+export function fill(locale: Locale, entry: Entry, params: Params = {}): string {
+  const shown: Params = {};
+  for (const [name, value] of Object.entries(params)) shown[name] = typeof value === 'number' ? new Intl.NumberFormat(locale).format(value) : value;
+  if (typeof entry === 'function') return entry({ ...shown, count: typeof params.n === 'number' ? params.n : Number.NaN });
+  return entry.replace(/\{(\w+)\}/g, (whole, name: string) => (name in shown ? String(shown[name]) : whole));
+}
+
+export function translate(locale: Locale, key: MessageKey, params?: Params): string {
+  const entry = (CATALOGUES[locale] ?? CATALOGUES[DEFAULT_LOCALE])[key] ?? CATALOGUES[DEFAULT_LOCALE][key];
+  return fill(locale, entry, params);
+}
+
+export type Translate = (key: MessageKey, params?: Params) => string;
+
+export function translator(locale: Locale): Translate {
+  return (key, params) => translate(locale, key, params);
+}
