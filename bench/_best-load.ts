@@ -11,23 +11,51 @@
  */
 import http from 'node:http';
 
-interface Seat { code: string; row: number; column: number; type: string; status: string }
+interface Seat {
+  code: string;
+  row: number;
+  column: number;
+  type: string;
+  status: string;
+}
 const { url, showtimeId, tokens, count, seconds, mode, centreShare } = JSON.parse(process.argv[2]!) as {
-  url: string; showtimeId: number; tokens: string[]; count: number; seconds: number; mode: 'pick' | 'best'; centreShare: number;
+  url: string;
+  showtimeId: number;
+  tokens: string[];
+  count: number;
+  seconds: number;
+  mode: 'pick' | 'best';
+  centreShare: number;
 };
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 const target = new URL(url);
 
-function request(method: string, path: string, token: string, body?: string): Promise<{ status: number; body: string }> {
+function request(
+  method: string,
+  path: string,
+  token: string,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: target.hostname, port: target.port, method, path, agent, headers: {
-      authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
-    } }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (data += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
-    });
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method,
+        path,
+        agent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+        },
+      },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (data += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+      },
+    );
     req.on('socket', (socket) => socket.setNoDelay(true));
     req.on('error', reject);
     req.end(body);
@@ -45,8 +73,12 @@ function blocks(seats: Seat[]): string[][] {
     const centre = (rowSeats[0]!.column + rowSeats[rowSeats.length - 1]!.column) / 2;
     for (let i = 0; i + count <= rowSeats.length; i++) {
       const block = rowSeats.slice(i, i + count);
-      if (block.some((s, k) => s.status !== 'AVAILABLE' || s.type !== 'standard' || s.column !== block[0]!.column + k)) continue;
-      found.push({ codes: block.map((s) => s.code), score: 2 * Math.abs(row - idealRow) + Math.abs(block[0]!.column + (count - 1) / 2 - centre) });
+      if (block.some((s, k) => s.status !== 'AVAILABLE' || s.type !== 'standard' || s.column !== block[0]!.column + k))
+        continue;
+      found.push({
+        codes: block.map((s) => s.code),
+        score: 2 * Math.abs(row - idealRow) + Math.abs(block[0]!.column + (count - 1) / 2 - centre),
+      });
     }
   }
   return found.sort((a, b) => a.score - b.score).map((b) => b.codes);
@@ -54,31 +86,35 @@ function blocks(seats: Seat[]): string[][] {
 
 const started = Date.now();
 const deadline = started + seconds * 1000;
-const results = await Promise.all(tokens.map(async (token, buyer) => {
-  let conflicts = 0;
-  const aimsAtCentre = buyer < tokens.length * centreShare;
-  while (Date.now() < deadline) {
-    let body: string;
-    if (mode === 'best') {
-      body = JSON.stringify({ count, together: true });
-    } else {
-      const map = await request('GET', `/showtimes/${showtimeId}/seats`, token);
-      const choices = blocks((JSON.parse(map.body) as { seats: Seat[] }).seats);
-      if (choices.length === 0) break;
-      const pick = aimsAtCentre ? choices[Math.floor(Math.random() * Math.min(3, choices.length))]! : choices[Math.floor(Math.random() * choices.length)]!;
-      body = JSON.stringify({ seats: pick });
+const results = await Promise.all(
+  tokens.map(async (token, buyer) => {
+    let conflicts = 0;
+    const aimsAtCentre = buyer < tokens.length * centreShare;
+    while (Date.now() < deadline) {
+      let body: string;
+      if (mode === 'best') {
+        body = JSON.stringify({ count, together: true });
+      } else {
+        const map = await request('GET', `/showtimes/${showtimeId}/seats`, token);
+        const choices = blocks((JSON.parse(map.body) as { seats: Seat[] }).seats);
+        if (choices.length === 0) break;
+        const pick = aimsAtCentre
+          ? choices[Math.floor(Math.random() * Math.min(3, choices.length))]!
+          : choices[Math.floor(Math.random() * choices.length)]!;
+        body = JSON.stringify({ seats: pick });
+      }
+      const held = await request('POST', `/showtimes/${showtimeId}/holds`, token, body);
+      if (held.status === 201) return { ms: Date.now() - started, conflicts };
+      if (held.status === 409) {
+        conflicts++;
+        if (mode === 'best') break;
+        continue;
+      }
+      if (held.status >= 500 || held.status === 429) continue;
+      throw new Error(`unexpected ${held.status}: ${held.body}`);
     }
-    const held = await request('POST', `/showtimes/${showtimeId}/holds`, token, body);
-    if (held.status === 201) return { ms: Date.now() - started, conflicts };
-    if (held.status === 409) {
-      conflicts++;
-      if (mode === 'best') break;
-      continue;
-    }
-    if (held.status >= 500 || held.status === 429) continue;
-    throw new Error(`unexpected ${held.status}: ${held.body}`);
-  }
-  return { ms: null, conflicts };
-}));
+    return { ms: null, conflicts };
+  }),
+);
 console.log(JSON.stringify({ results }));
 agent.destroy();

@@ -18,13 +18,25 @@ const { url, showtimeId, tokens, seats, seconds, bestCount } = JSON.parse(proces
 const agent = new http.Agent({ keepAlive: true, maxSockets: tokens.length });
 const target = new URL(url);
 
-function request(method: string, path: string, token: string, body?: string): Promise<{ status: number; body: string }> {
+function request(
+  method: string,
+  path: string,
+  token: string,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: target.hostname, port: target.port, method, path, agent, headers: {
-        authorization: `Bearer ${token}`,
-        ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
-      } },
+      {
+        host: target.hostname,
+        port: target.port,
+        method,
+        path,
+        agent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+        },
+      },
       (res) => {
         let data = '';
         res.setEncoding('utf8');

@@ -30,14 +30,27 @@ export async function startBenchCore(sql: Sql, redisUrl: string) {
   const tokenKeys = await loadTokenKeys({ signingJwk: await generateSigningJwk('bench-eta') });
   const redis = new Redis(redisUrl);
   const core = await startCore(
-    parseCoreConfig({ CORE_PORT: '0', ADMIN_TOKEN: ADMIN, CORE_SERVICE_TOKEN: SERVICE, JOBS_ENABLED: 'false', LOG_LEVEL: 'silent' }),
+    parseCoreConfig({
+      CORE_PORT: '0',
+      ADMIN_TOKEN: ADMIN,
+      CORE_SERVICE_TOKEN: SERVICE,
+      JOBS_ENABLED: 'false',
+      LOG_LEVEL: 'silent',
+    }),
     { sql, tokenKeys, admissionStore: createIoredisStore(redis) },
   );
   // One hall for every showtime of the run, made once (scenarios start side by side).
   let hall: Promise<number> | null = null;
   const hallOnce = () =>
     (hall ??= insertVenue(sql, { name: `bench-${Date.now()}`, city: 'Bench' }).then(
-      async (venue) => (await insertHallWithSeats(sql, { venueId: venue.id, name: 'Hall', seats: rectangularLayout({ rows: 10, columns: 20 }) })).id,
+      async (venue) =>
+        (
+          await insertHallWithSeats(sql, {
+            venueId: venue.id,
+            name: 'Hall',
+            seats: rectangularLayout({ rows: 10, columns: 20 }),
+          })
+        ).id,
     ));
   return {
     core,
@@ -47,8 +60,15 @@ export async function startBenchCore(sql: Sql, redisUrl: string) {
       const hallId = await hallOnce();
       const now = Date.now();
       const { id } = await insertShowtime(sql, {
-        hallId, title, startsAt: new Date(now + 86_400_000), opensAt: new Date(now - 3_600_000), saleState: 'OPEN',
-        priceCents: 1000, currency: 'EUR', maxSeatsPerCustomer: 8, holdTtlMs: 600_000,
+        hallId,
+        title,
+        startsAt: new Date(now + 86_400_000),
+        opensAt: new Date(now - 3_600_000),
+        saleState: 'OPEN',
+        priceCents: 1000,
+        currency: 'EUR',
+        maxSeatsPerCustomer: 8,
+        holdTtlMs: 600_000,
       });
       return id;
     },
@@ -65,11 +85,24 @@ export type BenchCore = Awaited<ReturnType<typeof startBenchCore>>;
  * An edge with its own key prefix (a cinema of its own: its rooms and turn history) and a
  * ticker on the edge's own engine, as the queue process runs it in production.
  */
-export async function startBenchEdge(core: { core: RunningCore; tokenKeys: TokenKeyMaterial }, redisUrl: string, keyPrefix: string) {
+export async function startBenchEdge(
+  core: { core: RunningCore; tokenKeys: TokenKeyMaterial },
+  redisUrl: string,
+  keyPrefix: string,
+) {
   const edge: RunningEdge = await startEdge(
     parseEdgeConfig({
-      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: core.core.url, CORE_SERVICE_TOKEN: SERVICE, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: keyPrefix,
-      ADMIN_TOKEN: ADMIN, DEMO_LOGIN: '1', DEMO_LOGIN_PER_MINUTE: '1000000', FLOOD_POINTS: '1000000', LOG_LEVEL: 'silent',
+      EDGE_PORT: '0',
+      EDGE_HOST: '127.0.0.1',
+      CORE_URL: core.core.url,
+      CORE_SERVICE_TOKEN: SERVICE,
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: keyPrefix,
+      ADMIN_TOKEN: ADMIN,
+      DEMO_LOGIN: '1',
+      DEMO_LOGIN_PER_MINUTE: '1000000',
+      FLOOD_POINTS: '1000000',
+      LOG_LEVEL: 'silent',
       // The buyers share the edge's event loop here: their own lag is not the edge's load.
       SHED_LAG_MS: '0',
     }),
@@ -79,18 +112,30 @@ export async function startBenchEdge(core: { core: RunningCore; tokenKeys: Token
   const ticker = createRoomTicker({ engine, intervalMs: 200 });
   ticker.start();
   /** One request; a 503 (busy, store away for a moment) is retried after its Retry-After, as the pages do. */
-  async function api(method: string, path: string, init: { token?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Json> {
+  async function api(
+    method: string,
+    path: string,
+    init: { token?: string; headers?: Record<string, string>; body?: unknown } = {},
+  ): Promise<Json> {
     for (let attempt = 0; ; attempt++) {
       const answer = await request(method, path, init);
       if (answer.status !== 503 || attempt >= 5) return answer;
       await sleep(1_000 * (Number(answer.body.retryAfterSeconds) || 1));
     }
   }
-  async function request(method: string, path: string, init: { token?: string; headers?: Record<string, string>; body?: unknown }): Promise<Json> {
+  async function request(
+    method: string,
+    path: string,
+    init: { token?: string; headers?: Record<string, string>; body?: unknown },
+  ): Promise<Json> {
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     if (init.token) headers.authorization = `Bearer ${init.token}`;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${edge.url}${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    const response = await fetch(`${edge.url}${path}`, {
+      method,
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : {} };
   }
@@ -100,8 +145,12 @@ export async function startBenchEdge(core: { core: RunningCore; tokenKeys: Token
     api,
     /** The operator's PUT, as the console sends it. */
     async setRoom(showtimeId: number, body: Record<string, unknown>) {
-      const result = await api('PUT', `/api/admin/showtimes/${showtimeId}/room`, { headers: { authorization: `Bearer ${ADMIN}` }, body });
-      if (result.status !== 200) throw new Error(`room update refused: ${result.status} ${JSON.stringify(result.body)}`);
+      const result = await api('PUT', `/api/admin/showtimes/${showtimeId}/room`, {
+        headers: { authorization: `Bearer ${ADMIN}` },
+        body,
+      });
+      if (result.status !== 200)
+        throw new Error(`room update refused: ${result.status} ${JSON.stringify(result.body)}`);
       return result.body;
     },
     async stop() {
@@ -118,7 +167,12 @@ export type BenchEdge = Awaited<ReturnType<typeof startBenchEdge>>;
  * a while and leave (giving the slot back). Told waits are the answers' etaSeconds; the
  * offer is taken as seen at the poll that found the buyer admitted (the edge claims it there).
  */
-export async function runHttpBuyer(stack: BenchEdge, showtimeId: number, plan: BuyerPlan, untilMs: number): Promise<BuyerRecord> {
+export async function runHttpBuyer(
+  stack: BenchEdge,
+  showtimeId: number,
+  plan: BuyerPlan,
+  untilMs: number,
+): Promise<BuyerRecord> {
   // A buyer the edge kept refusing is reported as never offered, not allowed to end the run
   // (and leave its private Redis and database behind).
   return httpBuyer(stack, showtimeId, plan, untilMs).catch((error: unknown) => {
@@ -136,7 +190,14 @@ async function httpBuyer(stack: BenchEdge, showtimeId: number, plan: BuyerPlan, 
   let answer = await stack.api('POST', path, { token });
   if (answer.status !== 200) throw new Error(`join refused: ${answer.status} ${JSON.stringify(answer.body)}`);
   const queueToken = answer.body.queueToken as string;
-  const record: BuyerRecord = { id: plan.id, joinedAtMs, position: answer.body.position ?? null, heard: [], offeredAtMs: null, vanished: false };
+  const record: BuyerRecord = {
+    id: plan.id,
+    joinedAtMs,
+    position: answer.body.position ?? null,
+    heard: [],
+    offeredAtMs: null,
+    vanished: false,
+  };
   if (plan.vanish && plan.vanish !== 'stay') {
     record.vanished = true;
     if (plan.vanish === 'beacon') await stack.api('DELETE', path, { token });

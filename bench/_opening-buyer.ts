@@ -66,7 +66,11 @@ async function call(url: string, init: RequestInit & { timeoutMs?: number } = {}
       json = null;
     }
     const retryAfter = Number(response.headers.get('retry-after'));
-    return { status: response.status, json, retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : null };
+    return {
+      status: response.status,
+      json,
+      retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : null,
+    };
   } catch {
     // No answer at all (reset, timeout): counted as a 5xx, as a buyer would see an error page.
     return { status: 599, json: null, retryAfterMs: null };
@@ -76,7 +80,12 @@ async function call(url: string, init: RequestInit & { timeoutMs?: number } = {}
 const jitter = (ms: number) => ms * (0.8 + Math.random() * 0.4);
 
 /** Two adjacent available seats in one row, the pair nearest the centre (with a little taste of its own); one seat when no pair is left. */
-export function pickPair(seats: { code: string; row: number; column: number; status: string }[], rows: number, columns: number, taste: number): string[] | null {
+export function pickPair(
+  seats: { code: string; row: number; column: number; status: string }[],
+  rows: number,
+  columns: number,
+  taste: number,
+): string[] | null {
   const free = new Map<string, string>();
   for (const seat of seats) if (seat.status === 'AVAILABLE') free.set(`${seat.row}/${seat.column}`, seat.code);
   const centreRow = rows * 0.6;
@@ -86,7 +95,8 @@ export function pickPair(seats: { code: string; row: number; column: number; sta
     if (seat.status !== 'AVAILABLE') continue;
     const right = free.get(`${seat.row}/${seat.column + 1}`);
     if (!right) continue;
-    const score = Math.abs(seat.row - centreRow) * 1.5 + Math.abs(seat.column + 0.5 - centreColumn) + taste * Math.random();
+    const score =
+      Math.abs(seat.row - centreRow) * 1.5 + Math.abs(seat.column + 0.5 - centreColumn) + taste * Math.random();
     if (!best || score < best.score) best = { codes: [seat.code, right], score };
   }
   if (best) return best.codes;
@@ -101,8 +111,18 @@ export function pickPair(seats: { code: string; row: number; column: number; sta
 
 export function newBuyer(id: number): OpeningBuyer {
   return {
-    id, told: [], admittedAtMs: null, queueId: null, lastWaitingAtMs: null, heldAtMs: null, paid: false, conflicts: 0,
-    admitted5xx: [], waiting5xx: [], rejoins: 0, outcome: 'waiting',
+    id,
+    told: [],
+    admittedAtMs: null,
+    queueId: null,
+    lastWaitingAtMs: null,
+    heldAtMs: null,
+    paid: false,
+    conflicts: 0,
+    admitted5xx: [],
+    waiting5xx: [],
+    rejoins: 0,
+    outcome: 'waiting',
   };
 }
 
@@ -131,7 +151,12 @@ export async function runOpeningBuyer(context: BuyerContext, buyer: OpeningBuyer
       const body = answer.json;
       queueToken = body.queueToken ?? queueToken;
       buyer.queueId = body.queueId ?? buyer.queueId;
-      buyer.told.push({ atMs: now, state: body.state, position: body.position ?? null, etaMs: typeof body.etaSeconds === 'number' ? body.etaSeconds * 1000 : null });
+      buyer.told.push({
+        atMs: now,
+        state: body.state,
+        position: body.position ?? null,
+        etaMs: typeof body.etaSeconds === 'number' ? body.etaSeconds * 1000 : null,
+      });
       if (body.state === 'admitted') {
         buyer.admittedAtMs = now;
         accessToken = body.accessToken;
@@ -159,7 +184,10 @@ export async function runOpeningBuyer(context: BuyerContext, buyer: OpeningBuyer
       answer = await call(queuePath, { method: 'POST', headers: { ...base, authorization: `Bearer ${customer}` } });
       continue;
     }
-    const waitMs = answer.status === 200 ? Math.min(30_000, answer.json.pollAfterMs ?? 2_000) : Math.min(30_000, answer.retryAfterMs ?? 2_000);
+    const waitMs =
+      answer.status === 200
+        ? Math.min(30_000, answer.json.pollAfterMs ?? 2_000)
+        : Math.min(30_000, answer.retryAfterMs ?? 2_000);
     await sleep(jitter(waitMs));
     answer = queueToken
       ? await call(queuePath, { headers: { ...base, 'x-queue-token': queueToken } })
@@ -168,7 +196,13 @@ export async function runOpeningBuyer(context: BuyerContext, buyer: OpeningBuyer
   await buy(context, buyer, accessToken as string, customer, base);
 }
 
-async function buy(context: BuyerContext, buyer: OpeningBuyer, accessToken: string, customer: string, base: Record<string, string>): Promise<void> {
+async function buy(
+  context: BuyerContext,
+  buyer: OpeningBuyer,
+  accessToken: string,
+  customer: string,
+  base: Record<string, string>,
+): Promise<void> {
   const auth = { ...base, authorization: `Bearer ${accessToken}` };
   const note = (answer: Answer) => {
     if (answer.status >= 500) buyer.admitted5xx.push(`${answer.status} ${answer.json?.error?.code ?? ''}`.trim());
@@ -189,7 +223,9 @@ async function buy(context: BuyerContext, buyer: OpeningBuyer, accessToken: stri
       break;
     }
     const held = await call(`${context.edgeUrl}/api/showtimes/${context.showtimeId}/holds`, {
-      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ seats: pair }),
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ seats: pair }),
     });
     note(held);
     if (held.status === 201) hold = held.json;
@@ -199,7 +235,10 @@ async function buy(context: BuyerContext, buyer: OpeningBuyer, accessToken: stri
   if (!hold) {
     if (buyer.outcome === 'waiting') buyer.outcome = 'no_seats';
     // Giving the turn back takes the customer's token, as the page's leave does.
-    await call(`${context.edgeUrl}/api/showtimes/${context.showtimeId}/queue`, { method: 'DELETE', headers: { ...base, authorization: `Bearer ${customer}` } });
+    await call(`${context.edgeUrl}/api/showtimes/${context.showtimeId}/queue`, {
+      method: 'DELETE',
+      headers: { ...base, authorization: `Bearer ${customer}` },
+    });
     return;
   }
   buyer.heldAtMs = Date.now();
@@ -207,7 +246,10 @@ async function buy(context: BuyerContext, buyer: OpeningBuyer, accessToken: stri
   let checkout: Answer | null = null;
   const key = `rehearsal-${buyer.id}-${hold.holdId}`;
   for (let attempt = 0; attempt < 4; attempt++) {
-    checkout = await call(`${context.edgeUrl}/api/holds/${hold.holdId}/checkout`, { method: 'POST', headers: { ...auth, 'idempotency-key': key } });
+    checkout = await call(`${context.edgeUrl}/api/holds/${hold.holdId}/checkout`, {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': key },
+    });
     note(checkout);
     if (checkout.status === 201 || (checkout.status < 500 && checkout.status !== 429 && checkout.status !== 409)) break;
     await sleep(checkout.retryAfterMs ?? 1_000);
@@ -217,7 +259,8 @@ async function buy(context: BuyerContext, buyer: OpeningBuyer, accessToken: stri
     return;
   }
   const approved = await call(`${context.paymentsUrl}/v1/payments/${checkout.json.paymentId}/approve`, {
-    method: 'POST', headers: { authorization: `Bearer ${context.paymentApiKey}` },
+    method: 'POST',
+    headers: { authorization: `Bearer ${context.paymentApiKey}` },
   });
   buyer.paid = approved.status === 200;
   buyer.outcome = buyer.paid ? 'bought' : 'gave_up';

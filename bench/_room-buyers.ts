@@ -77,10 +77,18 @@ export async function runBuyer(
 ): Promise<BuyerRecord> {
   const joined = await engine.join(showtimeId, plan.id);
   if (!joined.ok) throw new Error(`join refused: ${joined.code}`);
-  const record: BuyerRecord = { id: plan.id, joinedAtMs: joined.nowMs, position: joined.position, heard: [], offeredAtMs: null, vanished: false };
+  const record: BuyerRecord = {
+    id: plan.id,
+    joinedAtMs: joined.nowMs,
+    position: joined.position,
+    heard: [],
+    offeredAtMs: null,
+    vanished: false,
+  };
   let standing = joined;
   // An offer lasts the first claim window (then, refused for a full room, the whole window).
-  const offerWindowMs = (snap: RoomSnapshot | null) => firstClaimMs({ offerWindowMs: snap?.settings.offerWindowMs ?? 60_000 });
+  const offerWindowMs = (snap: RoomSnapshot | null) =>
+    firstClaimMs({ offerWindowMs: snap?.settings.offerWindowMs ?? 60_000 });
   if (plan.vanish && plan.vanish !== 'stay') {
     record.vanished = true;
     if (plan.vanish === 'beacon') await engine.leave(showtimeId, plan.id);
@@ -88,7 +96,10 @@ export async function runBuyer(
   }
   while (Date.now() < untilMs) {
     if (standing.state === 'offered' || standing.state === 'admitted') {
-      record.offeredAtMs = standing.offerExpiresAtMs !== null ? standing.offerExpiresAtMs - offerWindowMs(snapshots.get()) : standing.nowMs;
+      record.offeredAtMs =
+        standing.offerExpiresAtMs !== null
+          ? standing.offerExpiresAtMs - offerWindowMs(snapshots.get())
+          : standing.nowMs;
       const claimed = await engine.claim(showtimeId, plan.id);
       if (claimed.ok) {
         await sleep(plan.turnMs());
@@ -100,9 +111,12 @@ export async function runBuyer(
       const snapshot = snapshots.get();
       const at = { nowMs: standing.nowMs, lastHeartbeatMs: standing.nowMs };
       const atJoin = standing === joined && standing.position !== null;
-      const snapshotEta = !snapshot || !standing.ticket ? null
-        : atJoin ? estimateForJoin(snapshot, standing.ticket, standing.position!, at)
-        : estimateFromSnapshot(snapshot, standing.ticket, at);
+      const snapshotEta =
+        !snapshot || !standing.ticket
+          ? null
+          : atJoin
+            ? estimateForJoin(snapshot, standing.ticket, standing.position!, at)
+            : estimateFromSnapshot(snapshot, standing.ticket, at);
       record.heard.push({
         atMs: standing.nowMs,
         etaMs: standing.etaMs,

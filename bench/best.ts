@@ -38,31 +38,79 @@ export default async function bestBenchmark(args: string[]) {
   const db = await createBenchDatabase(32);
   try {
     const venue = await insertVenue(db.sql, { name: 'Bench', city: '' });
-    const hall = await insertHallWithSeats(db.sql, { venueId: venue.id, name: 'Bench hall', seats: rectangularLayout({ rows: 20, columns: 30 }) });
-    const showtime = (title: string) => insertShowtime(db.sql, {
-      hallId: hall.id, title, startsAt: new Date(Date.now() + 86_400_000), opensAt: new Date(Date.now() - 60_000),
-      saleState: 'OPEN', priceCents: 1000, currency: 'EUR', maxSeatsPerCustomer: 8, holdTtlMs: 600_000,
+    const hall = await insertHallWithSeats(db.sql, {
+      venueId: venue.id,
+      name: 'Bench hall',
+      seats: rectangularLayout({ rows: 20, columns: 30 }),
     });
+    const showtime = (title: string) =>
+      insertShowtime(db.sql, {
+        hallId: hall.id,
+        title,
+        startsAt: new Date(Date.now() + 86_400_000),
+        opensAt: new Date(Date.now() - 60_000),
+        saleState: 'OPEN',
+        priceCents: 1000,
+        currency: 'EUR',
+        maxSeatsPerCustomer: 8,
+        holdTtlMs: 600_000,
+      });
     const keys = await loadTokenKeys({ signingJwk: await generateSigningJwk('bench') });
-    const core = await startCore(parseCoreConfig({ CORE_PORT: '0', CORE_HOST: '127.0.0.1', LOG_LEVEL: 'warn', JOBS_ENABLED: 'false' }), { sql: db.sql, tokenKeys: keys });
+    const core = await startCore(
+      parseCoreConfig({ CORE_PORT: '0', CORE_HOST: '127.0.0.1', LOG_LEVEL: 'warn', JOBS_ENABLED: 'false' }),
+      { sql: db.sql, tokenKeys: keys },
+    );
     const loader = fileURLToPath(new URL('./_best-load.ts', import.meta.url));
     const rows: string[] = [];
     const figures: Record<string, { conflictsPer100: number; p50: number; p95: number }> = {};
     try {
       for (const mode of ['pick', 'best'] as const) {
         const { id: showtimeId } = await showtime(mode);
-        const tokens = await Promise.all(Array.from({ length: BUYERS }, (_, i) =>
-          signAccessToken(keys, { customerId: `${mode}-${i}`, showtimeId, sessionId: `${mode}${i}`, expiresAtMs: Date.now() + 3_600_000 })));
-        console.log(`${mode === 'pick' ? 'pick-it-yourself' : 'best available'}: ${BUYERS} buyers x ${COUNT} seats, ${seconds}s window …`);
-        const { stdout } = await run(process.execPath, ['--import', 'tsx', loader, JSON.stringify({ url: core.url, showtimeId, tokens, count: COUNT, seconds, mode, centreShare: CENTRE_SHARE })], { maxBuffer: 4 << 20 });
-        const { results } = JSON.parse(stdout.trim().split('\n').pop()!) as { results: { ms: number | null; conflicts: number }[] };
+        const tokens = await Promise.all(
+          Array.from({ length: BUYERS }, (_, i) =>
+            signAccessToken(keys, {
+              customerId: `${mode}-${i}`,
+              showtimeId,
+              sessionId: `${mode}${i}`,
+              expiresAtMs: Date.now() + 3_600_000,
+            }),
+          ),
+        );
+        console.log(
+          `${mode === 'pick' ? 'pick-it-yourself' : 'best available'}: ${BUYERS} buyers x ${COUNT} seats, ${seconds}s window …`,
+        );
+        const { stdout } = await run(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            loader,
+            JSON.stringify({
+              url: core.url,
+              showtimeId,
+              tokens,
+              count: COUNT,
+              seconds,
+              mode,
+              centreShare: CENTRE_SHARE,
+            }),
+          ],
+          { maxBuffer: 4 << 20 },
+        );
+        const { results } = JSON.parse(stdout.trim().split('\n').pop()!) as {
+          results: { ms: number | null; conflicts: number }[];
+        };
         const times = results.flatMap((r) => (r.ms === null ? [] : [r.ms]));
         const everyBuyer = results.map((r) => r.ms ?? Infinity);
         const conflicts = results.reduce((sum, r) => sum + r.conflicts, 0);
-        const [held] = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM show_seat WHERE showtime_id = ${showtimeId} AND status = 'HELD'`;
+        const [held] = await db.sql<
+          { n: number }[]
+        >`SELECT count(*)::int AS n FROM show_seat WHERE showtime_id = ${showtimeId} AND status = 'HELD'`;
         const per100 = times.length ? (100 * conflicts) / times.length : Infinity;
         figures[mode] = { conflictsPer100: per100, p50: percentile(everyBuyer, 50), p95: percentile(everyBuyer, 95) };
-        rows.push(`  ${(mode === 'pick' ? 'pick-it-yourself' : 'best available').padEnd(18)} holds ${String(times.length).padStart(4)}/${BUYERS}  conflicts/100 holds ${per100.toFixed(1).padStart(6)}  time to a hold p50 ${ms(figures[mode].p50)}  p95 ${ms(figures[mode].p95)}  seats held ${held!.n}`);
+        rows.push(
+          `  ${(mode === 'pick' ? 'pick-it-yourself' : 'best available').padEnd(18)} holds ${String(times.length).padStart(4)}/${BUYERS}  conflicts/100 holds ${per100.toFixed(1).padStart(6)}  time to a hold p50 ${ms(figures[mode].p50)}  p95 ${ms(figures[mode].p95)}  seats held ${held!.n}`,
+        );
       }
     } finally {
       await core.close();
@@ -71,7 +119,9 @@ export default async function bestBenchmark(args: string[]) {
     for (const row of rows) console.log(row);
     const best = figures.best!;
     const pick = figures.pick!;
-    console.log(`  goal: best ≤ 1 conflict/100 holds: ${best.conflictsPer100 <= 1 ? 'met' : 'NOT met'};  best p95 (${ms(best.p95).trim()}) < pick p50 (${ms(pick.p50).trim()}): ${best.p95 < pick.p50 ? 'met' : 'NOT met'}`);
+    console.log(
+      `  goal: best ≤ 1 conflict/100 holds: ${best.conflictsPer100 <= 1 ? 'met' : 'NOT met'};  best p95 (${ms(best.p95).trim()}) < pick p50 (${ms(pick.p50).trim()}): ${best.p95 < pick.p50 ? 'met' : 'NOT met'}`,
+    );
   } finally {
     await db.drop();
   }

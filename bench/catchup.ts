@@ -17,7 +17,12 @@
  * first, applied one entry and three round trips at a time), capped at 120 s.
  */
 import { Redis } from 'ioredis';
-import { bookingEventsEpochKey, bookingEventsStreamKey, encodeBookingEvent, type BookingEvent } from '../lib/booking-events';
+import {
+  bookingEventsEpochKey,
+  bookingEventsStreamKey,
+  encodeBookingEvent,
+  type BookingEvent,
+} from '../lib/booking-events';
 import type { EdgeMetrics } from '../edge/src/metrics';
 import { createBookingEventsConsumer } from '../edge/src/rooms/booking-events-consumer';
 import { createRedisEdgeStore } from '../edge/src/state/edge-store';
@@ -114,11 +119,22 @@ export default async function catchup(args: string[]) {
       .map(([customer, at]) => appliedAt.get(customer)! - at);
 
     const limitMs = await rawStreamMs(redis, RETAINED);
-    console.log(`variant: ${oldestFirst ? 'oldest first, one by one (the old catch-up)' : 'newest first behind the live lane, batched apply'}`);
-    console.log(`retained outbox rows: ${RETAINED} over ${SHOWTIMES} showtimes; live bookings owed at the request: ${owed.length}`);
-    console.log(catchUpMs === null ? `catch-up to live > ${seconds(capMs)} s (not reached)` : `catch-up to live ${seconds(catchUpMs)} s`);
+    console.log(
+      `variant: ${oldestFirst ? 'oldest first, one by one (the old catch-up)' : 'newest first behind the live lane, batched apply'}`,
+    );
+    console.log(
+      `retained outbox rows: ${RETAINED} over ${SHOWTIMES} showtimes; live bookings owed at the request: ${owed.length}`,
+    );
+    console.log(
+      catchUpMs === null
+        ? `catch-up to live > ${seconds(capMs)} s (not reached)`
+        : `catch-up to live ${seconds(catchUpMs)} s`,
+    );
     console.log(`retained day back in the stream ${seconds(replayedMs)} s after the request`);
-    if (lags.length > 0) console.log(`live bookings committed after the request: ${lags.length}, commit to apply max ${seconds(Math.max(...lags))} s`);
+    if (lags.length > 0)
+      console.log(
+        `live bookings committed after the request: ${lags.length}, commit to apply max ${seconds(Math.max(...lags))} s`,
+      );
     console.log(`physical limit: raw XADD + XREAD of ${RETAINED} entries ${seconds(limitMs)} s`);
     if (catchUpMs !== null) console.log(`ratio catch-up / limit: ${(catchUpMs / limitMs).toFixed(2)}`);
   } finally {
@@ -133,7 +149,10 @@ async function rawStreamMs(redis: Redis, count: number): Promise<number> {
   const key = 'bench:raw-stream';
   await redis.del(key);
   const event: BookingEvent = {
-    eventId: '00000000-0000-4000-8000-000000000000', type: 'BookingConfirmed', showtimeId: 1_000, occurredAt: new Date().toISOString(),
+    eventId: '00000000-0000-4000-8000-000000000000',
+    type: 'BookingConfirmed',
+    showtimeId: 1_000,
+    occurredAt: new Date().toISOString(),
     payload: { customerId: 'old-1', holdId: 'hold-1', seats: ['A1'], reason: 'confirmed', bookingId: 'booking-1' },
   };
   const fields = encodeBookingEvent(event);

@@ -65,7 +65,13 @@ function toMs(value: string): number {
   return match[2] === 'us' ? n / 1000 : match[2] === 's' ? n * 1000 : n;
 }
 
-async function wrk(url: string, seconds: number, connections: number, env: Record<string, string>, script: string): Promise<WrkResult> {
+async function wrk(
+  url: string,
+  seconds: number,
+  connections: number,
+  env: Record<string, string>,
+  script: string,
+): Promise<WrkResult> {
   const cpuBefore = process.cpuUsage();
   const { stdout } = await run('wrk', ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url], {
     env: { ...process.env, ...env },
@@ -77,7 +83,14 @@ async function wrk(url: string, seconds: number, connections: number, env: Recor
   const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? NaN);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
   const cpu = process.cpuUsage(cpuBefore);
-  return { requestsPerSecond: rps, cpuUsPerRequest: (cpu.user + cpu.system) / requests, p50Ms: p50, p99Ms: p99, requests, non2xx };
+  return {
+    requestsPerSecond: rps,
+    cpuUsPerRequest: (cpu.user + cpu.system) / requests,
+    p50Ms: p50,
+    p99Ms: p99,
+    requests,
+    non2xx,
+  };
 }
 
 async function commandsProcessed(redis: Redis): Promise<{ total: number; scripts: number }> {
@@ -96,7 +109,10 @@ async function startBareServer() {
     response.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 export default async function edgeBenchmark(args: string[]) {
@@ -143,10 +159,16 @@ export default async function edgeBenchmark(args: string[]) {
     const step = Math.floor(BUYERS / SAMPLE_TOKENS);
     const { createQueueTokens } = await import('../edge/src/tokens/queue-token');
     const signer = createQueueTokens(tokenKeys, { ttlMs: 3_600_000, clockToleranceMs: 5_000 });
-    const sample = await Promise.all(tickets.filter((_, i) => i % step === 0).map((t) => signer.sign({ customerId: t.customerId, showtimeId, ticket: t.ticket })));
+    const sample = await Promise.all(
+      tickets
+        .filter((_, i) => i % step === 0)
+        .map((t) => signer.sign({ customerId: t.customerId, showtimeId, ticket: t.ticket })),
+    );
     writeFileSync(tokensFile, `${sample.join('\n')}\n`);
     const env = { TOKENS_FILE: tokensFile, POLL_PATH: `/api/showtimes/${showtimeId}/queue` };
-    console.log(`room: ${stats.ok ? stats.waiting : '?'} waiting, ${stats.ok ? stats.offered + stats.active : '?'} admitted; ${sample.length} distinct queue tokens; wrk -t2 -c${CONNECTIONS} ${seconds}s`);
+    console.log(
+      `room: ${stats.ok ? stats.waiting : '?'} waiting, ${stats.ok ? stats.offered + stats.active : '?'} admitted; ${sample.length} distinct queue tokens; wrk -t2 -c${CONNECTIONS} ${seconds}s`,
+    );
 
     // Warm up both (JIT, token cache, keep-alive), then measure each at full speed.
     await wrk(edge.url, 3, CONNECTIONS, env, scriptFile);
@@ -166,7 +188,8 @@ export default async function edgeBenchmark(args: string[]) {
       edgeRuns.push(run);
       bareRuns.push(await wrk(bare.url, seconds, CONNECTIONS, env, scriptFile));
     }
-    const median = (runs: WrkResult[]) => [...runs].sort((x, y) => x.requestsPerSecond - y.requestsPerSecond)[Math.floor(runs.length / 2)]!;
+    const median = (runs: WrkResult[]) =>
+      [...runs].sort((x, y) => x.requestsPerSecond - y.requestsPerSecond)[Math.floor(runs.length / 2)]!;
     const edgeMax = median(edgeRuns);
     const bareMax = median(bareRuns);
     const firstEdgeRun = edgeRuns[0]!;
@@ -190,10 +213,16 @@ export default async function edgeBenchmark(args: string[]) {
   polls by source         ${await pollsBySource(edge.url)}
 `);
     const processes = await byProcessCount(seconds, (url) => wrk(url, seconds, CONNECTIONS, env, scriptFile), {
-      REDIS_URL: redisUrl, CORE_URL: 'http://127.0.0.1:9', FLOOD_POINTS: '100000000', LOG_LEVEL: 'error',
-      TOKEN_SIGNING_KEY: JSON.stringify(jwk), ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+      REDIS_URL: redisUrl,
+      CORE_URL: 'http://127.0.0.1:9',
+      FLOOD_POINTS: '100000000',
+      LOG_LEVEL: 'error',
+      TOKEN_SIGNING_KEY: JSON.stringify(jwk),
+      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
     });
-    console.log(`  edge entry by processes  ${processes.map((p) => `EDGE_PROCESSES=${p.processes}: ${p.requestsPerSecond.toFixed(0)} polls/s (${(p.requestsPerSecond / bareMax.requestsPerSecond).toFixed(2)} of bare)`).join('   ')}\n`);
+    console.log(
+      `  edge entry by processes  ${processes.map((p) => `EDGE_PROCESSES=${p.processes}: ${p.requestsPerSecond.toFixed(0)} polls/s (${(p.requestsPerSecond / bareMax.requestsPerSecond).toFixed(2)} of bare)`).join('   ')}\n`,
+    );
   } finally {
     await bare.close();
     await edge.close();
@@ -204,6 +233,10 @@ export default async function edgeBenchmark(args: string[]) {
 }
 
 async function pollsBySource(url: string): Promise<string> {
-  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } })).text();
-  return [...text.matchAll(/^edge_queue_polls_total\{source="(\w+)"\} (\d+)$/gm)].map((m) => `${m[1]} ${m[2]}`).join(', ');
+  const text = await (
+    await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } })
+  ).text();
+  return [...text.matchAll(/^edge_queue_polls_total\{source="(\w+)"\} (\d+)$/gm)]
+    .map((m) => `${m[1]} ${m[2]}`)
+    .join(', ');
 }

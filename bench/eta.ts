@@ -31,7 +31,13 @@
  * (stayers / rate), and the most admissions held at once against the capacity.
  */
 import { Redis } from 'ioredis';
-import { createIoredisStore, createRoomEngine, createRoomTicker, type RoomEngine, type ScriptStore } from '../queue/src/index';
+import {
+  createIoredisStore,
+  createRoomEngine,
+  createRoomTicker,
+  type RoomEngine,
+  type ScriptStore,
+} from '../queue/src/index';
 import { startPrivateRedis } from '../queue/test/redis-servers';
 import { createBenchDatabase } from './lib/bench-db';
 import { runHttpBuyer, startBenchCore, startBenchEdge, type BenchCore, type BenchEdge } from './_http-room';
@@ -94,8 +100,20 @@ const SCENARIOS: Scenario[] = [
       return Date.now();
     },
   },
-  { name: 'walkaway-silent', buyers: 100, spreadMs: 500, turnMs: atOnce, vanish: (i) => (i % 2 === 1 ? 'silent' : 'stay') },
-  { name: 'walkaway-beacon', buyers: 100, spreadMs: 500, turnMs: atOnce, vanish: (i) => (i % 2 === 1 ? 'beacon' : 'stay') },
+  {
+    name: 'walkaway-silent',
+    buyers: 100,
+    spreadMs: 500,
+    turnMs: atOnce,
+    vanish: (i) => (i % 2 === 1 ? 'silent' : 'stay'),
+  },
+  {
+    name: 'walkaway-beacon',
+    buyers: 100,
+    spreadMs: 500,
+    turnMs: atOnce,
+    vanish: (i) => (i % 2 === 1 ? 'beacon' : 'stay'),
+  },
   { name: 'opening-history', buyers: 120, spreadMs: 600, turnMs: buying, opening: 'history' },
   { name: 'opening-blind', buyers: 120, spreadMs: 600, turnMs: buying, opening: 'blind' },
 ];
@@ -129,7 +147,8 @@ function errorsOf(records: BuyerRecord[], fromMs: number | null): Errors {
     const first = heard[0]!;
     if (fromMs === null && first.atMs !== r.joinedAtMs) continue; // offered at join: told no wait
     out.join.push(relError(first.etaMs!, r.offeredAtMs - first.atMs));
-    if (fromMs === null && first.snapshotEtaMs !== null) out.joinSnapshot.push(relError(first.snapshotEtaMs, r.offeredAtMs - first.atMs));
+    if (fromMs === null && first.snapshotEtaMs !== null)
+      out.joinSnapshot.push(relError(first.snapshotEtaMs, r.offeredAtMs - first.atMs));
     if (first.oldEtaMs !== null) out.oldJoin.push(relError(first.oldEtaMs, r.offeredAtMs - first.atMs));
     const midMs = (first.atMs + r.offeredAtMs) / 2;
     const half = heard.reduce((best, h) => (Math.abs(h.atMs - midMs) < Math.abs(best.atMs - midMs) ? h : best));
@@ -154,14 +173,21 @@ async function openingCinema(store: ScriptStore, scenario: Scenario, index: numb
     await engine.configure(earlier, { state: 'open', capacity: CAPACITY, admitPerMinute: ADMIT_PER_MINUTE });
     const snapshots = snapshotFeed(engine, earlier);
     const deadline = Date.now() + 120_000;
-    await Promise.all(Array.from({ length: EARLIER_SALE_BUYERS }, (_, i) =>
-      sleep(Math.random() * EARLIER_SALE_SPREAD_MS).then(() => runBuyer(engine, earlier, { id: `e${i}`, turnMs: scenario.turnMs }, snapshots, deadline))));
+    await Promise.all(
+      Array.from({ length: EARLIER_SALE_BUYERS }, (_, i) =>
+        sleep(Math.random() * EARLIER_SALE_SPREAD_MS).then(() =>
+          runBuyer(engine, earlier, { id: `e${i}`, turnMs: scenario.turnMs }, snapshots, deadline),
+        ),
+      ),
+    );
     await snapshots.stop();
     await engine.recordTurns(earlier);
     await engine.configure(earlier, { state: 'closed' });
   }
   const priorMs = await engine.turnPrior();
-  console.log(`  ${scenario.name}: ${priorMs === null ? 'no turn history' : `turns lasted ${(priorMs / 1000).toFixed(1)} s in the earlier sale`}`);
+  console.log(
+    `  ${scenario.name}: ${priorMs === null ? 'no turn history' : `turns lasted ${(priorMs / 1000).toFixed(1)} s in the earlier sale`}`,
+  );
   return { engine, stop: () => ticker.stop() };
 }
 
@@ -169,7 +195,12 @@ async function runScenario(sharedEngine: RoomEngine, store: ScriptStore, scenari
   const cinema = scenario.opening ? await openingCinema(store, scenario, index) : null;
   const engine = cinema?.engine ?? sharedEngine;
   const show = `eta-${index}-${scenario.name}`;
-  await engine.configure(show, { state: 'open', capacity: CAPACITY, admitPerMinute: ADMIT_PER_MINUTE, ...(scenario.admitBurst ? { admitBurst: scenario.admitBurst } : {}) });
+  await engine.configure(show, {
+    state: 'open',
+    capacity: CAPACITY,
+    admitPerMinute: ADMIT_PER_MINUTE,
+    ...(scenario.admitBurst ? { admitBurst: scenario.admitBurst } : {}),
+  });
   const snapshots = snapshotFeed(engine, show);
   let maxHeld = 0;
   let watching = true;
@@ -181,7 +212,11 @@ async function runScenario(sharedEngine: RoomEngine, store: ScriptStore, scenari
     }
   })();
   const deadline = Date.now() + 600_000;
-  const plan = (id: string, i = 0): BuyerPlan => ({ id, turnMs: scenario.turnMs, vanish: scenario.vanish?.(i) ?? 'stay' });
+  const plan = (id: string, i = 0): BuyerPlan => ({
+    id,
+    turnMs: scenario.turnMs,
+    vanish: scenario.vanish?.(i) ?? 'stay',
+  });
   // The quiet spell: a few buyers trickling in, buying as the crowd will.
   const quiet: Promise<BuyerRecord>[] = [];
   for (let t = 0; !scenario.opening && t < QUIET_MS; t += QUIET_EVERY_MS) {
@@ -210,7 +245,19 @@ async function runScenario(sharedEngine: RoomEngine, store: ScriptStore, scenari
   const stayers = records.filter((r) => !r.vanished);
   const lastOffer = Math.max(...stayers.map((r) => r.offeredAtMs ?? Infinity));
   const firstJoin = Math.min(...records.map((r) => r.joinedAtMs));
-  return { scenario, via: 'engine', records, errors: errorsOf(records, changedAt), surgeAt, lastWaitMs: lastOffer - firstJoin, stayers: stayers.length, maxHeld, skipped, counters, neverOffered: stayers.filter((r) => r.offeredAtMs === null).length };
+  return {
+    scenario,
+    via: 'engine',
+    records,
+    errors: errorsOf(records, changedAt),
+    surgeAt,
+    lastWaitMs: lastOffer - firstJoin,
+    stayers: stayers.length,
+    maxHeld,
+    skipped,
+    counters,
+    neverOffered: stayers.filter((r) => r.offeredAtMs === null).length,
+  };
 }
 
 type ScenarioResult = Awaited<ReturnType<typeof runScenario>>;
@@ -221,7 +268,13 @@ type ScenarioResult = Awaited<ReturnType<typeof runScenario>>;
  * in, join, poll and leave on a real edge. An opening runs on an edge of its own (its own
  * cinema: turn history), after the earlier sale there when it has one.
  */
-async function runHttpScenario(core: BenchCore, sharedEdge: BenchEdge, redisUrl: string, scenario: Scenario, index: number): Promise<ScenarioResult> {
+async function runHttpScenario(
+  core: BenchCore,
+  sharedEdge: BenchEdge,
+  redisUrl: string,
+  scenario: Scenario,
+  index: number,
+): Promise<ScenarioResult> {
   const own = scenario.opening ? await startBenchEdge(core, redisUrl, `eta-http-cinema-${index}:`) : null;
   const stack = own ?? sharedEdge;
   const room = { capacity: CAPACITY, admitPerMinute: ADMIT_PER_MINUTE };
@@ -229,8 +282,13 @@ async function runHttpScenario(core: BenchCore, sharedEdge: BenchEdge, redisUrl:
     const earlier = await core.createShowtime(`eta-http-${index}-earlier`);
     await stack.setRoom(earlier, room);
     const deadline = Date.now() + 120_000;
-    await Promise.all(Array.from({ length: EARLIER_SALE_BUYERS }, (_, i) =>
-      sleep(Math.random() * EARLIER_SALE_SPREAD_MS).then(() => runHttpBuyer(stack, earlier, { id: `e${i}`, turnMs: scenario.turnMs }, deadline))));
+    await Promise.all(
+      Array.from({ length: EARLIER_SALE_BUYERS }, (_, i) =>
+        sleep(Math.random() * EARLIER_SALE_SPREAD_MS).then(() =>
+          runHttpBuyer(stack, earlier, { id: `e${i}`, turnMs: scenario.turnMs }, deadline),
+        ),
+      ),
+    );
     await stack.engine.recordTurns(String(earlier));
     await stack.setRoom(earlier, { state: 'closed' });
   }
@@ -246,7 +304,11 @@ async function runHttpScenario(core: BenchCore, sharedEdge: BenchEdge, redisUrl:
     }
   })();
   const deadline = Date.now() + 600_000;
-  const plan = (id: string, i = 0): BuyerPlan => ({ id, turnMs: scenario.turnMs, vanish: scenario.vanish?.(i) ?? 'stay' });
+  const plan = (id: string, i = 0): BuyerPlan => ({
+    id,
+    turnMs: scenario.turnMs,
+    vanish: scenario.vanish?.(i) ?? 'stay',
+  });
   const quiet: Promise<BuyerRecord>[] = [];
   for (let t = 0; !scenario.opening && t < QUIET_MS; t += QUIET_EVERY_MS) {
     quiet.push(runHttpBuyer(stack, show, plan(`q${t}`), deadline));
@@ -272,8 +334,16 @@ async function runHttpScenario(core: BenchCore, sharedEdge: BenchEdge, redisUrl:
   const lastOffer = Math.max(...stayers.map((r) => r.offeredAtMs ?? Infinity));
   const firstJoin = Math.min(...records.map((r) => r.joinedAtMs));
   return {
-    scenario, via: 'HTTP', records, errors: errorsOf(records, changedAt), surgeAt, lastWaitMs: lastOffer - firstJoin, stayers: stayers.length, maxHeld,
-    skipped: stats.ok ? stats.abandoned : NaN, counters: stats.ok ? `passed over unseen ${stats.parked}, of whom came back ${stats.unparked}` : '',
+    scenario,
+    via: 'HTTP',
+    records,
+    errors: errorsOf(records, changedAt),
+    surgeAt,
+    lastWaitMs: lastOffer - firstJoin,
+    stayers: stayers.length,
+    maxHeld,
+    skipped: stats.ok ? stats.abandoned : NaN,
+    counters: stats.ok ? `passed over unseen ${stats.parked}, of whom came back ${stats.unparked}` : '',
     neverOffered: stayers.filter((r) => r.offeredAtMs === null).length,
   };
 }
@@ -294,20 +364,31 @@ export default async function etaBenchmark(args: string[]): Promise<void> {
   const db = await createBenchDatabase(8);
   const core = await startBenchCore(db.sql, redisUrl);
   const sharedEdge = await startBenchEdge(core, redisUrl, 'eta-http:');
-  console.log(`capacity ${CAPACITY}, ${ADMIT_PER_MINUTE} a minute, quiet ${QUIET_MS / 1000} s before each surge but the openings'; each scenario in its own room, estimates side by side, then walk-aways, then openings`);
+  console.log(
+    `capacity ${CAPACITY}, ${ADMIT_PER_MINUTE} a minute, quiet ${QUIET_MS / 1000} s before each surge but the openings'; each scenario in its own room, estimates side by side, then walk-aways, then openings`,
+  );
   console.log('(a 2-core machine shared with other work: figures are indicative)\n');
   try {
     // Estimates first, then walk-aways, then openings: each group side by side, so one group's
     // thousands of polls do not starve another's buyers (a late poll is a late buyer).
     const store = createIoredisStore(client);
-    const groups = [scenarios.filter((s) => !s.vanish && !s.opening), scenarios.filter((s) => s.vanish), scenarios.filter((s) => s.opening)];
+    const groups = [
+      scenarios.filter((s) => !s.vanish && !s.opening),
+      scenarios.filter((s) => s.vanish),
+      scenarios.filter((s) => s.opening),
+    ];
     const results: ScenarioResult[] = [];
     for (const group of groups) {
       const base = results.length;
-      const both = group.flatMap((s, i) => [runHttpScenario(core, sharedEdge, redisUrl, s, base + i), runScenario(engine, store, s, base + i)]);
+      const both = group.flatMap((s, i) => [
+        runHttpScenario(core, sharedEdge, redisUrl, s, base + i),
+        runScenario(engine, store, s, base + i),
+      ]);
       results.push(...(await Promise.all(both)));
     }
-    console.log('scenario (via)              buyers  last in   ETA error at join (median / p90)   half-way (median / p90)   edge snapshot: join / half-way   previous estimator at join');
+    console.log(
+      'scenario (via)              buyers  last in   ETA error at join (median / p90)   half-way (median / p90)   edge snapshot: join / half-way   previous estimator at join',
+    );
     for (const r of results) {
       const e = r.errors;
       const judged = r.scenario.change ? ' (from the change)' : '';
@@ -320,7 +401,9 @@ export default async function etaBenchmark(args: string[]): Promise<void> {
       );
     }
     for (const r of results.filter((x) => !x.scenario.vanish && x.neverOffered > 0)) {
-      console.log(`  ${r.scenario.name} (${r.via}): ${r.neverOffered} buyers who stayed were never offered; dropped after the grace ${r.skipped}; ${r.counters}`);
+      console.log(
+        `  ${r.scenario.name} (${r.via}): ${r.neverOffered} buyers who stayed were never offered; dropped after the grace ${r.skipped}; ${r.counters}`,
+      );
     }
     const walkedAway = results.filter((r) => r.scenario.vanish);
     if (walkedAway.length > 0) {

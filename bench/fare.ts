@@ -44,12 +44,30 @@ export default async function fareBenchmark(args: string[]) {
   const db = await createBenchDatabase(CLIENTS);
   try {
     const venue = await insertVenue(db.sql, { name: 'Bench', city: '' });
-    const hall = await insertHallWithSeats(db.sql, { venueId: venue.id, name: 'Bench hall', seats: rectangularLayout({ rows: 1, columns: 4 }) });
-    const { id: showtimeId } = await insertShowtime(db.sql, {
-      hallId: hall.id, title: 'fare bench', startsAt: new Date(Date.now() + 86_400_000), opensAt: new Date(Date.now() - 60_000),
-      saleState: 'OPEN', priceCents: 1000, currency: 'EUR', maxSeatsPerCustomer: 8, holdTtlMs: 600_000,
+    const hall = await insertHallWithSeats(db.sql, {
+      venueId: venue.id,
+      name: 'Bench hall',
+      seats: rectangularLayout({ rows: 1, columns: 4 }),
     });
-    const classes = [['ONE_SERVICE', 1], ['ONE_PGBENCH', 1], ['ONE_BARE', 1], ['MANY_SERVICE', buckets], ['MANY_PGBENCH', buckets], ['MANY_BARE', buckets]] as const;
+    const { id: showtimeId } = await insertShowtime(db.sql, {
+      hallId: hall.id,
+      title: 'fare bench',
+      startsAt: new Date(Date.now() + 86_400_000),
+      opensAt: new Date(Date.now() - 60_000),
+      saleState: 'OPEN',
+      priceCents: 1000,
+      currency: 'EUR',
+      maxSeatsPerCustomer: 8,
+      holdTtlMs: 600_000,
+    });
+    const classes = [
+      ['ONE_SERVICE', 1],
+      ['ONE_PGBENCH', 1],
+      ['ONE_BARE', 1],
+      ['MANY_SERVICE', buckets],
+      ['MANY_PGBENCH', buckets],
+      ['MANY_BARE', buckets],
+    ] as const;
     for (const [fareClass, count] of classes) {
       await db.sql.begin(async (tx) => {
         await insertPlacesClass(tx, { showtimeId, fareClass, label: fareClass, priceCents: null });
@@ -63,28 +81,46 @@ export default async function fareBenchmark(args: string[]) {
       const statuses: Record<string, number> = {};
       let done = 0;
       const until = performance.now() + seconds * 1000;
-      await Promise.all(Array.from({ length: CLIENTS }, async () => {
-        while (performance.now() < until) {
-          try {
-            await holds.createPlacesHold({ showtimeId, customerId: `svc-${randomUUID()}`, fareClass, quantity: 1 });
-            done++;
-          } catch (error) {
-            const code = (error as { code?: string }).code ?? 'error';
-            statuses[code] = (statuses[code] ?? 0) + 1;
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async () => {
+          while (performance.now() < until) {
+            try {
+              await holds.createPlacesHold({ showtimeId, customerId: `svc-${randomUUID()}`, fareClass, quantity: 1 });
+              done++;
+            } catch (error) {
+              const code = (error as { code?: string }).code ?? 'error';
+              statuses[code] = (statuses[code] ?? 0) + 1;
+            }
           }
-        }
-      }));
+        }),
+      );
       return { rate: done / seconds, statuses };
     }
 
-    const results: { label: string; service: number; same: number; bare: number; refusals: Record<string, number> }[] = [];
-    for (const [label, count, prefix] of [['1 bucket', 1, 'ONE'], [`${buckets} buckets`, buckets, 'MANY']] as const) {
+    const results: { label: string; service: number; same: number; bare: number; refusals: Record<string, number> }[] =
+      [];
+    for (const [label, count, prefix] of [
+      ['1 bucket', 1, 'ONE'],
+      [`${buckets} buckets`, buckets, 'MANY'],
+    ] as const) {
       console.log(`${label}: core hold service, ${CLIENTS} clients, ${seconds}s …`);
       const svc = await service(`${prefix}_SERVICE`);
       console.log(`${label}: pgbench same statement, ${CLIENTS} clients, ${seconds}s …`);
-      const same = await pgbench({ databaseUrl: db.url, script: sameStatement(`${prefix}_PGBENCH`), clients: CLIENTS, seconds, variables: { show: showtimeId } });
+      const same = await pgbench({
+        databaseUrl: db.url,
+        script: sameStatement(`${prefix}_PGBENCH`),
+        clients: CLIENTS,
+        seconds,
+        variables: { show: showtimeId },
+      });
       console.log(`${label}: pgbench bare counter UPDATE, ${CLIENTS} clients, ${seconds}s …`);
-      const bare = await pgbench({ databaseUrl: db.url, script: bareCounter(`${prefix}_BARE`, count), clients: CLIENTS, seconds, variables: { show: showtimeId } });
+      const bare = await pgbench({
+        databaseUrl: db.url,
+        script: bareCounter(`${prefix}_BARE`, count),
+        clients: CLIENTS,
+        seconds,
+        variables: { show: showtimeId },
+      });
       results.push({ label, service: svc.rate, same: same.tps, bare: bare.tps, refusals: svc.statuses });
     }
     // Every count still agrees with the holds it came from (the bench is also a stress run).
@@ -97,11 +133,15 @@ export default async function fareBenchmark(args: string[]) {
     console.log('');
     console.log('  counter rows      core service   pgbench same   pgbench bare   service/same');
     for (const r of results) {
-      console.log(`  ${r.label.padEnd(16)}${r.service.toFixed(0).padStart(9)}/s  ${r.same.toFixed(0).padStart(11)}/s  ${r.bare.toFixed(0).padStart(11)}/s  ${(r.service / r.same).toFixed(2).padStart(10)}`
-        + (Object.keys(r.refusals).length ? `   refusals ${JSON.stringify(r.refusals)}` : ''));
+      console.log(
+        `  ${r.label.padEnd(16)}${r.service.toFixed(0).padStart(9)}/s  ${r.same.toFixed(0).padStart(11)}/s  ${r.bare.toFixed(0).padStart(11)}/s  ${(r.service / r.same).toFixed(2).padStart(10)}` +
+          (Object.keys(r.refusals).length ? `   refusals ${JSON.stringify(r.refusals)}` : ''),
+      );
     }
     const [one, many] = results;
-    console.log(`  ${buckets} buckets / 1 bucket: service ${(many!.service / one!.service).toFixed(2)}x, pgbench ${(many!.same / one!.same).toFixed(2)}x`);
+    console.log(
+      `  ${buckets} buckets / 1 bucket: service ${(many!.service / one!.service).toFixed(2)}x, pgbench ${(many!.same / one!.same).toFixed(2)}x`,
+    );
     console.log(`  bucket rows whose held differs from their holds' allocations: ${check!.off}`);
   } finally {
     await db.drop();

@@ -81,23 +81,54 @@ export default async function gateBenchmark(args: string[]) {
   const db = await createBenchDatabase(CONNECTIONS);
   const server = await startPrivateRedis();
   const port = server.ports[0]!;
-  const redis = new Redis({ port, host: '127.0.0.1', enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, lazyConnect: true });
+  const redis = new Redis({
+    port,
+    host: '127.0.0.1',
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 2_000,
+    lazyConnect: true,
+  });
   try {
     await redis.connect();
     await db.sql.unsafe(HELPERS);
     const venue = await insertVenue(db.sql, { name: 'Bench', city: '' });
-    const hall = await insertHallWithSeats(db.sql, { venueId: venue.id, name: 'Bench hall', seats: rectangularLayout({ rows: 15, columns: 20 }) });
+    const hall = await insertHallWithSeats(db.sql, {
+      venueId: venue.id,
+      name: 'Bench hall',
+      seats: rectangularLayout({ rows: 15, columns: 20 }),
+    });
     const newShowtime = async (title: string) =>
-      (await insertShowtime(db.sql, {
-        hallId: hall.id, title, startsAt: new Date(Date.now() + 86_400_000), opensAt: new Date(Date.now() - 60_000),
-        saleState: 'OPEN', priceCents: 1000, currency: 'EUR', maxSeatsPerCustomer: 50, holdTtlMs: 600_000,
-      })).id;
-    const seatCodes = (await db.sql<{ seat_code: string }[]>`SELECT seat_code FROM hall_seat WHERE hall_id = ${hall.id} ORDER BY seat_code`).map((r) => r.seat_code);
+      (
+        await insertShowtime(db.sql, {
+          hallId: hall.id,
+          title,
+          startsAt: new Date(Date.now() + 86_400_000),
+          opensAt: new Date(Date.now() - 60_000),
+          saleState: 'OPEN',
+          priceCents: 1000,
+          currency: 'EUR',
+          maxSeatsPerCustomer: 50,
+          holdTtlMs: 600_000,
+        })
+      ).id;
+    const seatCodes = (
+      await db.sql<
+        { seat_code: string }[]
+      >`SELECT seat_code FROM hall_seat WHERE hall_id = ${hall.id} ORDER BY seat_code`
+    ).map((r) => r.seat_code);
     await db.sql`VACUUM ANALYZE`;
 
     function service(gated: boolean) {
       const metrics = createCoreMetrics();
-      const gate = gated ? createSeatGate({ sql: db.sql, store: createIoredisStore(redis), keyPrefix: PREFIX, registry: metrics.registry }) : null;
+      const gate = gated
+        ? createSeatGate({
+            sql: db.sql,
+            store: createIoredisStore(redis),
+            keyPrefix: PREFIX,
+            registry: metrics.registry,
+          })
+        : null;
       const holds = createHoldService({ sql: db.sql, metrics, gate });
       const attempts = async () => (await metrics.holdDatabaseAttempts.get()).values[0]?.value ?? 0;
       return { holds, attempts };
@@ -110,24 +141,39 @@ export default async function gateBenchmark(args: string[]) {
       const won: number[] = [];
       const refusals: Record<string, number> = {};
       const until = performance.now() + seconds * 1000;
-      await Promise.all(Array.from({ length: CLIENTS }, async (_, i) => {
-        const access: AccessClaims = { customerId: `hot-${i}`, showtimeId, sessionId: '', expiresAtMs: Date.now() + 3_600_000 };
-        while (performance.now() < until) {
-          const started = performance.now();
-          try {
-            const hold = await holds.createHold({ showtimeId, customerId: access.customerId, seats: ['A1'] });
-            const ms = performance.now() - started;
-            all.push(ms);
-            won.push(ms);
-            await holds.cancelHold(hold.holdId, access);
-          } catch (error) {
-            all.push(performance.now() - started);
-            const code = (error as { code?: string }).code ?? 'error';
-            refusals[code] = (refusals[code] ?? 0) + 1;
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async (_, i) => {
+          const access: AccessClaims = {
+            customerId: `hot-${i}`,
+            showtimeId,
+            sessionId: '',
+            expiresAtMs: Date.now() + 3_600_000,
+          };
+          while (performance.now() < until) {
+            const started = performance.now();
+            try {
+              const hold = await holds.createHold({ showtimeId, customerId: access.customerId, seats: ['A1'] });
+              const ms = performance.now() - started;
+              all.push(ms);
+              won.push(ms);
+              await holds.cancelHold(hold.holdId, access);
+            } catch (error) {
+              all.push(performance.now() - started);
+              const code = (error as { code?: string }).code ?? 'error';
+              refusals[code] = (refusals[code] ?? 0) + 1;
+            }
           }
-        }
-      }));
-      return { label: `hot seat, ${gated ? 'gate' : 'database alone'}`, successes: won.length, attempts: await attempts(), seconds, p99All: percentile(all, 99), p99Success: percentile(won, 99), refusals };
+        }),
+      );
+      return {
+        label: `hot seat, ${gated ? 'gate' : 'database alone'}`,
+        successes: won.length,
+        attempts: await attempts(),
+        seconds,
+        p99All: percentile(all, 99),
+        p99Success: percentile(won, 99),
+        refusals,
+      };
     }
 
     async function sellOuts(gated: boolean): Promise<Outcome> {
@@ -140,27 +186,37 @@ export default async function gateBenchmark(args: string[]) {
       while (performance.now() - started < seconds * 1000) {
         const showtimeId = await newShowtime(`sell-out ${gated ? 'gated' : 'alone'} ${rounds}`);
         let sold = 0;
-        await Promise.all(Array.from({ length: CLIENTS }, async (_, i) => {
-          while (sold < seatCodes.length) {
-            const seat = seatCodes[Math.floor(Math.random() * seatCodes.length)]!;
-            const t0 = performance.now();
-            try {
-              await holds.createHold({ showtimeId, customerId: `fan-${rounds}-${i}`, seats: [seat] });
-              const ms = performance.now() - t0;
-              all.push(ms);
-              won.push(ms);
-              sold++;
-            } catch (error) {
-              all.push(performance.now() - t0);
-              const code = (error as { code?: string }).code ?? 'error';
-              refusals[code] = (refusals[code] ?? 0) + 1;
+        await Promise.all(
+          Array.from({ length: CLIENTS }, async (_, i) => {
+            while (sold < seatCodes.length) {
+              const seat = seatCodes[Math.floor(Math.random() * seatCodes.length)]!;
+              const t0 = performance.now();
+              try {
+                await holds.createHold({ showtimeId, customerId: `fan-${rounds}-${i}`, seats: [seat] });
+                const ms = performance.now() - t0;
+                all.push(ms);
+                won.push(ms);
+                sold++;
+              } catch (error) {
+                all.push(performance.now() - t0);
+                const code = (error as { code?: string }).code ?? 'error';
+                refusals[code] = (refusals[code] ?? 0) + 1;
+              }
             }
-          }
-        }));
+          }),
+        );
         rounds++;
       }
       const elapsed = (performance.now() - started) / 1000;
-      return { label: `300 seats, ${gated ? 'gate' : 'database alone'} (${rounds} sell-outs)`, successes: won.length, attempts: await attempts(), seconds: elapsed, p99All: percentile(all, 99), p99Success: percentile(won, 99), refusals };
+      return {
+        label: `300 seats, ${gated ? 'gate' : 'database alone'} (${rounds} sell-outs)`,
+        successes: won.length,
+        attempts: await attempts(),
+        seconds: elapsed,
+        p99All: percentile(all, 99),
+        p99Success: percentile(won, 99),
+        refusals,
+      };
     }
 
     const outcomes: Outcome[] = [];
@@ -175,8 +231,16 @@ export default async function gateBenchmark(args: string[]) {
 
     console.log(`pgbench: hold_seats then the cancel on one seat, ${CONNECTIONS} clients, ${seconds}s …`);
     const pgShow = await newShowtime('hot pgbench');
-    const pg = await pgbench({ databaseUrl: db.url, script: hotSeatScript, clients: CONNECTIONS, seconds, variables: { show: pgShow } });
-    const [pgWon] = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM seat_hold WHERE showtime_id = ${pgShow}`;
+    const pg = await pgbench({
+      databaseUrl: db.url,
+      script: hotSeatScript,
+      clients: CONNECTIONS,
+      seconds,
+      variables: { show: pgShow },
+    });
+    const [pgWon] = await db.sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM seat_hold WHERE showtime_id = ${pgShow}`;
 
     console.log(`redis-benchmark: gate-claim refused on a taken seat, ${CLIENTS} clients …`);
     const rbShow = await newShowtime('hot redis-benchmark');
@@ -184,28 +248,60 @@ export default async function gateBenchmark(args: string[]) {
     await gateForRb.holds.createHold({ showtimeId: rbShow, customerId: 'owner', seats: ['A1'] }); // builds the gate, takes A1
     await redis.script('LOAD', scripts.gateClaim.source);
     const keys = createKeyBuilder(PREFIX).forGate(String(rbShow));
-    const { stdout } = await run('redis-benchmark', [
-      '-h', '127.0.0.1', '-p', String(port), '-n', '200000', '-c', String(CLIENTS), '-P', '1', '-q',
-      'EVALSHA', scripts.gateClaim.sha1, '5', ...keys, 'rb-buyer', 'rb-hold', 'A1',
-    ], { maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run(
+      'redis-benchmark',
+      [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-n',
+        '200000',
+        '-c',
+        String(CLIENTS),
+        '-P',
+        '1',
+        '-q',
+        'EVALSHA',
+        scripts.gateClaim.sha1,
+        '5',
+        ...keys,
+        'rb-buyer',
+        'rb-hold',
+        'A1',
+      ],
+      { maxBuffer: 16 * 1024 * 1024 },
+    );
     const rb = Number(/([\d.]+) requests per second/.exec(stdout.split('\r').pop() ?? stdout)?.[1] ?? NaN);
 
     const load = (await run('cat', ['/proc/loadavg'])).stdout.trim().split(' ').slice(0, 3).join(' ');
     console.log('');
     console.log(`  load average before the summary: ${load}`);
-    console.log('  scenario                                   holds/s   db attempts/success   p99 all   p99 success   refusals');
+    console.log(
+      '  scenario                                   holds/s   db attempts/success   p99 all   p99 success   refusals',
+    );
     for (const o of outcomes) {
-      console.log(`  ${o.label.padEnd(42)}${(o.successes / o.seconds).toFixed(0).padStart(8)}   ${(o.attempts / Math.max(1, o.successes)).toFixed(2).padStart(19)}   ${o.p99All.toFixed(1).padStart(5)} ms   ${o.p99Success.toFixed(1).padStart(8)} ms   ${JSON.stringify(o.refusals)}`);
+      console.log(
+        `  ${o.label.padEnd(42)}${(o.successes / o.seconds).toFixed(0).padStart(8)}   ${(o.attempts / Math.max(1, o.successes)).toFixed(2).padStart(19)}   ${o.p99All.toFixed(1).padStart(5)} ms   ${o.p99Success.toFixed(1).padStart(8)} ms   ${JSON.stringify(o.refusals)}`,
+      );
     }
     const [hotAlone, hotGate] = outcomes;
     console.log('');
     console.log(`  physical limits, same run:`);
-    console.log(`  pgbench, hold_seats + cancel on one seat:   ${(pgWon!.n / seconds).toFixed(0)} holds/s, ${pg.tps.toFixed(0)} attempts/s (${(pg.tps / Math.max(1, pgWon!.n / seconds)).toFixed(1)} attempts/success)`);
+    console.log(
+      `  pgbench, hold_seats + cancel on one seat:   ${(pgWon!.n / seconds).toFixed(0)} holds/s, ${pg.tps.toFixed(0)} attempts/s (${(pg.tps / Math.max(1, pgWon!.n / seconds)).toFixed(1)} attempts/success)`,
+    );
     console.log(`  redis-benchmark, gate-claim refused:        ${rb.toFixed(0)} claims/s`);
-    console.log(`  hot seat holds/s, gate / database alone:    ${((hotGate!.successes) / Math.max(1, hotAlone!.successes)).toFixed(2)}`);
-    console.log(`  hot seat holds/s, gate / pgbench:           ${((hotGate!.successes / seconds) / Math.max(1, pgWon!.n / seconds)).toFixed(2)}`);
+    console.log(
+      `  hot seat holds/s, gate / database alone:    ${(hotGate!.successes / Math.max(1, hotAlone!.successes)).toFixed(2)}`,
+    );
+    console.log(
+      `  hot seat holds/s, gate / pgbench:           ${(hotGate!.successes / seconds / Math.max(1, pgWon!.n / seconds)).toFixed(2)}`,
+    );
     const goal = hotGate!.attempts / Math.max(1, hotGate!.successes);
-    console.log(`  goal ≤ 2 database attempts per success on the hot seat with the gate: ${goal.toFixed(2)} (${goal <= 2 ? 'met' : 'not met'})`);
+    console.log(
+      `  goal ≤ 2 database attempts per success on the hot seat with the gate: ${goal.toFixed(2)} (${goal <= 2 ? 'met' : 'not met'})`,
+    );
   } finally {
     redis.disconnect();
     await server.stop();

@@ -63,7 +63,9 @@ async function build(sql: Sql, variant: Variant, showtimes: number, saleId: numb
   if (variant === 'blocks') {
     await sql.unsafe(`CREATE TABLE ${table} (${columns}) PARTITION BY RANGE (showtime_id)`);
     for (let low = 0; low <= saleId; low += BLOCK) {
-      await sql.unsafe(`CREATE TABLE blocks.b${low} PARTITION OF ${table} FOR VALUES FROM (${low}) TO (${low + BLOCK})`);
+      await sql.unsafe(
+        `CREATE TABLE blocks.b${low} PARTITION OF ${table} FOR VALUES FROM (${low}) TO (${low + BLOCK})`,
+      );
     }
   }
   if (variant === 'weekly') {
@@ -81,7 +83,9 @@ async function build(sql: Sql, variant: Variant, showtimes: number, saleId: numb
   }
   if (variant !== 'base') await sql.unsafe(historyRows(variant, showtimes));
   await sql.unsafe(saleRows(variant, saleId));
-  await sql.unsafe(`ALTER TABLE ${table} ADD PRIMARY KEY (showtime_id, seat_code${variant === 'weekly' ? ', starts_at' : ''})`);
+  await sql.unsafe(
+    `ALTER TABLE ${table} ADD PRIMARY KEY (showtime_id, seat_code${variant === 'weekly' ? ', starts_at' : ''})`,
+  );
   await sql.unsafe(`VACUUM ANALYZE ${table}`);
   return (performance.now() - started) / 1000;
 }
@@ -126,7 +130,9 @@ export default async function history(args: string[]) {
   const sql = postgres(db.url, { max: 1, onnotice: () => {}, connection: { statement_timeout: 0 } });
   try {
     await sql.unsafe(`SET synchronous_commit = off`);
-    console.log(`building: ${rows.toLocaleString('en')} seats of ${showtimes.toLocaleString('en')} past showtimes (${WEEKS_OF_HISTORY} weeks) around one on sale, in each copy`);
+    console.log(
+      `building: ${rows.toLocaleString('en')} seats of ${showtimes.toLocaleString('en')} past showtimes (${WEEKS_OF_HISTORY} weeks) around one on sale, in each copy`,
+    );
     const built: Record<string, number> = {};
     for (const variant of VARIANTS) built[variant] = await build(sql, variant, showtimes, saleId);
     const sizes = await sql<{ variant: string; mb: number; parts: number }[]>`
@@ -135,7 +141,9 @@ export default async function history(args: string[]) {
                     + coalesce((SELECT sum(pg_total_relation_size(i.inhrelid)) FROM pg_inherits i WHERE i.inhparent = format('%I.show_seat', v)::regclass), 0)) / 1048576.0)::int AS mb,
              (SELECT count(*) FROM pg_inherits i WHERE i.inhparent = format('%I.show_seat', v)::regclass)::int AS parts
         FROM unnest(${sql.array([...VARIANTS])}::text[]) AS v`;
-    console.log(`built: ${sizes.map((s) => `${s.variant} ${s.mb} MB${s.parts ? ` in ${s.parts} partitions` : ''} (${built[s.variant]!.toFixed(0)} s)`).join(', ')}`);
+    console.log(
+      `built: ${sizes.map((s) => `${s.variant} ${s.mb} MB${s.parts ? ` in ${s.parts} partitions` : ''} (${built[s.variant]!.toFixed(0)} s)`).join(', ')}`,
+    );
 
     const results = {} as Record<Variant, { hold: number; seatMap: number }>;
     for (const variant of VARIANTS) {
@@ -145,16 +153,22 @@ export default async function history(args: string[]) {
       results[variant] = { hold: hold.tps, seatMap: seatMap.tps };
     }
     const ms = (tps: number) => ((1000 * CLIENTS) / tps).toFixed(2);
-    console.log(`pgbench, ${CLIENTS} clients, ${seconds} s each (hold = conditional UPDATE + release in one transaction):`);
+    console.log(
+      `pgbench, ${CLIENTS} clients, ${seconds} s each (hold = conditional UPDATE + release in one transaction):`,
+    );
     for (const variant of VARIANTS) {
       const r = results[variant];
-      console.log(`  ${variant.padEnd(7)} holds ${r.hold.toFixed(0).padStart(6)}/s (${ms(r.hold)} ms, ratio ${(r.hold / results.base.hold).toFixed(2)})   ` +
-        `seat maps ${r.seatMap.toFixed(0).padStart(6)}/s (${ms(r.seatMap)} ms, ratio ${(r.seatMap / results.base.seatMap).toFixed(2)})`);
+      console.log(
+        `  ${variant.padEnd(7)} holds ${r.hold.toFixed(0).padStart(6)}/s (${ms(r.hold)} ms, ratio ${(r.hold / results.base.hold).toFixed(2)})   ` +
+          `seat maps ${r.seatMap.toFixed(0).padStart(6)}/s (${ms(r.seatMap)} ms, ratio ${(r.seatMap / results.base.seatMap).toFixed(2)})`,
+      );
     }
 
     const cost = await retentionCost(sql);
-    console.log(`retention of the oldest block (${cost.rows.toLocaleString('en')} seats): DELETE from plain ${cost.deleteMs.toFixed(0)} ms ` +
-      `(the dead rows stay until vacuum), DETACH from blocks ${cost.detachMs.toFixed(1)} ms`);
+    console.log(
+      `retention of the oldest block (${cost.rows.toLocaleString('en')} seats): DELETE from plain ${cost.deleteMs.toFixed(0)} ms ` +
+        `(the dead rows stay until vacuum), DETACH from blocks ${cost.detachMs.toFixed(1)} ms`,
+    );
   } finally {
     await sql.end();
     await db.drop();

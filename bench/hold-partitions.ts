@@ -30,10 +30,21 @@ async function database(without: string) {
   try {
     const db = await createBenchDatabase(CLIENTS);
     const venue = await insertVenue(db.sql, { name: 'Bench', city: '' });
-    const hall = await insertHallWithSeats(db.sql, { venueId: venue.id, name: 'Bench hall', seats: rectangularLayout({ rows: 20, columns: 30 }) });
+    const hall = await insertHallWithSeats(db.sql, {
+      venueId: venue.id,
+      name: 'Bench hall',
+      seats: rectangularLayout({ rows: 20, columns: 30 }),
+    });
     const showtime = await insertShowtime(db.sql, {
-      hallId: hall.id, title: 'hold-partitions', startsAt: new Date(Date.now() + 86_400_000), opensAt: new Date(Date.now() - 60_000),
-      saleState: 'OPEN', priceCents: 1000, currency: 'EUR', maxSeatsPerCustomer: 8, holdTtlMs: 600_000,
+      hallId: hall.id,
+      title: 'hold-partitions',
+      startsAt: new Date(Date.now() + 86_400_000),
+      opensAt: new Date(Date.now() - 60_000),
+      saleState: 'OPEN',
+      priceCents: 1000,
+      currency: 'EUR',
+      maxSeatsPerCustomer: 8,
+      holdTtlMs: 600_000,
     });
     return { db, showtimeId: showtime.id };
   } finally {
@@ -60,17 +71,19 @@ async function addHistory(variant: Variant, rows: number, blocks: number) {
 async function window(variant: Variant, ms: number): Promise<number> {
   let cycles = 0;
   const until = performance.now() + ms;
-  await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
-    for (let k = 0; performance.now() < until; k++) {
-      const holdId = randomUUID();
-      const customerId = `bench-${client}`;
-      const seat = SEATS[client + CLIENTS * (k % Math.floor(SEATS.length / CLIENTS))]!;
-      await holdSeats(variant.db.sql, { showtimeId: variant.showtimeId, customerId, seatCodes: [seat], holdId });
-      await findHold(variant.db.sql, holdId, variant.showtimeId);
-      await endHold(variant.db.sql, { holdId, customerId, showtimeId: variant.showtimeId, cause: 'bench' });
-      cycles++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, client) => {
+      for (let k = 0; performance.now() < until; k++) {
+        const holdId = randomUUID();
+        const customerId = `bench-${client}`;
+        const seat = SEATS[client + CLIENTS * (k % Math.floor(SEATS.length / CLIENTS))]!;
+        await holdSeats(variant.db.sql, { showtimeId: variant.showtimeId, customerId, seatCodes: [seat], holdId });
+        await findHold(variant.db.sql, holdId, variant.showtimeId);
+        await endHold(variant.db.sql, { holdId, customerId, showtimeId: variant.showtimeId, cause: 'bench' });
+        cycles++;
+      }
+    }),
+  );
   return cycles / (ms / 1000);
 }
 
@@ -89,9 +102,13 @@ export default async function holdPartitionsBenchmark(args: string[]) {
       await addHistory(partitioned, history, blocks);
       await addHistory(plain, history, blocks);
     }
-    const [row] = await partitioned.db.sql<{ parts: number }[]>`SELECT count(*)::int AS parts FROM pg_inherits WHERE inhparent = 'seat_hold'::regclass`;
+    const [row] = await partitioned.db.sql<
+      { parts: number }[]
+    >`SELECT count(*)::int AS parts FROM pg_inherits WHERE inhparent = 'seat_hold'::regclass`;
     const parts = row!.parts;
-    console.log(`seat_hold partitions attached: ${parts} (with DEFAULT); ${CLIENTS} clients, 6 alternating windows of ${seconds}s each …`);
+    console.log(
+      `seat_hold partitions attached: ${parts} (with DEFAULT); ${CLIENTS} clients, 6 alternating windows of ${seconds}s each …`,
+    );
     await window(partitioned, 1_000);
     await window(plain, 1_000);
     const rates = { partitioned: [] as number[], plain: [] as number[] };
@@ -101,8 +118,12 @@ export default async function holdPartitionsBenchmark(args: string[]) {
     }
     const [ratio, limit] = [median(rates.partitioned), median(rates.plain)];
     console.log('');
-    console.log(`  plain seat_hold (limit)        ${limit.toFixed(0).padStart(6)} hold-read-cancel/s   windows ${rates.plain.map((r) => r.toFixed(0)).join(' ')}`);
-    console.log(`  partitioned seat_hold          ${ratio.toFixed(0).padStart(6)} hold-read-cancel/s   windows ${rates.partitioned.map((r) => r.toFixed(0)).join(' ')}`);
+    console.log(
+      `  plain seat_hold (limit)        ${limit.toFixed(0).padStart(6)} hold-read-cancel/s   windows ${rates.plain.map((r) => r.toFixed(0)).join(' ')}`,
+    );
+    console.log(
+      `  partitioned seat_hold          ${ratio.toFixed(0).padStart(6)} hold-read-cancel/s   windows ${rates.partitioned.map((r) => r.toFixed(0)).join(' ')}`,
+    );
     console.log(`  ratio partitioned / plain      ${(ratio / limit).toFixed(2)}`);
   } finally {
     await partitioned.db.drop();

@@ -84,53 +84,129 @@ export default async function holdsBenchmark(args: string[]) {
   const db = await createBenchDatabase(CLIENTS);
   try {
     const venue = await insertVenue(db.sql, { name: 'Bench', city: '' });
-    const hall = await insertHallWithSeats(db.sql, { venueId: venue.id, name: 'Bench hall', seats: rectangularLayout({ rows: ROWS, columns: COLUMNS }) });
-    const showtime = (title: string) => insertShowtime(db.sql, {
-      hallId: hall.id, title, startsAt: new Date(Date.now() + 86_400_000), opensAt: new Date(Date.now() - 60_000),
-      saleState: 'OPEN', priceCents: 1000, currency: 'EUR', maxSeatsPerCustomer: 8, holdTtlMs: 600_000,
+    const hall = await insertHallWithSeats(db.sql, {
+      venueId: venue.id,
+      name: 'Bench hall',
+      seats: rectangularLayout({ rows: ROWS, columns: COLUMNS }),
     });
+    const showtime = (title: string) =>
+      insertShowtime(db.sql, {
+        hallId: hall.id,
+        title,
+        startsAt: new Date(Date.now() + 86_400_000),
+        opensAt: new Date(Date.now() - 60_000),
+        saleState: 'OPEN',
+        priceCents: 1000,
+        currency: 'EUR',
+        maxSeatsPerCustomer: 8,
+        holdTtlMs: 600_000,
+      });
     const forBare = await showtime('pgbench bare');
     const forSame = await showtime('pgbench same');
     const forService = await showtime('service');
     const forBestPgbench = await showtime('pgbench best');
     const forBestService = await showtime('service best');
-    if (!BEST_STATEMENTS.includes('hold_best_seats')) throw new Error('bench holds: the best-available script lost its statement');
+    if (!BEST_STATEMENTS.includes('hold_best_seats'))
+      throw new Error('bench holds: the best-available script lost its statement');
     await db.sql`VACUUM ANALYZE`;
 
     console.log(`pgbench: bare conditional UPDATE + release, ${CLIENTS} clients, ${seconds}s …`);
-    const bare = await pgbench({ databaseUrl: db.url, script: BARE_UPDATE, clients: CLIENTS, seconds, variables: { show: forBare.id } });
+    const bare = await pgbench({
+      databaseUrl: db.url,
+      script: BARE_UPDATE,
+      clients: CLIENTS,
+      seconds,
+      variables: { show: forBare.id },
+    });
     console.log(`pgbench: the service's own statements (hold_seats + cancel), ${CLIENTS} clients, ${seconds}s …`);
-    const same = await pgbench({ databaseUrl: db.url, script: SAME_STATEMENTS, clients: CLIENTS, seconds, variables: { show: forSame.id } });
+    const same = await pgbench({
+      databaseUrl: db.url,
+      script: SAME_STATEMENTS,
+      clients: CLIENTS,
+      seconds,
+      variables: { show: forSame.id },
+    });
     console.log(`pgbench: best available (hold_best_seats, 2 together + cancel), ${CLIENTS} clients, ${seconds}s …`);
-    const bestSame = await pgbench({ databaseUrl: db.url, script: BEST_STATEMENTS, clients: CLIENTS, seconds, variables: { show: forBestPgbench.id } });
+    const bestSame = await pgbench({
+      databaseUrl: db.url,
+      script: BEST_STATEMENTS,
+      clients: CLIENTS,
+      seconds,
+      variables: { show: forBestPgbench.id },
+    });
 
     const keys = await loadTokenKeys({ signingJwk: await generateSigningJwk('bench') });
-    const core = await startCore(parseCoreConfig({ CORE_PORT: '0', CORE_HOST: '127.0.0.1', LOG_LEVEL: 'warn', JOBS_ENABLED: 'false' }), { sql: db.sql, tokenKeys: keys });
-    const tokensFor = (showtimeId: number) => Promise.all(Array.from({ length: CLIENTS }, (_, i) =>
-      signAccessToken(keys, { customerId: `bench-${i}`, showtimeId, sessionId: `b${i}`, expiresAtMs: Date.now() + 3_600_000 })));
+    const core = await startCore(
+      parseCoreConfig({ CORE_PORT: '0', CORE_HOST: '127.0.0.1', LOG_LEVEL: 'warn', JOBS_ENABLED: 'false' }),
+      { sql: db.sql, tokenKeys: keys },
+    );
+    const tokensFor = (showtimeId: number) =>
+      Promise.all(
+        Array.from({ length: CLIENTS }, (_, i) =>
+          signAccessToken(keys, {
+            customerId: `bench-${i}`,
+            showtimeId,
+            sessionId: `b${i}`,
+            expiresAtMs: Date.now() + 3_600_000,
+          }),
+        ),
+      );
     const tokens = await tokensFor(forService.id);
     // Seat index order = row-major, as in the pgbench script.
     const seats = rectangularLayout({ rows: ROWS, columns: COLUMNS }).map((s) => s.code);
     console.log(`core service: POST hold + DELETE hold, ${CLIENTS} clients, ${seconds}s …`);
     const loader = fileURLToPath(new URL('./_hold-load.ts', import.meta.url));
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', loader, JSON.stringify({ url: core.url, showtimeId: forService.id, tokens, seats, seconds })], { maxBuffer: 1 << 20 });
-    console.log(`core service: best available POST {count: 2, together: true} + DELETE, ${CLIENTS} clients, ${seconds}s …`);
-    const bestRun = await run(process.execPath, ['--import', 'tsx', loader, JSON.stringify({ url: core.url, showtimeId: forBestService.id, tokens: await tokensFor(forBestService.id), seats, seconds, bestCount: 2 })], { maxBuffer: 1 << 20 });
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', loader, JSON.stringify({ url: core.url, showtimeId: forService.id, tokens, seats, seconds })],
+      { maxBuffer: 1 << 20 },
+    );
+    console.log(
+      `core service: best available POST {count: 2, together: true} + DELETE, ${CLIENTS} clients, ${seconds}s …`,
+    );
+    const bestRun = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        loader,
+        JSON.stringify({
+          url: core.url,
+          showtimeId: forBestService.id,
+          tokens: await tokensFor(forBestService.id),
+          seats,
+          seconds,
+          bestCount: 2,
+        }),
+      ],
+      { maxBuffer: 1 << 20 },
+    );
     await core.close();
     const result = JSON.parse(stdout.trim().split('\n').pop()!) as { holds: number; statuses: Record<string, number> };
-    const bestResult = JSON.parse(bestRun.stdout.trim().split('\n').pop()!) as { holds: number; statuses: Record<string, number> };
+    const bestResult = JSON.parse(bestRun.stdout.trim().split('\n').pop()!) as {
+      holds: number;
+      statuses: Record<string, number>;
+    };
 
     const serviceRate = result.holds / seconds;
     console.log('');
-    console.log(`  core service (HTTP)            ${serviceRate.toFixed(0).padStart(7)} successful holds/s  (statuses ${JSON.stringify(result.statuses)})`);
+    console.log(
+      `  core service (HTTP)            ${serviceRate.toFixed(0).padStart(7)} successful holds/s  (statuses ${JSON.stringify(result.statuses)})`,
+    );
     console.log(`  pgbench, same statements       ${same.tps.toFixed(0).padStart(7)} hold+release/s`);
     console.log(`  pgbench, bare UPDATE           ${bare.tps.toFixed(0).padStart(7)} hold+release/s`);
     console.log(`  ratio to the same statements   ${(serviceRate / same.tps).toFixed(2)}   (target ≥ 0.50)`);
-    console.log(`  ratio to the bare UPDATE       ${(serviceRate / bare.tps).toFixed(2)}   (goal ≥ 0.35: what the guards, the hold record, the log and the outbox cost on top)`);
+    console.log(
+      `  ratio to the bare UPDATE       ${(serviceRate / bare.tps).toFixed(2)}   (goal ≥ 0.35: what the guards, the hold record, the log and the outbox cost on top)`,
+    );
     const bestRate = bestResult.holds / seconds;
-    console.log(`  best available (HTTP)          ${bestRate.toFixed(0).padStart(7)} successful holds/s  (statuses ${JSON.stringify(bestResult.statuses)})`);
+    console.log(
+      `  best available (HTTP)          ${bestRate.toFixed(0).padStart(7)} successful holds/s  (statuses ${JSON.stringify(bestResult.statuses)})`,
+    );
     console.log(`  pgbench, best available        ${bestSame.tps.toFixed(0).padStart(7)} hold+release/s`);
-    console.log(`  best: ratio to its statements  ${(bestRate / bestSame.tps).toFixed(2)};  to the bare UPDATE ${(bestRate / bare.tps).toFixed(2)};  to chosen seats through the service ${(bestRate / serviceRate).toFixed(2)}`);
+    console.log(
+      `  best: ratio to its statements  ${(bestRate / bestSame.tps).toFixed(2)};  to the bare UPDATE ${(bestRate / bare.tps).toFixed(2)};  to chosen seats through the service ${(bestRate / serviceRate).toFixed(2)}`,
+    );
   } finally {
     await db.drop();
   }

@@ -42,7 +42,10 @@ end
 
 async function wrk(url: string, seconds: number, env: Record<string, string>, script: string) {
   const cpuBefore = process.cpuUsage();
-  const { stdout } = await run('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '-s', script, url], { env: { ...process.env, ...env }, maxBuffer: 1 << 20 });
+  const { stdout } = await run('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '-s', script, url], {
+    env: { ...process.env, ...env },
+    maxBuffer: 1 << 20,
+  });
   const cpu = process.cpuUsage(cpuBefore);
   const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? NaN);
   return {
@@ -55,13 +58,22 @@ async function wrk(url: string, seconds: number, env: Record<string, string>, sc
 
 /** The physical limit: node:http answering a join-sized JSON body to the same requests. */
 async function startBareServer() {
-  const body = JSON.stringify({ state: 'waiting', position: 5123, etaSeconds: 512, pollAfterMs: 30000, queueToken: 'x'.repeat(220) });
+  const body = JSON.stringify({
+    state: 'waiting',
+    position: 5123,
+    etaSeconds: 512,
+    pollAfterMs: 30000,
+    queueToken: 'x'.repeat(220),
+  });
   const server = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     response.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 export default async function joinBenchmark(args: string[]) {
@@ -88,13 +100,20 @@ export default async function joinBenchmark(args: string[]) {
   const bare = await startBareServer();
   try {
     const showtimeId = '4343';
-    await edge.app.rooms.engine.configure(showtimeId, { state: 'open', capacity: 1, admitPerMinute: 1, placesPerAddress: 1_000_000 });
+    await edge.app.rooms.engine.configure(showtimeId, {
+      state: 'open',
+      capacity: 1,
+      admitPerMinute: 1,
+      placesPerAddress: 1_000_000,
+    });
     const signer = createCustomerTokens({ keys: tokenKeys, demoLogin: true, idp: null, clockToleranceMs: 5_000 });
     const tokens: string[] = [];
     for (let i = 0; i < CUSTOMERS; i++) tokens.push(await signer.signDemo(`bench-join-${i}`));
     writeFileSync(tokensFile, `${tokens.join('\n')}\n`);
     const env = { TOKENS_FILE: tokensFile, JOIN_PATH: `/api/showtimes/${showtimeId}/queue` };
-    console.log(`${CUSTOMERS} distinct pre-signed customer tokens; wrk -t2 -c${CONNECTIONS} ${seconds}s, median of ${ROUNDS} alternating runs`);
+    console.log(
+      `${CUSTOMERS} distinct pre-signed customer tokens; wrk -t2 -c${CONNECTIONS} ${seconds}s, median of ${ROUNDS} alternating runs`,
+    );
     console.log('(a 2-core machine shared with other work, wrk on the same cores: figures are indicative)');
     // Warm-up: JIT, and the first verification of every token (ES256, on the thread pool), which
     // is the cache's cost once per buyer, not the join's: measured runs see a warm cache.
@@ -110,7 +129,8 @@ export default async function joinBenchmark(args: string[]) {
       edgeRuns.push(await wrk(edge.url, seconds, env, scriptFile));
       bareRuns.push(await wrk(bare.url, seconds, env, scriptFile));
     }
-    const median = <R extends { requestsPerSecond: number }>(runs: R[]) => [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(runs.length / 2)]!;
+    const median = <R extends { requestsPerSecond: number }>(runs: R[]) =>
+      [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(runs.length / 2)]!;
     const [edgeMax, bareMax] = [median(edgeRuns), median(bareRuns)];
     const stats = await edge.app.rooms.engine.stats(showtimeId);
     const scriptStats = await redisScriptCost(redisServer.ports[0]!);
@@ -124,10 +144,17 @@ export default async function joinBenchmark(args: string[]) {
   Redis per script call   ${scriptStats} (redis-server's own time for the join script, on the same two cores)
 `);
     const processes = await byProcessCount(seconds, (url) => wrk(url, seconds, env, scriptFile), {
-      REDIS_URL: `redis://127.0.0.1:${redisServer.ports[0]}`, CORE_URL: 'http://127.0.0.1:9', FLOOD_POINTS: '100000000', DEMO_LOGIN: '1',
-      LOG_LEVEL: 'error', TOKEN_SIGNING_KEY: JSON.stringify(jwk), ADMIN_TOKEN: 'bench-admin-token-0123456789',
+      REDIS_URL: `redis://127.0.0.1:${redisServer.ports[0]}`,
+      CORE_URL: 'http://127.0.0.1:9',
+      FLOOD_POINTS: '100000000',
+      DEMO_LOGIN: '1',
+      LOG_LEVEL: 'error',
+      TOKEN_SIGNING_KEY: JSON.stringify(jwk),
+      ADMIN_TOKEN: 'bench-admin-token-0123456789',
     });
-    console.log(`  edge entry by processes  ${processes.map((p) => `EDGE_PROCESSES=${p.processes}: ${p.requestsPerSecond.toFixed(0)} joins/s (${(p.requestsPerSecond / bareMax.requestsPerSecond).toFixed(2)} of bare)`).join('   ')}\n`);
+    console.log(
+      `  edge entry by processes  ${processes.map((p) => `EDGE_PROCESSES=${p.processes}: ${p.requestsPerSecond.toFixed(0)} joins/s (${(p.requestsPerSecond / bareMax.requestsPerSecond).toFixed(2)} of bare)`).join('   ')}\n`,
+    );
   } finally {
     await bare.close();
     await edge.close();

@@ -28,7 +28,13 @@ function microsPerCall(ms: number, op: () => unknown): number {
 
 const hall = {
   name: 'Salle 1',
-  seats: Array.from({ length: 300 }, (_, i) => ({ code: `${String.fromCharCode(65 + Math.floor(i / 20))}${(i % 20) + 1}`, rowLabel: String.fromCharCode(65 + Math.floor(i / 20)), row: Math.floor(i / 20) + 1, column: (i % 20) + 1, type: 'standard' })),
+  seats: Array.from({ length: 300 }, (_, i) => ({
+    code: `${String.fromCharCode(65 + Math.floor(i / 20))}${(i % 20) + 1}`,
+    rowLabel: String.fromCharCode(65 + Math.floor(i / 20)),
+    row: Math.floor(i / 20) + 1,
+    column: (i % 20) + 1,
+    type: 'standard',
+  })),
 };
 const bodies: Array<[string, string]> = [
   ['hold {"seats":[…2]}', JSON.stringify({ seats: ['F5', 'F6'] })],

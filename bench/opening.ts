@@ -54,28 +54,53 @@ async function prepare(stack: ChaosStack, opensAtMs: number): Promise<Rehearsal>
   const port = await freePort();
   const edgeUrl = `http://127.0.0.1:${port}`;
   const edge = serviceProcess({
-    name: 'edge-rehearsal', entry: 'edge/src/main.ts', logDir: stack.logDir,
-    env: { ...stack.edgeEnv, EDGE_PORT: String(port), POW_SHOWTIME_JOINS_PER_SECOND: '1000000', POW_ADDRESS_JOINS_PER_MINUTE: '1000000' },
+    name: 'edge-rehearsal',
+    entry: 'edge/src/main.ts',
+    logDir: stack.logDir,
+    env: {
+      ...stack.edgeEnv,
+      EDGE_PORT: String(port),
+      POW_SHOWTIME_JOINS_PER_SECOND: '1000000',
+      POW_ADDRESS_JOINS_PER_MINUTE: '1000000',
+    },
     ready: () => answers200(`${edgeUrl}/healthz`),
   });
   await edge.start();
   // close() stops the services it started; this one is stopped by the rehearsal itself.
   stack.edge = edge;
-  const admin = { authorization: `Bearer ${stack.adminToken}`, 'x-service-token': stack.serviceToken, 'content-type': 'application/json' };
+  const admin = {
+    authorization: `Bearer ${stack.adminToken}`,
+    'x-service-token': stack.serviceToken,
+    'content-type': 'application/json',
+  };
   const post = async (path: string, body: unknown) => {
-    const response = await fetch(`${stack.coreUrl}${path}`, { method: 'POST', headers: admin, body: JSON.stringify(body) });
+    const response = await fetch(`${stack.coreUrl}${path}`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify(body),
+    });
     if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
     return (await response.json()) as { id: number };
   };
   const venue = await post('/admin/venues', { name: 'Rehearsal cinema' });
-  const seats = rectangularLayout({ rows: ROWS, columns: COLUMNS }).map(({ code, rowLabel, row, column, type }) => ({ code, rowLabel, row, column, type }));
+  const seats = rectangularLayout({ rows: ROWS, columns: COLUMNS }).map(({ code, rowLabel, row, column, type }) => ({
+    code,
+    rowLabel,
+    row,
+    column,
+    type,
+  }));
   const hall = await post(`/admin/venues/${venue.id}/halls`, { name: 'Screen 1', seats });
   const showtime = await post('/admin/showtimes', {
-    hallId: hall.id, title: 'Opening night', startsAt: new Date(Date.now() + 86_400_000).toISOString(), priceCents: 1200,
+    hallId: hall.id,
+    title: 'Opening night',
+    startsAt: new Date(Date.now() + 86_400_000).toISOString(),
+    priceCents: 1200,
     opensAt: new Date(opensAtMs).toISOString(),
   });
   const room = await fetch(`${edgeUrl}/api/admin/showtimes/${showtime.id}/room`, {
-    method: 'PUT', headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
+    method: 'PUT',
+    headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({ capacity: 40, admitPerMinute: 300, sessionTtlSeconds: 120, placesPerAddress: 5 }),
   });
   if (!room.ok) throw new Error(`room: ${room.status} ${await room.text()}`);
@@ -86,16 +111,48 @@ async function prepare(stack: ChaosStack, opensAtMs: number): Promise<Rehearsal>
 async function idleHoldMs(r: Rehearsal): Promise<number> {
   // A showtime of its own, open now, one buyer.
   const headers = { ...r.admin, 'x-service-token': r.stack.serviceToken, 'content-type': 'application/json' };
-  const post = async (path: string, body: unknown) => (await (await fetch(`${r.stack.coreUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: number };
+  const post = async (path: string, body: unknown) =>
+    (await (
+      await fetch(`${r.stack.coreUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
+    ).json()) as { id: number };
   const venue = await post('/admin/venues', { name: 'Floor' });
-  const hall = await post(`/admin/venues/${venue.id}/halls`, { name: 'Floor', seats: rectangularLayout({ rows: 2, columns: 4 }).map(({ code, rowLabel, row, column, type }) => ({ code, rowLabel, row, column, type })) });
-  const showtime = await post('/admin/showtimes', { hallId: hall.id, title: 'Floor', startsAt: new Date(Date.now() + 86_400_000).toISOString(), priceCents: 100 });
-  await fetch(`${r.edgeUrl}/api/admin/showtimes/${showtime.id}/room`, { method: 'PUT', headers: { ...r.admin, 'content-type': 'application/json' }, body: JSON.stringify({ capacity: 5, state: 'open' }) });
+  const hall = await post(`/admin/venues/${venue.id}/halls`, {
+    name: 'Floor',
+    seats: rectangularLayout({ rows: 2, columns: 4 }).map(({ code, rowLabel, row, column, type }) => ({
+      code,
+      rowLabel,
+      row,
+      column,
+      type,
+    })),
+  });
+  const showtime = await post('/admin/showtimes', {
+    hallId: hall.id,
+    title: 'Floor',
+    startsAt: new Date(Date.now() + 86_400_000).toISOString(),
+    priceCents: 100,
+  });
+  await fetch(`${r.edgeUrl}/api/admin/showtimes/${showtime.id}/room`, {
+    method: 'PUT',
+    headers: { ...r.admin, 'content-type': 'application/json' },
+    body: JSON.stringify({ capacity: 5, state: 'open' }),
+  });
   const xff = { 'x-forwarded-for': '192.0.2.1' };
-  const login = (await (await fetch(`${r.edgeUrl}/api/auth/demo`, { method: 'POST', headers: { ...xff, 'content-type': 'application/json' }, body: '{}' })).json()) as { token: string };
+  const login = (await (
+    await fetch(`${r.edgeUrl}/api/auth/demo`, {
+      method: 'POST',
+      headers: { ...xff, 'content-type': 'application/json' },
+      body: '{}',
+    })
+  ).json()) as { token: string };
   let access: string | null = null;
   for (let i = 0; i < 50 && !access; i++) {
-    const joined = (await (await fetch(`${r.edgeUrl}/api/showtimes/${showtime.id}/queue`, { method: 'POST', headers: { ...xff, authorization: `Bearer ${login.token}` } })).json()) as { accessToken?: string };
+    const joined = (await (
+      await fetch(`${r.edgeUrl}/api/showtimes/${showtime.id}/queue`, {
+        method: 'POST',
+        headers: { ...xff, authorization: `Bearer ${login.token}` },
+      })
+    ).json()) as { accessToken?: string };
     access = joined.accessToken ?? null;
     if (!access) await sleep(100);
   }
@@ -103,11 +160,16 @@ async function idleHoldMs(r: Rehearsal): Promise<number> {
   for (let i = 0; i < 10; i++) {
     const started = performance.now();
     const held = await fetch(`${r.edgeUrl}/api/showtimes/${showtime.id}/holds`, {
-      method: 'POST', headers: { ...xff, authorization: `Bearer ${access}`, 'content-type': 'application/json' }, body: JSON.stringify({ seats: ['A1', 'A2'] }),
+      method: 'POST',
+      headers: { ...xff, authorization: `Bearer ${access}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ seats: ['A1', 'A2'] }),
     });
     times.push(performance.now() - started);
     const { holdId } = (await held.json()) as { holdId: string };
-    await fetch(`${r.edgeUrl}/api/holds/${holdId}`, { method: 'DELETE', headers: { ...xff, authorization: `Bearer ${access}` } });
+    await fetch(`${r.edgeUrl}/api/holds/${holdId}`, {
+      method: 'DELETE',
+      headers: { ...xff, authorization: `Bearer ${access}` },
+    });
     await sleep(300); // the customer bucket refills 10 a minute
   }
   return median(times) ?? 0;
@@ -122,7 +184,10 @@ function watchOperatorView(r: Rehearsal) {
     while (running) {
       const started = Date.now();
       polls++;
-      const ok = await fetch(`${r.edgeUrl}/api/admin/showtimes/${r.showtimeId}/room`, { headers: r.admin, signal: AbortSignal.timeout(500) })
+      const ok = await fetch(`${r.edgeUrl}/api/admin/showtimes/${r.showtimeId}/room`, {
+        headers: r.admin,
+        signal: AbortSignal.timeout(500),
+      })
         .then(async (response) => (await response.arrayBuffer(), response.status === 200))
         .catch(() => false);
       if (!ok) gaps++;
@@ -159,13 +224,17 @@ const FRESH_MS = 4_000;
  * Passed over while not fresh is the parking rule at work, counted apart.
  */
 function inversions(buyers: OpeningBuyer[], ticketOf: Map<number, number>): { inverted: number; passedOver: number } {
-  const admitted = buyers.filter((b) => b.admittedAtMs !== null && ticketOf.has(b.id)).sort((a, b) => a.admittedAtMs! - b.admittedAtMs!);
+  const admitted = buyers
+    .filter((b) => b.admittedAtMs !== null && ticketOf.has(b.id))
+    .sort((a, b) => a.admittedAtMs! - b.admittedAtMs!);
   let inverted = 0;
   let passedOver = 0;
   for (const waiter of buyers) {
     const ticket = ticketOf.get(waiter.id);
     if (ticket === undefined || waiter.lastWaitingAtMs === null) continue;
-    const jumped = admitted.find((other) => other.admittedAtMs! + SNAPSHOT_MS < waiter.lastWaitingAtMs! && ticketOf.get(other.id)! > ticket);
+    const jumped = admitted.find(
+      (other) => other.admittedAtMs! + SNAPSHOT_MS < waiter.lastWaitingAtMs! && ticketOf.get(other.id)! > ticket,
+    );
     if (!jumped) continue;
     const at = jumped.admittedAtMs!;
     const fresh = waiter.told.some((t) => t.state === 'waiting' && t.atMs <= at && t.atMs >= at - FRESH_MS);
@@ -179,7 +248,10 @@ async function ticketsOf(r: Rehearsal, buyers: OpeningBuyer[]): Promise<Map<numb
   const tickets = new Map<number, number>();
   for (const buyer of buyers) {
     if (!buyer.queueId) continue;
-    const response = await fetch(`${r.edgeUrl}/api/admin/showtimes/${r.showtimeId}/room/queue-ids/${encodeURIComponent(buyer.queueId)}`, { headers: r.admin });
+    const response = await fetch(
+      `${r.edgeUrl}/api/admin/showtimes/${r.showtimeId}/room/queue-ids/${encodeURIComponent(buyer.queueId)}`,
+      { headers: r.admin },
+    );
     if (response.ok) tickets.set(buyer.id, ((await response.json()) as { ticket: number }).ticket);
   }
   return tickets;
@@ -211,12 +283,21 @@ export default async function opening(args: string[]): Promise<void> {
     const opensAtMs = Date.now() + leadMs;
     const r = await prepare(stack, opensAtMs);
     const floorMs = await idleHoldMs(r);
-    console.log(`stack: separate processes (core, sandbox, edge, ticker) on private PostgreSQL and Redis; ${ROWS * COLUMNS} seats, capacity 40, 300 admissions/min`);
-    console.log(`buyers: ${count}, joining from 0.5 s before to 0.5 s after the opening${withStall ? '; core stalled 10 s mid-sale' : ''}${withRedisRestart ? '; Redis restarted empty mid-sale' : ''}`);
+    console.log(
+      `stack: separate processes (core, sandbox, edge, ticker) on private PostgreSQL and Redis; ${ROWS * COLUMNS} seats, capacity 40, 300 admissions/min`,
+    );
+    console.log(
+      `buyers: ${count}, joining from 0.5 s before to 0.5 s after the opening${withStall ? '; core stalled 10 s mid-sale' : ''}${withRedisRestart ? '; Redis restarted empty mid-sale' : ''}`,
+    );
 
     const context: BuyerContext = {
-      edgeUrl: r.edgeUrl, paymentsUrl: stack.paymentsUrl, paymentApiKey: stack.paymentApiKey, showtimeId: r.showtimeId,
-      deadlineMs: opensAtMs + 150_000, rows: ROWS, columns: COLUMNS,
+      edgeUrl: r.edgeUrl,
+      paymentsUrl: stack.paymentsUrl,
+      paymentApiKey: stack.paymentApiKey,
+      showtimeId: r.showtimeId,
+      deadlineMs: opensAtMs + 150_000,
+      rows: ROWS,
+      columns: COLUMNS,
     };
     const buyers = Array.from({ length: count }, (_, i) => newBuyer(i + 1));
     const view = watchOperatorView(r);
@@ -224,17 +305,21 @@ export default async function opening(args: string[]): Promise<void> {
     const faults: Promise<void>[] = [];
     if (withStall) faults.push(sleep(opensAtMs + 15_000 - Date.now()).then(() => stallCore(stack.databaseUrl)));
     if (withRedisRestart) {
-      faults.push(sleep(opensAtMs + 20_000 - Date.now()).then(async () => {
-        await stack.redis.kill();
-        await sleep(1_000);
-        await stack.redis.start();
-      }));
+      faults.push(
+        sleep(opensAtMs + 20_000 - Date.now()).then(async () => {
+          await stack.redis.kill();
+          await sleep(1_000);
+          await stack.redis.start();
+        }),
+      );
     }
     await Promise.all([...runs, ...faults]);
     const seen = await view.stop();
 
     const sql = postgres(stack.databaseUrl, { max: 1, onnotice: () => {} });
-    const [sold] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM show_seat WHERE showtime_id = ${r.showtimeId} AND status = 'BOOKED'`;
+    const [sold] = await sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM show_seat WHERE showtime_id = ${r.showtimeId} AND status = 'BOOKED'`;
     await sql.end();
 
     const admitted5xx = buyers.flatMap((b) => b.admitted5xx);
@@ -245,24 +330,57 @@ export default async function opening(args: string[]): Promise<void> {
     const { inverted, passedOver } = inversions(buyers, tickets);
     const outcomes: Record<string, number> = {};
     for (const b of buyers) outcomes[b.outcome] = (outcomes[b.outcome] ?? 0) + 1;
-    const byCode = (codes: string[]) => Object.entries(codes.reduce<Record<string, number>>((acc, c) => ((acc[c] = (acc[c] ?? 0) + 1), acc), {})).map(([c, n]) => `${n} × ${c}`).join(', ') || 'none';
+    const byCode = (codes: string[]) =>
+      Object.entries(codes.reduce<Record<string, number>>((acc, c) => ((acc[c] = (acc[c] ?? 0) + 1), acc), {}))
+        .map(([c, n]) => `${n} × ${c}`)
+        .join(', ') || 'none';
 
-    console.log(`outcomes: ${Object.entries(outcomes).map(([k, v]) => `${k} ${v}`).join(', ')}; seats sold ${sold?.n ?? 0} of ${ROWS * COLUMNS}`);
-    console.log(`admitted buyers: ${buyers.filter((b) => b.admittedAtMs !== null).length}; their 5xx: ${byCode(admitted5xx)}; 5xx while waiting: ${byCode(waiting5xx)}; told to join again (410): ${buyers.filter((b) => b.rejoins > 0).length} buyers`);
-    console.log(`wait told at join: median error ${pct(median(join))} % (p90 ${pct(percentile(join, 0.9))} %, ${join.length} buyers); half-way: ${pct(median(half))} % (p90 ${pct(percentile(half, 0.9))} %) — goals 25 % / 15 %`);
+    console.log(
+      `outcomes: ${Object.entries(outcomes)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}; seats sold ${sold?.n ?? 0} of ${ROWS * COLUMNS}`,
+    );
+    console.log(
+      `admitted buyers: ${buyers.filter((b) => b.admittedAtMs !== null).length}; their 5xx: ${byCode(admitted5xx)}; 5xx while waiting: ${byCode(waiting5xx)}; told to join again (410): ${buyers.filter((b) => b.rejoins > 0).length} buyers`,
+    );
+    console.log(
+      `wait told at join: median error ${pct(median(join))} % (p90 ${pct(percentile(join, 0.9))} %, ${join.length} buyers); half-way: ${pct(median(half))} % (p90 ${pct(percentile(half, 0.9))} %) — goals 25 % / 15 %`,
+    );
     const p50 = median(held);
-    console.log(`time from admission to a hold: p50 ${p50 === null ? 'n/a' : Math.round(p50)} ms, p95 ${held.length ? Math.round(percentile(held, 0.95)!) : 'n/a'} ms (includes the buyer's 0.8 s at the map); an idle hold's round trip here ${Math.round(floorMs)} ms; conflicts per hold ${(buyers.reduce((s, b) => s + b.conflicts, 0) / Math.max(1, held.length)).toFixed(2)}`);
-    console.log(`admission order: ${inverted} inversions among ${tickets.size} buyers with a ticket (goal 0); ${passedOver} passed over while not polling (parked as walk-aways, by design)`);
-    console.log(`operator view: ${seen.gaps} of ${seen.polls} polls unanswered within 500 ms (${(seen.gaps * 0.5).toFixed(1)} s)`);
+    console.log(
+      `time from admission to a hold: p50 ${p50 === null ? 'n/a' : Math.round(p50)} ms, p95 ${held.length ? Math.round(percentile(held, 0.95)!) : 'n/a'} ms (includes the buyer's 0.8 s at the map); an idle hold's round trip here ${Math.round(floorMs)} ms; conflicts per hold ${(buyers.reduce((s, b) => s + b.conflicts, 0) / Math.max(1, held.length)).toFixed(2)}`,
+    );
+    console.log(
+      `admission order: ${inverted} inversions among ${tickets.size} buyers with a ticket (goal 0); ${passedOver} passed over while not polling (parked as walk-aways, by design)`,
+    );
+    console.log(
+      `operator view: ${seen.gaps} of ${seen.polls} polls unanswered within 500 ms (${(seen.gaps * 0.5).toFixed(1)} s)`,
+    );
     if (process.env.REHEARSAL_DEBUG) {
       const perTen = new Map<number, number>();
-      for (const b of buyers) if (b.admittedAtMs !== null) perTen.set(Math.floor((b.admittedAtMs - opensAtMs) / 10_000), (perTen.get(Math.floor((b.admittedAtMs - opensAtMs) / 10_000)) ?? 0) + 1);
-      console.log('admissions per 10 s from the opening:', [...perTen.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => `${k * 10}s:${v}`).join(' '));
-      const room = (await (await fetch(`${r.edgeUrl}/api/admin/showtimes/${r.showtimeId}/room`, { headers: r.admin })).json()) as { stats: unknown; admission: unknown };
+      for (const b of buyers)
+        if (b.admittedAtMs !== null)
+          perTen.set(
+            Math.floor((b.admittedAtMs - opensAtMs) / 10_000),
+            (perTen.get(Math.floor((b.admittedAtMs - opensAtMs) / 10_000)) ?? 0) + 1,
+          );
+      console.log(
+        'admissions per 10 s from the opening:',
+        [...perTen.entries()]
+          .sort((a, b) => a[0] - b[0])
+          .map(([k, v]) => `${k * 10}s:${v}`)
+          .join(' '),
+      );
+      const room = (await (
+        await fetch(`${r.edgeUrl}/api/admin/showtimes/${r.showtimeId}/room`, { headers: r.admin })
+      ).json()) as { stats: unknown; admission: unknown };
       console.log('room at the end:', JSON.stringify(room.stats), JSON.stringify(room.admission));
-      for (const b of buyers.filter((x) => x.outcome === 'timed_out').slice(0, 3)) console.log(`timed out: buyer ${b.id} ticket ${tickets.get(b.id)}`, JSON.stringify(b.told.slice(-6)));
+      for (const b of buyers.filter((x) => x.outcome === 'timed_out').slice(0, 3))
+        console.log(`timed out: buyer ${b.id} ticket ${tickets.get(b.id)}`, JSON.stringify(b.told.slice(-6)));
     }
-    console.log(`rehearsal: admitted-5xx ${admitted5xx.length} join-error ${pct(median(join))}% halfway-error ${pct(median(half))}% inversions ${inverted} view-gaps ${seen.gaps}`);
+    console.log(
+      `rehearsal: admitted-5xx ${admitted5xx.length} join-error ${pct(median(join))}% halfway-error ${pct(median(half))}% inversions ${inverted} view-gaps ${seen.gaps}`,
+    );
   } finally {
     await stack.edge.stop().catch(() => {});
     await stack.close();

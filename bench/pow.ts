@@ -68,11 +68,21 @@ export default async function pow(args: string[]) {
     if (response.status !== 204) refused++;
   });
   const joinsChecked = Math.round((seconds * 1e6) / verifyMicros);
-  const hashMicros = await microsPerCall(seconds * 1000, (i) => createHash('sha256').update(`v1.4242.1.${i}:${i}`).digest());
+  const hashMicros = await microsPerCall(seconds * 1000, (i) =>
+    createHash('sha256').update(`v1.4242.1.${i}:${i}`).digest(),
+  );
 
   const tokenKeys = await loadTokenKeys({ signingJwk: await generateSigningJwk('bench-pow') });
   const edge = await startEdge(
-    parseEdgeConfig({ EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', ADMIN_TOKEN: 'bench-admin-token-0123456789', CORE_URL: 'http://127.0.0.1:9', FLOOD_POINTS: '1000000000', SNAPSHOT_TTL_MS: '10000', LOG_LEVEL: 'error' }),
+    parseEdgeConfig({
+      EDGE_PORT: '0',
+      EDGE_HOST: '127.0.0.1',
+      ADMIN_TOKEN: 'bench-admin-token-0123456789',
+      CORE_URL: 'http://127.0.0.1:9',
+      FLOOD_POINTS: '1000000000',
+      SNAPSHOT_TTL_MS: '10000',
+      LOG_LEVEL: 'error',
+    }),
     { tokenKeys, consumeEvents: false },
   );
   let pollMicros = Number.NaN;
@@ -81,7 +91,11 @@ export default async function pow(args: string[]) {
     await engine.configure('4242', { state: 'open', capacity: 10, admitPerMinute: 60, tickGapMs: 100 });
     for (let i = 0; i < 2_000; i++) await engine.join('4242', `bench-${i}`);
     const { createQueueTokens } = await import('../edge/src/tokens/queue-token');
-    const token = await createQueueTokens(tokenKeys, { ttlMs: 3_600_000, clockToleranceMs: 5_000 }).sign({ customerId: 'bench-1999', showtimeId: '4242', ticket: 2_000 });
+    const token = await createQueueTokens(tokenKeys, { ttlMs: 3_600_000, clockToleranceMs: 5_000 }).sign({
+      customerId: 'bench-1999',
+      showtimeId: '4242',
+      ticket: 2_000,
+    });
     const poll = () => edge.app.request('/api/showtimes/4242/queue', { headers: { 'x-queue-token': token } });
     if ((await poll()).status !== 200) throw new Error('the bare poll did not answer 200');
     pollMicros = await microsPerCall(seconds * 1000, async () => (await poll()).arrayBuffer());
@@ -112,6 +126,8 @@ verification per join (gate: HMAC + SHA-256 + one-time mark), in process
     }
     const sorted = [...times].sort((a, b) => a - b);
     const p90 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))]!;
-    console.log(`  ${String(difficulty).padStart(4)}   ${String(runs).padStart(9)}   ${median(times).toFixed(1).padStart(9)}   ${p90.toFixed(1).padStart(6)}    ${median(hashes).toLocaleString('en').padStart(12)}`);
+    console.log(
+      `  ${String(difficulty).padStart(4)}   ${String(runs).padStart(9)}   ${median(times).toFixed(1).padStart(9)}   ${p90.toFixed(1).padStart(6)}    ${median(hashes).toLocaleString('en').padStart(12)}`,
+    );
   }
 }

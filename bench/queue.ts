@@ -47,7 +47,20 @@ async function perSecond(count: number, concurrency: number, op: (i: number) => 
 async function redisBenchmark(url: URL, requests: number, pipeline: number, argv: string[]): Promise<number> {
   const { stdout } = await run(
     'redis-benchmark',
-    ['-h', url.hostname, '-p', url.port || '6379', '-n', String(requests), '-c', '50', '-P', String(pipeline), '-q', ...argv],
+    [
+      '-h',
+      url.hostname,
+      '-p',
+      url.port || '6379',
+      '-n',
+      String(requests),
+      '-c',
+      '50',
+      '-P',
+      String(pipeline),
+      '-q',
+      ...argv,
+    ],
     { maxBuffer: 16 * 1024 * 1024 },
   );
   const match = /([\d.]+) requests per second/.exec(stdout.split('\r').pop() ?? stdout);
@@ -112,9 +125,33 @@ export default async function queueBench(args: string[]): Promise<void> {
       engine.poll('bench', customerId(Math.floor(Math.random() * (WAITING + CAPACITY)))),
     );
 
-    const pollArgv = ['EVALSHA', scripts.poll.sha1, '9', ...keys.forShowtime('bench').room, 'c__rand_int__', '-r', String(WAITING + CAPACITY)];
-    const joinArgv = ['EVALSHA', scripts.join.sha1, '10', ...keys.forShowtime('rbjoin').joining, 'c__rand_int__', '-r', '1000000000'];
-    const enterArgv = ['EVALSHA', scripts.enter.sha1, '10', ...keys.forShowtime('rbenter').joining, 'c__rand_int__', '-r', '1000000000'];
+    const pollArgv = [
+      'EVALSHA',
+      scripts.poll.sha1,
+      '9',
+      ...keys.forShowtime('bench').room,
+      'c__rand_int__',
+      '-r',
+      String(WAITING + CAPACITY),
+    ];
+    const joinArgv = [
+      'EVALSHA',
+      scripts.join.sha1,
+      '10',
+      ...keys.forShowtime('rbjoin').joining,
+      'c__rand_int__',
+      '-r',
+      '1000000000',
+    ];
+    const enterArgv = [
+      'EVALSHA',
+      scripts.enter.sha1,
+      '10',
+      ...keys.forShowtime('rbenter').joining,
+      'c__rand_int__',
+      '-r',
+      '1000000000',
+    ];
     // -r must come before the command in redis-benchmark's argv.
     const reorder = (argv: string[]) => [...argv.slice(-2), ...argv.slice(0, -2)];
     const rbPoll1 = await redisBenchmark(url, polls, 1, reorder(pollArgv));
@@ -128,25 +165,36 @@ export default async function queueBench(args: string[]): Promise<void> {
     const sample = 2_000;
     const before = await commandStats(admin);
     networkCalls = 0;
-    for (let i = 0; i < sample; i++) await engine.poll('bench', customerId(CAPACITY + Math.floor(Math.random() * WAITING)));
+    for (let i = 0; i < sample; i++)
+      await engine.poll('bench', customerId(CAPACITY + Math.floor(Math.random() * WAITING)));
     const after = await commandStats(admin);
     const delta = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
-    const serverSide = [...after.keys()].filter((n) => n !== 'evalsha' && n !== 'info').reduce((sum, n) => sum + delta(n), 0);
+    const serverSide = [...after.keys()]
+      .filter((n) => n !== 'evalsha' && n !== 'info')
+      .reduce((sum, n) => sum + delta(n), 0);
     const snapshot = await engine.snapshot('bench');
     const sim = snapshot.ok ? simulateEdgePolling(snapshot.snapshot, WAITING) : null;
 
-    console.log(`room: ${fmt(waiting)} waiting, capacity ${CAPACITY}, ${concurrency} concurrent callers on one ioredis connection`);
+    console.log(
+      `room: ${fmt(waiting)} waiting, capacity ${CAPACITY}, ${concurrency} concurrent callers on one ioredis connection`,
+    );
     console.log('');
-    console.log('                         ioredis adapter   redis-benchmark -P 1   redis-benchmark -P 16   ratio to -P 16');
+    console.log(
+      '                         ioredis adapter   redis-benchmark -P 1   redis-benchmark -P 16   ratio to -P 16',
+    );
     const row = (name: string, ours: number, p1: number, p16: number) =>
-      console.log(`${name.padEnd(25)}${fmt(ours).padStart(15)}${fmt(p1).padStart(23)}${fmt(p16).padStart(24)}${(ours / p16).toFixed(2).padStart(17)}`);
+      console.log(
+        `${name.padEnd(25)}${fmt(ours).padStart(15)}${fmt(p1).padStart(23)}${fmt(p16).padStart(24)}${(ours / p16).toFixed(2).padStart(17)}`,
+      );
     row('joins/s', joinsPerSec, rbJoin1, rbJoin16);
     row('joins/s, place only', entersPerSec, rbEnter1, rbEnter16);
     row('polls/s', pollsPerSec, rbPoll1, rbPoll16);
     console.log(`target: ratio >= 0.50 of pipelined redis-benchmark`);
     console.log('');
     console.log(`Redis commands per poll that reaches Redis: ${(networkCalls / sample).toFixed(2)} sent (EVALSHA),`);
-    console.log(`  ${(serverSide / sample).toFixed(1)} executed inside the script (commandstats delta, ${fmt(delta('evalsha'))} EVALSHA seen)`);
+    console.log(
+      `  ${(serverSide / sample).toFixed(1)} executed inside the script (commandstats delta, ${fmt(delta('evalsha'))} EVALSHA seen)`,
+    );
     if (sim) {
       console.log(
         `Edge snapshot scheme, ${fmt(WAITING)} waiting, ${sim.durationMs / 1000} s simulated, ${sim.edgeInstances} edge instances ` +

@@ -35,13 +35,22 @@ export interface FaultRunSettings {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function roomCall(stack: ChaosStack, showtimeId: string, method: 'GET' | 'PUT', body?: unknown): Promise<RoomSettings | null> {
+async function roomCall(
+  stack: ChaosStack,
+  showtimeId: string,
+  method: 'GET' | 'PUT',
+  body?: unknown,
+): Promise<RoomSettings | null> {
   // A few tries: a saturated edge may answer late.
   for (let attempt = 0; attempt < 4; attempt++) {
     try {
       const response = await fetch(`${stack.edgeUrl}/api/admin/showtimes/${showtimeId}/room`, {
-        method, signal: AbortSignal.timeout(5_000),
-        headers: { authorization: `Bearer ${stack.adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        method,
+        signal: AbortSignal.timeout(5_000),
+        headers: {
+          authorization: `Bearer ${stack.adminToken}`,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
         ...(body ? { body: JSON.stringify(body) } : {}),
       });
       if (response.status === 200) return ((await response.json()) as { settings?: RoomSettings }).settings ?? null;
@@ -58,13 +67,21 @@ async function roomCall(stack: ChaosStack, showtimeId: string, method: 'GET' | '
  * fault run did after its component was back, which bookings made before cannot stand in for.
  * A booking in the second the component came back is not counted.
  */
-export const firstSecondAfter = (recorder: Pick<Recorder, 'startedAtMs'>, ms: number) => Math.max(0, Math.ceil((ms - recorder.startedAtMs) / 1000));
+export const firstSecondAfter = (recorder: Pick<Recorder, 'startedAtMs'>, ms: number) =>
+  Math.max(0, Math.ceil((ms - recorder.startedAtMs) / 1000));
 
 /** Bookings from `second` on, in a run's bookings per second. */
-export const bookedFrom = (bookedPerSecond: number[], second: number) => bookedPerSecond.slice(second).reduce((sum, n) => sum + n, 0);
+export const bookedFrom = (bookedPerSecond: number[], second: number) =>
+  bookedPerSecond.slice(second).reduce((sum, n) => sum + n, 0);
 
 /** Polls `recovered` from `backAt`, probing the control in the same instant; bounded at 30 s. */
-async function measureRecovery(stack: ChaosStack, showtimeId: string, fault: Fault, control: ControlProbe, backAt: number) {
+async function measureRecovery(
+  stack: ChaosStack,
+  showtimeId: string,
+  fault: Fault,
+  control: ControlProbe,
+  backAt: number,
+) {
   let machineLagMs = 0;
   while (Date.now() - backAt < 30_000) {
     // Recovered as of when the successful probe was sent: on a saturated machine its own
@@ -82,13 +99,26 @@ async function measureRecovery(stack: ChaosStack, showtimeId: string, fault: Fau
 }
 
 export async function runBuyersThroughFault(deps: {
-  stack: ChaosStack; sql: Sql; redis: Redis; control: ControlProbe; fault: Fault; settings: FaultRunSettings;
+  stack: ChaosStack;
+  sql: Sql;
+  redis: Redis;
+  control: ControlProbe;
+  fault: Fault;
+  settings: FaultRunSettings;
   samplers: (showtimeId: string) => { stop(): Promise<{ redis: CapSamples; ledger: CapSamples }> };
 }) {
   const { stack, fault, settings } = deps;
   const { showtimeId } = await createSale({
-    coreUrl: stack.coreUrl, edgeUrl: stack.edgeUrl, adminToken: stack.adminToken, serviceToken: stack.serviceToken, rows: settings.rows, columns: settings.columns,
-    holdTtlMs: settings.holdTtlMs, capacity: settings.capacity, admitPerMinute: settings.admitPerMinute, sessionTtlSeconds: settings.sessionTtlSeconds,
+    coreUrl: stack.coreUrl,
+    edgeUrl: stack.edgeUrl,
+    adminToken: stack.adminToken,
+    serviceToken: stack.serviceToken,
+    rows: settings.rows,
+    columns: settings.columns,
+    holdTtlMs: settings.holdTtlMs,
+    capacity: settings.capacity,
+    admitPerMinute: settings.admitPerMinute,
+    sessionTtlSeconds: settings.sessionTtlSeconds,
   });
   const before = await roomCall(stack, showtimeId, 'GET');
   let durableBefore = await durableRoomSettings(deps.sql, Number(showtimeId));
@@ -97,12 +127,23 @@ export async function runBuyersThroughFault(deps: {
   const acknowledged = { holdIds: [] as string[], paymentIds: [] as string[] };
   const sampling = deps.samplers(showtimeId);
   const journey: JourneySettings = {
-    showtimeId, party: 2, maxHoldTries: 3, seatPreference: 'random', paymentApiKey: stack.paymentApiKey,
-    maxWaitMs: settings.durationSeconds * 1000, random: Math.random,
+    showtimeId,
+    party: 2,
+    maxHoldTries: 3,
+    seatPreference: 'random',
+    paymentApiKey: stack.paymentApiKey,
+    maxWaitMs: settings.durationSeconds * 1000,
+    random: Math.random,
   };
   const buying = runBuyers({
-    edgeUrl: stack.edgeUrl, paymentsUrl: stack.paymentsUrl, buyers: settings.buyers, rampSeconds: settings.rampSeconds,
-    durationSeconds: settings.durationSeconds, journey, recorder, requestTimeoutMs: 8_000,
+    edgeUrl: stack.edgeUrl,
+    paymentsUrl: stack.paymentsUrl,
+    buyers: settings.buyers,
+    rampSeconds: settings.rampSeconds,
+    durationSeconds: settings.durationSeconds,
+    journey,
+    recorder,
+    requestTimeoutMs: 8_000,
     onAnswer: (endpoint, response) => {
       const code = (response.json as { error?: { code?: string } } | null)?.error?.code;
       const key = `${endpoint} ${response.status === 0 ? 'no answer' : response.status}${code ? ` ${code}` : ''}`;
@@ -110,7 +151,8 @@ export async function runBuyersThroughFault(deps: {
       // What a buyer was told exists must still exist after any fault.
       const body = response.json as { holdId?: string; paymentId?: string } | null;
       if (response.status === 201 && endpoint === 'hold' && body?.holdId) acknowledged.holdIds.push(body.holdId);
-      if (response.status === 201 && endpoint === 'checkout' && body?.paymentId) acknowledged.paymentIds.push(body.paymentId);
+      if (response.status === 201 && endpoint === 'checkout' && body?.paymentId)
+        acknowledged.paymentIds.push(body.paymentId);
     },
   });
 
@@ -133,7 +175,12 @@ export async function runBuyersThroughFault(deps: {
   await buying;
   const cap = await sampling.stop();
   return {
-    showtimeId, answers, acknowledged, cap, recovery, paused,
+    showtimeId,
+    answers,
+    acknowledged,
+    cap,
+    recovery,
+    paused,
     bookings: recorder.counters.get('booked') ?? 0,
     /** Bookings per second of the run, and the first second after the component was back. */
     bookedPerSecond: recorder.seconds.map((second) => second.booked),
@@ -142,7 +189,9 @@ export async function runBuyersThroughFault(deps: {
     /** Settings now, for the settings check (the durable row is compared with its copy from the start). */
     async settingsAfter(): Promise<RoomContext['settings']> {
       return {
-        before, after: await roomCall(stack, showtimeId, 'GET'), durableBefore,
+        before,
+        after: await roomCall(stack, showtimeId, 'GET'),
+        durableBefore,
         durableAfter: await durableRoomSettings(deps.sql, Number(showtimeId)),
         soldOut: await showtimeSoldOut(deps.sql, Number(showtimeId)),
       };

@@ -44,7 +44,10 @@ const PROBE_TIMEOUT_MS = 5_000;
 async function setGatewayFaults(stack: ChaosStack, faults: Record<string, unknown> | null): Promise<void> {
   const response = await fetch(`${stack.paymentsUrl}/v1/faults`, {
     method: faults ? 'PUT' : 'DELETE',
-    headers: { authorization: `Bearer ${stack.paymentApiKey}`, ...(faults ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${stack.paymentApiKey}`,
+      ...(faults ? { 'content-type': 'application/json' } : {}),
+    },
     ...(faults ? { body: JSON.stringify(faults) } : {}),
   });
   if (!response.ok) throw new Error(`gateway faults: ${response.status} ${await response.text()}`);
@@ -61,7 +64,12 @@ async function coreServesBuyers(stack: ChaosStack, showtimeId: string): Promise<
   try {
     const response = await fetch(`${stack.edgeUrl}/api/showtimes`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
     const list = (await response.json()) as { id: number }[];
-    return response.status === 200 && !response.headers.has('warning') && Array.isArray(list) && list.some((s) => String(s.id) === showtimeId);
+    return (
+      response.status === 200 &&
+      !response.headers.has('warning') &&
+      Array.isArray(list) &&
+      list.some((s) => String(s.id) === showtimeId)
+    );
   } catch {
     return false;
   }
@@ -75,15 +83,23 @@ async function buyersCanJoin(stack: ChaosStack, showtimeId: string): Promise<boo
   try {
     const address = `10.250.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
     const login = await fetch(`${stack.edgeUrl}/api/auth/demo`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': address }, body: '{}', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+      body: '{}',
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     });
     if (login.status !== 200 && login.status !== 201) return false;
     const { token } = (await login.json()) as { token: string };
     const join = await fetch(`${stack.edgeUrl}/api/showtimes/${showtimeId}/queue`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address }, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address },
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     });
     const body = (await join.json().catch(() => null)) as { state?: string } | null;
-    await fetch(`${stack.edgeUrl}/api/showtimes/${showtimeId}/queue`, { method: 'DELETE', headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address } }).catch(() => {});
+    await fetch(`${stack.edgeUrl}/api/showtimes/${showtimeId}/queue`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address },
+    }).catch(() => {});
     return join.status < 300 && typeof body?.state === 'string';
   } catch {
     return false;
@@ -149,7 +165,11 @@ export const FAULTS: Fault[] = [
     async inject(stack, timing) {
       // Another session (a migration, an operator's script) takes the arbiter's table: every
       // hold, seat map and confirmation waits on it; the core must answer 503, not hang or 500.
-      const sql = postgres(stack.databaseUrl, { max: 1, onnotice: () => {}, connection: { application_name: 'chaos-lock' } });
+      const sql = postgres(stack.databaseUrl, {
+        max: 1,
+        onnotice: () => {},
+        connection: { application_name: 'chaos-lock' },
+      });
       try {
         await sql.begin(async (tx) => {
           await tx`LOCK TABLE show_seat IN ACCESS EXCLUSIVE MODE`;
@@ -198,7 +218,12 @@ export const FAULTS: Fault[] = [
   {
     name: 'gateway: webhooks delayed, duplicated, reordered',
     async inject(stack, timing) {
-      await setGatewayFaults(stack, { webhookDelayMs: 400, webhookCopies: 3, webhookOrder: 'reverse', reorderWindowMs: 300 });
+      await setGatewayFaults(stack, {
+        webhookDelayMs: 400,
+        webhookCopies: 3,
+        webhookOrder: 'reverse',
+        reorderWindowMs: 300,
+      });
       await sleep(timing.outageMs);
       await setGatewayFaults(stack, null);
     },

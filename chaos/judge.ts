@@ -29,7 +29,8 @@ export interface RunFacts {
 export const recoveryBeyondLag = (ms: number, machineLagMs: number) => Math.max(0, ms - machineLagMs);
 
 /** The minimum for fault runs: a share of the control run's bookings, and never less than one. */
-export const minimumBookings = (controlBookings: number, share: number) => Math.max(1, Math.ceil(controlBookings * share));
+export const minimumBookings = (controlBookings: number, share: number) =>
+  Math.max(1, Math.ceil(controlBookings * share));
 
 /** Below this many bookings after the control's quiet outage, a share of them is noise, not a bar. */
 export const AFTER_BACK_JUDGED_FROM = 10;
@@ -43,11 +44,14 @@ export function judgeRun(facts: RunFacts): string[] {
   if (facts.notFired) failures.push(`the fault did not happen: ${facts.notFired}`);
   if (facts.status500 > 0) failures.push(`${facts.status500} answers 500`);
   if (facts.bookings === 0) failures.push('sold nothing');
-  else if (facts.minBookings !== null && facts.bookings < facts.minBookings) failures.push(`bookings ${facts.bookings} < ${facts.minBookings} (half the control run's)`);
+  else if (facts.minBookings !== null && facts.bookings < facts.minBookings)
+    failures.push(`bookings ${facts.bookings} < ${facts.minBookings} (half the control run's)`);
   if (facts.minBookingsAfterBack !== null && facts.bookingsAfterBack < facts.minBookingsAfterBack) {
-    failures.push(facts.bookingsAfterBack === 0
-      ? 'sold nothing after the component was back'
-      : `bookings after the component was back ${facts.bookingsAfterBack} < ${facts.minBookingsAfterBack} (half the control run's over the same seconds)`);
+    failures.push(
+      facts.bookingsAfterBack === 0
+        ? 'sold nothing after the component was back'
+        : `bookings after the component was back ${facts.bookingsAfterBack} < ${facts.minBookingsAfterBack} (half the control run's over the same seconds)`,
+    );
   }
   if (facts.seatMaps === 0) failures.push('no buyer reached a seat map');
   if (facts.paymentsSettled === 0) failures.push('no payment settled');
@@ -55,7 +59,9 @@ export function judgeRun(facts: RunFacts): string[] {
     const { ms, machineLagMs } = facts.recovery;
     if (ms === null) failures.push('never recovered (30 s)');
     else if (recoveryBeyondLag(ms, machineLagMs) > facts.recoveryGoalMs) {
-      failures.push(`recovery ${ms} ms, ${recoveryBeyondLag(ms, machineLagMs)} ms beyond the machine's lag (${machineLagMs} ms), > ${facts.recoveryGoalMs} ms`);
+      failures.push(
+        `recovery ${ms} ms, ${recoveryBeyondLag(ms, machineLagMs)} ms beyond the machine's lag (${machineLagMs} ms), > ${facts.recoveryGoalMs} ms`,
+      );
     }
   }
   return failures;

@@ -45,7 +45,18 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   if (ids) chownSync(dir, ids.uid, ids.gid);
   const data = join(dir, 'data');
   const port = await freePort();
-  await asPostgres('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  await asPostgres('initdb', [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '-A',
+    'trust',
+    '-E',
+    'UTF8',
+    '--no-sync',
+    '--no-instructions',
+  ]);
   // fsync and full-page writes are off: they protect against the machine losing power, which
   // no fault here does. synchronous_commit stays on: a server killed with `-m immediate` must
   // keep every commit it acknowledged (with it off, buyers saw a hold they had been given

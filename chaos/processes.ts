@@ -74,7 +74,10 @@ export function serviceProcess(options: ServiceOptions): ServiceProcess {
       child.stderr!.pipe(log, { end: false });
       const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
       while (Date.now() < deadline) {
-        if (exited()) throw new Error(`${options.name} exited while starting:\n${logTail(join(options.logDir, `${options.name}.log`))}`);
+        if (exited())
+          throw new Error(
+            `${options.name} exited while starting:\n${logTail(join(options.logDir, `${options.name}.log`))}`,
+          );
         if (await options.ready().catch(() => false)) return;
         await sleep(100);
       }

@@ -26,7 +26,11 @@ function redisServer(port: number, dir: string): RestartableRedisServer {
     port,
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+      child = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+        { stdio: 'ignore' },
+      );
       await waitForPing(port);
     },
     async kill() {
@@ -80,37 +84,75 @@ export async function startChaosStack(options: { logLevel?: string; keyPrefix?: 
   const signingKey = JSON.stringify(await generateSigningJwk('chaos-1'));
   const logLevel = options.logLevel ?? 'warn';
   const keyPrefix = options.keyPrefix ?? '';
-  const common = { NODE_ENV: 'development', LOG_LEVEL: logLevel, ADMIN_TOKEN: adminToken, REDIS_URL: redis.url, ...(keyPrefix ? { REDIS_KEY_PREFIX: keyPrefix } : {}) };
+  const common = {
+    NODE_ENV: 'development',
+    LOG_LEVEL: logLevel,
+    ADMIN_TOKEN: adminToken,
+    REDIS_URL: redis.url,
+    ...(keyPrefix ? { REDIS_KEY_PREFIX: keyPrefix } : {}),
+  };
 
   const core = serviceProcess({
-    name: 'core', entry: 'core/src/main.ts', logDir,
+    name: 'core',
+    entry: 'core/src/main.ts',
+    logDir,
     env: {
-      ...common, CORE_PORT: String(corePort), CORE_HOST: '127.0.0.1', DATABASE_URL: postgres.url, DATABASE_POOL_SIZE: '10',
-      PAYMENT_URL: paymentsUrl, PAYMENT_API_KEY: paymentApiKey, PAYMENT_WEBHOOK_SECRET: webhookSecret, PUBLIC_URL: edgeUrl,
-      TOKEN_SIGNING_KEY: signingKey, RECONCILE_AFTER_MS: '2000', CORE_SERVICE_TOKEN: serviceToken,
+      ...common,
+      CORE_PORT: String(corePort),
+      CORE_HOST: '127.0.0.1',
+      DATABASE_URL: postgres.url,
+      DATABASE_POOL_SIZE: '10',
+      PAYMENT_URL: paymentsUrl,
+      PAYMENT_API_KEY: paymentApiKey,
+      PAYMENT_WEBHOOK_SECRET: webhookSecret,
+      PUBLIC_URL: edgeUrl,
+      TOKEN_SIGNING_KEY: signingKey,
+      RECONCILE_AFTER_MS: '2000',
+      CORE_SERVICE_TOKEN: serviceToken,
     },
     ready: () => answers200(`${coreUrl}/readyz`),
   });
   const sandbox = serviceProcess({
-    name: 'sandbox', entry: 'payment-sandbox/src/node.ts', logDir,
+    name: 'sandbox',
+    entry: 'payment-sandbox/src/node.ts',
+    logDir,
     env: {
-      ...common, PAYMENT_PORT: String(paymentPort), PAYMENT_PUBLIC_URL: paymentsUrl, CORE_URL: coreUrl, PAYMENT_API_KEY: paymentApiKey,
-      PAYMENT_WEBHOOK_SECRET: webhookSecret, PAYMENT_WEBHOOK_BASE_DELAY_MS: '200', PAYMENT_WEBHOOK_MAX_ATTEMPTS: '60',
+      ...common,
+      PAYMENT_PORT: String(paymentPort),
+      PAYMENT_PUBLIC_URL: paymentsUrl,
+      CORE_URL: coreUrl,
+      PAYMENT_API_KEY: paymentApiKey,
+      PAYMENT_WEBHOOK_SECRET: webhookSecret,
+      PAYMENT_WEBHOOK_BASE_DELAY_MS: '200',
+      PAYMENT_WEBHOOK_MAX_ATTEMPTS: '60',
     },
     ready: () => answers200(`${paymentsUrl}/healthz`),
   });
   const edgeEnv = {
-    ...common, EDGE_PORT: String(edgePort), EDGE_HOST: '127.0.0.1', CORE_URL: coreUrl, TOKEN_SIGNING_KEY: signingKey,
-    DEMO_LOGIN: '1', TRUST_PROXY: '1', DEMO_LOGIN_PER_MINUTE: '100000', FLOOD_POINTS: '1000', CORE_TIMEOUT_MS: '5000',
+    ...common,
+    EDGE_PORT: String(edgePort),
+    EDGE_HOST: '127.0.0.1',
+    CORE_URL: coreUrl,
+    TOKEN_SIGNING_KEY: signingKey,
+    DEMO_LOGIN: '1',
+    TRUST_PROXY: '1',
+    DEMO_LOGIN_PER_MINUTE: '100000',
+    FLOOD_POINTS: '1000',
+    CORE_TIMEOUT_MS: '5000',
     CORE_SERVICE_TOKEN: serviceToken,
   };
   const edge = serviceProcess({
-    name: 'edge', entry: 'edge/src/main.ts', logDir, env: edgeEnv,
+    name: 'edge',
+    entry: 'edge/src/main.ts',
+    logDir,
+    env: edgeEnv,
     ready: () => answers200(`${edgeUrl}/healthz`),
   });
   let tickerStarted = false;
   const ticker = serviceProcess({
-    name: 'ticker', entry: 'queue/src/ticker.ts', logDir,
+    name: 'ticker',
+    entry: 'queue/src/ticker.ts',
+    logDir,
     env: { ...common, CORE_URL: coreUrl, CORE_SERVICE_TOKEN: serviceToken, QUEUE_TICK_MS: '200' },
     // No port: alive a moment after spawning is all there is to wait for.
     ready: async () => {
@@ -134,5 +176,23 @@ export async function startChaosStack(options: { logLevel?: string; keyPrefix?: 
     await close();
     throw error;
   }
-  return { postgres, redis, core, edge, sandbox, ticker, coreUrl, edgeUrl, paymentsUrl, adminToken, serviceToken, paymentApiKey, databaseUrl: postgres.url, keyPrefix, edgeEnv, logDir, close };
+  return {
+    postgres,
+    redis,
+    core,
+    edge,
+    sandbox,
+    ticker,
+    coreUrl,
+    edgeUrl,
+    paymentsUrl,
+    adminToken,
+    serviceToken,
+    paymentApiKey,
+    databaseUrl: postgres.url,
+    keyPrefix,
+    edgeEnv,
+    logDir,
+    close,
+  };
 }

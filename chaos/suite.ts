@@ -34,8 +34,20 @@ export interface ChaosSettings extends FaultRunSettings {
 }
 
 export const SHORT_SETTINGS: ChaosSettings = {
-  buyers: 24, rows: 3, columns: 10, capacity: 12, admitPerMinute: 6_000, sessionTtlSeconds: 30, holdTtlMs: 15_000,
-  rampSeconds: 2, durationSeconds: 14, injectAtMs: 1_200, outageMs: 1_500, stallMs: 3_000, recoveryGoalMs: 5_000, minBookingShare: 0.5,
+  buyers: 24,
+  rows: 3,
+  columns: 10,
+  capacity: 12,
+  admitPerMinute: 6_000,
+  sessionTtlSeconds: 30,
+  holdTtlMs: 15_000,
+  rampSeconds: 2,
+  durationSeconds: 14,
+  injectAtMs: 1_200,
+  outageMs: 1_500,
+  stallMs: 3_000,
+  recoveryGoalMs: 5_000,
+  minBookingShare: 0.5,
 };
 
 /**
@@ -45,8 +57,20 @@ export const SHORT_SETTINGS: ChaosSettings = {
  * with bookings all made before its fault.
  */
 export const FULL_SETTINGS: ChaosSettings = {
-  buyers: 450, rows: 20, columns: 45, capacity: 60, admitPerMinute: 3_000, sessionTtlSeconds: 60, holdTtlMs: 20_000,
-  rampSeconds: 30, durationSeconds: 75, injectAtMs: 10_000, outageMs: 10_000, stallMs: 10_000, recoveryGoalMs: 5_000, minBookingShare: 0.5,
+  buyers: 450,
+  rows: 20,
+  columns: 45,
+  capacity: 60,
+  admitPerMinute: 3_000,
+  sessionTtlSeconds: 60,
+  holdTtlMs: 20_000,
+  rampSeconds: 30,
+  durationSeconds: 75,
+  injectAtMs: 10_000,
+  outageMs: 10_000,
+  stallMs: 10_000,
+  recoveryGoalMs: 5_000,
+  minBookingShare: 0.5,
 };
 
 /** The work a run did: what a fault must not reduce to nothing. */
@@ -108,9 +132,14 @@ async function settle(sql: Sql, redis: Redis, showtimeId: number, keyPrefix: str
     const [row] = await sql<{ busy: number }[]>`
       SELECT ((SELECT count(*) FROM outbox WHERE published_at IS NULL)
             + (SELECT count(*) FROM seat_hold WHERE showtime_id = ${showtimeId} AND status = 'ACTIVE' AND expires_at < now())
-            + (SELECT count(*) FROM payment WHERE showtime_id = ${showtimeId} AND status IN ('PENDING', 'REFUND_REQUESTED') AND expires_at < now()))::int AS busy`
-      .catch(() => [{ busy: 1 }]);
-    if (row!.busy === 0 && (await eventsNotAppliedByEdge(sql, redis, showtimeId, keyPrefix).catch(() => ['unreadable'])).length === 0) return;
+            + (SELECT count(*) FROM payment WHERE showtime_id = ${showtimeId} AND status IN ('PENDING', 'REFUND_REQUESTED') AND expires_at < now()))::int AS busy`.catch(
+      () => [{ busy: 1 }],
+    );
+    if (
+      row!.busy === 0 &&
+      (await eventsNotAppliedByEdge(sql, redis, showtimeId, keyPrefix).catch(() => ['unreadable'])).length === 0
+    )
+      return;
     await sleep(250);
   }
 }
@@ -129,7 +158,13 @@ async function checkUntilClean(context: FaultCheckContext, timeoutMs: number): P
   }
 }
 
-async function workDone(sql: Sql, showtimeId: number, bookings: number, bookingsAfterBack: number, seatMaps: number): Promise<WorkDone> {
+async function workDone(
+  sql: Sql,
+  showtimeId: number,
+  bookings: number,
+  bookingsAfterBack: number,
+  seatMaps: number,
+): Promise<WorkDone> {
   const [row] = await sql<{ settled: number }[]>`
     SELECT count(*)::int AS settled FROM payment WHERE showtime_id = ${showtimeId} AND status <> 'PENDING'`;
   // An empty reading (seen once in a full run, after the retained-outbox fault) counts as none
@@ -137,47 +172,109 @@ async function workDone(sql: Sql, showtimeId: number, bookings: number, bookings
   return { bookings, bookingsAfterBack, seatMaps, paymentsSettled: row?.settled ?? 0 };
 }
 
-async function runOne(stack: ChaosStack, sql: Sql, redis: Redis, control: ControlProbe, fault: Fault, settings: ChaosSettings, minimums: Minimums): Promise<FaultResult> {
+async function runOne(
+  stack: ChaosStack,
+  sql: Sql,
+  redis: Redis,
+  control: ControlProbe,
+  fault: Fault,
+  settings: ChaosSettings,
+  minimums: Minimums,
+): Promise<FaultResult> {
   const { minBookings } = minimums;
-  const run = await runBuyersThroughFault({ stack, sql, redis, control, fault, settings, samplers: (showtimeId) => capSamplers({ redis, sql, showtimeId, keyPrefix: stack.keyPrefix }) });
+  const run = await runBuyersThroughFault({
+    stack,
+    sql,
+    redis,
+    control,
+    fault,
+    settings,
+    samplers: (showtimeId) => capSamplers({ redis, sql, showtimeId, keyPrefix: stack.keyPrefix }),
+  });
   const showtimeId = Number(run.showtimeId);
   await settle(sql, redis, showtimeId, stack.keyPrefix, 20_000);
-  const checks = await checkUntilClean({
-    sql, redis, keyPrefix: stack.keyPrefix, showtimeId, capacity: settings.capacity, staleAfterSeconds: 3,
-    gateway: { url: stack.paymentsUrl, apiKey: stack.paymentApiKey },
-    acknowledged: run.acknowledged, cap: run.cap, settings: await run.settingsAfter(), paused: run.paused,
-  }, 15_000);
-  const work = await workDone(sql, showtimeId, run.bookings, bookedFrom(run.bookedPerSecond, run.backSecond), run.answers['seats 200'] ?? 0);
+  const checks = await checkUntilClean(
+    {
+      sql,
+      redis,
+      keyPrefix: stack.keyPrefix,
+      showtimeId,
+      capacity: settings.capacity,
+      staleAfterSeconds: 3,
+      gateway: { url: stack.paymentsUrl, apiKey: stack.paymentApiKey },
+      acknowledged: run.acknowledged,
+      cap: run.cap,
+      settings: await run.settingsAfter(),
+      paused: run.paused,
+    },
+    15_000,
+  );
+  const work = await workDone(
+    sql,
+    showtimeId,
+    run.bookings,
+    bookedFrom(run.bookedPerSecond, run.backSecond),
+    run.answers['seats 200'] ?? 0,
+  );
   // The control's bookings over the same seconds of its own run: a component slow to come back
   // leaves a shorter window, and is compared with the control over that window only.
   const minBookingsAfterBack = minimums.controlBookedPerSecond
     ? minimumBookingsAfterBack(bookedFrom(minimums.controlBookedPerSecond, run.backSecond), settings.minBookingShare)
     : null;
-  const count = (match: (key: string) => boolean) => Object.entries(run.answers).filter(([key]) => match(key)).reduce((n, [, c]) => n + c, 0);
+  const count = (match: (key: string) => boolean) =>
+    Object.entries(run.answers)
+      .filter(([key]) => match(key))
+      .reduce((n, [, c]) => n + c, 0);
   const status5xx = count((key) => / 5\d\d\b/.test(key));
   const status500 = count((key) => / 500\b/.test(key));
   const failures: string[] = [
     ...failuresOf(checks),
-    ...judgeRun({ status500, notFired: run.notFired, ...work, minBookings, minBookingsAfterBack, recovery: run.recovery, recoveryGoalMs: settings.recoveryGoalMs }),
+    ...judgeRun({
+      status500,
+      notFired: run.notFired,
+      ...work,
+      minBookings,
+      minBookingsAfterBack,
+      recovery: run.recovery,
+      recoveryGoalMs: settings.recoveryGoalMs,
+    }),
   ];
   // A service that died on its own (not the one this fault killed and restarted) is a finding;
   // start it again so the next fault runs on a whole stack.
   for (const service of [stack.core, stack.edge, stack.sandbox, stack.ticker]) {
     if (service.running()) continue;
     failures.push(`${service.name} process died`);
-    await service.start().catch((error: unknown) => failures.push(`${service.name} did not start again: ${(error as Error).message}`));
+    await service
+      .start()
+      .catch((error: unknown) => failures.push(`${service.name} did not start again: ${(error as Error).message}`));
   }
   return {
-    fault: fault.name, showtimeId: run.showtimeId, answers: run.answers, status5xx, status500, noAnswer: count((key) => key.includes('no answer')),
-    work, minBookings, minBookingsAfterBack, bookedPerSecond: run.bookedPerSecond, recovery: run.recovery, cap: run.cap, checks, failures,
+    fault: fault.name,
+    showtimeId: run.showtimeId,
+    answers: run.answers,
+    status5xx,
+    status500,
+    noAnswer: count((key) => key.includes('no answer')),
+    work,
+    minBookings,
+    minBookingsAfterBack,
+    bookedPerSecond: run.bookedPerSecond,
+    recovery: run.recovery,
+    cap: run.cap,
+    checks,
+    failures,
   };
 }
 
-export async function runChaosSuite(settings: ChaosSettings): Promise<{ results: FaultResult[]; stack: { logDir: string } }> {
+export async function runChaosSuite(
+  settings: ChaosSettings,
+): Promise<{ results: FaultResult[]; stack: { logDir: string } }> {
   const log = settings.log ?? (() => {});
   const startedAt = Date.now();
   const stack = await startChaosStack({ ...(settings.keyPrefix ? { keyPrefix: settings.keyPrefix } : {}) });
-  log(`chaos: stack up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (private PostgreSQL :${stack.postgres.port}, redis-server :${stack.redis.port}; logs ${stack.logDir})`);
+  log(
+    `chaos: stack up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (private PostgreSQL :${stack.postgres.port}, redis-server :${stack.redis.port}; logs ${stack.logDir})`,
+  );
   const sql = connectDatabase(stack.databaseUrl, { max: 3, applicationName: 'chaos-observer' });
   const redis = new Redis(stack.redis.url, { maxRetriesPerRequest: 1 });
   redis.on('error', () => {}); // Redis is killed on purpose
@@ -197,7 +294,9 @@ export async function runChaosSuite(settings: ChaosSettings): Promise<{ results:
           controlBookedPerSecond: result.bookedPerSecond,
         };
       }
-      log(`chaos: ${fault.name}: ${result.failures.length === 0 ? 'ok' : `FAIL (${result.failures.join('; ')})`} in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+      log(
+        `chaos: ${fault.name}: ${result.failures.length === 0 ? 'ok' : `FAIL (${result.failures.join('; ')})`} in ${((Date.now() - began) / 1000).toFixed(1)} s`,
+      );
     }
   } finally {
     await control.close();

@@ -62,7 +62,8 @@ export function createAccessTokenVerifier(keys: TokenKeyMaterial, options: Acces
     } catch {
       throw invalid();
     }
-    if (header.alg !== TOKEN_ALGORITHM || header.typ !== ACCESS_TOKEN_TYPE || typeof header.kid !== 'string') throw invalid();
+    if (header.alg !== TOKEN_ALGORITHM || header.typ !== ACCESS_TOKEN_TYPE || typeof header.kid !== 'string')
+      throw invalid();
     let payload;
     try {
       ({ payload } = await jwtVerify(token, keys.resolveKey, {
@@ -75,7 +76,10 @@ export function createAccessTokenVerifier(keys: TokenKeyMaterial, options: Acces
       }));
     } catch (error) {
       const expired = error instanceof joseErrors.JWTExpired;
-      throw unauthorized(expired ? 'TOKEN_EXPIRED' : 'INVALID_TOKEN', expired ? 'The access token has expired' : 'The access token is not valid');
+      throw unauthorized(
+        expired ? 'TOKEN_EXPIRED' : 'INVALID_TOKEN',
+        expired ? 'The access token has expired' : 'The access token is not valid',
+      );
     }
     const audience = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
     const match = /^showtime:(\d{1,15})$/.exec(audience ?? '');

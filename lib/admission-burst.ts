@@ -17,4 +17,5 @@ export const BURST_SECONDS = 5;
 export const ADMIT_BURST_BOUNDS = { min: 1, max: 10_000_000 } as const;
 
 /** BURST_SECONDS of the rate, at least one (admissions). */
-export const burstFor = (admitPerMinute: number): number => Math.max(1, Math.ceil((admitPerMinute * BURST_SECONDS) / 60));
+export const burstFor = (admitPerMinute: number): number =>
+  Math.max(1, Math.ceil((admitPerMinute * BURST_SECONDS) / 60));

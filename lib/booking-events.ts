@@ -80,11 +80,16 @@ export function compareStreamIds(a: string, b: string): number {
  */
 export function encodeBookingEvent(event: BookingEvent, options: { replayed?: boolean } = {}): string[] {
   const fields = [
-    'eventId', event.eventId,
-    'type', event.type,
-    'showtimeId', String(event.showtimeId),
-    'occurredAt', event.occurredAt,
-    'payload', JSON.stringify(event.payload),
+    'eventId',
+    event.eventId,
+    'type',
+    event.type,
+    'showtimeId',
+    String(event.showtimeId),
+    'occurredAt',
+    event.occurredAt,
+    'payload',
+    JSON.stringify(event.payload),
   ];
   if (options.replayed) fields.push('replayed', '1');
   return fields;

@@ -14,7 +14,11 @@ export const CUSTOMER_ACCESS_TOKEN_TYPE = 'wr-customer-access+jwt';
 export const CUSTOMER_ACCESS_AUDIENCE = 'customer-bookings';
 export const CUSTOMER_ACCESS_TTL_MS = 60_000;
 
-export async function signCustomerAccessToken(keys: TokenKeyMaterial, customerId: string, now = Date.now()): Promise<string> {
+export async function signCustomerAccessToken(
+  keys: TokenKeyMaterial,
+  customerId: string,
+  now = Date.now(),
+): Promise<string> {
   if (!keys.signing) throw new Error('This service has no signing key');
   return new SignJWT({})
     .setProtectedHeader({ alg: TOKEN_ALGORITHM, kid: keys.signing.kid, typ: CUSTOMER_ACCESS_TOKEN_TYPE })
@@ -37,7 +41,10 @@ export function tokenTypeOf(token: string): string | null {
 }
 
 /** Verifies customer access tokens: ES256, our type, issuer and audience; the customer id. */
-export function createCustomerAccessVerifier(keys: TokenKeyMaterial, options: { clockToleranceSeconds?: number; now?: () => number } = {}) {
+export function createCustomerAccessVerifier(
+  keys: TokenKeyMaterial,
+  options: { clockToleranceSeconds?: number; now?: () => number } = {},
+) {
   const clockTolerance = options.clockToleranceSeconds ?? 5;
   const now = options.now ?? Date.now;
   return async function verifyCustomerAccess(token: string): Promise<{ customerId: string }> {

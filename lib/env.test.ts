@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { flagSetting, keyPrefixSetting, logLevelSetting, optionalFlagSetting, optionalTextSetting, parseEnv } from './env';
+import {
+  flagSetting,
+  keyPrefixSetting,
+  logLevelSetting,
+  optionalFlagSetting,
+  optionalTextSetting,
+  parseEnv,
+} from './env';
 
 const schema = z.object({
   JOBS_ENABLED: flagSetting(true),
@@ -12,8 +19,16 @@ const schema = z.object({
 
 describe('configuration convention', () => {
   it('reads flags as 1/0, and true/false as written before', () => {
-    for (const [word, on] of [['1', true], ['0', false], ['true', true], ['false', false]] as const) {
-      expect(parseEnv('test', schema, { JOBS_ENABLED: word, DEMO_LOGIN: word })).toMatchObject({ JOBS_ENABLED: on, DEMO_LOGIN: on });
+    for (const [word, on] of [
+      ['1', true],
+      ['0', false],
+      ['true', true],
+      ['false', false],
+    ] as const) {
+      expect(parseEnv('test', schema, { JOBS_ENABLED: word, DEMO_LOGIN: word })).toMatchObject({
+        JOBS_ENABLED: on,
+        DEMO_LOGIN: on,
+      });
     }
   });
 

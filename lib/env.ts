@@ -53,7 +53,11 @@ export function describeIssues(error: z.ZodError): string {
 }
 
 /** Parses `env` with a service's schema, or throws `Invalid <service> configuration: …`. */
-export function parseEnv<T extends z.ZodType>(service: string, schema: T, env: Record<string, string | undefined>): z.output<T> {
+export function parseEnv<T extends z.ZodType>(
+  service: string,
+  schema: T,
+  env: Record<string, string | undefined>,
+): z.output<T> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) throw new Error(`Invalid ${service} configuration: ${describeIssues(parsed.error)}`);
   return parsed.data;

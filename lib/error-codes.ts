@@ -108,7 +108,9 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
 
 /** The catalogued codes answered with `S`: what `notFound(…)`, `conflict(…)` and the others accept. */
-export type CodeWithStatus<S extends ErrorStatus> = { [K in ErrorCode]: (typeof ERROR_STATUS)[K] extends S ? K : never }[ErrorCode];
+export type CodeWithStatus<S extends ErrorStatus> = {
+  [K in ErrorCode]: (typeof ERROR_STATUS)[K] extends S ? K : never;
+}[ErrorCode];
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 

@@ -52,7 +52,8 @@ export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
   const limit = bodyLimit({ maxSize: maxBytes, onError: (c) => respondWithError(c, tooLarge()) });
   return async function jsonBodyLimitMiddleware(c, next) {
     const declaredHeader = c.req.header('content-length');
-    if (declaredHeader === undefined && READS.has(c.req.method) && c.req.header('transfer-encoding') === undefined) return next();
+    if (declaredHeader === undefined && READS.has(c.req.method) && c.req.header('transfer-encoding') === undefined)
+      return next();
     if (declaredHeader !== undefined) {
       // A declared length is enforced by the HTTP parser itself: checking it is enough, and
       // leaves the body stream unwrapped (wrapping it costs a full Request on Node).

@@ -34,26 +34,35 @@ function plant(value: unknown, bad: string, choices: number[], asKey: boolean): 
 
 const badText = fc.oneof(
   fc.tuple(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 })).map(([a, b]) => `${a}\u0000${b}`),
-  fc.tuple(fc.string({ maxLength: 5 }), fc.constantFrom('\uD800', '\uDBFF', '\uDC00', '\uDFFF')).map(([a, s]) => `${a}${s}`),
+  fc
+    .tuple(fc.string({ maxLength: 5 }), fc.constantFrom('\uD800', '\uDBFF', '\uDC00', '\uDFFF'))
+    .map(([a, s]) => `${a}${s}`),
 );
 
 /** The properties any correct walk has; returns fast-check's verdict instead of throwing. */
 async function checkWalk(walk: Walk) {
   return fc.check(
-    fc.property(fc.jsonValue({ maxDepth: 8 }), badText, fc.array(fc.nat(), { maxLength: 10 }), fc.boolean(), fc.integer({ min: 33, max: 20_000 }), (good, bad, choices, asKey, depth) => {
-      const text = JSON.stringify(good);
-      // Within bounds: passes, and the value is unchanged by the walk.
-      if (walk(JSON.parse(text)) !== null) return false;
-      const parsed = JSON.parse(text);
-      walk(parsed);
-      if (JSON.stringify(parsed) !== text) return false;
-      // A NUL or lone surrogate anywhere (value or key): refused, naming where.
-      const planted = plant(JSON.parse(text), bad, choices, asKey);
-      const defect = walk(planted.value);
-      if (defect === null || defect.path !== planted.path) return false;
-      // Too deep: refused.
-      return walk(JSON.parse(nested(depth))) !== null;
-    }),
+    fc.property(
+      fc.jsonValue({ maxDepth: 8 }),
+      badText,
+      fc.array(fc.nat(), { maxLength: 10 }),
+      fc.boolean(),
+      fc.integer({ min: 33, max: 20_000 }),
+      (good, bad, choices, asKey, depth) => {
+        const text = JSON.stringify(good);
+        // Within bounds: passes, and the value is unchanged by the walk.
+        if (walk(JSON.parse(text)) !== null) return false;
+        const parsed = JSON.parse(text);
+        walk(parsed);
+        if (JSON.stringify(parsed) !== text) return false;
+        // A NUL or lone surrogate anywhere (value or key): refused, naming where.
+        const planted = plant(JSON.parse(text), bad, choices, asKey);
+        const defect = walk(planted.value);
+        if (defect === null || defect.path !== planted.path) return false;
+        // Too deep: refused.
+        return walk(JSON.parse(nested(depth))) !== null;
+      },
+    ),
     { numRuns: 200, seed: 42 },
   );
 }
@@ -65,7 +74,9 @@ describe('JSON guard', () => {
   });
 
   it('stays iterative: 200,000 levels are refused, not a stack overflow', () => {
-    expect(findJsonDefect(JSON.parse(nested(200_000)))).toMatchObject({ message: expect.stringContaining('deeper than 32') });
+    expect(findJsonDefect(JSON.parse(nested(200_000)))).toMatchObject({
+      message: expect.stringContaining('deeper than 32'),
+    });
     expect(findJsonDefect(JSON.parse(nested(JSON_MAX_DEPTH - 1)))).toBeNull();
     expect(findJsonDefect(JSON.parse(nested(JSON_MAX_DEPTH)))).toBeNull();
     expect(findJsonDefect(JSON.parse(nested(JSON_MAX_DEPTH + 1)))).not.toBeNull();
@@ -82,7 +93,11 @@ describe('JSON guard', () => {
     };
     expect(refusal('{')).toMatchObject({ status: 400, code: 'MALFORMED_JSON' });
     const nul = refusal('{"venue":{"name":"Rex\\u0000"}}');
-    expect(nul).toMatchObject({ status: 422, code: 'VALIDATION_FAILED', details: { issues: [{ path: 'venue.name' }] } });
+    expect(nul).toMatchObject({
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      details: { issues: [{ path: 'venue.name' }] },
+    });
     expect(refusal('{"title":"a\\ud800b"}')).toMatchObject({ status: 422, details: { issues: [{ path: 'title' }] } });
     expect(refusal('{"title":"ok \\ud83c\\udfac"}')).toBeNull(); // a proper pair (an emoji) is fine
     expect(refusal(nested(5_000))).toMatchObject({ status: 422, code: 'VALIDATION_FAILED' });
@@ -92,7 +107,8 @@ describe('JSON guard', () => {
     // The obvious recursive walk: correct on small values, but deep input overflows the stack.
     const recursiveWalk: Walk = (value) => {
       const visit = (v: unknown, path: string[]): JsonDefect | null => {
-        if (typeof v === 'string') return textDefect(v) ? { path: path.join('.') || '(root)', message: 'bad text' } : null;
+        if (typeof v === 'string')
+          return textDefect(v) ? { path: path.join('.') || '(root)', message: 'bad text' } : null;
         if (typeof v !== 'object' || v === null) return null;
         for (const [k, child] of Object.entries(v)) {
           if (textDefect(k)) return { path: [...path, k].join('.'), message: 'bad key' };

@@ -81,7 +81,8 @@ export function findJsonDefect(value: unknown, limits: JsonLimits = {}): JsonDef
     if (frame.depth >= maxDepth) return { path: pathOf(frame), message: `is nested deeper than ${maxDepth} levels` };
     const depth = frame.depth + 1;
     if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], key: String(i), parent: frame, depth });
+      for (let i = current.length - 1; i >= 0; i--)
+        stack.push({ value: current[i], key: String(i), parent: frame, depth });
       continue;
     }
     const keys = Object.keys(current);

@@ -33,11 +33,23 @@ export interface Operation<S extends string, T extends string, Sec extends strin
 }
 
 export const HEADER_DOCS: Record<HeaderName, { description: string; required: boolean; schema: object }> = {
-  'Retry-After': { description: 'Seconds to wait before trying again', required: true, schema: { type: 'string', pattern: '^\\d+$' } },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again',
+    required: true,
+    schema: { type: 'string', pattern: '^\\d+$' },
+  },
   'X-Request-Id': { description: 'The request id, echoed (or made up)', required: true, schema: { type: 'string' } },
   Location: { description: 'Where the created resource is read', required: true, schema: { type: 'string' } },
-  'Idempotent-Replayed': { description: '"true" when this is the stored answer to an earlier request with the same key', required: false, schema: { type: 'string', enum: ['true'] } },
-  Warning: { description: '110 "Response is stale" when served from cache', required: false, schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: '"true" when this is the stored answer to an earlier request with the same key',
+    required: false,
+    schema: { type: 'string', enum: ['true'] },
+  },
+  Warning: {
+    description: '110 "Response is stale" when served from cache',
+    required: false,
+    schema: { type: 'string' },
+  },
 };
 
 /** zod spells out ISO 8601 as a long regex beside `format: date-time`; the format says it. */
@@ -52,11 +64,19 @@ function dropDateTimePatterns(node: unknown): void {
   Object.values(record).forEach(dropDateTimePatterns);
 }
 
-function componentJsonSchemas(components: Record<string, z.ZodType>, requestNames: ReadonlySet<string>): Record<string, object> {
+function componentJsonSchemas(
+  components: Record<string, z.ZodType>,
+  requestNames: ReadonlySet<string>,
+): Record<string, object> {
   const build = (io: 'input' | 'output', names: string[]) => {
     const registry = z.registry<{ id: string }>();
     for (const name of names) registry.add(components[name]!, { id: name });
-    const { schemas } = z.toJSONSchema(registry, { target: 'draft-2020-12', io, unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` });
+    const { schemas } = z.toJSONSchema(registry, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+      uri: (id) => `#/components/schemas/${id}`,
+    });
     for (const schema of Object.values(schemas)) {
       delete (schema as Record<string, unknown>).$schema;
       delete (schema as Record<string, unknown>).$id;
@@ -65,7 +85,16 @@ function componentJsonSchemas(components: Record<string, z.ZodType>, requestName
     return schemas as Record<string, object>;
   };
   const names = Object.keys(components);
-  return { ...build('output', names.filter((n) => !requestNames.has(n))), ...build('input', names.filter((n) => requestNames.has(n))) };
+  return {
+    ...build(
+      'output',
+      names.filter((n) => !requestNames.has(n)),
+    ),
+    ...build(
+      'input',
+      names.filter((n) => requestNames.has(n)),
+    ),
+  };
 }
 
 export interface DocumentInput<S extends string, T extends string, Sec extends string> {
@@ -84,30 +113,74 @@ export interface DocumentInput<S extends string, T extends string, Sec extends s
 export function buildOpenApi<S extends string, T extends string, Sec extends string>(input: DocumentInput<S, T, Sec>) {
   const ref = (name: S) => ({ $ref: `#/components/schemas/${name}` });
   const answerObject = (answer: Answer<S>) => {
-    const schema = answer.schema === undefined ? undefined : typeof answer.schema === 'string' ? ref(answer.schema) : { type: 'array', items: ref(answer.schema.array) };
+    const schema =
+      answer.schema === undefined
+        ? undefined
+        : typeof answer.schema === 'string'
+          ? ref(answer.schema)
+          : { type: 'array', items: ref(answer.schema.array) };
     const description = answer.codes ? `${answer.description}. Codes: ${answer.codes.join(', ')}.` : answer.description;
-    const headers = Object.fromEntries((['X-Request-Id', ...(answer.headers ?? [])] as HeaderName[]).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+    const headers = Object.fromEntries(
+      (['X-Request-Id', ...(answer.headers ?? [])] as HeaderName[]).map((name) => [
+        name,
+        { $ref: `#/components/headers/${name}` },
+      ]),
+    );
     return {
       description,
       headers,
-      ...(schema ? { content: { [answer.contentType ?? 'application/json']: { schema } } } : answer.contentType ? { content: { [answer.contentType]: { schema: { type: 'string' } } } } : {}),
+      ...(schema
+        ? { content: { [answer.contentType ?? 'application/json']: { schema } } }
+        : answer.contentType
+          ? { content: { [answer.contentType]: { schema: { type: 'string' } } } }
+          : {}),
       ...(answer.codes ? { 'x-error-codes': answer.codes } : {}),
     };
   };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of input.operations) {
-    const params = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, ...input.pathParameters[name!] }));
-    const headers = (op.headers ?? []).map((h) => ({ name: h.name, in: 'header', required: h.required, description: h.description, schema: { type: 'string' } }));
-    const query = (op.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required, description: q.description, schema: q.schema }));
+    const params = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+      name,
+      in: 'path',
+      required: true,
+      ...input.pathParameters[name!],
+    }));
+    const headers = (op.headers ?? []).map((h) => ({
+      name: h.name,
+      in: 'header',
+      required: h.required,
+      description: h.description,
+      schema: { type: 'string' },
+    }));
+    const query = (op.query ?? []).map((q) => ({
+      name: q.name,
+      in: 'query',
+      required: q.required,
+      description: q.description,
+      schema: q.schema,
+    }));
     const parameters = [...params, ...query, ...headers];
     (paths[op.path] ??= {})[op.method] = {
-      operationId: `${op.method}${op.path.replace(/\{(\w+)\}/g, 'By-$1').split(/[^a-zA-Z0-9]+/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('')}`,
+      operationId: `${op.method}${op.path
+        .replace(/\{(\w+)\}/g, 'By-$1')
+        .split(/[^a-zA-Z0-9]+/)
+        .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+        .join('')}`,
       summary: op.summary,
       tags: [op.tag],
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(op.security ? { security: [op.security].flat().map((name) => ({ [name]: [] })) } : {}),
-      ...(op.body ? { requestBody: { required: op.bodyRequired ?? true, content: { 'application/json': { schema: ref(op.body) } } } } : {}),
-      responses: Object.fromEntries(Object.entries(op.responses).map(([status, answer]) => [status, answerObject(answer as Answer<S>)])),
+      ...(op.body
+        ? {
+            requestBody: {
+              required: op.bodyRequired ?? true,
+              content: { 'application/json': { schema: ref(op.body) } },
+            },
+          }
+        : {}),
+      responses: Object.fromEntries(
+        Object.entries(op.responses).map(([status, answer]) => [status, answerObject(answer as Answer<S>)]),
+      ),
     };
   }
   return {

@@ -13,7 +13,13 @@ const narrowLooksLong = '\u{1F511}'.repeat(7); // 14 UTF-16 units, 28 bytes: too
 function refusals(check: LengthCheck): boolean[] {
   const refused = (secrets: string[], production = true) => {
     try {
-      check({ service: 'core', name: 'PAYMENT_WEBHOOK_SECRET', secrets, minBytes: MIN_WEBHOOK_SECRET_BYTES, production });
+      check({
+        service: 'core',
+        name: 'PAYMENT_WEBHOOK_SECRET',
+        secrets,
+        minBytes: MIN_WEBHOOK_SECRET_BYTES,
+        production,
+      });
       return false;
     } catch {
       return true;
@@ -35,12 +41,19 @@ describe('PAYMENT_WEBHOOK_SECRET length in production', () => {
   });
 
   it('the core and the payment sandbox refuse to start with a short secret in production', () => {
-    const core = { NODE_ENV: 'production', ADMIN_TOKEN: 'a'.repeat(32), CORE_SERVICE_TOKEN: 's'.repeat(32), TOKEN_PUBLIC_JWKS: '{"keys":[]}' };
+    const core = {
+      NODE_ENV: 'production',
+      ADMIN_TOKEN: 'a'.repeat(32),
+      CORE_SERVICE_TOKEN: 's'.repeat(32),
+      TOKEN_PUBLIC_JWKS: '{"keys":[]}',
+    };
     expect(() => parseCoreConfig({ ...core, PAYMENT_WEBHOOK_SECRET: short })).toThrow(/at least 32 bytes/);
     expect(() => parseCoreConfig({ ...core, PAYMENT_WEBHOOK_SECRET: `${long},${short}` })).toThrow(/at least 32 bytes/);
     expect(parseCoreConfig({ ...core, PAYMENT_WEBHOOK_SECRET: long }).webhookSecrets).toEqual([long]);
     expect(() => configFromEnv({ NODE_ENV: 'production', PAYMENT_WEBHOOK_SECRET: short })).toThrow(/at least 32 bytes/);
-    expect(configFromEnv({ NODE_ENV: 'production', PAYMENT_WEBHOOK_SECRET: long }).config.webhookSecrets).toEqual([long]);
+    expect(configFromEnv({ NODE_ENV: 'production', PAYMENT_WEBHOOK_SECRET: long }).config.webhookSecrets).toEqual([
+      long,
+    ]);
     expect(configFromEnv({ PAYMENT_WEBHOOK_SECRET: short }).config.webhookSecrets).toEqual([short]);
   });
 

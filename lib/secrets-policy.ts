@@ -14,11 +14,22 @@ export function isLoopbackHost(host: string): boolean {
  * Throws when a public default may not be used; returns the warning to log when it may.
  * `name` is the setting (ADMIN_TOKEN), `service` says which process refuses.
  */
-export function checkDefaultSecret(options: { service: string; name: string; usingDefault: boolean; host: string; production: boolean }): string | null {
+export function checkDefaultSecret(options: {
+  service: string;
+  name: string;
+  usingDefault: boolean;
+  host: string;
+  production: boolean;
+}): string | null {
   if (!options.usingDefault) return null;
-  if (options.production) throw new Error(`${options.service}: ${options.name} must be set (not the public development default) when NODE_ENV=production`);
+  if (options.production)
+    throw new Error(
+      `${options.service}: ${options.name} must be set (not the public development default) when NODE_ENV=production`,
+    );
   if (!isLoopbackHost(options.host)) {
-    throw new Error(`${options.service}: ${options.name} is the public development default while listening on ${options.host}: set ${options.name}, or bind to 127.0.0.1`);
+    throw new Error(
+      `${options.service}: ${options.name} is the public development default while listening on ${options.host}: set ${options.name}, or bind to 127.0.0.1`,
+    );
   }
   return `${options.name} is the public development default: anyone who can reach this ${options.service} can use it`;
 }
@@ -34,7 +45,13 @@ export const MIN_WEBHOOK_SECRET_BYTES = 32;
  * Throws in production when any of the secrets (a rotation lists several) is shorter than
  * `minBytes` bytes of UTF-8; elsewhere short secrets stay usable for development.
  */
-export function checkSecretLength(options: { service: string; name: string; secrets: readonly string[]; minBytes: number; production: boolean }): void {
+export function checkSecretLength(options: {
+  service: string;
+  name: string;
+  secrets: readonly string[];
+  minBytes: number;
+  production: boolean;
+}): void {
   if (!options.production) return;
   const short = options.secrets.filter((secret) => new TextEncoder().encode(secret).length < options.minBytes);
   if (short.length === 0) return;

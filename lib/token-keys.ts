@@ -1,4 +1,13 @@
-import { base64url, exportJWK, generateKeyPair, importJWK, createLocalJWKSet, type CryptoKey, type JWK, type JSONWebKeySet } from 'jose';
+import {
+  base64url,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  createLocalJWKSet,
+  type CryptoKey,
+  type JWK,
+  type JSONWebKeySet,
+} from 'jose';
 
 /** ES256 only: small signatures, native in WebCrypto on Node and Workers. */
 export const TOKEN_ALGORITHM = 'ES256';
@@ -37,11 +46,16 @@ async function deriveQueueKey(jwk: JWK & { kid: string; d: string }): Promise<Ui
   const encode = (text: string) => new TextEncoder().encode(text);
   const secret = Uint8Array.from(base64url.decode(jwk.d));
   const material = await crypto.subtle.importKey('raw', secret, 'HKDF', false, ['deriveBits']);
-  const bits = await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: encode('wr-queue-token/v1'), info: encode(jwk.kid) }, material, 256);
+  const bits = await crypto.subtle.deriveBits(
+    { name: 'HKDF', hash: 'SHA-256', salt: encode('wr-queue-token/v1'), info: encode(jwk.kid) },
+    material,
+    256,
+  );
   return new Uint8Array(bits);
 }
 
-const hasPrivatePart = (jwk: JWK): jwk is JWK & { kid: string; d: string } => typeof jwk.d === 'string' && typeof jwk.kid === 'string';
+const hasPrivatePart = (jwk: JWK): jwk is JWK & { kid: string; d: string } =>
+  typeof jwk.d === 'string' && typeof jwk.kid === 'string';
 
 function publicPart(jwk: JWK): JWK {
   const { d: _private, ...rest } = jwk;
@@ -75,7 +89,12 @@ export async function loadTokenKeys(options: {
     if (jwk && hasPrivatePart(jwk) && !byKid.has(jwk.kid)) byKid.set(jwk.kid, await deriveQueueKey(jwk));
   }
   const queueSigning = signing ? { kid: signing.kid, key: byKid.get(signing.kid)! } : null;
-  return { signing, publicJwks, resolveKey: createLocalJWKSet(publicJwks), queueKeys: { signing: queueSigning, byKid } };
+  return {
+    signing,
+    publicJwks,
+    resolveKey: createLocalJWKSet(publicJwks),
+    queueKeys: { signing: queueSigning, byKid },
+  };
 }
 
 /** A fresh key pair as JWKs, for development and tests. */

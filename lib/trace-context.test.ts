@@ -14,12 +14,16 @@ describe('W3C traceparent', () => {
     expect(traceLogFields(trace)).toEqual({ trace_id: TRACE, span_id: trace.spanId, parent_span_id: PARENT });
   });
 
-  it('keeps the caller\'s flags (not sampled stays not sampled)', () => {
+  it("keeps the caller's flags (not sampled stays not sampled)", () => {
     expect(continueTrace(`00-${TRACE}-${PARENT}-00`).flags).toBe('00');
   });
 
   it('accepts a later version with extra fields, as the spec asks', () => {
-    expect(parseTraceparent(`01-${TRACE}-${PARENT}-01-whatever`)).toEqual({ traceId: TRACE, parentSpanId: PARENT, flags: '01' });
+    expect(parseTraceparent(`01-${TRACE}-${PARENT}-01-whatever`)).toEqual({
+      traceId: TRACE,
+      parentSpanId: PARENT,
+      flags: '01',
+    });
   });
 
   it.each([
@@ -42,7 +46,9 @@ describe('W3C traceparent', () => {
   });
 
   it('never repeats ids', () => {
-    const ids = new Set(Array.from({ length: 1000 }, () => continueTrace(undefined)).flatMap((t) => [t.traceId, t.spanId]));
+    const ids = new Set(
+      Array.from({ length: 1000 }, () => continueTrace(undefined)).flatMap((t) => [t.traceId, t.spanId]),
+    );
     expect(ids.size).toBe(2000);
   });
 });

@@ -35,7 +35,9 @@ function randomHex(bytes: number): string {
 export const newSpanId = () => randomHex(8);
 
 /** The caller's trace, or null when the header is missing or invalid (the spec says: start a new one). */
-export function parseTraceparent(header: string | null | undefined): { traceId: string; parentSpanId: string; flags: string } | null {
+export function parseTraceparent(
+  header: string | null | undefined,
+): { traceId: string; parentSpanId: string; flags: string } | null {
   if (!header) return null;
   // Upper-case hex is invalid by the spec, not a variant to normalise.
   const match = TRACEPARENT.exec(header.trim());
@@ -50,7 +52,8 @@ export function parseTraceparent(header: string | null | undefined): { traceId: 
 /** This service's part of the trace: the caller's trace continued, or a new sampled one. */
 export function continueTrace(header: string | null | undefined): TraceContext {
   const parent = parseTraceparent(header);
-  if (parent) return { traceId: parent.traceId, spanId: newSpanId(), parentSpanId: parent.parentSpanId, flags: parent.flags };
+  if (parent)
+    return { traceId: parent.traceId, spanId: newSpanId(), parentSpanId: parent.parentSpanId, flags: parent.flags };
   return { traceId: randomHex(16), spanId: newSpanId(), parentSpanId: null, flags: '01' };
 }
 

@@ -145,7 +145,8 @@ describe('properties', () => {
       fc.property(bodies, secrets, times, (raw, keys, t) => {
         const signed = signWebhook(raw, keys, t);
         expect(parseSignatureHeader(signed)?.timestamp).toBe(t);
-        for (const key of keys) expect(verifyWebhookSignature(raw, signed, [key], t)).toEqual({ ok: true, timestamp: t });
+        for (const key of keys)
+          expect(verifyWebhookSignature(raw, signed, [key], t)).toEqual({ ok: true, timestamp: t });
       }),
     );
   });
@@ -168,7 +169,9 @@ describe('properties', () => {
   it('changing any single byte of the raw UTF-8 body fails verification', () => {
     const cases = fc
       .uint8Array({ minLength: 1, maxLength: 500 })
-      .chain((bytes) => fc.tuple(fc.constant(bytes), fc.nat({ max: bytes.length - 1 }), fc.integer({ min: 1, max: 255 })));
+      .chain((bytes) =>
+        fc.tuple(fc.constant(bytes), fc.nat({ max: bytes.length - 1 }), fc.integer({ min: 1, max: 255 })),
+      );
     fc.assert(
       fc.property(cases, ([bytes, index, delta]) => {
         const raw = Buffer.from(bytes).toString('latin1');

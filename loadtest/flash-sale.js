@@ -39,13 +39,35 @@ const planned = plannedIterations(buyerStages, seconds) + plannedIterations(page
 export const options = {
   discardResponseBodies: true,
   scenarios: {
-    buyers: { executor: 'ramping-arrival-rate', exec: 'buyer', startRate: 0, timeUnit: '1s', stages: buyerStages, preAllocatedVUs: buyers.preAllocatedVUs, maxVUs: buyers.maxVUs, gracefulStop: `${settings.gracefulStopSeconds}s` },
-    pages: { executor: 'ramping-arrival-rate', exec: 'page', startRate: 0, timeUnit: '1s', stages: pageStages, preAllocatedVUs: pages.preAllocatedVUs, maxVUs: pages.maxVUs, gracefulStop: '5s' },
+    buyers: {
+      executor: 'ramping-arrival-rate',
+      exec: 'buyer',
+      startRate: 0,
+      timeUnit: '1s',
+      stages: buyerStages,
+      preAllocatedVUs: buyers.preAllocatedVUs,
+      maxVUs: buyers.maxVUs,
+      gracefulStop: `${settings.gracefulStopSeconds}s`,
+    },
+    pages: {
+      executor: 'ramping-arrival-rate',
+      exec: 'page',
+      startRate: 0,
+      timeUnit: '1s',
+      stages: pageStages,
+      preAllocatedVUs: pages.preAllocatedVUs,
+      maxVUs: pages.maxVUs,
+      gracefulStop: '5s',
+    },
     drain: drainScenario(drainVus, stagesSeconds(buyerStages) + settings.gracefulStopSeconds),
   },
   // Latency limits on the run's own requests (phase:run); the drain's are tagged phase:drain.
   thresholds: Object.assign(
-    thresholdsFor({ endpoints: ['login', 'join', 'poll', 'seats', 'hold', 'checkout', 'approve', 'hold_status', 'booking', 'leave'], phase: 'run', plannedIterations: planned }),
+    thresholdsFor({
+      endpoints: ['login', 'join', 'poll', 'seats', 'hold', 'checkout', 'approve', 'hold_status', 'booking', 'leave'],
+      phase: 'run',
+      plannedIterations: planned,
+    }),
     thresholdsFor({ endpoints: ['page'], plannedIterations: planned }),
     { buyers_admitted: ['count>0'], bookings: ['count>0'] },
   ),
@@ -58,20 +80,30 @@ export function setup() {
 
 /** @param {import('./k6/room.js').RunData} data */
 export function buyer(data) {
-  step(onePerVu('journey', () => journeyFor(data.showtimeId)), onePerVu('plan', () => runPlan(data, buyerStages)));
+  step(
+    onePerVu('journey', () => journeyFor(data.showtimeId)),
+    onePerVu('plan', () => runPlan(data, buyerStages)),
+  );
 }
 
 /** @param {import('./k6/room.js').RunData} data */
 export function page(data) {
   // The body is never read: k6 discards it at the socket instead of handing 10 KB to JS.
   const tags = { endpoint: 'page', name: 'page' };
-  const res = http.get(`${settings.baseUrl}/showtimes/${data.showtimeId}`, { tags, responseCallback: expected, responseType: 'none' });
+  const res = http.get(`${settings.baseUrl}/showtimes/${data.showtimeId}`, {
+    tags,
+    responseCallback: expected,
+    responseType: 'none',
+  });
   check(res, { 'page answered as expected': (r) => r.status === 200 }, tags);
 }
 
 /** @param {import('./k6/room.js').RunData} data */
 export function drain(data) {
-  drainBuyers(onePerVu('journey', () => journeyFor(data.showtimeId)), drainVus);
+  drainBuyers(
+    onePerVu('journey', () => journeyFor(data.showtimeId)),
+    drainVus,
+  );
 }
 
 /** @param {import('./k6/room.js').RunData} data */
@@ -81,5 +113,9 @@ export function teardown(data) {
 
 /** @param {any} data */
 export function handleSummary(data) {
-  return summary('flash-sale', data, `peak ${settings.peakRps} req/s (${Math.round(journeyShare * 100)} % buyers), ${stagesSeconds(buyerStages)}s, drain at ${settings.drainRps} req/s`);
+  return summary(
+    'flash-sale',
+    data,
+    `peak ${settings.peakRps} req/s (${Math.round(journeyShare * 100)} % buyers), ${stagesSeconds(buyerStages)}s, drain at ${settings.drainRps} req/s`,
+  );
 }

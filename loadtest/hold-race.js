@@ -21,17 +21,31 @@ const holdThen = __ENV.HOLD_THEN === 'checkout' ? 'checkout' : 'cancel';
 const stages = openingMinute(settings.peakRps);
 const racers = vusFor('racers', settings.peakRps, envNumber('BUYER_PACE_SECONDS', 0.5), true);
 /** Only what this run calls: cancel with the default, the payment steps with HOLD_THEN=checkout. */
-const endpoints = ['login', 'join', 'poll', 'seats', 'hold', 'leave'].concat(holdThen === 'cancel' ? ['cancel'] : ['checkout', 'approve', 'hold_status', 'booking']);
+const endpoints = ['login', 'join', 'poll', 'seats', 'hold', 'leave'].concat(
+  holdThen === 'cancel' ? ['cancel'] : ['checkout', 'approve', 'hold_status', 'booking'],
+);
 
 /** @type {import('k6/options').Options} */
 export const options = {
   discardResponseBodies: true,
   scenarios: {
-    racers: { executor: 'ramping-arrival-rate', exec: 'racer', startRate: 0, timeUnit: '1s', stages, preAllocatedVUs: racers.preAllocatedVUs, maxVUs: racers.maxVUs, gracefulStop: `${settings.gracefulStopSeconds}s` },
+    racers: {
+      executor: 'ramping-arrival-rate',
+      exec: 'racer',
+      startRate: 0,
+      timeUnit: '1s',
+      stages,
+      preAllocatedVUs: racers.preAllocatedVUs,
+      maxVUs: racers.maxVUs,
+      gracefulStop: `${settings.gracefulStopSeconds}s`,
+    },
     drain: drainScenario(racers.maxVUs, stagesSeconds(stages) + settings.gracefulStopSeconds),
   },
   // Latency limits on the run's own requests (phase:run); the drain's are tagged phase:drain.
-  thresholds: Object.assign(thresholdsFor({ endpoints, phase: 'run', plannedIterations: plannedIterations(stages, seconds) }), { holds_won: ['count>0'] }),
+  thresholds: Object.assign(
+    thresholdsFor({ endpoints, phase: 'run', plannedIterations: plannedIterations(stages, seconds) }),
+    { holds_won: ['count>0'] },
+  ),
   summaryTrendStats: SUMMARY_TREND_STATS,
 };
 
@@ -39,11 +53,15 @@ export function setup() {
   return prepare({ state: 'open', capacity: 100000, admitPerMinute: 1000000 });
 }
 
-const journey = (/** @type {string} */ showtimeId) => onePerVu('journey', () => journeyFor(showtimeId, { seatPreference: 'best', afterHold: holdThen }));
+const journey = (/** @type {string} */ showtimeId) =>
+  onePerVu('journey', () => journeyFor(showtimeId, { seatPreference: 'best', afterHold: holdThen }));
 
 /** @param {import('./k6/room.js').RunData} data */
 export function racer(data) {
-  step(journey(data.showtimeId), onePerVu('plan', () => runPlan(data, stages)));
+  step(
+    journey(data.showtimeId),
+    onePerVu('plan', () => runPlan(data, stages)),
+  );
 }
 
 /** @param {import('./k6/room.js').RunData} data */
@@ -58,5 +76,9 @@ export function teardown(data) {
 
 /** @param {any} data */
 export function handleSummary(data) {
-  return summary('hold-race', data, `peak ${settings.peakRps} req/s, ${stagesSeconds(stages)}s, then ${holdThen}, drain at ${settings.drainRps} req/s`);
+  return summary(
+    'hold-race',
+    data,
+    `peak ${settings.peakRps} req/s, ${stagesSeconds(stages)}s, then ${holdThen}, drain at ${settings.drainRps} req/s`,
+  );
 }

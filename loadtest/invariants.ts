@@ -59,7 +59,11 @@ export interface InvariantOptions {
 }
 
 const SAMPLE = 5;
-const sample = (items: unknown[]) => items.slice(0, SAMPLE).map((item) => JSON.stringify(item)).join(', ') + (items.length > SAMPLE ? ', …' : '');
+const sample = (items: unknown[]) =>
+  items
+    .slice(0, SAMPLE)
+    .map((item) => JSON.stringify(item))
+    .join(', ') + (items.length > SAMPLE ? ', …' : '');
 
 export async function checkInvariants(sql: Sql, options: InvariantOptions = {}): Promise<InvariantReport> {
   const ids = options.showtimeIds ?? null;
@@ -67,8 +71,13 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
   const breaches: string[] = [];
   const figures: Record<string, number> = {};
   const counts: InvariantCounts = {
-    oversoldSeats: 0, bookedSeatsWithoutBooking: 0, bookingSeatsNotBooked: 0, hallMismatches: 0,
-    paidWithoutBookingOrRefund: 0, bookingsWithoutEvent: 0, eventsMissingFromStream: 0,
+    oversoldSeats: 0,
+    bookedSeatsWithoutBooking: 0,
+    bookingSeatsNotBooked: 0,
+    hallMismatches: 0,
+    paidWithoutBookingOrRefund: 0,
+    bookingsWithoutEvent: 0,
+    eventsMissingFromStream: 0,
   };
 
   // 1. No seat booked twice.
@@ -85,7 +94,10 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
      WHERE ss.status = 'BOOKED' ${only('ss.showtime_id')}
        AND (b.id IS NULL OR b.status <> 'CONFIRMED' OR NOT (ss.seat_code = ANY(b.seat_codes)))`;
   counts.bookedSeatsWithoutBooking = strayBooked.length;
-  if (strayBooked.length) breaches.push(`BOOKED seats without a confirmed booking listing them: ${strayBooked.length} (${sample(strayBooked)})`);
+  if (strayBooked.length)
+    breaches.push(
+      `BOOKED seats without a confirmed booking listing them: ${strayBooked.length} (${sample(strayBooked)})`,
+    );
   const unbooked = await sql<{ booking_id: string; code: string }[]>`
     SELECT b.id AS booking_id, s.code
       FROM booking b CROSS JOIN LATERAL unnest(b.seat_codes) AS s(code)
@@ -93,7 +105,8 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
      WHERE b.status = 'CONFIRMED' ${only('b.showtime_id')}
        AND (ss.status IS DISTINCT FROM 'BOOKED' OR ss.booking_id IS DISTINCT FROM b.id)`;
   counts.bookingSeatsNotBooked = unbooked.length;
-  if (unbooked.length) breaches.push(`confirmed bookings whose seats are not BOOKED by them: ${unbooked.length} (${sample(unbooked)})`);
+  if (unbooked.length)
+    breaches.push(`confirmed bookings whose seats are not BOOKED by them: ${unbooked.length} (${sample(unbooked)})`);
 
   // 2. held + booked + available = hall.
   const showtimes = await sql<ShowtimeSeats[]>`
@@ -109,7 +122,9 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
   for (const s of showtimes) {
     if (s.held + s.booked + s.available !== s.hall || s.rows !== s.hall) {
       counts.hallMismatches++;
-      breaches.push(`showtime ${s.showtimeId}: held ${s.held} + booked ${s.booked} + available ${s.available} = ${s.held + s.booked + s.available}, hall ${s.hall} (seat rows ${s.rows})`);
+      breaches.push(
+        `showtime ${s.showtimeId}: held ${s.held} + booked ${s.booked} + available ${s.available} = ${s.held + s.booked + s.available}, hall ${s.hall} (seat rows ${s.rows})`,
+      );
     }
   }
   for (const id of ids ?? []) {
@@ -119,7 +134,9 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
   }
 
   // 3. Every succeeded payment has a booking or a refund.
-  const [payments] = await sql<{ succeeded: number; booked: number; refunded: number; orphans: string[]; pending: number; failed: number }[]>`
+  const [payments] = await sql<
+    { succeeded: number; booked: number; refunded: number; orphans: string[]; pending: number; failed: number }[]
+  >`
     WITH p AS (
       SELECT p.id, p.status,
              EXISTS (SELECT 1 FROM booking b WHERE b.payment_id = p.id AND b.status IN ('CONFIRMED', 'REFUNDED')) AS has_booking,
@@ -133,11 +150,17 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
            count(*) FILTER (WHERE status = 'FAILED')::int AS failed
       FROM p`;
   Object.assign(figures, {
-    paymentsSucceeded: payments!.succeeded, paymentsWithBooking: payments!.booked, paymentsWithRefund: payments!.refunded,
-    paymentsPending: payments!.pending, paymentsFailed: payments!.failed,
+    paymentsSucceeded: payments!.succeeded,
+    paymentsWithBooking: payments!.booked,
+    paymentsWithRefund: payments!.refunded,
+    paymentsPending: payments!.pending,
+    paymentsFailed: payments!.failed,
   });
   counts.paidWithoutBookingOrRefund = payments!.orphans.length;
-  if (payments!.orphans.length) breaches.push(`succeeded payments with neither booking nor refund: ${payments!.orphans.length} (${sample(payments!.orphans)})`);
+  if (payments!.orphans.length)
+    breaches.push(
+      `succeeded payments with neither booking nor refund: ${payments!.orphans.length} (${sample(payments!.orphans)})`,
+    );
 
   // 4. Every booking has its event. One pass over the outbox joined by hash: the outbox has no
   // index on the showtime (it is written on every hold), so a lookup per booking scanned it once
@@ -163,15 +186,25 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
     bookingEventsUnpublished: bookings.filter((b) => b.event_id && !b.published).length,
   });
   counts.bookingsWithoutEvent = missing.length;
-  if (missing.length) breaches.push(`bookings without their event in the outbox: ${missing.length} (${sample(missing.map((b) => b.id))})`);
+  if (missing.length)
+    breaches.push(
+      `bookings without their event in the outbox: ${missing.length} (${sample(missing.map((b) => b.id))})`,
+    );
 
   if (options.redis) {
-    const published = new Set(bookings.filter((b) => b.event_id && b.published && b.status !== 'FAILED').map((b) => b.event_id!));
-    const { found, trimmed } = await findInStream(options.redis.client, bookingEventsStreamKey(options.redis.keyPrefix ?? ''), published);
+    const published = new Set(
+      bookings.filter((b) => b.event_id && b.published && b.status !== 'FAILED').map((b) => b.event_id!),
+    );
+    const { found, trimmed } = await findInStream(
+      options.redis.client,
+      bookingEventsStreamKey(options.redis.keyPrefix ?? ''),
+      published,
+    );
     figures.bookingEventsInStream = found;
     // A trimmed stream (MAXLEN) may have dropped old entries; only an untrimmed one proves absence.
     if (found < published.size && !trimmed) counts.eventsMissingFromStream = published.size - found;
-    if (found < published.size && !trimmed) breaches.push(`published BookingConfirmed events missing from the stream: ${published.size - found}`);
+    if (found < published.size && !trimmed)
+      breaches.push(`published BookingConfirmed events missing from the stream: ${published.size - found}`);
   }
   figures.showtimes = showtimes.length;
   figures.seatsBooked = showtimes.reduce((n, s) => n + s.booked, 0);
@@ -179,7 +212,11 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
   return { showtimes, figures, counts, breaches };
 }
 
-async function findInStream(redis: Redis, key: string, wanted: Set<string>): Promise<{ found: number; trimmed: boolean }> {
+async function findInStream(
+  redis: Redis,
+  key: string,
+  wanted: Set<string>,
+): Promise<{ found: number; trimmed: boolean }> {
   let found = 0;
   let cursor = '-';
   const length = await redis.xlen(key);
@@ -198,11 +235,22 @@ async function findInStream(redis: Redis, key: string, wanted: Set<string>): Pro
 export function formatInvariantReport(report: InvariantReport): string {
   const lines: string[] = [];
   const shown = report.showtimes.slice(-10);
-  if (report.showtimes.length > shown.length) lines.push(`  (${report.showtimes.length - shown.length} earlier showtimes checked, not listed)`);
+  if (report.showtimes.length > shown.length)
+    lines.push(`  (${report.showtimes.length - shown.length} earlier showtimes checked, not listed)`);
   for (const s of shown) {
-    lines.push(`  showtime ${String(s.showtimeId).padStart(5)}  held ${String(s.held).padStart(4)} + booked ${String(s.booked).padStart(4)} + available ${String(s.available).padStart(4)} = ${String(s.held + s.booked + s.available).padStart(4)}   hall ${s.hall}`);
+    lines.push(
+      `  showtime ${String(s.showtimeId).padStart(5)}  held ${String(s.held).padStart(4)} + booked ${String(s.booked).padStart(4)} + available ${String(s.available).padStart(4)} = ${String(s.held + s.booked + s.available).padStart(4)}   hall ${s.hall}`,
+    );
   }
-  lines.push(`  ${Object.entries(report.figures).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  lines.push(report.breaches.length === 0 ? '  invariants: all hold' : `  INVARIANT BREACHES (${report.breaches.length}):\n${report.breaches.map((b) => `    - ${b}`).join('\n')}`);
+  lines.push(
+    `  ${Object.entries(report.figures)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  lines.push(
+    report.breaches.length === 0
+      ? '  invariants: all hold'
+      : `  INVARIANT BREACHES (${report.breaches.length}):\n${report.breaches.map((b) => `    - ${b}`).join('\n')}`,
+  );
   return lines.join('\n');
 }

@@ -44,7 +44,14 @@ export const options = {
   discardResponseBodies: true,
   setupTimeout: '120s',
   scenarios: {
-    buyers: { executor: 'per-vu-iterations', exec: 'buyer', vus, iterations: 1, maxDuration: `${runSeconds}s`, gracefulStop: '30s' },
+    buyers: {
+      executor: 'per-vu-iterations',
+      exec: 'buyer',
+      vus,
+      iterations: 1,
+      maxDuration: `${runSeconds}s`,
+      gracefulStop: '30s',
+    },
     operator: { executor: 'per-vu-iterations', exec: 'operator', vus: 1, iterations: 1, maxDuration: `${runSeconds}s` },
   },
   thresholds: Object.assign(
@@ -63,8 +70,16 @@ export const options = {
 export function setup() {
   if (!settings.adminToken) exec.test.abort('opening.js schedules the room: ADMIN_TOKEN is needed');
   const opensAtMs = Date.now() + prequeue * 1000;
-  const data = prepare({ state: 'scheduled', opensAt: new Date(opensAtMs).toISOString(), capacity: 500, admitPerMinute: 3000 });
-  if (!data.roomApplied) exec.test.abort('opening.js needs a showtime whose room has not opened yet (and the first execution segment, or ROOM_SETUP=on)');
+  const data = prepare({
+    state: 'scheduled',
+    opensAt: new Date(opensAtMs).toISOString(),
+    capacity: 500,
+    admitPerMinute: 3000,
+  });
+  if (!data.roomApplied)
+    exec.test.abort(
+      'opening.js needs a showtime whose room has not opened yet (and the first execution segment, or ROOM_SETUP=on)',
+    );
   return Object.assign(data, { opensAtMs });
 }
 
@@ -77,16 +92,21 @@ export function buyer(data) {
   const first = exec.scenario.iterationInTest * settings.buyersPerVu;
   const startMs = data.opensAtMs - prequeue * 1000;
   const arrivalsAtMs = [];
-  for (let g = first; g < Math.min(buyers, first + settings.buyersPerVu); g++) arrivalsAtMs.push(startMs + prequeue * 1000 * Math.sqrt(g / buyers));
+  for (let g = first; g < Math.min(buyers, first + settings.buyersPerVu); g++)
+    arrivalsAtMs.push(startMs + prequeue * 1000 * Math.sqrt(g / buyers));
   const peakFromMs = startMs + prequeue * 1000 * 0.8;
-  runPopulation(journeyFor(data.showtimeId, { pollOnly: true, maxWaitMs: (prequeue + afterOpening) * 1000 }), arrivalsAtMs, {
-    untilMs: data.opensAtMs + afterOpening * 1000,
-    drainVus: vus,
-    phaseOf: (nowMs) => (nowMs >= data.opensAtMs ? 'open' : nowMs >= peakFromMs ? 'peak' : 'prequeue'),
-    onEvent: (event, nowMs) => {
-      if (event.type === 'admitted') metrics.toAdmissionMs.add(nowMs - data.opensAtMs);
+  runPopulation(
+    journeyFor(data.showtimeId, { pollOnly: true, maxWaitMs: (prequeue + afterOpening) * 1000 }),
+    arrivalsAtMs,
+    {
+      untilMs: data.opensAtMs + afterOpening * 1000,
+      drainVus: vus,
+      phaseOf: (nowMs) => (nowMs >= data.opensAtMs ? 'open' : nowMs >= peakFromMs ? 'peak' : 'prequeue'),
+      onEvent: (event, nowMs) => {
+        if (event.type === 'admitted') metrics.toAdmissionMs.add(nowMs - data.opensAtMs);
+      },
     },
-  });
+  );
 }
 
 /** The operator's screen around the opening: the room's stats every 100 ms. @param {{ showtimeId: string, opensAtMs: number }} data */
@@ -122,5 +142,9 @@ export function teardown(data) {
 
 /** @param {any} data */
 export function handleSummary(data) {
-  return summary('opening', data, `${buyers} buyers over a ${prequeue}s pre-queue, ${afterOpening}s after the opening, ${vus} VUs`);
+  return summary(
+    'opening',
+    data,
+    `${buyers} buyers over a ${prequeue}s pre-queue, ${afterOpening}s after the opening, ${vus} VUs`,
+  );
 }

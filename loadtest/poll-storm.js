@@ -47,12 +47,25 @@ const buyersPerVu = Math.max(1, Math.ceil((peak * pace) / crowdVus.maxVUs));
 export const options = {
   discardResponseBodies: true,
   scenarios: {
-    crowd: { executor: 'ramping-arrival-rate', exec: 'crowd', startRate: 0, timeUnit: '1s', stages, preAllocatedVUs: crowdVus.preAllocatedVUs, maxVUs: crowdVus.maxVUs, gracefulStop: `${settings.gracefulStopSeconds}s` },
+    crowd: {
+      executor: 'ramping-arrival-rate',
+      exec: 'crowd',
+      startRate: 0,
+      timeUnit: '1s',
+      stages,
+      preAllocatedVUs: crowdVus.preAllocatedVUs,
+      maxVUs: crowdVus.maxVUs,
+      gracefulStop: `${settings.gracefulStopSeconds}s`,
+    },
     drain: drainScenario(crowdVus.maxVUs, stagesSeconds(stages) + settings.gracefulStopSeconds),
   },
   thresholds: Object.assign(
     thresholdsFor({ endpoints: ['login', 'join'], plannedIterations: plannedIterations(stages, seconds) }),
-    thresholdsFor({ endpoints: ['poll', 'leave'], phase: 'plateau', plannedIterations: plannedIterations(stages, seconds) }),
+    thresholdsFor({
+      endpoints: ['poll', 'leave'],
+      phase: 'plateau',
+      plannedIterations: plannedIterations(stages, seconds),
+    }),
     { 'poll_share{phase:plateau}': ['rate>=0.9'] },
   ),
   summaryTrendStats: SUMMARY_TREND_STATS,
@@ -62,11 +75,17 @@ export function setup() {
   return prepare({ state: 'open', admitPerMinute: 60 });
 }
 
-const journey = (/** @type {string} */ showtimeId) => onePerVu('journey', () => journeyFor(showtimeId, { pollOnly: true, maxWaitMs: (warmup + plateau + tail) * 1000 }));
+const journey = (/** @type {string} */ showtimeId) =>
+  onePerVu('journey', () => journeyFor(showtimeId, { pollOnly: true, maxWaitMs: (warmup + plateau + tail) * 1000 }));
 
 /** @param {import('./k6/room.js').RunData} data */
 export function crowd(data) {
-  const plan = onePerVu('plan', () => Object.assign(runPlan(data, stages, { warmup: [0, warmup], plateau: [warmup, warmup + plateau] }), { buyersPerVu, returnWhenIdle: true }));
+  const plan = onePerVu('plan', () =>
+    Object.assign(runPlan(data, stages, { warmup: [0, warmup], plateau: [warmup, warmup + plateau] }), {
+      buyersPerVu,
+      returnWhenIdle: true,
+    }),
+  );
   step(journey(data.showtimeId), plan);
 }
 
@@ -82,5 +101,9 @@ export function teardown(data) {
 
 /** @param {any} data */
 export function handleSummary(data) {
-  return summary('poll-storm', data, `peak ${peak} req/s, warm-up ${warmup}s, plateau ${plateau}s, drain at ${settings.drainRps} req/s`);
+  return summary(
+    'poll-storm',
+    data,
+    `peak ${peak} req/s, warm-up ${warmup}s, plateau ${plateau}s, drain at ${settings.drainRps} req/s`,
+  );
 }

@@ -55,13 +55,17 @@ function run(args: string[], timed: boolean, quiet = false): { code: number; cpu
 const ran = run(['run', ...k6Options, script], cpu);
 if (cpu) {
   // -e options change what the script plans (VUs, stages), so inspect sees the same ones.
-  const envOptions = k6Options.flatMap((arg, i) => (arg === '-e' || arg === '--env' ? [arg, k6Options[i + 1]!] : arg.startsWith('--env=') ? [arg] : []));
+  const envOptions = k6Options.flatMap((arg, i) =>
+    arg === '-e' || arg === '--env' ? [arg, k6Options[i + 1]!] : arg.startsWith('--env=') ? [arg] : [],
+  );
   const compile = run(['inspect', ...envOptions, script], true, true);
   const summary = existsSync(summaryFile) ? JSON.parse(readFileSync(summaryFile, 'utf8')) : null;
   const requests: number | undefined = summary?.metrics?.http_reqs?.values?.count;
   const version = spawnSync(k6, ['version'], { encoding: 'utf8' }).stdout.trim();
   if (!requests || ran.cpuSeconds === null || compile.cpuSeconds === null) {
-    console.error(`k6 CPU per request: not measured (http_reqs ${requests ?? 'missing'}, CPU ${ran.cpuSeconds}, inspect ${compile.cpuSeconds})`);
+    console.error(
+      `k6 CPU per request: not measured (http_reqs ${requests ?? 'missing'}, CPU ${ran.cpuSeconds}, inspect ${compile.cpuSeconds})`,
+    );
   } else {
     const perRequestMs = ((ran.cpuSeconds - compile.cpuSeconds) * 1000) / requests;
     console.log(

@@ -28,4 +28,6 @@ while (performance.now() - started < seconds * 1000 && verified < signed.length)
 }
 const verifiesPerSecond = verified / ((performance.now() - started) / 1000);
 signed = [];
-console.log(`ES256 on one core: ${signsPerSecond.toFixed(0)} signs/s (${(1000 / signsPerSecond).toFixed(3)} ms each), ${verifiesPerSecond.toFixed(0)} verifications/s (${(1000 / verifiesPerSecond).toFixed(3)} ms each)`);
+console.log(
+  `ES256 on one core: ${signsPerSecond.toFixed(0)} signs/s (${(1000 / signsPerSecond).toFixed(3)} ms each), ${verifiesPerSecond.toFixed(0)} verifications/s (${(1000 / verifiesPerSecond).toFixed(3)} ms each)`,
+);

@@ -43,16 +43,26 @@ try {
   if (redis) await redis.connect();
   const report = await checkInvariants(sql, {
     ...(showtimeIds ? { showtimeIds } : {}),
-    ...(redis ? { redis: { client: redis, keyPrefix: values['key-prefix'] ?? process.env.REDIS_KEY_PREFIX ?? '' } } : {}),
+    ...(redis
+      ? { redis: { client: redis, keyPrefix: values['key-prefix'] ?? process.env.REDIS_KEY_PREFIX ?? '' } }
+      : {}),
   });
-  console.log(values.json ? JSON.stringify(report, null, 2) : `Invariants on ${showtimeIds ? `showtime(s) ${showtimeIds.join(', ')}` : 'every showtime'}:\n${formatInvariantReport(report)}`);
+  console.log(
+    values.json
+      ? JSON.stringify(report, null, 2)
+      : `Invariants on ${showtimeIds ? `showtime(s) ${showtimeIds.join(', ')}` : 'every showtime'}:\n${formatInvariantReport(report)}`,
+  );
   exitCode = report.breaches.length === 0 ? 0 : 1;
   const paymentsUrl = values['payments-url'] ?? process.env.PAYMENT_URL;
   const apiKey = values['payment-api-key'] ?? process.env.PAYMENT_API_KEY;
   if (paymentsUrl && apiKey && showtimeIds) {
     for (const showtimeId of showtimeIds) {
       const figures = await moneyCheck.run({ sql, showtimeId, gateway: { url: paymentsUrl, apiKey } });
-      console.log(`  money at the gateway, showtime ${showtimeId}: ${Object.entries(figures).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      console.log(
+        `  money at the gateway, showtime ${showtimeId}: ${Object.entries(figures)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
+      );
       if (Object.values(figures).some((v) => v > 0)) exitCode = 1;
     }
   }

@@ -66,7 +66,11 @@ const coreConfig = parseCoreConfig({
 });
 
 const database = coreConfig.databaseUrl
-  ? { sql: connectDatabase(coreConfig.databaseUrl, { max: coreConfig.databasePoolSize }), close: async () => {}, embedded: false }
+  ? {
+      sql: connectDatabase(coreConfig.databaseUrl, { max: coreConfig.databasePoolSize }),
+      close: async () => {},
+      embedded: false,
+    }
   : { ...(await startEmbeddedDatabase()), embedded: true };
 if (database.embedded) log.warn('DATABASE_URL not set: using embedded PGlite in memory (data is lost on exit)');
 
@@ -75,7 +79,8 @@ const demo = await seedDemo(database.sql);
 
 const tokenKeys = await resolveTokenKeys(coreConfig);
 const redisUrl = settings.REDIS_URL ?? null;
-if (!redisUrl) log.warn('REDIS_URL not set: the waiting room uses the in-process store (one process only, nothing kept)');
+if (!redisUrl)
+  log.warn('REDIS_URL not set: the waiting room uses the in-process store (one process only, nothing kept)');
 
 // Booking events: the core's outbox relay XADDs to Redis, or hands them over in process. Every
 // part below takes REDIS_KEY_PREFIX from its own config, parsed from this one env record.
@@ -93,9 +98,15 @@ const eventSink = eventsRedis
 const tickerRedis = redisUrl ? connectEdgeRedis(redisUrl) : null;
 const roomStore = tickerRedis ? createIoredisStore(tickerRedis) : createMemoryStore();
 const core = await startCore(coreConfig, {
-  sql: database.sql, defaultMetrics: true, tokenKeys, eventSink, admissionStore: roomStore,
+  sql: database.sql,
+  defaultMetrics: true,
+  tokenKeys,
+  eventSink,
+  admissionStore: roomStore,
   // The seat gate on the same store (the in-process twin of its scripts when embedded), moved by the same events.
-  seatGateStore: roomStore, seatGateEventsRedis: tickerRedis, seatGateEventsSource: embeddedEvents?.sink ?? null,
+  seatGateStore: roomStore,
+  seatGateEventsRedis: tickerRedis,
+  seatGateEventsSource: embeddedEvents?.sink ?? null,
 });
 const sandboxEnv = configFromEnv({ CORE_URL: core.url, ...env, ...secrets });
 const sandbox = await startPaymentSandbox({
@@ -119,7 +130,11 @@ const governor =
   tickerConfig.governEveryMs > 0
     ? createAdmissionGovernor({
         engine: tickerEngine,
-        readHealth: coreHealthReader({ coreUrl: core.url, adminToken: coreConfig.adminToken, serviceToken: coreConfig.serviceToken }),
+        readHealth: coreHealthReader({
+          coreUrl: core.url,
+          adminToken: coreConfig.adminToken,
+          serviceToken: coreConfig.serviceToken,
+        }),
         everyMs: tickerConfig.governEveryMs,
         logger: tickerLog,
       })

@@ -13,11 +13,15 @@ import { FUNCTIONS_DIR } from '../../core/src/db/function-files';
  * run either way (their bodies do not depend on how a table is partitioned).
  */
 async function migrationsDir(): Promise<string> {
-  const skip = (process.env.BENCH_WITHOUT_MIGRATIONS ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  const skip = (process.env.BENCH_WITHOUT_MIGRATIONS ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (skip.length === 0) return MIGRATIONS_DIR;
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-migrations-'));
   for (const name of await readdir(MIGRATIONS_DIR)) {
-    if (name.endsWith('.sql') && !skip.some((version) => name.startsWith(`${version}_`))) await copyFile(path.join(MIGRATIONS_DIR, name), path.join(dir, name));
+    if (name.endsWith('.sql') && !skip.some((version) => name.startsWith(`${version}_`)))
+      await copyFile(path.join(MIGRATIONS_DIR, name), path.join(dir, name));
   }
   console.log(`(migrated without ${skip.join(', ')})`);
   return dir;
@@ -34,7 +38,11 @@ export async function createBenchDatabase(poolSize: number) {
   url.pathname = `/${name}`;
   // BENCH_PLAN_CACHE_MODE=auto: PostgreSQL's own choice of plans instead of the core's generic ones.
   const mode = process.env.BENCH_PLAN_CACHE_MODE as 'auto' | 'force_generic_plan' | 'force_custom_plan' | undefined;
-  const sql = connectDatabase(url.toString(), { max: poolSize, applicationName: 'bench', ...(mode ? { planCacheMode: mode } : {}) });
+  const sql = connectDatabase(url.toString(), {
+    max: poolSize,
+    applicationName: 'bench',
+    ...(mode ? { planCacheMode: mode } : {}),
+  });
   await migrate(sql, await migrationsDir(), FUNCTIONS_DIR);
   return {
     name,

@@ -24,7 +24,14 @@ export async function startEdgeProcesses(processes: number, env: Record<string, 
   const child = spawn(process.execPath, ['--import', 'tsx', 'edge/src/main.ts'], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env, EDGE_PROCESSES: String(processes), EDGE_PORT: String(port), EDGE_HOST: '127.0.0.1' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      ...env,
+      EDGE_PROCESSES: String(processes),
+      EDGE_PORT: String(port),
+      EDGE_HOST: '127.0.0.1',
+    },
   });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -19,14 +19,31 @@ export async function pgbench(options: {
   await writeFile(file, options.script);
   const url = new URL(options.databaseUrl);
   const args = [
-    '-n', '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres'),
-    '-c', String(options.clients), '-j', '2', '-T', String(options.seconds), '-M', 'prepared', '-f', file,
+    '-n',
+    '-h',
+    url.hostname,
+    '-p',
+    url.port || '5432',
+    '-U',
+    decodeURIComponent(url.username || 'postgres'),
+    '-c',
+    String(options.clients),
+    '-j',
+    '2',
+    '-T',
+    String(options.seconds),
+    '-M',
+    'prepared',
+    '-f',
+    file,
     ...Object.entries(options.variables ?? {}).flatMap(([key, value]) => ['-D', `${key}=${value}`]),
     url.pathname.slice(1),
   ];
   try {
     const { stdout } = await run('pgbench', args, { maxBuffer: 10 * 1024 * 1024 });
-    const match = /tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)/.exec(stdout);
+    const match = /tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)/.exec(
+      stdout,
+    );
     if (!match) throw new Error(`Could not read tps from pgbench:\n${stdout}`);
     return { tps: Number(match[1]), output: stdout };
   } finally {

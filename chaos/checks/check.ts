@@ -44,7 +44,9 @@ export async function runChecks<Context>(checks: Check<Context>[], context: Cont
 /** What fails the run: every non-zero figure, and every check that could not run. */
 export function failuresOf(outcome: CheckOutcome): string[] {
   return [
-    ...Object.entries(outcome.figures).filter(([, value]) => value > 0).map(([name, value]) => `${name} ${value}`),
+    ...Object.entries(outcome.figures)
+      .filter(([, value]) => value > 0)
+      .map(([name, value]) => `${name} ${value}`),
     ...Object.entries(outcome.couldNotRun).map(([name, why]) => `check ${name} could not run: ${why}`),
   ];
 }

@@ -23,7 +23,12 @@ export interface EventContext {
  * an event that reached the stream, or should have, never reached the room: the slot of a
  * buyer who booked would stay taken.
  */
-export async function eventsNotAppliedByEdge(sql: Sql, redis: Redis, showtimeId: number, keyPrefix = ''): Promise<string[]> {
+export async function eventsNotAppliedByEdge(
+  sql: Sql,
+  redis: Redis,
+  showtimeId: number,
+  keyPrefix = '',
+): Promise<string[]> {
   const rows = await sql<{ event_id: string }[]>`
     SELECT event_id::text FROM outbox WHERE showtime_id = ${showtimeId} AND published_at IS NOT NULL ORDER BY id`;
   if (rows.length === 0) return [];

@@ -37,7 +37,8 @@ export async function gatewaySessions(gateway: GatewayAccess, showtimeId: number
   for (let page = 0; page < 1000; page++) {
     const query = new URLSearchParams({ limit: String(PAGE), ...(after ? { startingAfter: after } : {}) });
     const response = await fetch(`${gateway.url}/v1/payments?${query}`, {
-      headers: { authorization: `Bearer ${gateway.apiKey}` }, signal: AbortSignal.timeout(10_000),
+      headers: { authorization: `Bearer ${gateway.apiKey}` },
+      signal: AbortSignal.timeout(10_000),
     });
     if (response.status !== 200) throw new Error(`gateway listing answered ${response.status}`);
     const body = (await response.json()) as { data: GatewaySession[]; hasMore: boolean };
@@ -72,7 +73,9 @@ export const moneyCheck: Check<MoneyContext> = {
       chargesUnknownToCore: charged.filter((s) => !core.has(s.id)).length,
       holdsPaidTwice: [...paidPerHold.values()].filter((n) => n > 1).length,
       // The core asked for a refund (or thinks it done); the gateway has not refunded.
-      refundsNotConfirmedByGateway: rows.filter((row) => row.refund_asked && atGateway.get(row.id)?.status !== 'refunded').length,
+      refundsNotConfirmedByGateway: rows.filter(
+        (row) => row.refund_asked && atGateway.get(row.id)?.status !== 'refunded',
+      ).length,
     };
   },
 };

@@ -57,7 +57,8 @@ export const capCheck: Check<RoomContext> = {
 export const settingsCheck: Check<RoomContext> = {
   name: 'settings',
   async run({ settings, paused }) {
-    if (!settings.before || !settings.after) throw new Error(`room settings unreadable ${settings.before ? 'after' : 'before'} the fault`);
+    if (!settings.before || !settings.after)
+      throw new Error(`room settings unreadable ${settings.before ? 'after' : 'before'} the fault`);
     const changed = settingsDifferences(settings.before, settings.after, { soldOut: settings.soldOut }).length;
     const durableChanged = JSON.stringify(settings.durableBefore) !== JSON.stringify(settings.durableAfter) ? 1 : 0;
     return {

@@ -23,7 +23,11 @@ import { startChaosStack, type ChaosStack } from '../stack';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TURN_SECONDS = 8;
 
-interface Buyer { token: string; address: string; queueToken?: string }
+interface Buyer {
+  token: string;
+  address: string;
+  queueToken?: string;
+}
 
 let stack: ChaosStack;
 let sql: Sql;
@@ -40,10 +44,19 @@ function coreProxy(coreUrl: string) {
       stalled?.();
       return; // the edge waits on this until it dies
     }
-    const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
+    const forwarded = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
     forwarded.on('error', () => outgoing.destroy());
     incoming.pipe(forwarded);
   });
@@ -60,17 +73,20 @@ function coreProxy(coreUrl: string) {
     release() {
       stall = false;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 async function demoBuyer(edgeUrl: string): Promise<Buyer> {
   const address = `10.77.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
   const response = await fetch(`${edgeUrl}/api/auth/demo`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': address }, body: '{}',
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+    body: '{}',
   });
   expect(response.status).toBeLessThan(300);
   return { token: ((await response.json()) as { token: string }).token, address };
@@ -79,8 +95,17 @@ async function demoBuyer(edgeUrl: string): Promise<Buyer> {
 async function queueCall(edgeUrl: string, showtimeId: string, buyer: Buyer, method: 'POST' | 'GET') {
   const headers: Record<string, string> = { authorization: `Bearer ${buyer.token}`, 'x-forwarded-for': buyer.address };
   if (method === 'GET' && buyer.queueToken) headers['x-queue-token'] = buyer.queueToken;
-  const response = await fetch(`${edgeUrl}/api/showtimes/${showtimeId}/queue`, { method, headers, signal: AbortSignal.timeout(10_000) });
-  const body = (await response.json()) as { state?: string; queueToken?: string; accessToken?: string; error?: { code: string } };
+  const response = await fetch(`${edgeUrl}/api/showtimes/${showtimeId}/queue`, {
+    method,
+    headers,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const body = (await response.json()) as {
+    state?: string;
+    queueToken?: string;
+    accessToken?: string;
+    error?: { code: string };
+  };
   if (body.queueToken) buyer.queueToken = body.queueToken;
   return { status: response.status, body };
 }
@@ -91,7 +116,9 @@ async function customerOf(buyer: Buyer): Promise<string> {
 }
 
 async function ledgerTurns(showtimeId: string, customerId: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM admission_turn WHERE showtime_id = ${Number(showtimeId)} AND customer_id = ${customerId}`;
+  const [row] = await sql<
+    { n: number }[]
+  >`SELECT count(*)::int AS n FROM admission_turn WHERE showtime_id = ${Number(showtimeId)} AND customer_id = ${customerId}`;
   return row!.n;
 }
 
@@ -106,7 +133,9 @@ async function killedMidAdmission(showtimeId: string, buyer: Buyer): Promise<voi
   const proxyUrl = await proxy.listen();
   const port = await freePort();
   const doomed: ServiceProcess = serviceProcess({
-    name: 'edge-doomed', entry: 'edge/src/main.ts', logDir: stack.logDir,
+    name: 'edge-doomed',
+    entry: 'edge/src/main.ts',
+    logDir: stack.logDir,
     env: { ...stack.edgeEnv, EDGE_PORT: String(port), CORE_URL: proxyUrl },
     ready: () => answers200(`http://127.0.0.1:${port}/healthz`),
   });
@@ -146,8 +175,16 @@ afterAll(async () => {
 
 async function newSale(): Promise<string> {
   const { showtimeId } = await createSale({
-    coreUrl: stack.coreUrl, edgeUrl: stack.edgeUrl, adminToken: stack.adminToken, serviceToken: stack.serviceToken,
-    rows: 2, columns: 5, holdTtlMs: 60_000, capacity: 1, admitPerMinute: 6_000, sessionTtlSeconds: TURN_SECONDS,
+    coreUrl: stack.coreUrl,
+    edgeUrl: stack.edgeUrl,
+    adminToken: stack.adminToken,
+    serviceToken: stack.serviceToken,
+    rows: 2,
+    columns: 5,
+    holdTtlMs: 60_000,
+    capacity: 1,
+    admitPerMinute: 6_000,
+    sessionTtlSeconds: TURN_SECONDS,
   });
   return showtimeId;
 }
@@ -181,7 +218,11 @@ describe('an edge killed between claiming a turn in Redis and recording it in th
     expect(await activeNow(showtimeId)).toBe(1);
     const hold = await fetch(`${stack.edgeUrl}/api/showtimes/${showtimeId}/holds`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${back.body.accessToken}`, 'content-type': 'application/json', 'x-forwarded-for': buyer.address },
+      headers: {
+        authorization: `Bearer ${back.body.accessToken}`,
+        'content-type': 'application/json',
+        'x-forwarded-for': buyer.address,
+      },
       body: JSON.stringify({ seats: ['A1'] }),
     });
     expect(hold.status).toBe(201);

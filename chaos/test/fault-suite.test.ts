@@ -15,7 +15,11 @@ import { formatChaosReport } from '../report';
  * cap or slot never freed. `npm run chaos` runs unprefixed unless given `--key-prefix`.
  */
 it('every fault, a few seconds each, prefixed: checks 0, no 500, work done, recovery within 5 s', async () => {
-  const { results } = await runChaosSuite({ ...SHORT_SETTINGS, keyPrefix: 'wr-chaos:', log: (line) => console.log(line) });
+  const { results } = await runChaosSuite({
+    ...SHORT_SETTINGS,
+    keyPrefix: 'wr-chaos:',
+    log: (line) => console.log(line),
+  });
   console.log(formatChaosReport(results));
   expect(results[0]!.fault).toBe(CONTROL_RUN.name);
   expect(results.length).toBeGreaterThanOrEqual(11);

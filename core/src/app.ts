@@ -64,13 +64,23 @@ export function createCoreApp(deps: CoreDeps) {
   const app = new Hono<{ Variables: RequestContextVariables }>();
   const holds = createHoldService({ sql: deps.sql, metrics: deps.metrics, gate: deps.seatGate ?? null });
   const sale = createSaleControlService({ sql: deps.sql });
-  const checkout = createCheckoutService({ sql: deps.sql, holds, gateway: deps.gateway, config: { publicBaseUrl: deps.publicBaseUrl } });
+  const checkout = createCheckoutService({
+    sql: deps.sql,
+    holds,
+    gateway: deps.gateway,
+    config: { publicBaseUrl: deps.publicBaseUrl },
+  });
 
   app.use('*', requestContext({ logger: deps.logger, metrics: deps.metrics }));
   app.use('*', jsonBodyLimit(deps.maxBodyBytes ?? 256 * 1024));
   // One place for every route: a database outage, lock timeout or serialization failure
   // becomes 503 with Retry-After here (toHttpError), never a 500.
-  app.onError(createErrorHandler((error, c) => c.get('log').error({ err: error, requestId: c.get('requestId') }, 'unhandled error'), toHttpError));
+  app.onError(
+    createErrorHandler(
+      (error, c) => c.get('log').error({ err: error, requestId: c.get('requestId') }, 'unhandled error'),
+      toHttpError,
+    ),
+  );
   app.notFound(notFoundHandler);
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
@@ -93,15 +103,48 @@ export function createCoreApp(deps: CoreDeps) {
 
   if (deps.serviceToken) app.use('*', requireServiceToken(deps.serviceToken));
   app.route('/', publicCatalogRoutes({ sql: deps.sql }));
-  app.route('/', seatRoutes({ sql: deps.sql, holds, verifyAccessToken: deps.verifyAccessToken, admission: deps.admission ?? null }));
-  app.route('/', checkoutRoutes({ sql: deps.sql, checkout, verifyAccessToken: deps.verifyAccessToken, admission: deps.admission ?? null }));
-  app.route('/', bookingRoutes({ sql: deps.sql, verifyAccessToken: deps.verifyAccessToken, verifyCustomerAccess: deps.verifyCustomerAccess ?? null }));
+  app.route(
+    '/',
+    seatRoutes({ sql: deps.sql, holds, verifyAccessToken: deps.verifyAccessToken, admission: deps.admission ?? null }),
+  );
+  app.route(
+    '/',
+    checkoutRoutes({
+      sql: deps.sql,
+      checkout,
+      verifyAccessToken: deps.verifyAccessToken,
+      admission: deps.admission ?? null,
+    }),
+  );
+  app.route(
+    '/',
+    bookingRoutes({
+      sql: deps.sql,
+      verifyAccessToken: deps.verifyAccessToken,
+      verifyCustomerAccess: deps.verifyCustomerAccess ?? null,
+    }),
+  );
   app.route('/', paymentCallbackRoutes({ sql: deps.sql, webhookSecrets: deps.webhookSecrets }));
   app.route('/admin', adminCatalogRoutes({ sql: deps.sql, adminToken: deps.adminToken, sale }));
   app.route('/admin', saleControlRoutes({ sale, adminToken: deps.adminToken }));
-  app.route('/admin', admissionHealthRoutes({ sql: deps.sql, adminToken: deps.adminToken, window: deps.metrics.admissionHealth, poolSize: deps.sql.options.max }));
+  app.route(
+    '/admin',
+    admissionHealthRoutes({
+      sql: deps.sql,
+      adminToken: deps.adminToken,
+      window: deps.metrics.admissionHealth,
+      poolSize: deps.sql.options.max,
+    }),
+  );
   app.route('/admin', adminBookingRoutes({ sql: deps.sql, adminToken: deps.adminToken }));
-  app.route('/admin', fareAdminRoutes({ fares: createFareService({ sql: deps.sql }), seatClasses: createSeatClassService({ sql: deps.sql }), adminToken: deps.adminToken }));
+  app.route(
+    '/admin',
+    fareAdminRoutes({
+      fares: createFareService({ sql: deps.sql }),
+      seatClasses: createSeatClassService({ sql: deps.sql }),
+      adminToken: deps.adminToken,
+    }),
+  );
   return app;
 }
 

@@ -39,18 +39,40 @@ export function parseCoreConfig(env: Record<string, string | undefined>) {
   const value = parseEnv('core', coreEnvSchema, env);
   const production = value.NODE_ENV === 'production';
   if (production && !value.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN is required in production');
-  if (production && !value.CORE_SERVICE_TOKEN) throw new Error('CORE_SERVICE_TOKEN (shared with the edge) is required in production');
+  if (production && !value.CORE_SERVICE_TOKEN)
+    throw new Error('CORE_SERVICE_TOKEN (shared with the edge) is required in production');
   if (production && !value.PAYMENT_WEBHOOK_SECRET) throw new Error('PAYMENT_WEBHOOK_SECRET is required in production');
   if (production && !value.TOKEN_PUBLIC_JWKS && !value.TOKEN_SIGNING_KEY) {
-    throw new Error('TOKEN_PUBLIC_JWKS (the edge\'s public keys) is required in production');
+    throw new Error("TOKEN_PUBLIC_JWKS (the edge's public keys) is required in production");
   }
   const host = value.CORE_HOST ?? value.HOST ?? '127.0.0.1';
-  const webhookSecrets = (value.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET).split(',').map((s) => s.trim()).filter(Boolean);
-  checkSecretLength({ service: 'core', name: 'PAYMENT_WEBHOOK_SECRET', secrets: webhookSecrets, minBytes: MIN_WEBHOOK_SECRET_BYTES, production });
+  const webhookSecrets = (value.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  checkSecretLength({
+    service: 'core',
+    name: 'PAYMENT_WEBHOOK_SECRET',
+    secrets: webhookSecrets,
+    minBytes: MIN_WEBHOOK_SECRET_BYTES,
+    production,
+  });
   // Public development defaults: refused off loopback and in production, said loudly otherwise.
   const warnings = [
-    checkDefaultSecret({ service: 'core', name: 'ADMIN_TOKEN', usingDefault: !value.ADMIN_TOKEN || value.ADMIN_TOKEN === DEV_ADMIN_TOKEN, host, production }),
-    checkDefaultSecret({ service: 'core', name: 'PAYMENT_WEBHOOK_SECRET', usingDefault: webhookSecrets.includes(DEV_WEBHOOK_SECRET), host, production }),
+    checkDefaultSecret({
+      service: 'core',
+      name: 'ADMIN_TOKEN',
+      usingDefault: !value.ADMIN_TOKEN || value.ADMIN_TOKEN === DEV_ADMIN_TOKEN,
+      host,
+      production,
+    }),
+    checkDefaultSecret({
+      service: 'core',
+      name: 'PAYMENT_WEBHOOK_SECRET',
+      usingDefault: webhookSecrets.includes(DEV_WEBHOOK_SECRET),
+      host,
+      production,
+    }),
   ].filter((warning): warning is string => warning !== null);
   return {
     production,

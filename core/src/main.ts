@@ -27,7 +27,9 @@ if (!redis) console.warn('REDIS_URL not set: booking events stay in the outbox u
 if (redis) watchRedisClient(redis, processLog, 'booking-events');
 // The core's own admission check talks to the waiting room's Redis; it must fail fast when
 // Redis is away (the failure policy then lets known turns go on), never queue commands.
-const roomRedis = config.redisUrl ? new PatientRedis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000 }) : null;
+const roomRedis = config.redisUrl
+  ? new PatientRedis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000 })
+  : null;
 roomRedis?.on('error', () => {});
 const core = await startCore(config, {
   sql,

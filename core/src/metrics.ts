@@ -77,9 +77,17 @@ function registerAdmissionHealthGauges(metrics: { registry: Registry; admissionH
         this.set(value(admissionHealth.read()));
       },
     });
-  gauge('core_admission_hold_p95_seconds', 'Hold latency p95 over the last seconds, holds still running counted at their age (0 when none)', (r) => (r.holdP95Ms ?? 0) / 1000);
+  gauge(
+    'core_admission_hold_p95_seconds',
+    'Hold latency p95 over the last seconds, holds still running counted at their age (0 when none)',
+    (r) => (r.holdP95Ms ?? 0) / 1000,
+  );
   gauge('core_admission_error_ratio', 'Share of 5xx answers over the last seconds', (r) => r.errorRate);
-  gauge('core_admission_pool_waiting', 'Requests in flight beyond the database pool (waiting for a connection)', (r) => r.poolWaiting);
+  gauge(
+    'core_admission_pool_waiting',
+    'Requests in flight beyond the database pool (waiting for a connection)',
+    (r) => r.poolWaiting,
+  );
 }
 
 /**
@@ -115,7 +123,15 @@ export function registerBacklogGauges(registry: Registry, sql: Sql) {
   gauge('core_refunds_failing', 'Refund commands that failed three times or more (needs a person)', 'failing');
   gauge('core_payments_pending', 'Payments waiting for the gateway (callback or reconciler)', 'payments');
   // Ages, not counts, are what tell a stalled job from a busy one: a counted backlog is normal under load.
-  gauge('core_outbox_oldest_unpublished_age_seconds', 'Age of the oldest event not yet published (0 when none)', 'outbox_age');
-  gauge('core_payments_oldest_pending_age_seconds', 'Age of the oldest payment still pending (0 when none)', 'payment_age');
+  gauge(
+    'core_outbox_oldest_unpublished_age_seconds',
+    'Age of the oldest event not yet published (0 when none)',
+    'outbox_age',
+  );
+  gauge(
+    'core_payments_oldest_pending_age_seconds',
+    'Age of the oldest payment still pending (0 when none)',
+    'payment_age',
+  );
   gauge('core_database_up', '1 when the scrape could read the database, 0 when it could not', 'database_up');
 }

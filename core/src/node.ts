@@ -58,18 +58,26 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
   registerRetentionGauges(metrics.registry, deps.sql);
   const tokenKeys = deps.tokenKeys ?? (await resolveTokenKeys(config));
   const gateway = deps.gateway ?? createGatewayClient({ baseUrl: config.paymentUrl, apiKey: config.paymentApiKey });
-  const seatGate = config.seatGate && deps.seatGateStore
-    ? createSeatGate({
-        sql: deps.sql, store: deps.seatGateStore, keyPrefix: config.redisKeyPrefix, registry: metrics.registry,
-        settings: { checkEveryMs: config.seatGateCheckMs }, logger,
-      })
-    : null;
-  const gateEvents = seatGate && deps.seatGateEventsRedis
-    ? createGateEventsConsumer({
-        redis: deps.seatGateEventsRedis, gate: seatGate, keyPrefix: config.redisKeyPrefix,
-        onError: (error) => logger.warn({ err: error }, 'seat gate: reading booking events failed'),
-      })
-    : null;
+  const seatGate =
+    config.seatGate && deps.seatGateStore
+      ? createSeatGate({
+          sql: deps.sql,
+          store: deps.seatGateStore,
+          keyPrefix: config.redisKeyPrefix,
+          registry: metrics.registry,
+          settings: { checkEveryMs: config.seatGateCheckMs },
+          logger,
+        })
+      : null;
+  const gateEvents =
+    seatGate && deps.seatGateEventsRedis
+      ? createGateEventsConsumer({
+          redis: deps.seatGateEventsRedis,
+          gate: seatGate,
+          keyPrefix: config.redisKeyPrefix,
+          onError: (error) => logger.warn({ err: error }, 'seat gate: reading booking events failed'),
+        })
+      : null;
   const app = createCoreApp({
     sql: deps.sql,
     logger,
@@ -82,14 +90,19 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
     publicBaseUrl: config.publicUrl,
     serviceToken: config.serviceToken,
     seatGate,
-    admission: deps.admissionStore ? createAdmissionCheck({ store: deps.admissionStore, keyPrefix: config.redisKeyPrefix, metrics }) : null,
+    admission: deps.admissionStore
+      ? createAdmissionCheck({ store: deps.admissionStore, keyPrefix: config.redisKeyPrefix, metrics })
+      : null,
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
   });
   const jobs = config.jobsEnabled
     ? startBackgroundJobs({
-        sql: deps.sql, gateway, sink: deps.eventSink ?? null, logger,
+        sql: deps.sql,
+        gateway,
+        sink: deps.eventSink ?? null,
+        logger,
         settings: { reconcileAfterMs: config.reconcileAfterMs, ...(deps.jobSettings ?? {}) },
       })
     : null;
@@ -97,7 +110,9 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
   gateEvents?.start();
   if (seatGate && !gateEvents) {
     deps.seatGateEventsSource?.subscribe((events) => {
-      applyEventsToGate(seatGate, events).catch((error) => logger.warn({ err: error }, 'seat gate: applying booking events failed'));
+      applyEventsToGate(seatGate, events).catch((error) =>
+        logger.warn({ err: error }, 'seat gate: applying booking events failed'),
+      );
     });
   }
   const { port } = server.address() as AddressInfo;

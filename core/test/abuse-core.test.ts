@@ -39,8 +39,16 @@ describe('payment webhooks', () => {
     const paymentId = await h.fakePayment({ holdId: hold.json.holdId, showtimeId, customerId });
     for (const type of ['payment.succeeded', 'refund.succeeded']) {
       for (const data of [{ paymentId }, { paymentId, amount: 1000 }, { paymentId, currency: 'EUR' }]) {
-        const body = JSON.stringify({ id: `evt_${randomUUID().replaceAll('-', '')}`, type, created: Math.floor(Date.now() / 1000), data });
-        const answer = await h.postCallback({ body, signature: signWebhook(body, [TEST_WEBHOOK_SECRET], Math.floor(Date.now() / 1000)) });
+        const body = JSON.stringify({
+          id: `evt_${randomUUID().replaceAll('-', '')}`,
+          type,
+          created: Math.floor(Date.now() / 1000),
+          data,
+        });
+        const answer = await h.postCallback({
+          body,
+          signature: signWebhook(body, [TEST_WEBHOOK_SECRET], Math.floor(Date.now() / 1000)),
+        });
         expect(answer.status, `${type} ${JSON.stringify(data)}`).toBe(422);
         expect(answer.json.error.code).toBe('AMOUNT_REQUIRED');
       }
@@ -53,12 +61,16 @@ describe('checkout idempotency records', () => {
   it('keeps none for checkouts of holds that do not exist or are not the caller’s', async () => {
     const { showtimeId } = await h.core.createShowtime();
     const customerId = unique('flooder');
-    const attempts = await Promise.all(Array.from({ length: 30 }, () => h.checkout(showtimeId, customerId, randomUUID())));
+    const attempts = await Promise.all(
+      Array.from({ length: 30 }, () => h.checkout(showtimeId, customerId, randomUUID())),
+    );
     expect(attempts.map((a) => a.status)).toEqual(Array(30).fill(404));
     const owner = unique('owner');
     const hold = await h.core.hold(showtimeId, owner, ['B2']);
     expect((await h.checkout(showtimeId, customerId, hold.json.holdId)).status).toBe(403);
-    const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM idempotency_key WHERE customer_id = ${customerId}`;
+    const [row] = await sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM idempotency_key WHERE customer_id = ${customerId}`;
     expect(row!.n).toBe(0);
   });
 });

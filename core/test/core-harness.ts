@@ -27,20 +27,30 @@ export const TEST_PUBLIC_URL = 'http://buyers.test';
 
 /** For tests that never reach a gateway: every call answers "unavailable". */
 const noGateway: PaymentGateway = {
-  createPayment: async () => { throw gatewayUnavailable(); },
-  getPayment: async () => { throw gatewayUnavailable(); },
-  refund: async () => { throw gatewayUnavailable(); },
+  createPayment: async () => {
+    throw gatewayUnavailable();
+  },
+  getPayment: async () => {
+    throw gatewayUnavailable();
+  },
+  refund: async () => {
+    throw gatewayUnavailable();
+  },
 };
 
 let keysPromise: Promise<TokenKeyMaterial> | null = null;
 /** One key pair per test process: signing keys is slow, and tests only need them to agree. */
-export const testTokenKeys = () => (keysPromise ??= generateSigningJwk('test-1').then((jwk) => loadTokenKeys({ signingJwk: jwk })));
+export const testTokenKeys = () =>
+  (keysPromise ??= generateSigningJwk('test-1').then((jwk) => loadTokenKeys({ signingJwk: jwk })));
 
 let uniqueCounter = 0;
 export const unique = (label: string) => `${label}-${process.pid}-${Date.now().toString(36)}-${++uniqueCounter}`;
 
 /** The core app in process (`app.request()`), plus helpers to set a sale up and act as buyers. */
-export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGateway; webhookSecrets?: string[]; admission?: AdmissionCheck; gate?: HarnessGate } = {}) {
+export async function createCoreHarness(
+  sql: Sql,
+  options: { gateway?: PaymentGateway; webhookSecrets?: string[]; admission?: AdmissionCheck; gate?: HarnessGate } = {},
+) {
   const tokenKeys = await testTokenKeys();
   const metrics = createCoreMetrics();
   const gate = options.gate ? createSeatGate({ sql, registry: metrics.registry, ...options.gate }) : null;
@@ -59,7 +69,12 @@ export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGa
   });
 
   async function tokenFor(customerId: string, showtimeId: number, ttlMs = 600_000) {
-    return signAccessToken(tokenKeys, { customerId, showtimeId, sessionId: `s-${customerId}`, expiresAtMs: Date.now() + ttlMs });
+    return signAccessToken(tokenKeys, {
+      customerId,
+      showtimeId,
+      sessionId: `s-${customerId}`,
+      expiresAtMs: Date.now() + ttlMs,
+    });
   }
 
   /** A customer access token, as the edge signs it after verifying the customer token. */
@@ -93,7 +108,10 @@ export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGa
 
   /** A buyer's hold attempt: a fresh token for the customer, then POST …/holds. */
   async function hold(showtimeId: number, customerId: string, seats: string[]) {
-    return call('POST', `/showtimes/${showtimeId}/holds`, { token: await tokenFor(customerId, showtimeId), body: { seats } });
+    return call('POST', `/showtimes/${showtimeId}/holds`, {
+      token: await tokenFor(customerId, showtimeId),
+      body: { seats },
+    });
   }
 
   /** Counts by the database clock; `db` lets a sampler use a connection of its own. */
@@ -107,7 +125,20 @@ export async function createCoreHarness(sql: Sql, options: { gateway?: PaymentGa
     return row!;
   }
 
-  return { app, sql, metrics, gate, tokenKeys, tokenFor, customerTokenFor, createHall, createShowtime, call, hold, seatStatusCounts };
+  return {
+    app,
+    sql,
+    metrics,
+    gate,
+    tokenKeys,
+    tokenFor,
+    customerTokenFor,
+    createHall,
+    createShowtime,
+    call,
+    hold,
+    seatStatusCounts,
+  };
 }
 
 export type CoreHarness = Awaited<ReturnType<typeof createCoreHarness>>;

@@ -20,8 +20,10 @@ export function holdContract(label: string, harness: () => CoreHarness, scale: C
       const h = harness();
       const columns = 20;
       const { showtimeId } = await h.createShowtime({ layout: { rows: Math.ceil(scale.rounds / columns), columns } });
-      const seats = (await h.sql<{ seat_code: string }[]>`
-        SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} ORDER BY seat_code`).map((r) => r.seat_code);
+      const seats = (
+        await h.sql<{ seat_code: string }[]>`
+        SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} ORDER BY seat_code`
+      ).map((r) => r.seat_code);
       for (let round = 0; round < scale.rounds; round++) {
         const seat = seats[round]!;
         const tokens = await Promise.all(
@@ -31,8 +33,14 @@ export function holdContract(label: string, harness: () => CoreHarness, scale: C
           h.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { seats: [seat] } }),
         );
         const statuses = results.map((r) => r.status);
-        expect(statuses.filter((s) => s === 201), `round ${round}`).toHaveLength(1);
-        expect(statuses.filter((s) => s !== 201 && s !== 409), `round ${round}`).toEqual([]);
+        expect(
+          statuses.filter((s) => s === 201),
+          `round ${round}`,
+        ).toHaveLength(1);
+        expect(
+          statuses.filter((s) => s !== 201 && s !== 409),
+          `round ${round}`,
+        ).toEqual([]);
         const loser = results.find((r) => r.status === 409)!;
         expect(loser.json.error).toMatchObject({ code: 'SEATS_UNAVAILABLE', seats: [seat] });
       }
@@ -64,7 +72,10 @@ export function holdContract(label: string, harness: () => CoreHarness, scale: C
         const row = 'ABCDEFGHJKLMNPQRSTUV'[round % 20]!;
         const col = 1 + 2 * Math.floor(round / 20);
         const pair = [`${row}${col}`, `${row}${col + 1}`];
-        const tokens = await Promise.all([h.tokenFor(`rev-${round}-x`, showtimeId), h.tokenFor(`rev-${round}-y`, showtimeId)]);
+        const tokens = await Promise.all([
+          h.tokenFor(`rev-${round}-x`, showtimeId),
+          h.tokenFor(`rev-${round}-y`, showtimeId),
+        ]);
         const [x, y] = await releasedTogether(2, (i) =>
           h.call('POST', `/showtimes/${showtimeId}/holds`, {
             token: tokens[i],
@@ -111,7 +122,10 @@ export function holdContract(label: string, harness: () => CoreHarness, scale: C
         const row = 'ABCDEFGHJK'[round * 2]!;
         const next = 'ABCDEFGHJK'[round * 2 + 1]!;
         // 20 requests of 1 seat each over two rows: only 8 may succeed.
-        const seats = [...Array.from({ length: 10 }, (_, i) => `${row}${i + 1}`), ...Array.from({ length: 10 }, (_, i) => `${next}${i + 1}`)];
+        const seats = [
+          ...Array.from({ length: 10 }, (_, i) => `${row}${i + 1}`),
+          ...Array.from({ length: 10 }, (_, i) => `${next}${i + 1}`),
+        ];
         const results = await releasedTogether(20, (i) =>
           h.call('POST', `/showtimes/${showtimeId}/holds`, { token, body: { seats: [seats[i]] } }),
         );
@@ -147,7 +161,9 @@ export function holdContract(label: string, harness: () => CoreHarness, scale: C
     it(`best available: ${scale.racers} buyers released together after 2 seats together, all held, none shared, all adjacent`, async () => {
       const h = harness();
       const { showtimeId } = await h.createShowtime({ layout: { rows: 12, columns: 16, coupleRows: [8] } });
-      const tokens = await Promise.all(Array.from({ length: scale.racers }, (_, i) => h.tokenFor(unique(`best-${i}`), showtimeId)));
+      const tokens = await Promise.all(
+        Array.from({ length: scale.racers }, (_, i) => h.tokenFor(unique(`best-${i}`), showtimeId)),
+      );
       const results = await releasedTogether(scale.racers, (i) =>
         h.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { count: 2, together: true } }),
       );

@@ -32,7 +32,10 @@ export async function createPaymentHarness(sql: Sql) {
   async function sandboxApi(method: string, path: string, body?: unknown) {
     const response = await fetch(`${sandbox.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${SANDBOX_API_KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${SANDBOX_API_KEY}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     return { status: response.status, json: (await response.json().catch(() => null)) as any };
@@ -51,26 +54,47 @@ export async function createPaymentHarness(sql: Sql) {
   async function fakePayment(args: { holdId: string; showtimeId: number; customerId: string; amountCents?: number }) {
     const id = `pay_fake_${randomUUID().replaceAll('-', '')}`;
     await insertPayment(sql, {
-      id, hold_id: args.holdId, showtime_id: args.showtimeId, customer_id: args.customerId,
-      amount_cents: args.amountCents ?? 1000, currency: 'EUR', checkout_url: 'http://pay.test', expires_at: new Date(Date.now() + 60_000),
+      id,
+      hold_id: args.holdId,
+      showtime_id: args.showtimeId,
+      customer_id: args.customerId,
+      amount_cents: args.amountCents ?? 1000,
+      currency: 'EUR',
+      checkout_url: 'http://pay.test',
+      expires_at: new Date(Date.now() + 60_000),
     });
     return id;
   }
 
   /** A webhook exactly as the gateway sends it, signed now (or at `signedAtSeconds`). */
-  function signedCallback(event: { type: string; paymentId: string; amount?: number; currency?: string; eventId?: string }, options: { signedAtSeconds?: number; secrets?: string[] } = {}) {
+  function signedCallback(
+    event: { type: string; paymentId: string; amount?: number; currency?: string; eventId?: string },
+    options: { signedAtSeconds?: number; secrets?: string[] } = {},
+  ) {
     const body = JSON.stringify({
       id: event.eventId ?? `evt_${randomUUID().replaceAll('-', '')}`,
       type: event.type,
       created: Math.floor(Date.now() / 1000),
-      data: { paymentId: event.paymentId, amount: event.amount ?? 1000, currency: event.currency ?? 'EUR', reference: 'r' },
+      data: {
+        paymentId: event.paymentId,
+        amount: event.amount ?? 1000,
+        currency: event.currency ?? 'EUR',
+        reference: 'r',
+      },
     });
-    const signature = signWebhook(body, options.secrets ?? [TEST_WEBHOOK_SECRET], options.signedAtSeconds ?? Math.floor(Date.now() / 1000));
+    const signature = signWebhook(
+      body,
+      options.secrets ?? [TEST_WEBHOOK_SECRET],
+      options.signedAtSeconds ?? Math.floor(Date.now() / 1000),
+    );
     return { body, signature };
   }
 
   async function postCallback(callback: { body: string; signature: string }) {
-    return core!.call('POST', '/payments/callback', { rawBody: callback.body, headers: { 'content-type': 'application/json', 'x-signature': callback.signature } });
+    return core!.call('POST', '/payments/callback', {
+      rawBody: callback.body,
+      headers: { 'content-type': 'application/json', 'x-signature': callback.signature },
+    });
   }
 
   async function paymentState(paymentId: string) {
@@ -83,10 +107,24 @@ export async function createPaymentHarness(sql: Sql) {
   }
 
   async function outboxTypes(showtimeId: number) {
-    return (await sql<{ type: string }[]>`SELECT type FROM outbox WHERE showtime_id = ${showtimeId} ORDER BY id`).map((r) => r.type);
+    return (await sql<{ type: string }[]>`SELECT type FROM outbox WHERE showtime_id = ${showtimeId} ORDER BY id`).map(
+      (r) => r.type,
+    );
   }
 
-  return { core, sandbox, gateway, sandboxApi, checkout, fakePayment, signedCallback, postCallback, paymentState, outboxTypes, close: () => sandbox.close() };
+  return {
+    core,
+    sandbox,
+    gateway,
+    sandboxApi,
+    checkout,
+    fakePayment,
+    signedCallback,
+    postCallback,
+    paymentState,
+    outboxTypes,
+    close: () => sandbox.close(),
+  };
 }
 
 export type PaymentHarness = Awaited<ReturnType<typeof createPaymentHarness>>;

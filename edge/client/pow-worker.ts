@@ -12,7 +12,10 @@ interface Job {
   difficulty: number;
 }
 
-const scope = self as unknown as { onmessage: ((event: MessageEvent<Job>) => void) | null; postMessage(message: unknown): void };
+const scope = self as unknown as {
+  onmessage: ((event: MessageEvent<Job>) => void) | null;
+  postMessage(message: unknown): void;
+};
 
 scope.onmessage = (event) => {
   const { challenge, difficulty } = event.data;

@@ -11,4 +11,6 @@ try {
   before = '';
 }
 if (before !== text) writeFileSync(generatedPath, text);
-console.log(`${before === text ? 'unchanged' : 'wrote'} ${generatedPath}: ${bundles.map((b) => `${b.name} ${(b.code.length / 1024).toFixed(1)} KB`).join(', ')}`);
+console.log(
+  `${before === text ? 'unchanged' : 'wrote'} ${generatedPath}: ${bundles.map((b) => `${b.name} ${(b.code.length / 1024).toFixed(1)} KB`).join(', ')}`,
+);

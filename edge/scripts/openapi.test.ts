@@ -21,10 +21,17 @@ describe('the OpenAPI description', () => {
   it('documents every 429 and 503 with Retry-After, and every error answer with its codes', () => {
     const { paths } = buildOpenApiDocument();
     for (const [path, methods] of Object.entries(paths)) {
-      for (const [method, operation] of Object.entries(methods as Record<string, { responses: Record<string, { headers: object; content?: object; 'x-error-codes'?: string[] }> }>)) {
+      for (const [method, operation] of Object.entries(
+        methods as Record<
+          string,
+          { responses: Record<string, { headers: object; content?: object; 'x-error-codes'?: string[] }> }
+        >,
+      )) {
         for (const [status, answer] of Object.entries(operation.responses)) {
-          if (status === '429' || (status === '503' && path !== '/readyz')) expect(Object.keys(answer.headers), `${method} ${path} ${status}`).toContain('Retry-After');
-          if (Number(status) >= 400 && path !== '/readyz') expect(answer['x-error-codes']?.length, `${method} ${path} ${status}`).toBeGreaterThan(0);
+          if (status === '429' || (status === '503' && path !== '/readyz'))
+            expect(Object.keys(answer.headers), `${method} ${path} ${status}`).toContain('Retry-After');
+          if (Number(status) >= 400 && path !== '/readyz')
+            expect(answer['x-error-codes']?.length, `${method} ${path} ${status}`).toBeGreaterThan(0);
         }
       }
     }
@@ -34,11 +41,14 @@ describe('the OpenAPI description', () => {
     const { paths } = buildOpenApiDocument();
     const wrong: string[] = [];
     for (const [path, methods] of Object.entries(paths)) {
-      for (const [method, operation] of Object.entries(methods as Record<string, { responses: Record<string, { 'x-error-codes'?: string[] }> }>)) {
+      for (const [method, operation] of Object.entries(
+        methods as Record<string, { responses: Record<string, { 'x-error-codes'?: string[] }> }>,
+      )) {
         for (const [status, answer] of Object.entries(operation.responses)) {
           for (const code of answer['x-error-codes'] ?? []) {
             const known = (ERROR_STATUS as Record<string, number>)[code];
-            if (String(known) !== status) wrong.push(`${method} ${path} ${status} ${code} (catalogue: ${known ?? 'unknown'})`);
+            if (String(known) !== status)
+              wrong.push(`${method} ${path} ${status} ${code} (catalogue: ${known ?? 'unknown'})`);
           }
         }
       }
@@ -49,11 +59,16 @@ describe('the OpenAPI description', () => {
   it('describes request bodies with the schemas the routes validate with', () => {
     const { components } = buildOpenApiDocument();
     type Seats = { maxItems: number; items: { pattern: string } };
-    const hold = components.schemas.HoldRequest as { properties?: { seats?: Seats }; anyOf?: { properties?: { seats?: Seats } }[] };
+    const hold = components.schemas.HoldRequest as {
+      properties?: { seats?: Seats };
+      anyOf?: { properties?: { seats?: Seats } }[];
+    };
     const seats = [hold, ...(hold.anyOf ?? [])].find((variant) => variant.properties?.seats)?.properties?.seats;
     expect(seats?.items.pattern).toBeTruthy();
     expect(seats?.maxItems).toBeGreaterThan(0);
     expect(components.schemas.CheckoutRequest).toMatchObject({ additionalProperties: false });
-    expect(Object.keys((components.schemas.RoomUpdate as { properties: object }).properties)).toEqual(expect.arrayContaining(['capacity', 'admitPerMinute', 'state', 'opensAt']));
+    expect(Object.keys((components.schemas.RoomUpdate as { properties: object }).properties)).toEqual(
+      expect.arrayContaining(['capacity', 'admitPerMinute', 'state', 'opensAt']),
+    );
   });
 });

@@ -54,7 +54,11 @@ export interface EdgeLogger {
 
 export interface EdgeDeps {
   engine: RoomEngine;
-  takePurchaseTokens: (showtimeId: string, customerId: string, rules?: PurchaseRules) => Promise<BucketDecision | Refused>;
+  takePurchaseTokens: (
+    showtimeId: string,
+    customerId: string,
+    rules?: PurchaseRules,
+  ) => Promise<BucketDecision | Refused>;
   edgeStore: EdgeStore;
   guardStore: GuardStore;
   demoLoginPerMinute: number;
@@ -88,7 +92,12 @@ export interface EdgeDeps {
 }
 
 /** The Hono app with the parts its entry points drive or inspect (the room gateway, the catalog, the console's activity counters). */
-export type EdgeApp = Hono<EdgeEnv> & { rooms: RoomGateway; catalog: RoomCatalog; activity: ShowtimeActivity; pow: PowGate };
+export type EdgeApp = Hono<EdgeEnv> & {
+  rooms: RoomGateway;
+  catalog: RoomCatalog;
+  activity: ShowtimeActivity;
+  pow: PowGate;
+};
 
 export function createApp(deps: EdgeDeps): EdgeApp {
   const app = new Hono<EdgeEnv>();
@@ -114,7 +123,10 @@ export function createApp(deps: EdgeDeps): EdgeApp {
   const lockout = createLoginLockout({ store: deps.guardStore, attempts: deps.adminLockoutAttempts });
   const sessions = createConsoleSessions({ store: deps.guardStore, adminToken: deps.adminToken });
   const operatorAuth = adminAuth({ adminToken: deps.adminToken, sessions, lockout, clientAddress: deps.clientAddress });
-  const powGovernor = createPowGovernor({ showtimeJoinsPerSecond: deps.pow.showtimeJoinsPerSecond, addressJoinsPerMinute: deps.pow.addressJoinsPerMinute });
+  const powGovernor = createPowGovernor({
+    showtimeJoinsPerSecond: deps.pow.showtimeJoinsPerSecond,
+    addressJoinsPerMinute: deps.pow.addressJoinsPerMinute,
+  });
   const pow = createPowGate({
     challenges: createPowChallenges({ secret: deps.pow.secret, ttlMs: deps.pow.challengeTtlMs }),
     governor: powGovernor,
@@ -131,9 +143,20 @@ export function createApp(deps: EdgeDeps): EdgeApp {
   // Hold conflicts and 429s per showtime, for the operator console (after the error handler ran).
   const activity = createShowtimeActivity();
   app.use('/api/*', activity.recorder());
-  app.onError(createErrorHandler((error, c) => deps.logger.error({ err: error, requestId: c.get('requestId'), ...(c.get('trace') ? traceLogFields(c.get('trace')) : {}) }, 'unhandled error')));
+  app.onError(
+    createErrorHandler((error, c) =>
+      deps.logger.error(
+        { err: error, requestId: c.get('requestId'), ...(c.get('trace') ? traceLogFields(c.get('trace')) : {}) },
+        'unhandled error',
+      ),
+    ),
+  );
   // A person who mistypes a page address gets a page; API clients (and /api paths) get JSON.
-  app.notFound((c) => (!c.req.path.startsWith('/api/') && (c.req.header('accept') ?? '').includes('text/html') ? pageNotFound(c) : notFoundHandler(c)));
+  app.notFound((c) =>
+    !c.req.path.startsWith('/api/') && (c.req.header('accept') ?? '').includes('text/html')
+      ? pageNotFound(c)
+      : notFoundHandler(c),
+  );
 
   app.route('/', openApiRoutes());
   app.route('/', opsRoutes({ edgeStore: deps.edgeStore, core: deps.core, metrics: deps.metrics, operatorAuth }));
@@ -179,12 +202,23 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       core: deps.core,
       accessGate: turnGate,
       bookingGate: bookingGate({
-        accessGate: turnGate, customerTokens: deps.customerTokens, tokenKeys: deps.tokenKeys,
-        floodLimit: floodLimit({ limiter: deps.floodLimiter, clientAddress: deps.clientAddress, metrics: deps.metrics, name: 'bookings' }),
+        accessGate: turnGate,
+        customerTokens: deps.customerTokens,
+        tokenKeys: deps.tokenKeys,
+        floodLimit: floodLimit({
+          limiter: deps.floodLimiter,
+          clientAddress: deps.clientAddress,
+          metrics: deps.metrics,
+          name: 'bookings',
+        }),
       }),
       purchaseBuckets: purchaseBuckets({ limiter, metrics: deps.metrics, requireAdmission: true }),
       customerReads: customerReadLimit({
-        limiter: createMemoryFloodLimiter({ points: deps.customerReadsPerMinute ?? 120, windowMs: 60_000, ...(deps.now ? { now: deps.now } : {}) }),
+        limiter: createMemoryFloodLimiter({
+          points: deps.customerReadsPerMinute ?? 120,
+          windowMs: 60_000,
+          ...(deps.now ? { now: deps.now } : {}),
+        }),
         metrics: deps.metrics,
       }),
       clientAddress: deps.clientAddress,
@@ -200,7 +234,12 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       rooms,
       customerTokens: deps.customerTokens,
       logger: deps.logger,
-      leaveFloodLimit: floodLimit({ limiter: deps.floodLimiter, clientAddress: deps.clientAddress, metrics: deps.metrics, name: 'join' }),
+      leaveFloodLimit: floodLimit({
+        limiter: deps.floodLimiter,
+        clientAddress: deps.clientAddress,
+        metrics: deps.metrics,
+        name: 'join',
+      }),
       leaveGraceMs: deps.leaveGraceMs,
       brotli: deps.brotli,
     }),

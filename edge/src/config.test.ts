@@ -29,7 +29,9 @@ describe('edge configuration', () => {
     const { availableParallelism } = await import('node:os');
     expect(parseEdgeConfig({ ...base, EDGE_PROCESSES: '3', REDIS_URL: 'redis://r' }).processes).toBe(3);
     expect(() => parseEdgeConfig({ ...base, EDGE_PROCESSES: '3' })).toThrow(/EDGE_PROCESSES above 1 needs REDIS_URL/);
-    expect(() => parseEdgeConfig({ ...base, EDGE_PROCESSES: '0', REDIS_URL: 'redis://r' })).toThrow(/^Invalid edge configuration: EDGE_PROCESSES/);
+    expect(() => parseEdgeConfig({ ...base, EDGE_PROCESSES: '0', REDIS_URL: 'redis://r' })).toThrow(
+      /^Invalid edge configuration: EDGE_PROCESSES/,
+    );
     expect(edgeProcessCount(parseEdgeConfig({ ...base, REDIS_URL: 'redis://r' }))).toBe(1);
     expect(edgeProcessCount({ processes: null, production: true, redisUrl: 'redis://r' })).toBe(availableParallelism());
     expect(edgeProcessCount({ processes: null, production: true, redisUrl: null })).toBe(1);

@@ -3,7 +3,15 @@
  * nothing else in the edge reads the environment.
  */
 import { z } from 'zod';
-import { DEV_ADMIN_TOKEN, flagSetting, keyPrefixSetting, logLevelSetting, optionalFlagSetting, optionalTextSetting, parseEnv } from '../../lib/env';
+import {
+  DEV_ADMIN_TOKEN,
+  flagSetting,
+  keyPrefixSetting,
+  logLevelSetting,
+  optionalFlagSetting,
+  optionalTextSetting,
+  parseEnv,
+} from '../../lib/env';
 import { checkDefaultSecret } from '../../lib/secrets-policy';
 
 export { DEV_ADMIN_TOKEN };
@@ -35,7 +43,11 @@ const edgeEnvSchema = z.object({
   CUSTOMER_ALGORITHMS: z.string().default('RS256,ES256'),
   DEMO_LOGIN: optionalFlagSetting,
   TOKEN_CLOCK_TOLERANCE_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
-  QUEUE_TOKEN_TTL_MS: z.coerce.number().int().min(60_000).default(6 * 3_600_000),
+  QUEUE_TOKEN_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(60_000)
+    .default(6 * 3_600_000),
   SNAPSHOT_TTL_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
   SEAT_MAP_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   FLOOD_POINTS: z.coerce.number().int().min(1).default(20),
@@ -72,7 +84,11 @@ const edgeEnvSchema = z.object({
   CORE_SERVICE_TOKEN: z.string().min(16, 'CORE_SERVICE_TOKEN must be at least 16 characters').optional(),
   /** How often the edge brings Redis's copies of the rooms up to the database's version. */
   ROOM_SYNC_MS: z.coerce.number().int().min(200).default(2_000),
-  MAX_BODY_BYTES: z.coerce.number().int().min(1_024).default(64 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .default(64 * 1024),
   /**
    * Proxies you run in front of the edge: the client address is the X-Forwarded-For entry
    * that many places from the right (0: the socket's peer). TRUST_PROXY=1 means one hop.
@@ -124,10 +140,12 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
   // Demo login hands out identities for free: never in production, never beside a real
   // identity provider (one id namespace, so a demo id could be a real customer's).
   if (value.DEMO_LOGIN === true && production) throw new Error('DEMO_LOGIN=1 is refused when NODE_ENV=production');
-  if (value.DEMO_LOGIN === true && value.CUSTOMER_JWKS_URL) throw new Error('DEMO_LOGIN=1 is refused together with CUSTOMER_JWKS_URL');
+  if (value.DEMO_LOGIN === true && value.CUSTOMER_JWKS_URL)
+    throw new Error('DEMO_LOGIN=1 is refused together with CUSTOMER_JWKS_URL');
   const demoLogin = value.DEMO_LOGIN ?? (!production && !value.CUSTOMER_JWKS_URL);
   // Processes share the rooms, limits and one-time marks only through Redis.
-  if ((value.EDGE_PROCESSES ?? 1) > 1 && !value.REDIS_URL) throw new Error('EDGE_PROCESSES above 1 needs REDIS_URL (the processes share the waiting room through it)');
+  if ((value.EDGE_PROCESSES ?? 1) > 1 && !value.REDIS_URL)
+    throw new Error('EDGE_PROCESSES above 1 needs REDIS_URL (the processes share the waiting room through it)');
   if (production && !value.CUSTOMER_JWKS_URL) {
     throw new Error('CUSTOMER_JWKS_URL (with CUSTOMER_ISSUER and CUSTOMER_AUDIENCE) is required in production');
   }
@@ -139,9 +157,10 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
     coreUrl: value.CORE_URL.replace(/\/+$/, ''),
     redisUrl: value.REDIS_URL ?? null,
     keyPrefix: value.REDIS_KEY_PREFIX,
-    upstash: value.UPSTASH_REDIS_REST_URL && value.UPSTASH_REDIS_REST_TOKEN
-      ? { url: value.UPSTASH_REDIS_REST_URL, token: value.UPSTASH_REDIS_REST_TOKEN }
-      : null,
+    upstash:
+      value.UPSTASH_REDIS_REST_URL && value.UPSTASH_REDIS_REST_TOKEN
+        ? { url: value.UPSTASH_REDIS_REST_URL, token: value.UPSTASH_REDIS_REST_TOKEN }
+        : null,
     adminToken: value.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
     tokenSigningKey: value.TOKEN_SIGNING_KEY ?? null,
     tokenPublicJwks: value.TOKEN_PUBLIC_JWKS ?? null,
@@ -150,7 +169,9 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
           jwksUrl: value.CUSTOMER_JWKS_URL,
           issuer: value.CUSTOMER_ISSUER ?? null,
           audience: value.CUSTOMER_AUDIENCE ?? null,
-          algorithms: value.CUSTOMER_ALGORITHMS.split(',').map((a) => a.trim()).filter(Boolean),
+          algorithms: value.CUSTOMER_ALGORITHMS.split(',')
+            .map((a) => a.trim())
+            .filter(Boolean),
         }
       : null,
     demoLogin,

@@ -26,7 +26,16 @@ const HOP_BY_HOP = new Set([
   'content-length',
 ]);
 /** Never forwarded to the core: the edge's own cookies and client-supplied forwarding claims. */
-const REQUEST_ONLY_HERE = new Set(['cookie', 'x-queue-token', 'x-customer-token', 'x-showtime-id', 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
+const REQUEST_ONLY_HERE = new Set([
+  'cookie',
+  'x-queue-token',
+  'x-customer-token',
+  'x-showtime-id',
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+]);
 /** fetch has already decoded the body, so its encoding header no longer applies. */
 const RESPONSE_DROP = new Set(['content-encoding']);
 
@@ -100,7 +109,12 @@ export function createCoreClient(options: CoreClientOptions) {
     return new AppError('CLIENT_CLOSED_REQUEST', 'The client went away before the seat service was asked');
   };
 
-  async function send(url: string, init: RequestInit, clientSignal?: AbortSignal, caller: string | null = null): Promise<Response> {
+  async function send(
+    url: string,
+    init: RequestInit,
+    clientSignal?: AbortSignal,
+    caller: string | null = null,
+  ): Promise<Response> {
     if (clientSignal?.aborted) throw clientGone();
     const slot = await bulkhead.acquire(caller, clientSignal, clientGone);
     if (clientSignal?.aborted) {
@@ -115,13 +129,21 @@ export function createCoreClient(options: CoreClientOptions) {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     let answered = false;
     try {
-      const response = await fetchImpl(url, { ...init, signal: clientSignal ? AbortSignal.any([timeout, clientSignal]) : timeout, redirect: 'manual' });
+      const response = await fetchImpl(url, {
+        ...init,
+        signal: clientSignal ? AbortSignal.any([timeout, clientSignal]) : timeout,
+        redirect: 'manual',
+      });
       answered = true;
       return response;
     } catch (error) {
       if (clientSignal?.aborted) throw clientGone();
       options.onFailure?.(error);
-      throw unavailable('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', CORE_RETRY_AFTER_SECONDS);
+      throw unavailable(
+        'CORE_UNAVAILABLE',
+        'The seat service is not answering; try again shortly',
+        CORE_RETRY_AFTER_SECONDS,
+      );
     } finally {
       // A failed call counts at its full time (a timeout is what the next caller would face);
       // one its client abandoned says nothing about the core.
@@ -148,23 +170,43 @@ export function createCoreClient(options: CoreClientOptions) {
       }
       const response = await send(
         `${base}${request.path}`,
-        { method: request.method, headers, ...(request.body && request.body.byteLength > 0 ? { body: request.body } : {}) },
+        {
+          method: request.method,
+          headers,
+          ...(request.body && request.body.byteLength > 0 ? { body: request.body } : {}),
+        },
         request.signal,
         request.caller ?? null,
       );
       const answered = stripHopByHop(response.headers, RESPONSE_DROP);
       answered.set('x-request-id', request.requestId);
-      return new Response(response.body, { status: response.status, statusText: response.statusText, headers: answered });
+      return new Response(response.body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: answered,
+      });
     },
 
     /**
      * An operator call to the core's sale control (admin token added), answered as status and
      * parsed JSON body, errors included: the caller passes the core's refusal on as it is.
      */
-    async adminJson<T>(method: string, path: string, options_: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: T }> {
-      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${options.adminToken ?? ''}`, ...options_.headers };
+    async adminJson<T>(
+      method: string,
+      path: string,
+      options_: { body?: unknown; headers?: Record<string, string> } = {},
+    ): Promise<{ status: number; body: T }> {
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        authorization: `Bearer ${options.adminToken ?? ''}`,
+        ...options_.headers,
+      };
       if (options_.body !== undefined) headers['content-type'] = 'application/json';
-      const response = await send(`${base}${path}`, { method, headers, ...(options_.body !== undefined ? { body: JSON.stringify(options_.body) } : {}) });
+      const response = await send(`${base}${path}`, {
+        method,
+        headers,
+        ...(options_.body !== undefined ? { body: JSON.stringify(options_.body) } : {}),
+      });
       const text = await response.text();
       let body: unknown = null;
       try {
@@ -177,7 +219,10 @@ export function createCoreClient(options: CoreClientOptions) {
 
     /** GET a JSON document; non-2xx answers come back as `{status, body: null}`. */
     async getJson<T>(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: T | null }> {
-      const response = await send(`${base}${path}`, { method: 'GET', headers: { accept: 'application/json', ...headers } });
+      const response = await send(`${base}${path}`, {
+        method: 'GET',
+        headers: { accept: 'application/json', ...headers },
+      });
       if (!response.ok) {
         await response.body?.cancel();
         return { status: response.status, body: null };

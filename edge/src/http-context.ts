@@ -32,4 +32,5 @@ export const cookieNames = {
   access: (showtimeId: string) => `wr_a_${showtimeId}`,
 };
 
-export const isHttps = (c: Context) => new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
+export const isHttps = (c: Context) =>
+  new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';

@@ -19,7 +19,9 @@ if (processes > 1 && cluster.isPrimary) {
   const logger = pino({ name: 'edge-primary', level: config.logLevel });
   const primary = runPrimary({ processes, logger, shutdownGraceMs: SHUTDOWN_GRACE_MS });
   await primary.ready;
-  console.log(`edge listening on http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port} with ${processes} processes`);
+  console.log(
+    `edge listening on http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port} with ${processes} processes`,
+  );
   const stop = async () => {
     await primary.stop();
     process.exit(0);

@@ -74,32 +74,71 @@ export function createEdgeMetrics() {
     httpRequests: registry.counter('edge_http_requests_total', 'Requests by route pattern, method and status'),
     queueJoins: registry.counter('edge_queue_joins_total', 'Join requests answered, by resulting state'),
     queuePolls: registry.counter('edge_queue_polls_total', 'Polls answered, by source (snapshot or redis)'),
-    fastPolls: registry.counter('edge_queue_polls_fast_total', 'Snapshot polls answered on node:http without the Hono app (Node only)'),
-    fastJoins: registry.counter('edge_queue_joins_fast_total', 'Joins answered on node:http without the Hono app (Node only)'),
+    fastPolls: registry.counter(
+      'edge_queue_polls_fast_total',
+      'Snapshot polls answered on node:http without the Hono app (Node only)',
+    ),
+    fastJoins: registry.counter(
+      'edge_queue_joins_fast_total',
+      'Joins answered on node:http without the Hono app (Node only)',
+    ),
     queueLeaves: registry.counter('edge_queue_leaves_total', 'Leave requests answered'),
     admissions: registry.counter('edge_admissions_total', 'Access tokens issued after a claimed admission'),
     limiterRejections: registry.counter('edge_limiter_rejections_total', 'Requests refused with 429, by limiter'),
-    limiterFallbacks: registry.counter('edge_limiter_fallback_total', 'Bucket decisions taken by the local fallback limiter (Redis down)'),
+    limiterFallbacks: registry.counter(
+      'edge_limiter_fallback_total',
+      'Bucket decisions taken by the local fallback limiter (Redis down)',
+    ),
     redisErrors: registry.counter('edge_redis_errors_total', 'Store calls that failed, by operation'),
     coreErrors: registry.counter('edge_core_errors_total', 'Core calls that failed (network or timeout)'),
-    roomRestores: registry.counter('edge_room_restores_total', 'Rooms written to Redis from the database by the sync (lost or older copies)'),
+    roomRestores: registry.counter(
+      'edge_room_restores_total',
+      'Rooms written to Redis from the database by the sync (lost or older copies)',
+    ),
     seatMapReads: registry.counter('edge_seat_map_reads_total', 'Seat-map reads by source (core, cache, stale)'),
     bookingEvents: registry.counter('edge_booking_events_total', 'Booking events applied to rooms, by type'),
     snapshotRefreshes: registry.counter('edge_room_snapshot_refreshes_total', 'Room snapshots read from Redis'),
     // Set from each snapshot this process reads, so alerts can tell a waiting line from a stalled one.
-    roomWaiting: registry.gauge('edge_room_waiting', 'Buyers in line (pre-queue included) at the last snapshot, by showtime'),
+    roomWaiting: registry.gauge(
+      'edge_room_waiting',
+      'Buyers in line (pre-queue included) at the last snapshot, by showtime',
+    ),
     roomActive: registry.gauge('edge_room_active', 'Admitted buyers holding a slot at the last snapshot, by showtime'),
     roomCapacity: registry.gauge('edge_room_capacity', 'Slots the operator allows at once, by showtime'),
-    roomAdmitting: registry.gauge('edge_room_admitting', '1 when the room is open and admits buyers, 0 when scheduled, paused or ended'),
+    roomAdmitting: registry.gauge(
+      'edge_room_admitting',
+      '1 when the room is open and admits buyers, 0 when scheduled, paused or ended',
+    ),
     // The closed loop (queue/src/admission-governor.ts): what the operator set against what admission runs at.
-    roomAdmitTarget: registry.gauge('edge_room_admit_target_per_minute', 'Admissions per minute the operator set, by showtime'),
-    roomAdmitEffective: registry.gauge('edge_room_admit_effective_per_minute', 'Admissions per minute the room runs at: the closed loop\'s rate, 0 while the seats left are covered, by showtime'),
+    roomAdmitTarget: registry.gauge(
+      'edge_room_admit_target_per_minute',
+      'Admissions per minute the operator set, by showtime',
+    ),
+    roomAdmitEffective: registry.gauge(
+      'edge_room_admit_effective_per_minute',
+      "Admissions per minute the room runs at: the closed loop's rate, 0 while the seats left are covered, by showtime",
+    ),
     // Load shedding (net/load-shedding.ts and the core client's bulkhead).
-    shedRequests: registry.counter('edge_shed_requests_total', 'Requests not worked on, by reason: event_loop_lag (503 BUSY), core_bulkhead (503 BUSY), client_gone (the client left first)'),
-    eventLoopLag: registry.gauge('edge_event_loop_lag_seconds', 'Sustained event-loop lag: the lesser of the last two timer samples\' delays (Node)'),
-    shedding: registry.gauge('edge_shedding', '1 while the event-loop lag is above SHED_LAG_MS and costly requests are answered 503 (Node)'),
-    coreCallsInFlight: registry.gauge('edge_core_calls_in_flight', 'Calls to the core in flight in this process (bounded by CORE_CALLS_IN_FLIGHT)'),
-    roomSeatsLeft: registry.gauge('edge_room_seats_left', 'Seats not sold (available and held) as the closed loop last read them, by showtime'),
+    shedRequests: registry.counter(
+      'edge_shed_requests_total',
+      'Requests not worked on, by reason: event_loop_lag (503 BUSY), core_bulkhead (503 BUSY), client_gone (the client left first)',
+    ),
+    eventLoopLag: registry.gauge(
+      'edge_event_loop_lag_seconds',
+      "Sustained event-loop lag: the lesser of the last two timer samples' delays (Node)",
+    ),
+    shedding: registry.gauge(
+      'edge_shedding',
+      '1 while the event-loop lag is above SHED_LAG_MS and costly requests are answered 503 (Node)',
+    ),
+    coreCallsInFlight: registry.gauge(
+      'edge_core_calls_in_flight',
+      'Calls to the core in flight in this process (bounded by CORE_CALLS_IN_FLIGHT)',
+    ),
+    roomSeatsLeft: registry.gauge(
+      'edge_room_seats_left',
+      'Seats not sold (available and held) as the closed loop last read them, by showtime',
+    ),
   };
 }
 

@@ -17,7 +17,11 @@ export interface EdgeProcessLogger {
 }
 
 /** EDGE_PROCESSES when set; else one per core in production with Redis to share, else one. */
-export function edgeProcessCount(config: { processes: number | null; production: boolean; redisUrl: string | null }): number {
+export function edgeProcessCount(config: {
+  processes: number | null;
+  production: boolean;
+  redisUrl: string | null;
+}): number {
   if (config.processes !== null) return config.processes;
   return config.production && config.redisUrl ? availableParallelism() : 1;
 }
@@ -62,7 +66,10 @@ export function runPrimary(options: PrimaryOptions): Primary {
     if (stopping) return;
     youngDeaths = livedMs < 60_000 ? youngDeaths + 1 : 0;
     const delayMs = Math.min(10_000, (options.restartDelayMs ?? 100) * 2 ** Math.max(0, youngDeaths - 1));
-    options.logger.warn({ worker: worker.process.pid, code, signal, livedMs, replaceInMs: delayMs }, 'edge process died; starting another');
+    options.logger.warn(
+      { worker: worker.process.pid, code, signal, livedMs, replaceInMs: delayMs },
+      'edge process died; starting another',
+    );
     setTimeout(() => !stopping && fork(), delayMs);
   });
 

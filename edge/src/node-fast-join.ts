@@ -68,7 +68,13 @@ export function fastJoinListener(deps: FastJoinDeps, next: Listener): Listener {
 
   function send(response: ServerResponse, showtimeId: string, status: number, body: unknown, headers: Headers) {
     const text = JSON.stringify(body);
-    response.writeHead(status, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(text)), ...headers]);
+    response.writeHead(status, [
+      'content-type',
+      'application/json',
+      'content-length',
+      String(Buffer.byteLength(text)),
+      ...headers,
+    ]);
     response.end(text);
     if (status === 200) answeredOk.inc();
     else metrics.httpRequests.inc({ route: ROUTE, method: 'POST', status: String(status) });
@@ -77,12 +83,21 @@ export function fastJoinListener(deps: FastJoinDeps, next: Listener): Listener {
   }
 
   /** The join's answer: the contract's body, the new queue token, cookies (queue-routes.ts `respond`). */
-  async function answerBody(request: IncomingMessage, showtimeId: string, customerId: string, answer: QueueAnswer, headers: Headers) {
+  async function answerBody(
+    request: IncomingMessage,
+    showtimeId: string,
+    customerId: string,
+    answer: QueueAnswer,
+    headers: Headers,
+  ) {
     const body = queueAnswerBody(answer);
     if (answer.state !== 'sold_out' && answer.state !== 'closed') {
       const queueToken = await deps.queueTokens.sign({ customerId, showtimeId, ticket: answer.ticket });
       body.queueToken = queueToken;
-      headers.push('set-cookie', setCookie(request, cookieNames.queue(showtimeId), queueToken, Math.floor(deps.queueTokens.ttlMs / 1000)));
+      headers.push(
+        'set-cookie',
+        setCookie(request, cookieNames.queue(showtimeId), queueToken, Math.floor(deps.queueTokens.ttlMs / 1000)),
+      );
     }
     if (answer.accessToken) {
       body.accessToken = answer.accessToken;
@@ -108,11 +123,19 @@ export function fastJoinListener(deps: FastJoinDeps, next: Listener): Listener {
         throw new AppError('RATE_LIMITED', 'Too many requests from this address; slow down', { retryAfterSeconds });
       }
       const cookie = header(request, 'cookie');
-      const token = bearerTokenOf(header(request, 'authorization')) ?? (cookie ? parseCookies(cookie, cookieNames.customer)[cookieNames.customer] : undefined);
+      const token =
+        bearerTokenOf(header(request, 'authorization')) ??
+        (cookie ? parseCookies(cookie, cookieNames.customer)[cookieNames.customer] : undefined);
       if (!token) throw unauthorized('MISSING_TOKEN', 'Send the customer token as Authorization: Bearer <token>');
       const customerId = await deps.customerTokens.verify(token);
-      const refused = await deps.pow.decide(showtimeId, { address, customerId }, header(request, POW_CHALLENGE_HEADER), header(request, POW_NONCE_HEADER));
-      if (refused) return send(response, showtimeId, refused.status, refused.body, [...headers, 'cache-control', 'no-store']);
+      const refused = await deps.pow.decide(
+        showtimeId,
+        { address, customerId },
+        header(request, POW_CHALLENGE_HEADER),
+        header(request, POW_NONCE_HEADER),
+      );
+      if (refused)
+        return send(response, showtimeId, refused.status, refused.body, [...headers, 'cache-control', 'no-store']);
       // A client that has gone (net/load-shedding.ts) takes no place in line.
       if (clientGone(request)) return void (metrics.shedRequests.inc({ reason: 'client_gone' }), response.destroy());
       const answer = await deps.rooms.join(showtimeId, customerId, address);
@@ -136,7 +159,8 @@ export function fastJoinListener(deps: FastJoinDeps, next: Listener): Listener {
     const match = JOIN_PATH.exec(request.url ?? '');
     if (!match) return next(request, response);
     const length = request.headers['content-length'];
-    if ((length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined) return next(request, response);
+    if ((length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined)
+      return next(request, response);
     void join(request, response, match[1]!);
   };
 }

@@ -44,10 +44,14 @@ export function fastPollListener(deps: FastPollDeps, fallback: Listener): Listen
     const body = JSON.stringify(queueAnswerBody(answer));
     // A flat header list skips Node's per-call header object handling.
     response.writeHead(200, [
-      'content-type', 'application/json',
-      'content-length', String(Buffer.byteLength(body)),
-      'cache-control', 'no-store',
-      'x-request-id', requestId,
+      'content-type',
+      'application/json',
+      'content-length',
+      String(Buffer.byteLength(body)),
+      'cache-control',
+      'no-store',
+      'x-request-id',
+      requestId,
     ]);
     response.end(body);
     answered.inc();

@@ -38,8 +38,11 @@ import { PatientRedis } from '../../lib/patient-redis';
 
 /** Brotli at quality 5: pages are made per request, and 5 is most of 11's gain at a fraction of its time. */
 const nodeBrotli = (body: Uint8Array) =>
-  new Uint8Array(brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } }));
-
+  new Uint8Array(
+    brotliCompressSync(body, {
+      params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.byteLength },
+    }),
+  );
 
 /** Idle keep-alive on buyer connections: above common proxies' and k6's idle timeouts (see below). */
 export const EDGE_KEEP_ALIVE_MS = 65_000;
@@ -125,21 +128,50 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
   if (redis) await waitReady(redis, 2_000);
   const command = redis ? (args: string[]) => redis.call(args[0]!, ...args.slice(1)) : null;
   const scriptStore = deps.scriptStore ?? (redis ? createIoredisStore(redis) : createMemoryStore());
-  const edgeStore = deps.edgeStore ?? (command ? createRedisEdgeStore(command, config.keyPrefix) : createMemoryEdgeStore());
+  const edgeStore =
+    deps.edgeStore ?? (command ? createRedisEdgeStore(command, config.keyPrefix) : createMemoryEdgeStore());
   const guardStore = command ? createRedisGuardStore(command, config.keyPrefix) : createMemoryGuardStore();
   const floodLimiter: FloodLimiter & { close?(): void } =
     deps.floodLimiter ??
     (redis
-      ? createNodeFloodLimiter({ redis, keyPrefix: config.keyPrefix, points: config.flood.points, windowMs: config.flood.windowMs })
-      : createMemoryFloodLimiter({ points: config.flood.points, windowMs: config.flood.windowMs, blockMs: config.flood.windowMs }));
+      ? createNodeFloodLimiter({
+          redis,
+          keyPrefix: config.keyPrefix,
+          points: config.flood.points,
+          windowMs: config.flood.windowMs,
+        })
+      : createMemoryFloodLimiter({
+          points: config.flood.points,
+          windowMs: config.flood.windowMs,
+          blockMs: config.flood.windowMs,
+        }));
 
-  const { app, deps: edgeDeps, consumer } = buildEdge(
+  const {
+    app,
+    deps: edgeDeps,
+    consumer,
+  } = buildEdge(
     config,
-    { scriptStore, edgeStore, guardStore, floodLimiter, tokenKeys, metrics, clientAddress: clientAddressFor(config.trustProxyHops), logger, queueTokenHmac: nodeHmacSha256(), brotli: nodeBrotli },
+    {
+      scriptStore,
+      edgeStore,
+      guardStore,
+      floodLimiter,
+      tokenKeys,
+      metrics,
+      clientAddress: clientAddressFor(config.trustProxyHops),
+      logger,
+      queueTokenHmac: nodeHmacSha256(),
+      brotli: nodeBrotli,
+    },
     { consumerLogger: logger },
   );
   if (deps.consumeEvents !== false) consumer.start(config.eventsPollMs);
-  const roomSync = startRoomSync(app.catalog, { everyMs: config.roomSyncMs, logger, onSynced: (count) => metrics.roomRestores.inc({}, count) });
+  const roomSync = startRoomSync(app.catalog, {
+    everyMs: config.roomSyncMs,
+    logger,
+    onSynced: (count) => metrics.roomRestores.inc({}, count),
+  });
 
   const lagMonitor = startLagMonitor({
     thresholdMs: config.shedLagMs,
@@ -152,7 +184,10 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
   const load = deps.load ?? lagMonitor;
 
   const viaApp = getRequestListener(app.fetch, { hostname: config.host });
-  const polls = fastPollListener({ rooms: app.rooms, queueTokens: edgeDeps.queueTokens, floodLimiter, metrics, trustedHops: config.trustProxyHops }, viaApp);
+  const polls = fastPollListener(
+    { rooms: app.rooms, queueTokens: edgeDeps.queueTokens, floodLimiter, metrics, trustedHops: config.trustProxyHops },
+    viaApp,
+  );
   const joins =
     deps.fastJoin === false
       ? polls
@@ -175,7 +210,10 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
   // 60 s, nginx upstream keepalive 60 s) or k6 reuses a connection it believes open, and with
   // Node's default 5 s the edge may close it just as a request is sent: an EOF or reset on a
   // POST that no client may retry. headersTimeout must exceed keepAliveTimeout (Node's rule).
-  const server = createServer({ keepAliveTimeout: EDGE_KEEP_ALIVE_MS, headersTimeout: EDGE_KEEP_ALIVE_MS + 1_000 }, listener);
+  const server = createServer(
+    { keepAliveTimeout: EDGE_KEEP_ALIVE_MS, headersTimeout: EDGE_KEEP_ALIVE_MS + 1_000 },
+    listener,
+  );
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const acceptors = await addAcceptors(server, config.acceptors).catch((error: unknown) => {
     logger.warn({ err: error }, 'extra acceptors not added: one connection per event-loop turn');
@@ -191,7 +229,8 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
         response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(metrics.registry.render());
       })
     : null;
-  if (metricsServer) await new Promise<void>((resolve) => metricsServer.listen(config.metricsPort, config.metricsHost, resolve));
+  if (metricsServer)
+    await new Promise<void>((resolve) => metricsServer.listen(config.metricsPort, config.metricsHost, resolve));
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
   logger.info({ port, redis: redis ? 'redis' : 'in-process' }, 'edge listening');

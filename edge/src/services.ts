@@ -103,7 +103,10 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
       now,
       ...(runtime.queueTokenHmac ? { hmacSha256: runtime.queueTokenHmac } : {}),
     }),
-    verifyAccessToken: createEdgeAccessVerifier(runtime.tokenKeys, { clockToleranceSeconds: Math.round(config.clockToleranceMs / 1000), now }),
+    verifyAccessToken: createEdgeAccessVerifier(runtime.tokenKeys, {
+      clockToleranceSeconds: Math.round(config.clockToleranceMs / 1000),
+      now,
+    }),
     floodLimiter: runtime.floodLimiter,
     metrics,
     adminToken: config.adminToken,
@@ -135,7 +138,9 @@ export interface BuildEdgeOptions {
  */
 export function buildEdge(config: EdgeServiceConfig, runtime: EdgeRuntime, options: BuildEdgeOptions = {}) {
   const deps = buildEdgeDeps(config, runtime);
-  const app: EdgeApp = createApp(options.statsIntervalMs ? { ...deps, statsIntervalMs: options.statsIntervalMs } : deps);
+  const app: EdgeApp = createApp(
+    options.statsIntervalMs ? { ...deps, statsIntervalMs: options.statsIntervalMs } : deps,
+  );
   const consumer = createBookingEventsConsumer({
     edgeStore: runtime.edgeStore,
     engine: deps.engine,
@@ -144,5 +149,13 @@ export function buildEdge(config: EdgeServiceConfig, runtime: EdgeRuntime, optio
     consumerName: options.consumerName,
     logger: options.consumerLogger,
   });
-  return { app, deps, consumer, rooms: app.rooms, catalog: app.catalog, queueTokens: deps.queueTokens, metrics: deps.metrics };
+  return {
+    app,
+    deps,
+    consumer,
+    rooms: app.rooms,
+    catalog: app.catalog,
+    queueTokens: deps.queueTokens,
+    metrics: deps.metrics,
+  };
 }

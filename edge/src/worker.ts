@@ -60,7 +60,11 @@ async function build(env: WorkerEnv): Promise<Instance> {
     scriptStore: createUpstashStore(redis),
     edgeStore,
     guardStore: createRedisGuardStore(command, config.keyPrefix),
-    floodLimiter: createMemoryFloodLimiter({ points: config.flood.points, windowMs: config.flood.windowMs, blockMs: config.flood.windowMs }),
+    floodLimiter: createMemoryFloodLimiter({
+      points: config.flood.points,
+      windowMs: config.flood.windowMs,
+      blockMs: config.flood.windowMs,
+    }),
     tokenKeys,
     metrics,
     // Cloudflare sets CF-Connecting-IP itself (a client-sent one is replaced), so it is the
@@ -89,7 +93,9 @@ function pumpSoon(current: Instance, ctx: ExecutionContextLike) {
   const now = Date.now();
   if (now - current.lastPumpMs < PUMP_EVERY_MS) return;
   current.lastPumpMs = now;
-  ctx.waitUntil(current.consumer.pumpOnce().catch((error: unknown) => console.error('booking events: pump failed', error)));
+  ctx.waitUntil(
+    current.consumer.pumpOnce().catch((error: unknown) => console.error('booking events: pump failed', error)),
+  );
 }
 
 export default {
@@ -106,6 +112,10 @@ export default {
     // Rooms Redis lost, or holds an older copy of, come back from the core's sale control.
     ctx.waitUntil(current.app.catalog.syncAll().catch((error: unknown) => console.error('room sync failed', error)));
     // A Worker has no ticker: the cron puts each room's turn length into the cinema's turn history.
-    ctx.waitUntil(recordTurnHistory(current.engine).catch((error: unknown) => console.error('recording turn history failed', error)));
+    ctx.waitUntil(
+      recordTurnHistory(current.engine).catch((error: unknown) =>
+        console.error('recording turn history failed', error),
+      ),
+    );
   },
 };

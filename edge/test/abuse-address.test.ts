@@ -25,9 +25,16 @@ beforeAll(async () => {
   coreServer = await serveRestartable((request) => core.app.fetch(request));
   edge = await startEdge(
     parseEdgeConfig({
-      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: coreServer.url, ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
-      REDIS_URL: testRedisUrl(), REDIS_KEY_PREFIX: testRedisNamespace('abuse-address'),
-      TRUST_PROXY_HOPS: '1', FLOOD_POINTS: String(JOINS_PER_SECOND), FLOOD_WINDOW_MS: '1000', LOG_LEVEL: 'silent',
+      EDGE_PORT: '0',
+      EDGE_HOST: '127.0.0.1',
+      CORE_URL: coreServer.url,
+      ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+      REDIS_URL: testRedisUrl(),
+      REDIS_KEY_PREFIX: testRedisNamespace('abuse-address'),
+      TRUST_PROXY_HOPS: '1',
+      FLOOD_POINTS: String(JOINS_PER_SECOND),
+      FLOOD_WINDOW_MS: '1000',
+      LOG_LEVEL: 'silent',
     }),
     { tokenKeys: keys, consumeEvents: false },
   );
@@ -37,15 +44,23 @@ afterAll(async () => {
   await coreServer?.stop();
 });
 
-const api = (method: string, path: string, init?: Parameters<typeof callJson>[3]) => callJson(fetchFrom(edge.url), method, path, init);
+const api = (method: string, path: string, init?: Parameters<typeof callJson>[3]) =>
+  callJson(fetchFrom(edge.url), method, path, init);
 /** What our proxy forwards: whatever the client wrote, then the address it saw. */
-const via = (realAddress: string, clientWrote = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.1`) => ({
+const via = (
+  realAddress: string,
+  clientWrote = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.1`,
+) => ({
   'x-forwarded-for': `${clientWrote}, ${realAddress}`,
 });
 
 async function openRoom(settings: object = {}) {
   const showtimeId = core.addShowtime();
-  const configured = await edge.app.rooms.engine.configure(String(showtimeId), { ...fastRoom, state: 'paused', ...settings });
+  const configured = await edge.app.rooms.engine.configure(String(showtimeId), {
+    ...fastRoom,
+    state: 'paused',
+    ...settings,
+  });
   expect(configured.ok).toBe(true);
   return showtimeId;
 }
@@ -53,8 +68,12 @@ async function openRoom(settings: object = {}) {
 describe('addresses behind a trusted proxy', () => {
   it('counts a burst of joins with spoofed leftmost entries against the one real address', async () => {
     const showtimeId = await openRoom({ placesPerAddress: 1_000 });
-    const tokens = await Promise.all(Array.from({ length: 100 }, (_, i) => signCustomerToken(`burst-${showtimeId}-${i}`)));
-    const results = await Promise.all(tokens.map((token) => api('POST', `/api/showtimes/${showtimeId}/queue`, { token, headers: via('198.51.100.1') })));
+    const tokens = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => signCustomerToken(`burst-${showtimeId}-${i}`)),
+    );
+    const results = await Promise.all(
+      tokens.map((token) => api('POST', `/api/showtimes/${showtimeId}/queue`, { token, headers: via('198.51.100.1') })),
+    );
     const passed = results.filter((r) => r.status === 200).length;
     expect(passed).toBeGreaterThan(0);
     expect(passed).toBeLessThanOrEqual(2 * JOINS_PER_SECOND); // at most two windows if the burst straddles one
@@ -71,7 +90,8 @@ describe('addresses behind a trusted proxy', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
       });
     // The attacker (real address 203.0.113.66) writes the operator's address on the left.
-    for (let i = 0; i < 10; i++) expect((await signIn(`guess-${i}-0123456789abcdef`, via('203.0.113.66', '198.51.100.5'))).status).toBe(200);
+    for (let i = 0; i < 10; i++)
+      expect((await signIn(`guess-${i}-0123456789abcdef`, via('203.0.113.66', '198.51.100.5'))).status).toBe(200);
     expect((await signIn(EDGE_ADMIN_TOKEN, via('203.0.113.66'))).status).toBe(429);
     expect((await signIn(EDGE_ADMIN_TOKEN, via('203.0.113.66', '192.0.2.1'))).status).toBe(429);
     // The operator, whose address the attacker wrote, signs in as usual.
@@ -81,7 +101,10 @@ describe('addresses behind a trusted proxy', () => {
   it('caps the places one address takes in a line; other addresses still join', async () => {
     const showtimeId = await openRoom({ placesPerAddress: 3 });
     const join = async (customerId: string, address: string) =>
-      api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await signCustomerToken(customerId), headers: via(address) });
+      api('POST', `/api/showtimes/${showtimeId}/queue`, {
+        token: await signCustomerToken(customerId),
+        headers: via(address),
+      });
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push((await join(`cap-${showtimeId}-${i}`, '198.51.100.20')).status);
     expect(statuses).toEqual([200, 200, 200, 403, 403]);

@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => edge?.close());
 
-const demo = (body: unknown, client = '192.0.2.30') => edge.call('POST', '/api/auth/demo', { body, headers: { 'x-test-client': client } });
+const demo = (body: unknown, client = '192.0.2.30') =>
+  edge.call('POST', '/api/auth/demo', { body, headers: { 'x-test-client': client } });
 
 describe('demo identities', () => {
   it("never hands out a chosen id: a victim's place cannot be taken over or thrown out", async () => {
@@ -71,9 +72,19 @@ describe('default secrets', () => {
     expect(parseEdgeConfig({ EDGE_HOST: '127.0.0.1' }).warnings.join()).toMatch(/ADMIN_TOKEN/);
     expect(parseEdgeConfig({ EDGE_HOST: '0.0.0.0', ADMIN_TOKEN: EDGE_ADMIN_TOKEN }).warnings).toEqual([]);
     const ownSecrets = { ADMIN_TOKEN: EDGE_ADMIN_TOKEN, PAYMENT_WEBHOOK_SECRET: 'whsec_0123456789abcdef' };
-    expect(() => parseCoreConfig({ CORE_HOST: '0.0.0.0', ADMIN_TOKEN: EDGE_ADMIN_TOKEN })).toThrow(/PAYMENT_WEBHOOK_SECRET/);
-    expect(() => parseCoreConfig({ CORE_HOST: '0.0.0.0', PAYMENT_WEBHOOK_SECRET: 'whsec_0123456789abcdef' })).toThrow(/ADMIN_TOKEN/);
-    expect(() => parseCoreConfig({ CORE_HOST: '0.0.0.0', ADMIN_TOKEN: EDGE_ADMIN_TOKEN, PAYMENT_WEBHOOK_SECRET: 'whsec_dev_only' })).toThrow(/PAYMENT_WEBHOOK_SECRET/);
+    expect(() => parseCoreConfig({ CORE_HOST: '0.0.0.0', ADMIN_TOKEN: EDGE_ADMIN_TOKEN })).toThrow(
+      /PAYMENT_WEBHOOK_SECRET/,
+    );
+    expect(() => parseCoreConfig({ CORE_HOST: '0.0.0.0', PAYMENT_WEBHOOK_SECRET: 'whsec_0123456789abcdef' })).toThrow(
+      /ADMIN_TOKEN/,
+    );
+    expect(() =>
+      parseCoreConfig({
+        CORE_HOST: '0.0.0.0',
+        ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+        PAYMENT_WEBHOOK_SECRET: 'whsec_dev_only',
+      }),
+    ).toThrow(/PAYMENT_WEBHOOK_SECRET/);
     expect(parseCoreConfig({ CORE_HOST: '0.0.0.0', ...ownSecrets }).warnings).toEqual([]);
     expect(parseCoreConfig({ CORE_HOST: '127.0.0.1' }).warnings).toHaveLength(2);
   });
@@ -81,13 +92,21 @@ describe('default secrets', () => {
 
 describe('smaller findings', () => {
   it('flood-limits the leave beacon per address', async () => {
-    const limited = await createEdgeHarness({ floodLimiter: createMemoryFloodLimiter({ points: 5, windowMs: 60_000 }) });
+    const limited = await createEdgeHarness({
+      floodLimiter: createMemoryFloodLimiter({ points: 5, windowMs: 60_000 }),
+    });
     try {
       const showtimeId = limited.core.addShowtime();
       const cookie = `wr_customer=${await signCustomerToken(`beacon-${showtimeId}`)}`;
       const statuses = [];
       for (let i = 0; i < 8; i++) {
-        statuses.push((await limited.call('POST', `/showtimes/${showtimeId}/leave?view=view-${i}-abcdef`, { headers: { cookie, 'x-test-client': '192.0.2.50' } })).status);
+        statuses.push(
+          (
+            await limited.call('POST', `/showtimes/${showtimeId}/leave?view=view-${i}-abcdef`, {
+              headers: { cookie, 'x-test-client': '192.0.2.50' },
+            })
+          ).status,
+        );
       }
       expect(statuses.slice(0, 5).every((s) => s === 202)).toBe(true);
       expect(statuses.slice(5)).toEqual([429, 429, 429]);
@@ -97,11 +116,14 @@ describe('smaller findings', () => {
   });
 
   it("keeps a real showtime's console counters while 10,050 requests hit made-up showtime ids", async () => {
-    const limited = await createEdgeHarness({ floodLimiter: createMemoryFloodLimiter({ points: 1, windowMs: 60_000 }) });
+    const limited = await createEdgeHarness({
+      floodLimiter: createMemoryFloodLimiter({ points: 1, windowMs: 60_000 }),
+    });
     try {
       const showtimeId = limited.core.addShowtime();
       const token = await signCustomerToken(`counted-${showtimeId}`);
-      const join = (id: number | string, client: string) => limited.call('POST', `/api/showtimes/${id}/queue`, { token, headers: { 'x-test-client': client } });
+      const join = (id: number | string, client: string) =>
+        limited.call('POST', `/api/showtimes/${id}/queue`, { token, headers: { 'x-test-client': client } });
       await join(showtimeId, '192.0.2.60');
       expect((await join(showtimeId, '192.0.2.60')).status).toBe(429);
       expect(limited.app.activity.lastMinute(String(showtimeId)).rateLimited).toBe(1);

@@ -16,7 +16,11 @@ afterAll(() => edge?.close());
 
 const form = (fields: Record<string, string>, client = '192.0.2.10', cookie?: string) => ({
   rawBody: new URLSearchParams(fields).toString(),
-  headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-test-client': client, ...(cookie ? { cookie } : {}) },
+  headers: {
+    'content-type': 'application/x-www-form-urlencoded',
+    'x-test-client': client,
+    ...(cookie ? { cookie } : {}),
+  },
 });
 
 async function signIn(operator: string, client = '192.0.2.10', cookie?: string): Promise<string> {
@@ -38,7 +42,14 @@ describe('admin API lockout', () => {
     const client = { 'x-test-client': '203.0.113.77' };
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) {
-      statuses.push((await edge.call('GET', '/api/admin/showtimes/1/room', { token: `wrong-guess-${i}-0123456789`, headers: client })).status);
+      statuses.push(
+        (
+          await edge.call('GET', '/api/admin/showtimes/1/room', {
+            token: `wrong-guess-${i}-0123456789`,
+            headers: client,
+          })
+        ).status,
+      );
     }
     expect(statuses).toEqual(Array(10).fill(401));
     const locked = await edge.call('GET', '/metrics', { token: EDGE_ADMIN_TOKEN, headers: client });
@@ -47,7 +58,10 @@ describe('admin API lockout', () => {
     // Guesses through the console count against the same address too.
     const viaConsole = await edge.call('POST', '/admin/login', form({ token: EDGE_ADMIN_TOKEN }, '203.0.113.77'));
     expect(viaConsole.status).toBe(429);
-    expect((await edge.call('GET', '/metrics', { token: EDGE_ADMIN_TOKEN, headers: { 'x-test-client': '203.0.113.78' } })).status).toBe(200);
+    expect(
+      (await edge.call('GET', '/metrics', { token: EDGE_ADMIN_TOKEN, headers: { 'x-test-client': '203.0.113.78' } }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -95,7 +109,11 @@ describe('console sessions', () => {
     const audit = await edge.call('GET', `/api/admin/showtimes/${showtimeId}/room/audit`, { token: EDGE_ADMIN_TOKEN });
     expect(audit.json.entries[0]).toMatchObject({ actor: 'dana' });
     // With the bare admin token, a self-declared name is only a label beside the credential.
-    await edge.call('PUT', `/api/admin/showtimes/${showtimeId}/room`, { token: EDGE_ADMIN_TOKEN, body: { capacity: 8 }, headers: { 'x-operator': 'dana' } });
+    await edge.call('PUT', `/api/admin/showtimes/${showtimeId}/room`, {
+      token: EDGE_ADMIN_TOKEN,
+      body: { capacity: 8 },
+      headers: { 'x-operator': 'dana' },
+    });
     const again = await edge.call('GET', `/api/admin/showtimes/${showtimeId}/room/audit`, { token: EDGE_ADMIN_TOKEN });
     expect(again.json.entries[0].actor).toBe('dana via admin-token');
   });

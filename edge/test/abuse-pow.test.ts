@@ -32,13 +32,19 @@ describe('proof of work at join', () => {
     const buyer = await edge.login();
     const first = await join(showtimeId, buyer.token);
     expect(first.status).toBe(428);
-    expect(first.json).toMatchObject({ error: { code: 'POW_REQUIRED', message: expect.any(String) }, difficulty: 8, challenge: expect.any(String) });
+    expect(first.json).toMatchObject({
+      error: { code: 'POW_REQUIRED', message: expect.any(String) },
+      difficulty: 8,
+      challenge: expect.any(String),
+    });
     const { nonce } = solvePow(first.json.challenge, first.json.difficulty);
     const solved = await join(showtimeId, buyer.token, powHeaders(first.json.challenge, nonce));
     expect(solved.status, solved.text).toBe(200);
     expect(solved.json.state).toBe('paused');
     // The same solution, twice at once or later: never again; and never for anyone else.
-    const replays = await Promise.all(Array.from({ length: 10 }, () => join(showtimeId, buyer.token, powHeaders(first.json.challenge, nonce))));
+    const replays = await Promise.all(
+      Array.from({ length: 10 }, () => join(showtimeId, buyer.token, powHeaders(first.json.challenge, nonce))),
+    );
     expect(replays.map((r) => r.status)).toEqual(Array(10).fill(428));
     expect(replays[0]!.json.error.code).toBe('POW_REUSED');
     expect(replays[0]!.json.challenge).not.toBe(first.json.challenge);
@@ -67,8 +73,16 @@ describe('proof of work at join', () => {
     const pow = createPowChallenges({ secret: edge.config.pow.secret, ttlMs: 60_000 });
     const client = { address: '127.0.0.1', customerId: buyer.customerId };
     while ((await pow.verify(challenge, wrong.toString(36), String(showtimeId), client)).ok) wrong++;
-    const stale = await createPowChallenges({ secret: edge.config.pow.secret, ttlMs: 60_000, now: () => Date.now() - 120_000 }).issue(String(showtimeId), 12, client);
-    const forged = await createPowChallenges({ secret: 'not-the-edge-secret', ttlMs: 60_000 }).issue(String(showtimeId), 12, client);
+    const stale = await createPowChallenges({
+      secret: edge.config.pow.secret,
+      ttlMs: 60_000,
+      now: () => Date.now() - 120_000,
+    }).issue(String(showtimeId), 12, client);
+    const forged = await createPowChallenges({ secret: 'not-the-edge-secret', ttlMs: 60_000 }).issue(
+      String(showtimeId),
+      12,
+      client,
+    );
     const foreign = (await join(otherShowtimeId, buyer.token)).json.challenge as string;
     const cases: [string, Record<string, string>, string][] = [
       ['wrong nonce', powHeaders(challenge, wrong.toString(36)), 'POW_INVALID'],
@@ -84,7 +98,10 @@ describe('proof of work at join', () => {
       expect(refused.json.error.code, name).toBe(code);
       expect(refused.json.difficulty, name).toBe(12);
     }
-    expect((await edge.call('GET', `/api/admin/showtimes/${showtimeId}/room`, { token: EDGE_ADMIN_TOKEN })).json.stats.joined).toBe(0);
+    expect(
+      (await edge.call('GET', `/api/admin/showtimes/${showtimeId}/room`, { token: EDGE_ADMIN_TOKEN })).json.stats
+        .joined,
+    ).toBe(0);
   });
 
   it('raises the difficulty for an address that joins too often, up to the ceiling, and not for others', async () => {
@@ -107,7 +124,9 @@ describe('proof of work at join', () => {
     const quiet = await join(showtimeId, buyer.token, { 'x-test-client': '198.51.100.60' });
     expect(quiet.json.difficulty).toBe(4);
     let raised = 0;
-    for (let i = 0; i < 30 && raised < 7; i++) raised = (await join(showtimeId, (await edge.login()).token, { 'x-test-client': '203.0.113.60' })).json.difficulty;
+    for (let i = 0; i < 30 && raised < 7; i++)
+      raised = (await join(showtimeId, (await edge.login()).token, { 'x-test-client': '203.0.113.60' })).json
+        .difficulty;
     expect(raised).toBe(7);
     const cheap = powHeaders(quiet.json.challenge, solvePow(quiet.json.challenge, 4).nonce);
     const spent = await join(showtimeId, buyer.token, { 'x-test-client': '203.0.113.60', ...cheap });
@@ -123,7 +142,8 @@ describe('proof of work at join', () => {
 
   it('takes powDifficulty, powMaxDifficulty and placesPerAddress in the operator API, and refuses out-of-range values', async () => {
     const showtimeId = edge.core.addShowtime();
-    const put = (body: object) => edge.call('PUT', `/api/admin/showtimes/${showtimeId}/room`, { token: EDGE_ADMIN_TOKEN, body });
+    const put = (body: object) =>
+      edge.call('PUT', `/api/admin/showtimes/${showtimeId}/room`, { token: EDGE_ADMIN_TOKEN, body });
     expect((await put({ powDifficulty: 40 })).status).toBe(422);
     expect((await put({ powDifficulty: -1 })).status).toBe(422);
     const saved = await put({ powDifficulty: 6, powMaxDifficulty: 14, placesPerAddress: 50 });

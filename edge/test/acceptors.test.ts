@@ -20,8 +20,13 @@ const edges: RunningEdge[] = [];
 async function edgeWith(acceptors: number): Promise<RunningEdge> {
   const edge = await startEdge(
     parseEdgeConfig({
-      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: coreServer.url, ADMIN_TOKEN: EDGE_ADMIN_TOKEN, ROOM_SYNC_MS: '60000',
-      LOG_LEVEL: 'silent', EDGE_ACCEPTORS: String(acceptors),
+      EDGE_PORT: '0',
+      EDGE_HOST: '127.0.0.1',
+      CORE_URL: coreServer.url,
+      ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+      ROOM_SYNC_MS: '60000',
+      LOG_LEVEL: 'silent',
+      EDGE_ACCEPTORS: String(acceptors),
     }),
     { tokenKeys: await testTokenKeys(), consumeEvents: false },
   );

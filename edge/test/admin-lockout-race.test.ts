@@ -62,11 +62,15 @@ async function judgedPerRound(lockout: LoginLockout, label: string): Promise<num
 
 describe('admin lockout: count and decision in one step', () => {
   it('on Redis: exactly ten of thirty concurrent guesses are judged, every round', async () => {
-    expect(await judgedPerRound(createLoginLockout({ store, attempts: ATTEMPTS }), 'redis')).toEqual(Array(ROUNDS).fill(ATTEMPTS));
+    expect(await judgedPerRound(createLoginLockout({ store, attempts: ATTEMPTS }), 'redis')).toEqual(
+      Array(ROUNDS).fill(ATTEMPTS),
+    );
   });
 
   it('in memory (the embedded stack and the insurance limiter): the same', async () => {
-    expect(await judgedPerRound(createLoginLockout({ store: createMemoryGuardStore(), attempts: ATTEMPTS }), 'memory')).toEqual(Array(ROUNDS).fill(ATTEMPTS));
+    expect(
+      await judgedPerRound(createLoginLockout({ store: createMemoryGuardStore(), attempts: ATTEMPTS }), 'memory'),
+    ).toEqual(Array(ROUNDS).fill(ATTEMPTS));
   });
 
   it('broken variant: the read-then-count lockout judges more than ten', async () => {
@@ -86,7 +90,9 @@ describe('admin lockout through the edge (real Redis)', () => {
     for (let round = 0; round < 3; round++) {
       const client = { 'x-test-client': `203.0.113.${100 + round}` };
       const answers = await Promise.all(
-        Array.from({ length: GUESSES }, (_, i) => edge.call('GET', '/api/admin/showtimes/1/room', { token: `wrong-${round}-${i}-0123456789`, headers: client })),
+        Array.from({ length: GUESSES }, (_, i) =>
+          edge.call('GET', '/api/admin/showtimes/1/room', { token: `wrong-${round}-${i}-0123456789`, headers: client }),
+        ),
       );
       const statuses = answers.map((a) => a.status);
       expect(statuses.filter((s) => s === 401)).toHaveLength(edge.config.adminLockoutAttempts);

@@ -25,11 +25,14 @@ beforeAll(async () => {
   h = await createEdgeHarness({
     store: 'memory',
     env: { MAX_BODY_BYTES: String(LIMIT) },
-    coreFetch: (stub) => (async (input: string | URL | Request, init?: RequestInit) => {
-      const request = new Request(input, init);
-      coreCalls.push(`${request.method} ${new URL(request.url).pathname} ${(await request.arrayBuffer()).byteLength}`);
-      return stub.fetch(input, init);
-    }) as typeof fetch,
+    coreFetch: (stub) =>
+      (async (input: string | URL | Request, init?: RequestInit) => {
+        const request = new Request(input, init);
+        coreCalls.push(
+          `${request.method} ${new URL(request.url).pathname} ${(await request.arrayBuffer()).byteLength}`,
+        );
+        return stub.fetch(input, init);
+      }) as typeof fetch,
   });
   customer = (await h.login('body-limit-buyer')).token;
   server = await new Promise<ReturnType<typeof serve>>((resolve) => {
@@ -43,7 +46,13 @@ afterAll(async () => {
 });
 
 /** Sends `bytes` as the body, declared (Content-Length) or chunked; the status and error code. */
-function send(method: string, path: string, bytes: number, mode: 'declared' | 'chunked', targetPort = port): Promise<{ status: number; code: string | null }> {
+function send(
+  method: string,
+  path: string,
+  bytes: number,
+  mode: 'declared' | 'chunked',
+  targetPort = port,
+): Promise<{ status: number; code: string | null }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { authorization: `Bearer ${customer}`, 'content-type': 'application/json' };
     // Node frames a DELETE or GET body only when told to (it does not chunk them by default).
@@ -64,7 +73,9 @@ function send(method: string, path: string, bytes: number, mode: 'declared' | 'c
       });
     });
     // The server may answer and close before the whole body is sent: that is the point.
-    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
     const chunk = Buffer.alloc(16 * 1024, 0x20);
     let sent = 0;
     const pump = () => {
@@ -82,13 +93,19 @@ function send(method: string, path: string, bytes: number, mode: 'declared' | 'c
 describe('body limits on every method', () => {
   it('refuses a DELETE with a declared body past the limit, before any work', async () => {
     coreCalls = [];
-    expect(await send('DELETE', '/api/bookings/9d0f1b2c-0000-4000-8000-000000000001', BIG, 'declared')).toEqual({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    expect(await send('DELETE', '/api/bookings/9d0f1b2c-0000-4000-8000-000000000001', BIG, 'declared')).toEqual({
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+    });
     expect(coreCalls).toEqual([]);
   });
 
   it('refuses a chunked DELETE body past the limit while reading it', async () => {
     coreCalls = [];
-    expect(await send('DELETE', '/api/holds/some-hold', BIG, 'chunked')).toEqual({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    expect(await send('DELETE', '/api/holds/some-hold', BIG, 'chunked')).toEqual({
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+    });
     expect(coreCalls).toEqual([]);
   });
 

@@ -17,7 +17,11 @@ afterAll(() => edge?.close());
 
 let eventCounter = 0;
 async function publish(event: Omit<BookingEvent, 'eventId' | 'occurredAt'> & { eventId?: string }) {
-  const full: BookingEvent = { eventId: event.eventId ?? `evt-${process.pid}-${++eventCounter}`, occurredAt: new Date().toISOString(), ...event } as BookingEvent;
+  const full: BookingEvent = {
+    eventId: event.eventId ?? `evt-${process.pid}-${++eventCounter}`,
+    occurredAt: new Date().toISOString(),
+    ...event,
+  } as BookingEvent;
   await edge.redis!.xadd(bookingEventsStreamKey(edge.keyPrefix), '*', ...encodeBookingEvent(full));
   return full.eventId;
 }
@@ -45,21 +49,34 @@ describe('booking events', () => {
     expect((await edge.poll(showtimeId, queueTokenOfB)).json.state).toBe('admitted');
   });
 
-  it.each(['cancelled', 'expired'])('a hold %s frees its seats, not the turn: the buyer holds again, the next one waits', async (reason) => {
-    const showtimeId = edge.core.addShowtime();
-    const { a, queueTokenOfB } = await admittedPair(showtimeId);
-    const access = (await edge.join(showtimeId, a.token)).json.accessToken as string;
-    const first = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } });
-    expect(first.status).toBe(201);
-    await publish({ type: 'HoldReleased', showtimeId, payload: { customerId: a.customerId, holdId: first.json.holdId, reason } });
-    await edge.consumer.pumpOnce();
-    edge.app.rooms.invalidate(String(showtimeId));
-    expect((await edge.poll(showtimeId, queueTokenOfB)).json.state).toBe('waiting');
-    const again = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A2'] } });
-    expect(again.status).toBe(201);
-    const stats = await edge.deps.engine.stats(String(showtimeId));
-    expect(stats.ok && stats.active).toBe(1);
-  });
+  it.each(['cancelled', 'expired'])(
+    'a hold %s frees its seats, not the turn: the buyer holds again, the next one waits',
+    async (reason) => {
+      const showtimeId = edge.core.addShowtime();
+      const { a, queueTokenOfB } = await admittedPair(showtimeId);
+      const access = (await edge.join(showtimeId, a.token)).json.accessToken as string;
+      const first = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, {
+        token: access,
+        body: { seats: ['A1'] },
+      });
+      expect(first.status).toBe(201);
+      await publish({
+        type: 'HoldReleased',
+        showtimeId,
+        payload: { customerId: a.customerId, holdId: first.json.holdId, reason },
+      });
+      await edge.consumer.pumpOnce();
+      edge.app.rooms.invalidate(String(showtimeId));
+      expect((await edge.poll(showtimeId, queueTokenOfB)).json.state).toBe('waiting');
+      const again = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, {
+        token: access,
+        body: { seats: ['A2'] },
+      });
+      expect(again.status).toBe(201);
+      const stats = await edge.deps.engine.stats(String(showtimeId));
+      expect(stats.ok && stats.active).toBe(1);
+    },
+  );
 
   it('ShowtimeSoldOut closes the room and waiters are told', async () => {
     const showtimeId = edge.core.addShowtime();
@@ -91,7 +108,12 @@ describe('booking events', () => {
       consumerName: 'test',
     });
     expect(await restarted.pumpOnce()).toBe(0);
-    const fresh = createBookingEventsConsumer({ edgeStore: edge.edgeStore, engine: edge.deps.engine, metrics: { ...edge.metrics, registry: createMetricsRegistry() }, consumerName: 'another' });
+    const fresh = createBookingEventsConsumer({
+      edgeStore: edge.edgeStore,
+      engine: edge.deps.engine,
+      metrics: { ...edge.metrics, registry: createMetricsRegistry() },
+      consumerName: 'another',
+    });
     expect(await fresh.pumpOnce()).toBeGreaterThan(0);
   });
 });

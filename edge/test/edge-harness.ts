@@ -27,7 +27,8 @@ import { createStubCore, type StubCore } from './stub-core';
 
 let keysPromise: Promise<TokenKeyMaterial> | null = null;
 /** One key pair per test process, shared by the edge and the stub core (as in production). */
-export const testTokenKeys = () => (keysPromise ??= generateSigningJwk('edge-test-1').then((jwk) => loadTokenKeys({ signingJwk: jwk })));
+export const testTokenKeys = () =>
+  (keysPromise ??= generateSigningJwk('edge-test-1').then((jwk) => loadTokenKeys({ signingJwk: jwk })));
 
 export const EDGE_ADMIN_TOKEN = 'edge-test-admin-token-0123456789';
 
@@ -36,7 +37,12 @@ export const EDGE_ADMIN_TOKEN = 'edge-test-admin-token-0123456789';
  * it. Demo login picks ids itself, so a test that must know who is who signs its own.
  */
 export async function signCustomerToken(customerId: string): Promise<string> {
-  return createCustomerTokens({ keys: await testTokenKeys(), demoLogin: true, idp: null, clockToleranceMs: 5_000 }).signDemo(customerId);
+  return createCustomerTokens({
+    keys: await testTokenKeys(),
+    demoLogin: true,
+    idp: null,
+    clockToleranceMs: 5_000,
+  }).signDemo(customerId);
 }
 const CORE_BASE = 'http://core.test';
 
@@ -71,20 +77,22 @@ export async function createEdgeHarness(options: EdgeHarnessOptions = {}) {
   const edgeStore: EdgeStore = redis
     ? createRedisEdgeStore((args) => redis.call(args[0]!, ...args.slice(1)), keyPrefix)
     : createMemoryEdgeStore();
-  const guardStore: GuardStore = redis ? createRedisGuardStore((args) => redis.call(args[0]!, ...args.slice(1)), keyPrefix) : createMemoryGuardStore();
+  const guardStore: GuardStore = redis
+    ? createRedisGuardStore((args) => redis.call(args[0]!, ...args.slice(1)), keyPrefix)
+    : createMemoryGuardStore();
   const metrics = createEdgeMetrics();
   const { app, deps, consumer } = buildEdge(
     config,
     {
-    scriptStore: redis ? createIoredisStore(redis) : createMemoryStore(),
-    edgeStore,
-    guardStore,
-    floodLimiter: options.floodLimiter ?? createMemoryFloodLimiter({ points: 1_000_000, windowMs: 1_000 }),
-    tokenKeys,
-    metrics,
-    clientAddress: (c) => c.req.header('x-test-client') ?? '127.0.0.1',
-    logger: { error: (o) => console.error('edge error', o), warn: () => {} },
-    fetch: coreFetch,
+      scriptStore: redis ? createIoredisStore(redis) : createMemoryStore(),
+      edgeStore,
+      guardStore,
+      floodLimiter: options.floodLimiter ?? createMemoryFloodLimiter({ points: 1_000_000, windowMs: 1_000 }),
+      tokenKeys,
+      metrics,
+      clientAddress: (c) => c.req.header('x-test-client') ?? '127.0.0.1',
+      logger: { error: (o) => console.error('edge error', o), warn: () => {} },
+      fetch: coreFetch,
     },
     { consumerName: 'test', statsIntervalMs: 50 },
   );

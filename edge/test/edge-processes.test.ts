@@ -60,7 +60,14 @@ beforeAll(async () => {
   signer = createCustomerTokens({ keys: tokenKeys, demoLogin: true, idp: null, clockToleranceMs: 5_000 });
   redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
   core = await startCore(
-    parseCoreConfig({ CORE_PORT: '0', ADMIN_TOKEN: ADMIN, CORE_SERVICE_TOKEN: SERVICE, JOBS_ENABLED: 'false', LOG_LEVEL: 'silent', REDIS_KEY_PREFIX: keyPrefix }),
+    parseCoreConfig({
+      CORE_PORT: '0',
+      ADMIN_TOKEN: ADMIN,
+      CORE_SERVICE_TOKEN: SERVICE,
+      JOBS_ENABLED: 'false',
+      LOG_LEVEL: 'silent',
+      REDIS_KEY_PREFIX: keyPrefix,
+    }),
     { sql, tokenKeys, admissionStore: createIoredisStore(redis) },
   );
   const port = await freePort();
@@ -70,10 +77,25 @@ beforeAll(async () => {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp',
-      NODE_ENV: 'development', EDGE_PROCESSES: '3', EDGE_PORT: String(port), EDGE_HOST: '127.0.0.1', CORE_URL: core.url, CORE_SERVICE_TOKEN: SERVICE,
-      REDIS_URL: testRedisUrl(), REDIS_KEY_PREFIX: keyPrefix, ADMIN_TOKEN: ADMIN, TOKEN_SIGNING_KEY: JSON.stringify(jwk), DEMO_LOGIN: '1',
-      TRUST_PROXY: '1', FLOOD_POINTS: '100000', SNAPSHOT_TTL_MS: '100', ROOM_SYNC_MS: '500', CORE_TIMEOUT_MS: '5000', LOG_LEVEL: 'warn',
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'development',
+      EDGE_PROCESSES: '3',
+      EDGE_PORT: String(port),
+      EDGE_HOST: '127.0.0.1',
+      CORE_URL: core.url,
+      CORE_SERVICE_TOKEN: SERVICE,
+      REDIS_URL: testRedisUrl(),
+      REDIS_KEY_PREFIX: keyPrefix,
+      ADMIN_TOKEN: ADMIN,
+      TOKEN_SIGNING_KEY: JSON.stringify(jwk),
+      DEMO_LOGIN: '1',
+      TRUST_PROXY: '1',
+      FLOOD_POINTS: '100000',
+      SNAPSHOT_TTL_MS: '100',
+      ROOM_SYNC_MS: '500',
+      CORE_TIMEOUT_MS: '5000',
+      LOG_LEVEL: 'warn',
     },
   });
   edgePid = edge.pid!;
@@ -118,14 +140,26 @@ function cpuTicks(pid: number): number {
 const lastBodies: string[] = [];
 function freshRequest(method: string, path: string, headers: Record<string, string>, body?: string): Promise<number> {
   return new Promise((resolve) => {
-    const req = httpRequest(`${edgeUrl}${path}`, { method, agent: false, headers: { ...headers, connection: 'close', ...(body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => {
-        if (lastBodies.length < 6) lastBodies.push(`${res.statusCode} ${text.slice(0, 200)}`);
-        resolve(res.statusCode ?? 0);
-      });
-    });
+    const req = httpRequest(
+      `${edgeUrl}${path}`,
+      {
+        method,
+        agent: false,
+        headers: {
+          ...headers,
+          connection: 'close',
+          ...(body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => {
+          if (lastBodies.length < 6) lastBodies.push(`${res.statusCode} ${text.slice(0, 200)}`);
+          resolve(res.statusCode ?? 0);
+        });
+      },
+    );
     req.on('error', () => resolve(0));
     req.end(body);
   });
@@ -137,7 +171,13 @@ it('three edge processes keep the room cap and the purchase buckets with 500 con
   const { showtimeId } = await h.createShowtime({ layout: { rows: 4, columns: 10 } });
   const room = await callJson(fetchFrom(core.url), 'PUT', `/admin/showtimes/${showtimeId}/room`, {
     headers: { authorization: `Bearer ${ADMIN}`, 'x-service-token': SERVICE },
-    body: { capacity: CAPACITY, admitPerMinute: 60_000, sessionTtlSeconds: 120, customerBucketCapacity: PER_CUSTOMER, customerRefillPerMinute: 1 },
+    body: {
+      capacity: CAPACITY,
+      admitPerMinute: 60_000,
+      sessionTtlSeconds: 120,
+      customerBucketCapacity: PER_CUSTOMER,
+      customerRefillPerMinute: 1,
+    },
   });
   expect(room.status).toBe(200);
   const engine = createRoomEngine({ store: createIoredisStore(redis), keyPrefix });
@@ -146,7 +186,12 @@ it('three edge processes keep the room cap and the purchase buckets with 500 con
   // would measure the operator's change, not the cap).
   for (let waited = 0; ; waited += 100) {
     const settings = await engine.getSettings(String(showtimeId));
-    if (settings.ok && settings.settings.capacity === CAPACITY && settings.settings.customerBucketCapacity === PER_CUSTOMER) break;
+    if (
+      settings.ok &&
+      settings.settings.capacity === CAPACITY &&
+      settings.settings.customerBucketCapacity === PER_CUSTOMER
+    )
+      break;
     if (waited > 30_000) throw new Error('the room never reached Redis with its capacity');
     await sleep(100);
   }
@@ -176,21 +221,27 @@ it('three edge processes keep the room cap and the purchase buckets with 500 con
     const address = `10.${(i >> 8) & 255}.${i & 255}.7`;
     const headers = { authorization: `Bearer ${tokens[i]}`, 'x-forwarded-for': address };
     const api = (method: string, path: string, init: Parameters<typeof callJson>[3] = {}) =>
-      callJson(fetchFrom(edgeUrl), method, path, { ...init, headers: { ...headers, ...init.headers } }).catch(() => null);
+      callJson(fetchFrom(edgeUrl), method, path, { ...init, headers: { ...headers, ...init.headers } }).catch(
+        () => null,
+      );
     let answer = await api('POST', `/api/showtimes/${showtimeId}/queue`);
-    for (let attempt = 0; attempt < 20 && answer?.status !== 200; attempt++) answer = (await sleep(200), await api('POST', `/api/showtimes/${showtimeId}/queue`));
+    for (let attempt = 0; attempt < 20 && answer?.status !== 200; attempt++)
+      answer = (await sleep(200), await api('POST', `/api/showtimes/${showtimeId}/queue`));
     expect(answer?.status).toBe(200);
     let queueToken = answer!.json.queueToken as string;
     while (answer?.json?.state !== 'admitted' && Date.now() < saleEndsAt) {
       await sleep(Math.min(1_000, Math.max(100, answer?.json?.pollAfterMs ?? 200)) * (0.5 + Math.random()));
-      const polled = await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': queueToken } });
+      const polled = await api('GET', `/api/showtimes/${showtimeId}/queue`, {
+        headers: { 'x-queue-token': queueToken },
+      });
       if (polled?.status === 200) {
         answer = polled;
         queueToken = (polled.json.queueToken as string | undefined) ?? queueToken;
       }
     }
     if (answer?.json?.state !== 'admitted') {
-      for (let attempt = 0; attempt < 10; attempt++) if ((await api('DELETE', `/api/showtimes/${showtimeId}/queue`))?.status === 200) break;
+      for (let attempt = 0; attempt < 10; attempt++)
+        if ((await api('DELETE', `/api/showtimes/${showtimeId}/queue`))?.status === 200) break;
       outcomes.push({ admitted: false, bucket: [] });
       return;
     }
@@ -206,11 +257,13 @@ it('three edge processes keep the room cap and the purchase buckets with 500 con
     if (order <= BUCKET_BUYERS) {
       const access = { authorization: `Bearer ${answer!.json.accessToken}`, 'x-forwarded-for': address };
       const body = JSON.stringify({ seats: ['ZZ99'] });
-      for (let n = 0; n < PER_CUSTOMER + 4; n++) bucket.push(await freshRequest('POST', `/api/showtimes/${showtimeId}/holds`, access, body));
+      for (let n = 0; n < PER_CUSTOMER + 4; n++)
+        bucket.push(await freshRequest('POST', `/api/showtimes/${showtimeId}/holds`, access, body));
       bucketsDone++;
     }
     holding--;
-    for (let attempt = 0; attempt < 10; attempt++) if ((await api('DELETE', `/api/showtimes/${showtimeId}/queue`))?.status === 200) break;
+    for (let attempt = 0; attempt < 10; attempt++)
+      if ((await api('DELETE', `/api/showtimes/${showtimeId}/queue`))?.status === 200) break;
     outcomes.push({ admitted: true, bucket });
   }
 
@@ -225,7 +278,10 @@ it('three edge processes keep the room cap and the purchase buckets with 500 con
 
   expect(outcomes).toHaveLength(BUYERS);
   const admittedTotal = outcomes.filter((o) => o.admitted).length;
-  if (process.env.DEBUG_PROCS) console.error(`${admittedTotal} admitted, most at once ${highest} (room) ${mostHolding} (buyers), ${samples} samples`);
+  if (process.env.DEBUG_PROCS)
+    console.error(
+      `${admittedTotal} admitted, most at once ${highest} (room) ${mostHolding} (buyers), ${samples} samples`,
+    );
   expect(admittedTotal).toBeGreaterThanOrEqual(AT_LEAST_ADMITTED);
   expect(samples).toBeGreaterThan(100);
   expect(highest).toBeLessThanOrEqual(CAPACITY);
@@ -236,7 +292,10 @@ it('three edge processes keep the room cap and the purchase buckets with 500 con
   const buckets = outcomes.filter((o) => o.bucket.length > 0).map((o) => o.bucket);
   expect(buckets).toHaveLength(BUCKET_BUYERS);
   for (const statuses of buckets) {
-    expect(statuses.filter((s) => s === 429), JSON.stringify(statuses) + lastBodies.join(' | ')).toHaveLength(4);
+    expect(
+      statuses.filter((s) => s === 429),
+      JSON.stringify(statuses) + lastBodies.join(' | '),
+    ).toHaveLength(4);
     expect(statuses.filter((s) => s !== 429 && s !== 0).length).toBe(PER_CUSTOMER);
   }
 

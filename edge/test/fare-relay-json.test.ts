@@ -11,7 +11,10 @@ import { createEdgeHarness, EDGE_ADMIN_TOKEN, type EdgeHarness } from './edge-ha
 const guard = vi.hoisted(() => ({ off: false }));
 vi.mock('../../lib/json-guard', async (original) => {
   const real = await original<typeof import('../../lib/json-guard')>();
-  return { ...real, parseSafeJson: (text: string) => (guard.off ? (JSON.parse(text) as unknown) : real.parseSafeJson(text)) };
+  return {
+    ...real,
+    parseSafeJson: (text: string) => (guard.off ? (JSON.parse(text) as unknown) : real.parseSafeJson(text)),
+  };
 });
 
 let h: EdgeHarness;
@@ -21,15 +24,16 @@ beforeAll(async () => {
   h = await createEdgeHarness({
     store: 'memory',
     // A core that accepts anything on the operator routes, so only the edge's own refusal shows.
-    coreFetch: (stub) => (async (input: string | URL | Request, init?: RequestInit) => {
-      const request = new Request(input, init);
-      const path = new URL(request.url).pathname;
-      if (/\/(fares|seat-classes|refund-policy)/.test(path)) {
-        relayed.push(`${request.method} ${path}`);
-        return Response.json({ ok: true });
-      }
-      return stub.fetch(request);
-    }) as typeof fetch,
+    coreFetch: (stub) =>
+      (async (input: string | URL | Request, init?: RequestInit) => {
+        const request = new Request(input, init);
+        const path = new URL(request.url).pathname;
+        if (/\/(fares|seat-classes|refund-policy)/.test(path)) {
+          relayed.push(`${request.method} ${path}`);
+          return Response.json({ ok: true });
+        }
+        return stub.fetch(request);
+      }) as typeof fetch,
   });
 });
 afterAll(() => h?.close());
@@ -38,7 +42,11 @@ beforeEach(() => {
   guard.off = false;
 });
 
-const routes = ['/api/admin/showtimes/7/fares/GA_FLOOR', '/api/admin/showtimes/7/seat-classes', '/api/admin/showtimes/7/refund-policy'];
+const routes = [
+  '/api/admin/showtimes/7/fares/GA_FLOOR',
+  '/api/admin/showtimes/7/seat-classes',
+  '/api/admin/showtimes/7/refund-policy',
+];
 const deep = `{"label":${'['.repeat(5_000)}${']'.repeat(5_000)}}`;
 const put = (path: string, rawBody: string) => h.call('PUT', path, { token: EDGE_ADMIN_TOKEN, rawBody });
 

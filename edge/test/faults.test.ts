@@ -12,7 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEdgeConfig } from '../src/config';
 import { startEdge, type RunningEdge } from '../src/node';
 import { EDGE_ADMIN_TOKEN, fastRoom, signCustomerToken, testTokenKeys } from './edge-harness';
-import { serveRestartable, startRestartableRedis, type RestartableHttp, type RestartableRedis } from './private-servers';
+import {
+  serveRestartable,
+  startRestartableRedis,
+  type RestartableHttp,
+  type RestartableRedis,
+} from './private-servers';
 import { createStubCore, type StubCore } from './stub-core';
 import { callJson, eventually, fetchFrom, type JsonCallInit } from '../../test/support/json-call';
 
@@ -83,15 +88,22 @@ describe('failure policy', () => {
     expect(join.status).toBe(503);
     expect(Number(join.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(join.json.error.code).toBe('QUEUE_UNAVAILABLE');
-    const poll = await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': waiting.json.queueToken } });
+    const poll = await api('GET', `/api/showtimes/${showtimeId}/queue`, {
+      headers: { 'x-queue-token': waiting.json.queueToken },
+    });
     expect(poll.status).toBe(503);
     expect(poll.headers.get('retry-after')).toBeTruthy();
     expect((await api('GET', '/readyz')).json).toMatchObject({ status: 'degraded', redis: 'down', core: 'ok' });
-    const metrics = await (await fetch(`${edge.url}/metrics`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` } })).text();
+    const metrics = await (
+      await fetch(`${edge.url}/metrics`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` } })
+    ).text();
     expect(metrics).toMatch(/edge_limiter_fallback_total [1-9]/);
 
     // An operator's change while Redis is away is saved (the core holds it) and said to be pending.
-    const change = await api('PUT', `/api/admin/showtimes/${showtimeId}/room`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` }, body: { admitPerMinute: 90 } });
+    const change = await api('PUT', `/api/admin/showtimes/${showtimeId}/room`, {
+      headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` },
+      body: { admitPerMinute: 90 },
+    });
     expect(change).toMatchObject({ status: 202, json: { applied: false } });
 
     // A fresh Redis (data gone: Redis is a gate, not the truth). No edge restart.
@@ -105,7 +117,10 @@ describe('failure policy', () => {
     // ledger): the admitted buyer keeps buying, and that turn still fills the capacity of 1.
     expect(rejoined.json.state).toBe('waiting');
     expect((await api('GET', `/api/holds/${hold.json.holdId}`, { token: access })).status).toBe(200);
-    const holdAfter = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A2'] } });
+    const holdAfter = await api('POST', `/api/showtimes/${showtimeId}/holds`, {
+      token: access,
+      body: { seats: ['A2'] },
+    });
     expect(holdAfter.status).toBe(201);
     const stats = await edge.app.rooms.engine.stats(String(showtimeId));
     expect(stats.ok && stats.active).toBe(1);
@@ -117,14 +132,22 @@ describe('failure policy', () => {
   it('a room that asks for proof of work asks it of the very first join after Redis lost the room', async () => {
     const showtimeId = core.addShowtime();
     const admin = { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` };
-    const set = await api('PUT', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin, body: { state: 'open', capacity: 1, powDifficulty: 6 } });
+    const set = await api('PUT', `/api/admin/showtimes/${showtimeId}/room`, {
+      headers: admin,
+      body: { state: 'open', capacity: 1, powDifficulty: 6 },
+    });
     expect(set.status, set.text).toBe(200);
-    expect((await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('pow-before') })).status).toBe(428);
+    expect((await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('pow-before') })).status).toBe(
+      428,
+    );
     // Redis comes back empty: the room (and its settings) exist only in the core's copy now.
     await redis.stop();
     await redis.start();
     // The edge is connected again, and its one-second copy of the room's settings has lapsed.
-    await eventually(() => edge.redis!.ping().catch(() => 'down'), (reply) => reply === 'PONG');
+    await eventually(
+      () => edge.redis!.ping().catch(() => 'down'),
+      (reply) => reply === 'PONG',
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect((await edge.app.rooms.engine.getSettings(String(showtimeId))).ok).toBe(false); // the room is gone
     const token = await login('pow-after');
@@ -145,7 +168,9 @@ describe('failure policy', () => {
     await edge.app.catalog.ensureRoom(String(showtimeId));
     // Turns end quickly before the loss: the room learns short turns and a busy line.
     for (let i = 0; i < 4; i++) {
-      const joined = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login(`learn-${showtimeId}-${i}`) });
+      const joined = await api('POST', `/api/showtimes/${showtimeId}/queue`, {
+        token: await login(`learn-${showtimeId}-${i}`),
+      });
       expect(joined.status).toBe(200);
       await api('DELETE', `/api/showtimes/${showtimeId}/queue`, { token: await login(`learn-${showtimeId}-${i}`) });
     }
@@ -153,11 +178,21 @@ describe('failure policy', () => {
     expect(before.ok && before.snapshot.learning.turnsEnded).toBeGreaterThan(0);
     await redis.stop();
     await redis.start();
-    await eventually(() => edge.redis!.ping().catch(() => 'down'), (reply) => reply === 'PONG');
+    await eventually(
+      () => edge.redis!.ping().catch(() => 'down'),
+      (reply) => reply === 'PONG',
+    );
     const answers = [];
     for (let i = 0; i < 6; i++) {
       const token = await login(`after-loss-${showtimeId}-${i}`);
-      answers.push((await eventually(() => api('POST', `/api/showtimes/${showtimeId}/queue`, { token }), (r) => r.status !== 503)).json);
+      answers.push(
+        (
+          await eventually(
+            () => api('POST', `/api/showtimes/${showtimeId}/queue`, { token }),
+            (r) => r.status !== 503,
+          )
+        ).json,
+      );
     }
     // Nothing learned survived (the room came back from the core's copy without it) ...
     const snapshot = await edge.app.rooms.engine.snapshot(String(showtimeId));
@@ -183,7 +218,9 @@ describe('failure policy', () => {
     await edge.app.rooms.engine.configure(String(showtimeId), { ...fastRoom, capacity: 1 });
     const admitted = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('turn-a') });
     const access = admitted.json.accessToken as string;
-    expect((await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } })).status).toBe(201);
+    expect(
+      (await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } })).status,
+    ).toBe(201);
     // The booking completed: the core's event releases the slot.
     await edge.app.rooms.engine.release(String(showtimeId), 'turn-a');
     const again = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A2'] } });
@@ -214,7 +251,9 @@ describe('failure policy', () => {
     // A free slot, but no admission while the core cannot record the turn: the buyer waits.
     expect(join.status).toBe(200);
     expect(join.json.state).toBe('waiting');
-    const poll = await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': join.json.queueToken } });
+    const poll = await api('GET', `/api/showtimes/${showtimeId}/queue`, {
+      headers: { 'x-queue-token': join.json.queueToken },
+    });
     expect(poll.status).toBe(200);
     expect((await api('GET', '/readyz')).json).toMatchObject({ status: 'degraded', redis: 'ok', core: 'down' });
 

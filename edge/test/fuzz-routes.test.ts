@@ -51,10 +51,17 @@ const jsonish = fc.oneof(
   fc.json({ maxDepth: 3 }),
   fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)),
   fc.record({ customerId: fc.string({ maxLength: 140 }) }, { requiredKeys: [] }).map((value) => JSON.stringify(value)),
-  fc.record(
-    { capacity: fc.oneof(fc.integer(), fc.double(), fc.string()), state: fc.string(), sessionTtlSeconds: fc.integer(), opensAt: fc.string() },
-    { requiredKeys: [] },
-  ).map((value) => JSON.stringify(value)),
+  fc
+    .record(
+      {
+        capacity: fc.oneof(fc.integer(), fc.double(), fc.string()),
+        state: fc.string(),
+        sessionTtlSeconds: fc.integer(),
+        opensAt: fc.string(),
+      },
+      { requiredKeys: [] },
+    )
+    .map((value) => JSON.stringify(value)),
   fc.record({ seats: fc.array(fc.string({ maxLength: 8 }), { maxLength: 10 }) }).map((value) => JSON.stringify(value)),
 );
 
@@ -64,7 +71,9 @@ const tokenChoice = () =>
     fc.constant(undefined),
     headerValue,
     fc.constantFrom(customerToken, queueToken, accessToken, EDGE_ADMIN_TOKEN),
-    fc.constantFrom(customerToken, queueToken, accessToken).chain((token) => fc.nat({ max: token.length - 1 }).map((i) => token.slice(0, i) + 'x' + token.slice(i + 1))),
+    fc
+      .constantFrom(customerToken, queueToken, accessToken)
+      .chain((token) => fc.nat({ max: token.length - 1 }).map((i) => token.slice(0, i) + 'x' + token.slice(i + 1))),
   );
 
 describe('every route under generated input', () => {
@@ -73,7 +82,10 @@ describe('every route under generated input', () => {
       fc.asyncProperty(
         fc.record({
           body: fc.option(jsonish, { nil: undefined }),
-          contentType: fc.option(fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', ''), { nil: undefined }),
+          contentType: fc.option(
+            fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', ''),
+            { nil: undefined },
+          ),
           auth: tokenChoice(),
           queue: tokenChoice(),
           cookie: fc.option(headerValue, { nil: undefined }),
@@ -89,7 +101,11 @@ describe('every route under generated input', () => {
           if (input.requestId !== undefined) headers['x-request-id'] = input.requestId;
           const path = pattern.replace(':id', input.id);
           const canHaveBody = method !== 'GET' && method !== 'HEAD';
-          const response = await edge.app.request(path, { method, headers, ...(canHaveBody && input.body !== undefined ? { body: input.body } : {}) });
+          const response = await edge.app.request(path, {
+            method,
+            headers,
+            ...(canHaveBody && input.body !== undefined ? { body: input.body } : {}),
+          });
           const text = await response.text();
           expect(response.status, `${method} ${path} -> ${text}`).toBeLessThan(500);
           if (response.status >= 400) expect(JSON.parse(text).error.code).toEqual(expect.any(String));

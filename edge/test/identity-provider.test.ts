@@ -28,7 +28,9 @@ beforeAll(async () => {
   const pair = await generateKeyPair('RS256', { extractable: true });
   providerKey = pair.privateKey;
   strangerKey = (await generateKeyPair('RS256')).privateKey;
-  const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'idp-1', alg: 'RS256', use: 'sig' }] });
+  const jwks = JSON.stringify({
+    keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'idp-1', alg: 'RS256', use: 'sig' }],
+  });
   provider = createServer((request, response) => {
     if (request.url !== '/.well-known/jwks.json') return void response.writeHead(404).end();
     response.writeHead(200, { 'content-type': 'application/json' }).end(jwks);
@@ -39,10 +41,16 @@ beforeAll(async () => {
   coreServer = await serveRestartable((request) => core.app.fetch(request));
   edge = await startEdge(
     parseEdgeConfig({
-      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: coreServer.url, ADMIN_TOKEN: EDGE_ADMIN_TOKEN, LOG_LEVEL: 'silent',
+      EDGE_PORT: '0',
+      EDGE_HOST: '127.0.0.1',
+      CORE_URL: coreServer.url,
+      ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+      LOG_LEVEL: 'silent',
       DEMO_LOGIN: '0',
       CUSTOMER_JWKS_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/.well-known/jwks.json`,
-      CUSTOMER_ISSUER: ISSUER, CUSTOMER_AUDIENCE: AUDIENCE, CUSTOMER_ALGORITHMS: 'RS256',
+      CUSTOMER_ISSUER: ISSUER,
+      CUSTOMER_AUDIENCE: AUDIENCE,
+      CUSTOMER_ALGORITHMS: 'RS256',
     }),
     { tokenKeys: keys, consumeEvents: false },
   );
@@ -53,9 +61,14 @@ afterAll(async () => {
   await new Promise((resolve) => provider?.close(resolve));
 });
 
-const api = (method: string, path: string, init?: Parameters<typeof callJson>[3]) => callJson(fetchFrom(edge.url), method, path, init);
+const api = (method: string, path: string, init?: Parameters<typeof callJson>[3]) =>
+  callJson(fetchFrom(edge.url), method, path, init);
 
-function idToken(claims: { sub?: string; iss?: string; aud?: string; expSeconds?: number }, key: CryptoKey = providerKey, kid = 'idp-1') {
+function idToken(
+  claims: { sub?: string; iss?: string; aud?: string; expSeconds?: number },
+  key: CryptoKey = providerKey,
+  kid = 'idp-1',
+) {
   return new SignJWT({})
     .setProtectedHeader({ alg: 'RS256', kid })
     .setSubject(claims.sub ?? 'idp-customer-1')
@@ -80,8 +93,13 @@ it('admits a customer whose token the identity provider signed, and refuses ever
     await idToken({ aud: 'someone-else' }),
     await idToken({ expSeconds: Math.floor(Date.now() / 1000) - 600 }),
     await idToken({}, strangerKey), // right kid, wrong key
-    await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('x').setIssuer(ISSUER).setAudience(AUDIENCE)
-      .setExpirationTime('10m').sign(new TextEncoder().encode('a-shared-secret-of-32-bytes-long!!')),
+    await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('x')
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime('10m')
+      .sign(new TextEncoder().encode('a-shared-secret-of-32-bytes-long!!')),
     joined.json.queueToken as string, // our own token types are never identity
   ];
   for (const token of refused) expect((await join(token)).status).toBe(401);

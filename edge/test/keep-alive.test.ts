@@ -19,7 +19,14 @@ beforeAll(async () => {
   const core = createStubCore(await testTokenKeys());
   coreServer = await serveRestartable((request) => core.app.fetch(request));
   edge = await startEdge(
-    parseEdgeConfig({ EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: coreServer.url, ADMIN_TOKEN: EDGE_ADMIN_TOKEN, ROOM_SYNC_MS: '60000', LOG_LEVEL: 'silent' }),
+    parseEdgeConfig({
+      EDGE_PORT: '0',
+      EDGE_HOST: '127.0.0.1',
+      CORE_URL: coreServer.url,
+      ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+      ROOM_SYNC_MS: '60000',
+      LOG_LEVEL: 'silent',
+    }),
     { tokenKeys: await testTokenKeys(), consumeEvents: false },
   );
 });

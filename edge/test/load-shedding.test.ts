@@ -41,9 +41,17 @@ const load = { lagMs: 0, shedding: false, pressed: false };
 
 const config = (extra: Record<string, string>) =>
   parseEdgeConfig({
-    EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: coreServer.url, ADMIN_TOKEN: EDGE_ADMIN_TOKEN, REDIS_URL: testRedisUrl(),
-    REDIS_KEY_PREFIX: testRedisNamespace('shed'), DEMO_LOGIN_PER_MINUTE: '100000', FLOOD_POINTS: '100000', ROOM_SYNC_MS: '60000',
-    LOG_LEVEL: 'silent', ...extra,
+    EDGE_PORT: '0',
+    EDGE_HOST: '127.0.0.1',
+    CORE_URL: coreServer.url,
+    ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+    REDIS_URL: testRedisUrl(),
+    REDIS_KEY_PREFIX: testRedisNamespace('shed'),
+    DEMO_LOGIN_PER_MINUTE: '100000',
+    FLOOD_POINTS: '100000',
+    ROOM_SYNC_MS: '60000',
+    LOG_LEVEL: 'silent',
+    ...extra,
   });
 
 beforeAll(async () => {
@@ -57,8 +65,14 @@ beforeAll(async () => {
     return core.app.fetch(request);
   });
   internalPort = await freePort();
-  lagging = await startEdge(config({ SHED_LAG_MS: '100', METRICS_PORT: String(internalPort) }), { tokenKeys: keys, consumeEvents: false });
-  steered = await startEdge(config({ CORE_CALLS_IN_FLIGHT: String(CORE_CALLS), CORE_QUEUE_WAIT_MS: String(QUEUE_WAIT_MS) }), { tokenKeys: keys, consumeEvents: false, load });
+  lagging = await startEdge(config({ SHED_LAG_MS: '100', METRICS_PORT: String(internalPort) }), {
+    tokenKeys: keys,
+    consumeEvents: false,
+  });
+  steered = await startEdge(
+    config({ CORE_CALLS_IN_FLIGHT: String(CORE_CALLS), CORE_QUEUE_WAIT_MS: String(QUEUE_WAIT_MS) }),
+    { tokenKeys: keys, consumeEvents: false, load },
+  );
 });
 afterAll(async () => {
   for (const release of hanging.splice(0)) release();
@@ -67,8 +81,10 @@ afterAll(async () => {
   await coreServer?.stop();
 });
 
-const api = (edge: RunningEdge) => (method: string, path: string, init?: Parameters<typeof callJson>[3]) => callJson(fetchFrom(edge.url), method, path, init);
-const metricsText = async (edge: RunningEdge) => (await fetch(`${edge.url}/metrics`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` } })).text();
+const api = (edge: RunningEdge) => (method: string, path: string, init?: Parameters<typeof callJson>[3]) =>
+  callJson(fetchFrom(edge.url), method, path, init);
+const metricsText = async (edge: RunningEdge) =>
+  (await fetch(`${edge.url}/metrics`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` } })).text();
 const metric = (text: string, pattern: string) => Number(new RegExp(`^${pattern} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
 
 /** A showtime whose room admits the first `capacity` joiners at once; the rest wait. */
@@ -125,7 +141,11 @@ describe('event-loop lag', () => {
 
     const stop = busyLoop();
     try {
-      await eventually(async () => lagging.load.shedding, (shedding) => shedding, 20_000);
+      await eventually(
+        async () => lagging.load.shedding,
+        (shedding) => shedding,
+        20_000,
+      );
       const health = await call('GET', '/healthz');
       expect(health.status).toBe(200);
       expect(health.json).toMatchObject({ status: 'ok', shedding: true });
@@ -135,7 +155,9 @@ describe('event-loop lag', () => {
       expect(internal.status).toBe(200);
       expect(internal.json).toMatchObject({ status: 'ok', shedding: true });
 
-      expectBusy(await call('POST', `/api/showtimes/${showtimeId}/queue`, { token: await signCustomerToken('lag-new') }));
+      expectBusy(
+        await call('POST', `/api/showtimes/${showtimeId}/queue`, { token: await signCustomerToken('lag-new') }),
+      );
       expectBusy(await call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } }));
       expectBusy(await call('POST', '/api/auth/demo', { body: {} }));
       const holdsBefore = holdArrivals;
@@ -147,7 +169,10 @@ describe('event-loop lag', () => {
       // Bad input still gets its own answer.
       expect((await call('POST', `/api/showtimes/${showtimeId}/queue`)).status).toBe(401);
       expect((await call('POST', `/api/showtimes/${showtimeId}/holds`, { body: { seats: ['A1'] } })).status).toBe(401);
-      expect((await call('POST', '/api/showtimes/not-a-showtime/queue', { token: await signCustomerToken('lag-bad') })).status).toBe(404);
+      expect(
+        (await call('POST', '/api/showtimes/not-a-showtime/queue', { token: await signCustomerToken('lag-bad') }))
+          .status,
+      ).toBe(404);
       expect(holdArrivals).toBe(holdsBefore);
 
       const text = await metricsText(lagging);
@@ -157,10 +182,19 @@ describe('event-loop lag', () => {
       stop();
     }
 
-    await eventually(async () => lagging.load.shedding, (shedding) => !shedding, 20_000);
+    await eventually(
+      async () => lagging.load.shedding,
+      (shedding) => !shedding,
+      20_000,
+    );
     expect((await call('GET', '/healthz')).json.shedding).toBe(false);
-    expect((await call('POST', `/api/showtimes/${showtimeId}/queue`, { token: await signCustomerToken('lag-after') })).status).toBe(200);
-    expect((await call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } })).status).toBe(201);
+    expect(
+      (await call('POST', `/api/showtimes/${showtimeId}/queue`, { token: await signCustomerToken('lag-after') }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } })).status,
+    ).toBe(201);
   });
 });
 
@@ -176,7 +210,11 @@ async function sendAndLeave(edge: RunningEdge, requests: string[]): Promise<void
     ),
   );
   // Everything is written and closed before the edge's next turn reads any of it.
-  await Promise.all(sockets.map((socket, i) => new Promise<void>((resolve) => socket.write(requests[i]!, () => (socket.destroy(), resolve())))));
+  await Promise.all(
+    sockets.map(
+      (socket, i) => new Promise<void>((resolve) => socket.write(requests[i]!, () => (socket.destroy(), resolve()))),
+    ),
+  );
 }
 
 const rawRequest = (method: string, path: string, token: string, body = '') =>
@@ -196,9 +234,13 @@ describe('clients that have gone', () => {
 
     Object.assign(load, { lagMs: 200, pressed: true });
     try {
-      await sendAndLeave(steered, Array.from({ length: 10 }, () => rawRequest('POST', `/api/showtimes/${showtimeId}/holds`, access, body)));
+      await sendAndLeave(
+        steered,
+        Array.from({ length: 10 }, () => rawRequest('POST', `/api/showtimes/${showtimeId}/holds`, access, body)),
+      );
       const dropped = await eventually(
-        async () => metric(await metricsText(steered), 'edge_shed_requests_total\\{reason="client_gone"\\}') - goneBefore,
+        async () =>
+          metric(await metricsText(steered), 'edge_shed_requests_total\\{reason="client_gone"\\}') - goneBefore,
         (count) => count >= 10,
       );
       expect(dropped).toBe(10);
@@ -212,7 +254,9 @@ describe('clients that have gone', () => {
       Object.assign(load, { lagMs: 0, pressed: false });
     }
     // None of the dropped holds took a purchase token: the buyer still has the whole budget (10).
-    expect((await call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A3'] } })).status).toBe(201);
+    expect(
+      (await call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A3'] } })).status,
+    ).toBe(201);
   });
 
   it('a hold whose client leaves while the core is slow is abandoned: its core call ends, uncounted as a core failure', async () => {
@@ -227,18 +271,26 @@ describe('clients that have gone', () => {
     });
     try {
       socket.write(rawRequest('POST', `/api/showtimes/${showtimeId}/holds`, access, JSON.stringify({ seats: ['A1'] })));
-      await eventually(async () => holdArrivals - arrivals, (n) => n === 1);
+      await eventually(
+        async () => holdArrivals - arrivals,
+        (n) => n === 1,
+      );
       expect((await call('GET', '/healthz')).json.coreCallsInFlight).toBe(1);
       socket.destroy();
       // The core still has not answered; the edge no longer waits for it.
-      const inFlight = await eventually(async () => (await call('GET', '/healthz')).json.coreCallsInFlight, (n) => n === 0);
+      const inFlight = await eventually(
+        async () => (await call('GET', '/healthz')).json.coreCallsInFlight,
+        (n) => n === 0,
+      );
       expect(inFlight).toBe(0);
       expect(hanging.length).toBe(1);
       const after = await metricsText(steered);
       const gone = 'edge_shed_requests_total\\{reason="client_gone"\\}';
       expect(metric(after, gone) - metric(before, gone)).toBe(1);
       expect(metric(after, 'edge_core_errors_total')).toBe(metric(before, 'edge_core_errors_total'));
-      expect(metric(after, 'edge_http_requests_total\\{method="POST",route="/api/showtimes/:id/holds",status="499"\\}')).toBe(1);
+      expect(
+        metric(after, 'edge_http_requests_total\\{method="POST",route="/api/showtimes/:id/holds",status="499"\\}'),
+      ).toBe(1);
     } finally {
       hangHolds = false;
       for (const release of hanging.splice(0)) release();
@@ -252,14 +304,21 @@ describe('clients that have gone', () => {
     await admitted(steered, showtimeId, 'line-first');
     const tokens = await Promise.all(Array.from({ length: 8 }, (_, i) => signCustomerToken(`line-gone-${i}`)));
     // Tokens verified once, as a buyer's would be by an earlier request (a leave, when not in line).
-    for (const token of tokens) expect((await call('DELETE', `/api/showtimes/${showtimeId}/queue`, { token })).status).toBe(200);
+    for (const token of tokens)
+      expect((await call('DELETE', `/api/showtimes/${showtimeId}/queue`, { token })).status).toBe(200);
 
     const gone = 'edge_shed_requests_total\\{reason="client_gone"\\}';
     const goneBefore = metric(await metricsText(steered), gone);
     Object.assign(load, { lagMs: 200, pressed: true });
     try {
-      await sendAndLeave(steered, tokens.map((token) => rawRequest('POST', `/api/showtimes/${showtimeId}/queue`, token)));
-      const dropped = await eventually(async () => metric(await metricsText(steered), gone) - goneBefore, (count) => count >= tokens.length);
+      await sendAndLeave(
+        steered,
+        tokens.map((token) => rawRequest('POST', `/api/showtimes/${showtimeId}/queue`, token)),
+      );
+      const dropped = await eventually(
+        async () => metric(await metricsText(steered), gone) - goneBefore,
+        (count) => count >= tokens.length,
+      );
       expect(dropped).toBe(tokens.length);
       const stayed = await joinAs(steered, showtimeId, 'line-stayed');
       expect(stayed.answer).toMatchObject({ state: 'waiting', position: 1, lineLength: 1 });
@@ -282,15 +341,28 @@ describe('bulkhead on calls to the core', () => {
 
     hangHolds = true;
     const arrivals = holdArrivals;
-    const pending = tokens.slice(0, CORE_CALLS).map((token, i) => call('POST', `/api/showtimes/${showtimeId}/holds`, { token, body: { seats: [`B${i}`] } }));
+    const pending = tokens
+      .slice(0, CORE_CALLS)
+      .map((token, i) => call('POST', `/api/showtimes/${showtimeId}/holds`, { token, body: { seats: [`B${i}`] } }));
     try {
-      await eventually(async () => holdArrivals - arrivals, (n) => n === CORE_CALLS);
+      await eventually(
+        async () => holdArrivals - arrivals,
+        (n) => n === CORE_CALLS,
+      );
       const health = await call('GET', '/healthz');
       expect(health.json.coreCallsInFlight).toBe(CORE_CALLS);
 
-      const queued = call('POST', `/api/showtimes/${showtimeId}/holds`, { token: tokens[CORE_CALLS]!, body: { seats: ['C1'] } });
+      const queued = call('POST', `/api/showtimes/${showtimeId}/holds`, {
+        token: tokens[CORE_CALLS]!,
+        body: { seats: ['C1'] },
+      });
       // It waits for a slot rather than being refused on the spot.
-      expect(await Promise.race([queued.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), QUEUE_WAIT_MS / 2))])).toBe('waiting');
+      expect(
+        await Promise.race([
+          queued.then(() => 'answered'),
+          new Promise((resolve) => setTimeout(() => resolve('waiting'), QUEUE_WAIT_MS / 2)),
+        ]),
+      ).toBe('waiting');
       const refused = await queued;
       expectBusy(refused);
       expect(refused.headers.get('retry-after')).toBe('2');
@@ -309,7 +381,10 @@ describe('bulkhead on calls to the core', () => {
     }
     expect((await Promise.all(pending)).map((result) => result.status)).toEqual(Array(CORE_CALLS).fill(201));
     expect((await call('GET', '/healthz')).json.coreCallsInFlight).toBe(0);
-    const after = await call('POST', `/api/showtimes/${showtimeId}/holds`, { token: tokens[CORE_CALLS]!, body: { seats: ['C1'] } });
+    const after = await call('POST', `/api/showtimes/${showtimeId}/holds`, {
+      token: tokens[CORE_CALLS]!,
+      body: { seats: ['C1'] },
+    });
     expect(after.status).toBe(201);
   });
 
@@ -320,11 +395,19 @@ describe('bulkhead on calls to the core', () => {
     for (let i = 0; i <= CORE_CALLS; i++) tokens.push(await admitted(steered, showtimeId, `queued-${i}`));
     hangHolds = true;
     const arrivals = holdArrivals;
-    const pending = tokens.slice(0, CORE_CALLS).map((token, i) => call('POST', `/api/showtimes/${showtimeId}/holds`, { token, body: { seats: [`D${i}`] } }));
+    const pending = tokens
+      .slice(0, CORE_CALLS)
+      .map((token, i) => call('POST', `/api/showtimes/${showtimeId}/holds`, { token, body: { seats: [`D${i}`] } }));
     let queued: ReturnType<typeof call> | undefined;
     try {
-      await eventually(async () => holdArrivals - arrivals, (n) => n === CORE_CALLS);
-      queued = call('POST', `/api/showtimes/${showtimeId}/holds`, { token: tokens[CORE_CALLS]!, body: { seats: ['E1'] } });
+      await eventually(
+        async () => holdArrivals - arrivals,
+        (n) => n === CORE_CALLS,
+      );
+      queued = call('POST', `/api/showtimes/${showtimeId}/holds`, {
+        token: tokens[CORE_CALLS]!,
+        body: { seats: ['E1'] },
+      });
       await new Promise((resolve) => setTimeout(resolve, 50));
       hangHolds = false;
       hanging.shift()?.();

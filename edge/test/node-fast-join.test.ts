@@ -34,16 +34,35 @@ let viaApp: RunningEdge;
 
 const edgeEnv = (coreUrl: string, redisUrl: string, keyPrefix: string) =>
   parseEdgeConfig({
-    EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: coreUrl, ADMIN_TOKEN: EDGE_ADMIN_TOKEN, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: keyPrefix,
-    TRUST_PROXY_HOPS: '1', FLOOD_POINTS: String(FLOOD_POINTS), FLOOD_WINDOW_MS: '60000', ROOM_SYNC_MS: '60000', LOG_LEVEL: 'silent',
+    EDGE_PORT: '0',
+    EDGE_HOST: '127.0.0.1',
+    CORE_URL: coreUrl,
+    ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: keyPrefix,
+    TRUST_PROXY_HOPS: '1',
+    FLOOD_POINTS: String(FLOOD_POINTS),
+    FLOOD_WINDOW_MS: '60000',
+    ROOM_SYNC_MS: '60000',
+    LOG_LEVEL: 'silent',
   });
 
 beforeAll(async () => {
   const keys = await testTokenKeys();
   cores = { fast: createStubCore(keys), app: createStubCore(keys) };
-  coreServers = [await serveRestartable((request) => cores.fast.app.fetch(request)), await serveRestartable((request) => cores.app.app.fetch(request))];
-  fast = await startEdge(edgeEnv(coreServers[0]!.url, testRedisUrl(), testRedisNamespace('fast-join')), { tokenKeys: keys, consumeEvents: false });
-  viaApp = await startEdge(edgeEnv(coreServers[1]!.url, testRedisUrl(), testRedisNamespace('app-join')), { tokenKeys: keys, consumeEvents: false, fastJoin: false });
+  coreServers = [
+    await serveRestartable((request) => cores.fast.app.fetch(request)),
+    await serveRestartable((request) => cores.app.app.fetch(request)),
+  ];
+  fast = await startEdge(edgeEnv(coreServers[0]!.url, testRedisUrl(), testRedisNamespace('fast-join')), {
+    tokenKeys: keys,
+    consumeEvents: false,
+  });
+  viaApp = await startEdge(edgeEnv(coreServers[1]!.url, testRedisUrl(), testRedisNamespace('app-join')), {
+    tokenKeys: keys,
+    consumeEvents: false,
+    fastJoin: false,
+  });
 });
 afterAll(async () => {
   await fast?.close();
@@ -51,7 +70,14 @@ afterAll(async () => {
   for (const server of coreServers) await server.stop();
 });
 
-const openRoom = { capacity: 1, admitPerMinute: 1, admitBurst: 1, sessionTtlMs: 60_000, offerWindowMs: 30_000, tickGapMs: 0 };
+const openRoom = {
+  capacity: 1,
+  admitPerMinute: 1,
+  admitBurst: 1,
+  sessionTtlMs: 60_000,
+  offerWindowMs: 30_000,
+  tickGapMs: 0,
+};
 
 interface Ids {
   fast: string;
@@ -90,7 +116,12 @@ function normalise(result: Awaited<ReturnType<typeof callJson>>, showtimeId: str
   const json = result.json ? JSON.parse(JSON.stringify(result.json).replaceAll(showtimeId, ':id')) : null;
   for (const field of ['queueToken', 'accessToken']) {
     if (json?.[field]) {
-      const { iat: _iat, exp, jti: _jti, ...claims } = JSON.parse(JSON.stringify(decodeJwt(json[field])).replaceAll(showtimeId, ':id'));
+      const {
+        iat: _iat,
+        exp,
+        jti: _jti,
+        ...claims
+      } = JSON.parse(JSON.stringify(decodeJwt(json[field])).replaceAll(showtimeId, ':id'));
       json[field] = { ...claims, expIn: Math.round(((exp ?? 0) * 1000 - Date.now()) / 60_000) };
     }
   }
@@ -99,7 +130,12 @@ function normalise(result: Awaited<ReturnType<typeof callJson>>, showtimeId: str
   for (const field of ['pollAfterMs', 'etaSeconds']) if (typeof json?.[field] === 'number') json[field] = 'number';
   if (typeof json?.queueId === 'string') json.queueId = 'string'; // derived from the showtime id
   if (typeof json?.challenge === 'string') json.challenge = json.challenge.split('.').slice(0, 3).join('.');
-  const cookies = result.headers.getSetCookie().map((cookie) => cookie.replace(showtimeId, ':id').replace(/=[^;]*/, '=<token>').replace(/Max-Age=(\d+)/, (_, s) => `Max-Age~${Math.round(Number(s) / 60)}`));
+  const cookies = result.headers.getSetCookie().map((cookie) =>
+    cookie
+      .replace(showtimeId, ':id')
+      .replace(/=[^;]*/, '=<token>')
+      .replace(/Max-Age=(\d+)/, (_, s) => `Max-Age~${Math.round(Number(s) / 60)}`),
+  );
   const headers: Record<string, string | null> = {};
   for (const name of ['content-type', 'cache-control', 'retry-after']) headers[name] = result.headers.get(name);
   headers['x-request-id'] = result.headers.get('x-request-id') ? 'present' : null;
@@ -118,7 +154,11 @@ async function play(edge: RunningEdge, showtimeId: string, steps: Step[]): Promi
 }
 
 const fastJoins = async (edge: RunningEdge) =>
-  Number(/edge_queue_joins_fast_total (\d+)/.exec(await (await fetch(`${edge.url}/metrics`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` } })).text())?.[1] ?? 0);
+  Number(
+    /edge_queue_joins_fast_total (\d+)/.exec(
+      await (await fetch(`${edge.url}/metrics`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` } })).text(),
+    )?.[1] ?? 0,
+  );
 
 /** Runs a scenario through both edges (same showtime id, each in its own Redis) and returns both transcripts. */
 async function compare(ids: Ids, steps: (address: string) => Step[]) {
@@ -133,7 +173,8 @@ async function compare(ids: Ids, steps: (address: string) => Step[]) {
 
 /** A nonce that does not solve the challenge at difficulty 4 (a fixed one would, one time in 16). */
 function wrongNonce(challenge: string): string {
-  for (let n = 0; ; n++) if (leadingZeroBits(createHash('sha256').update(`${challenge}:w${n}`).digest()) < 4) return `w${n}`;
+  for (let n = 0; ; n++)
+    if (leadingZeroBits(createHash('sha256').update(`${challenge}:w${n}`).digest()) < 4) return `w${n}`;
 }
 
 const from = (address: string, extra: Record<string, string> = {}) => ({ 'x-forwarded-for': address, ...extra });
@@ -141,7 +182,11 @@ const from = (address: string, extra: Record<string, string> = {}) => ({ 'x-forw
 describe('joins on node:http answer as the Hono route does', () => {
   it('a join, a join again, and the customer cookie instead of the header', async () => {
     const id = showtime(openRoom);
-    const [a, b, c] = [await signCustomerToken('fj-a'), await signCustomerToken('fj-b'), await signCustomerToken('fj-c')];
+    const [a, b, c] = [
+      await signCustomerToken('fj-a'),
+      await signCustomerToken('fj-b'),
+      await signCustomerToken('fj-c'),
+    ];
     const answers = await compare(id, (ip) => [
       { token: a, headers: from(ip, { 'x-request-id': 'fj-1' }) },
       { token: b, headers: from(ip) },
@@ -156,7 +201,14 @@ describe('joins on node:http answer as the Hono route does', () => {
 
   it('refused customer tokens: missing, junk, another key, expired', async () => {
     const id = showtime(openRoom);
-    const expired = await createCustomerTokens({ keys: await testTokenKeys(), demoLogin: true, idp: null, clockToleranceMs: 0, demoTtlMs: 1_000, now: () => Date.now() - 3_600_000 }).signDemo('fj-old');
+    const expired = await createCustomerTokens({
+      keys: await testTokenKeys(),
+      demoLogin: true,
+      idp: null,
+      clockToleranceMs: 0,
+      demoTtlMs: 1_000,
+      now: () => Date.now() - 3_600_000,
+    }).signDemo('fj-old');
     const good = await signCustomerToken('fj-forged');
     const forged = `${good.slice(0, -6)}AAAAAA`;
     const answers = await compare(id, (ip) => [
@@ -167,19 +219,30 @@ describe('joins on node:http answer as the Hono route does', () => {
       { headers: from(ip, { authorization: 'Basic abc', cookie: 'wr_customer=' }) },
     ]);
     expect(answers.map((x) => [x.status, x.json.error.code])).toEqual([
-      [401, 'MISSING_TOKEN'], [401, 'INVALID_TOKEN'], [401, 'INVALID_TOKEN'], [401, 'TOKEN_EXPIRED'], [401, 'MISSING_TOKEN'],
+      [401, 'MISSING_TOKEN'],
+      [401, 'INVALID_TOKEN'],
+      [401, 'INVALID_TOKEN'],
+      [401, 'TOKEN_EXPIRED'],
+      [401, 'MISSING_TOKEN'],
     ]);
   });
 
   it('paused, closed, sold-out, scheduled and unknown showtimes', async () => {
     const token = await signCustomerToken('fj-states');
-    const states: [string, string][] = [['paused', 'on_sale'], ['closed', 'closed'], ['sold_out', 'sold_out'], ['scheduled', 'opening_soon']];
+    const states: [string, string][] = [
+      ['paused', 'on_sale'],
+      ['closed', 'closed'],
+      ['sold_out', 'sold_out'],
+      ['scheduled', 'opening_soon'],
+    ];
     for (const [state, saleState] of states) {
       const id = showtime({ ...openRoom, state }, saleState);
       const [answer] = await compare(id, (ip) => [{ token, headers: from(ip) }]);
       expect(answer!.status, state).toBe(200);
     }
-    const [unknown] = await compare({ fast: '99999999999', app: '99999999999' }, (ip) => [{ token, headers: from(ip) }]);
+    const [unknown] = await compare({ fast: '99999999999', app: '99999999999' }, (ip) => [
+      { token, headers: from(ip) },
+    ]);
     expect([unknown!.status, unknown!.json.error.code]).toEqual([404, 'SHOWTIME_NOT_FOUND']);
   });
 
@@ -203,11 +266,24 @@ describe('joins on node:http answer as the Hono route does', () => {
       const id = idOf(edge);
       // The room is not in this edge's Redis before its first join: that join restores it and
       // is asked for work like every other.
-      const zero = await callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, { token: await signCustomerToken('fj-pow-0'), headers: from('198.51.100.6') });
+      const zero = await callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, {
+        token: await signCustomerToken('fj-pow-0'),
+        headers: from('198.51.100.6'),
+      });
       expect([zero.status, zero.json.difficulty]).toEqual([428, 4]);
       const zeroSolved = powHeaders(zero.json.challenge, solvePow(zero.json.challenge, 4, 1 << 16).nonce);
-      expect((await callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, { token: await signCustomerToken('fj-pow-0'), headers: from('198.51.100.6', zeroSolved) })).status).toBe(200);
-      const first = await callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, { token: a, headers: from('198.51.100.7') });
+      expect(
+        (
+          await callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, {
+            token: await signCustomerToken('fj-pow-0'),
+            headers: from('198.51.100.6', zeroSolved),
+          })
+        ).status,
+      ).toBe(200);
+      const first = await callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, {
+        token: a,
+        headers: from('198.51.100.7'),
+      });
       expect([first.status, first.json.difficulty]).toEqual([428, 4]);
       const { nonce } = solvePow(first.json.challenge, first.json.difficulty, 1 << 16);
       solved.set(edge, powHeaders(first.json.challenge, nonce));
@@ -217,15 +293,33 @@ describe('joins on node:http answer as the Hono route does', () => {
       const id = idOf(edge);
       const out = [];
       // A challenge counts only for the address and customer it was issued to (a, from .7).
-    for (const step of [{ token: a, headers }, { token: a, headers }, { token: b, headers }, { token: a, headers: { ...headers, 'x-pow-nonce': wrongNonce(headers['x-pow-challenge']!) } }, { token: b, headers: { 'x-pow-challenge': 'v1.junk', 'x-pow-nonce': '1' } }]) {
-        out.push(normalise(await callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, { token: step.token, headers: from('198.51.100.7', step.headers) }), id));
+      for (const step of [
+        { token: a, headers },
+        { token: a, headers },
+        { token: b, headers },
+        { token: a, headers: { ...headers, 'x-pow-nonce': wrongNonce(headers['x-pow-challenge']!) } },
+        { token: b, headers: { 'x-pow-challenge': 'v1.junk', 'x-pow-nonce': '1' } },
+      ]) {
+        out.push(
+          normalise(
+            await callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, {
+              token: step.token,
+              headers: from('198.51.100.7', step.headers),
+            }),
+            id,
+          ),
+        );
       }
       return out;
     };
     const [viaFast, viaHono] = [await play2(fast), await play2(viaApp)];
     expect(viaFast).toEqual(viaHono);
     expect(viaFast.map((x) => [x.status, x.json.error?.code ?? x.json.state])).toEqual([
-      [200, 'waiting'], [428, 'POW_REUSED'], [428, 'POW_INVALID'], [428, 'POW_INVALID'], [428, 'POW_INVALID'],
+      [200, 'waiting'],
+      [428, 'POW_REUSED'],
+      [428, 'POW_INVALID'],
+      [428, 'POW_INVALID'],
+      [428, 'POW_INVALID'],
     ]);
     expect(viaFast[1]!.headers['cache-control']).toBe('no-store');
     const [missing] = await compare(ids, (ip) => [{ token: b, headers: from(ip) }]);
@@ -248,7 +342,10 @@ describe('the cost of a join', () => {
   let edge: RunningEdge;
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    edge = await startEdge(edgeEnv(coreServers[0]!.url, `redis://127.0.0.1:${redis.ports[0]}`, ''), { tokenKeys: await testTokenKeys(), consumeEvents: false });
+    edge = await startEdge(edgeEnv(coreServers[0]!.url, `redis://127.0.0.1:${redis.ports[0]}`, ''), {
+      tokenKeys: await testTokenKeys(),
+      consumeEvents: false,
+    });
   });
   afterAll(async () => {
     await edge?.close();
@@ -258,7 +355,8 @@ describe('the cost of a join', () => {
   it('is exactly one Redis command (the join script); flood counts travel in batches, not per join', async () => {
     const id = showtime({ ...openRoom, placesPerAddress: 1_000 }).fast;
     const tokens = await Promise.all(Array.from({ length: 60 }, (_, i) => signCustomerToken(`fj-cost-${i}`)));
-    const join = (token: string, i: number) => callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, { token, headers: from(`192.0.2.${i}`) });
+    const join = (token: string, i: number) =>
+      callJson(fetchFrom(edge.url), 'POST', `/api/showtimes/${id}/queue`, { token, headers: from(`192.0.2.${i}`) });
     expect((await join(tokens[0]!, 0)).status).toBe(200); // restores the room, loads the scripts, caches its settings, starts a snapshot
     await new Promise((resolve) => setTimeout(resolve, 200)); // the first join's flood count is flushed
     expect((await join(tokens[1]!, 1)).json.state).toBe('waiting'); // with the snapshot: loads the script for the buyer's place only
@@ -289,12 +387,12 @@ describe('the cost of a join', () => {
     expect(joins.every((args) => args[0]!.toLowerCase() === 'evalsha')).toBe(true);
     // With a fresh snapshot in the process, the script that answers with the buyer's place only.
     expect(joins.every((args) => args[1] === scripts.enter.sha1)).toBe(true);
-    for (let i = 2; i < tokens.length; i++) expect(joins.filter((args) => args.includes(`fj-cost-${i}`))).toHaveLength(1);
+    for (let i = 2; i < tokens.length; i++)
+      expect(joins.filter((args) => args.includes(`fj-cost-${i}`))).toHaveLength(1);
     // Not per join: the flood counts go in one script call per 50 ms flush whatever the number of
     // joins, and the room's proof-of-work settings are read at most once a second per showtime.
     expect(floodBatches.length).toBeGreaterThan(0);
     expect(floodBatches.length).toBeLessThanOrEqual(Math.ceil((elapsedSeconds * 1000) / 50) + 1);
     expect(rest.length).toBeLessThanOrEqual(Math.ceil(elapsedSeconds) + 1);
   });
-
 });

@@ -26,8 +26,15 @@ beforeAll(async () => {
   coreServer = await serveRestartable((request) => core.app.fetch(request));
   edge = await startEdge(
     parseEdgeConfig({
-      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: coreServer.url, ADMIN_TOKEN: EDGE_ADMIN_TOKEN, DEMO_LOGIN_PER_MINUTE: '100000',
-      SNAPSHOT_TTL_MS: '10000', FLOOD_POINTS: String(POLLS_ALLOWED), FLOOD_WINDOW_MS: '60000', LOG_LEVEL: 'silent',
+      EDGE_PORT: '0',
+      EDGE_HOST: '127.0.0.1',
+      CORE_URL: coreServer.url,
+      ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+      DEMO_LOGIN_PER_MINUTE: '100000',
+      SNAPSHOT_TTL_MS: '10000',
+      FLOOD_POINTS: String(POLLS_ALLOWED),
+      FLOOD_WINDOW_MS: '60000',
+      LOG_LEVEL: 'silent',
     }),
     { tokenKeys: keys, consumeEvents: false },
   );
@@ -37,8 +44,10 @@ afterAll(async () => {
   await coreServer?.stop();
 });
 
-const api = (method: string, path: string, init?: Parameters<typeof callJson>[3]) => callJson(fetchFrom(edge.url), method, path, init);
-const metricsText = async () => (await fetch(`${edge.url}/metrics`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` } })).text();
+const api = (method: string, path: string, init?: Parameters<typeof callJson>[3]) =>
+  callJson(fetchFrom(edge.url), method, path, init);
+const metricsText = async () =>
+  (await fetch(`${edge.url}/metrics`, { headers: { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` } })).text();
 const fastCount = async () => Number(/edge_queue_polls_fast_total (\d+)/.exec(await metricsText())?.[1] ?? 0);
 
 it('answers far-back polls like the app does, and hands everything else to the app', async () => {
@@ -53,7 +62,9 @@ it('answers far-back polls like the app does, and hands everything else to the a
   const last = tokens.at(-1)!;
   const path = `/api/showtimes/${showtimeId}/queue`;
   edge.app.rooms.invalidate(String(showtimeId)); // the joins kept a snapshot from before the line formed
-  const viaApp = await callJson((p, init) => edge.app.request(p, init), 'GET', path, { headers: { 'x-queue-token': last } });
+  const viaApp = await callJson((p, init) => edge.app.request(p, init), 'GET', path, {
+    headers: { 'x-queue-token': last },
+  });
   expect(viaApp.json.state).toBe('waiting');
 
   const before = await fastCount();
@@ -68,12 +79,16 @@ it('answers far-back polls like the app does, and hands everything else to the a
 
   // Not for the fast path: the app answers each in full.
   expect((await api('GET', path)).status).toBe(401);
-  expect((await api('GET', `/api/showtimes/${showtimeId + 1}/queue`, { headers: { 'x-queue-token': last } })).status).toBe(403);
+  expect(
+    (await api('GET', `/api/showtimes/${showtimeId + 1}/queue`, { headers: { 'x-queue-token': last } })).status,
+  ).toBe(403);
   expect((await api('GET', path, { headers: { cookie: `wr_q_${showtimeId}=${last}` } })).status).toBeLessThan(500);
   const unverified = `${last.slice(0, -4)}AAAA`;
   expect((await api('GET', path, { headers: { 'x-queue-token': unverified } })).status).toBe(401);
   const metrics = await metricsText();
-  expect(metrics).toMatch(/edge_http_requests_total\{method="GET",route="\/api\/showtimes\/:id\/queue",status="200"\} \d+/);
+  expect(metrics).toMatch(
+    /edge_http_requests_total\{method="GET",route="\/api\/showtimes\/:id\/queue",status="200"\} \d+/,
+  );
 });
 
 it('answers the first poll of a token another edge process signed on the fast path too, and a forged one in the app', async () => {
@@ -89,16 +104,36 @@ it('answers the first poll of a token another edge process signed on the fast pa
   expect((await api('GET', path, { headers: { 'x-queue-token': last } })).status).toBe(200); // the snapshot is loaded
   // The same claims signed a second later by another process with the same keys: a token this one never saw.
   const claims = JSON.parse(Buffer.from(last.split('.')[1]!, 'base64url').toString());
-  const otherProcess = createQueueTokens(await testTokenKeys(), { ttlMs: 3_600_000, clockToleranceMs: 5_000, hmacSha256: nodeHmacSha256(), now: () => Date.now() + 1_000 });
-  const elsewhere = await otherProcess.sign({ customerId: claims.sub, showtimeId: String(showtimeId), ticket: claims.tkt });
+  const otherProcess = createQueueTokens(await testTokenKeys(), {
+    ttlMs: 3_600_000,
+    clockToleranceMs: 5_000,
+    hmacSha256: nodeHmacSha256(),
+    now: () => Date.now() + 1_000,
+  });
+  const elsewhere = await otherProcess.sign({
+    customerId: claims.sub,
+    showtimeId: String(showtimeId),
+    ticket: claims.tkt,
+  });
   expect(elsewhere).not.toBe(last);
   const before = await fastCount();
   const first = await api('GET', path, { headers: { 'x-queue-token': elsewhere } });
   expect(first.status).toBe(200);
   expect(first.json.state).toBe('waiting');
   expect(await fastCount()).toBe(before + 1);
-  const forged = createQueueTokens(await loadTokenKeys({ signingJwk: await generateSigningJwk('edge-test-1') }) /* same kid, another key */, { ttlMs: 3_600_000, clockToleranceMs: 5_000, hmacSha256: nodeHmacSha256() });
-  const refused = await api('GET', path, { headers: { 'x-queue-token': await forged.sign({ customerId: claims.sub, showtimeId: String(showtimeId), ticket: claims.tkt }) } });
+  const forged = createQueueTokens(
+    await loadTokenKeys({ signingJwk: await generateSigningJwk('edge-test-1') }) /* same kid, another key */,
+    { ttlMs: 3_600_000, clockToleranceMs: 5_000, hmacSha256: nodeHmacSha256() },
+  );
+  const refused = await api('GET', path, {
+    headers: {
+      'x-queue-token': await forged.sign({
+        customerId: claims.sub,
+        showtimeId: String(showtimeId),
+        ticket: claims.tkt,
+      }),
+    },
+  });
   expect(refused.status).toBe(401);
   expect(await fastCount()).toBe(before + 1);
 });
@@ -106,12 +141,17 @@ it('answers the first poll of a token another edge process signed on the fast pa
 it('counts every poll once against the flood limit, whichever path answered it', async () => {
   const showtimeId = core.addShowtime();
   await edge.app.rooms.engine.configure(String(showtimeId), { ...fastRoom, capacity: 1 });
-  await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: (await api('POST', '/api/auth/demo', { body: { customerId: 'flood-a' } })).json.token });
-  const waiting = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: (await api('POST', '/api/auth/demo', { body: { customerId: 'flood-b' } })).json.token });
+  await api('POST', `/api/showtimes/${showtimeId}/queue`, {
+    token: (await api('POST', '/api/auth/demo', { body: { customerId: 'flood-a' } })).json.token,
+  });
+  const waiting = await api('POST', `/api/showtimes/${showtimeId}/queue`, {
+    token: (await api('POST', '/api/auth/demo', { body: { customerId: 'flood-b' } })).json.token,
+  });
   const headers = { 'x-queue-token': waiting.json.queueToken as string };
   // Earlier tests in this file polled from the same address: count what is left.
   const statuses: number[] = [];
-  for (let i = 0; i < POLLS_ALLOWED + 5; i++) statuses.push((await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers })).status);
+  for (let i = 0; i < POLLS_ALLOWED + 5; i++)
+    statuses.push((await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers })).status);
   const allowed = statuses.filter((s) => s === 200).length;
   expect(allowed).toBeLessThanOrEqual(POLLS_ALLOWED);
   expect(statuses.slice(allowed).every((s) => s === 429)).toBe(true);

@@ -22,7 +22,11 @@ export async function startRestartableRedis(): Promise<RestartableRedis> {
     port,
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      child = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { stdio: 'ignore' },
+      );
       await waitForPing(port);
     },
     async stop() {
@@ -47,7 +51,9 @@ export interface RestartableHttp {
 }
 
 /** Serves a fetch handler on a fixed free port; `stop` closes it so connections are refused. */
-export async function serveRestartable(fetchHandler: (request: Request) => Response | Promise<Response>): Promise<RestartableHttp> {
+export async function serveRestartable(
+  fetchHandler: (request: Request) => Response | Promise<Response>,
+): Promise<RestartableHttp> {
   const port = await freePort();
   let server: ReturnType<typeof serve> | null = null;
   const handle: RestartableHttp = {

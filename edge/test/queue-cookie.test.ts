@@ -20,7 +20,9 @@ it('sets the queue cookie for QUEUE_TOKEN_TTL_MS', async () => {
   const buyer = await edge.login('cookie-ttl');
   const joined = await edge.join(showtimeId, buyer.token);
   expect(joined.status).toBe(200);
-  const queueCookie = (joined.headers.get('set-cookie') ?? '').split(/,(?=\s*wr_)/).find((cookie) => cookie.trim().startsWith('wr_q_'));
+  const queueCookie = (joined.headers.get('set-cookie') ?? '')
+    .split(/,(?=\s*wr_)/)
+    .find((cookie) => cookie.trim().startsWith('wr_q_'));
   expect(queueCookie).toBeDefined();
   expect(queueCookie).toContain(`Max-Age=${TTL_MS / 1000}`);
 });

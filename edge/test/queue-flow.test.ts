@@ -37,7 +37,10 @@ describe('buyer flow through the edge', () => {
     const access = answer.accessToken as string;
     const seats = await edge.call('GET', `/api/showtimes/${showtimeId}/seats`, { token: access });
     expect(seats.status).toBe(200);
-    const hold = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1', 'A2'] } });
+    const hold = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, {
+      token: access,
+      body: { seats: ['A1', 'A2'] },
+    });
     expect(hold.status).toBe(201);
     const holdId = hold.json.holdId as string;
     const read = await edge.call('GET', `/api/holds/${holdId}`, { token: access });
@@ -79,7 +82,9 @@ describe('buyer flow through the edge', () => {
     const last = await edge.login(`line-${showtimeId}-79`);
     const left = await edge.call('DELETE', `/api/showtimes/${showtimeId}/queue`, { token: last.token });
     expect(left).toMatchObject({ status: 200, json: { state: 'left', removed: true } });
-    const gone = await edge.call('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': tokens[79]!, 'x-test-client': 'fresh' } });
+    const gone = await edge.call('GET', `/api/showtimes/${showtimeId}/queue`, {
+      headers: { 'x-queue-token': tokens[79]!, 'x-test-client': 'fresh' },
+    });
     // The snapshot may still show the ticket for up to its TTL; Redis then says the place is gone.
     expect([200, 410]).toContain(gone.status);
   });
@@ -88,7 +93,8 @@ describe('buyer flow through the edge', () => {
     const showtimeId = edge.core.addShowtime();
     await edge.configureRoom(showtimeId, { ...fastRoom, capacity: 2, admitPerMinute: 30, admitBurst: 2 });
     const rooms = edge.app.rooms;
-    const joinAs = async (name: string) => (await edge.join(showtimeId, (await edge.login(`${name}-${showtimeId}`)).token)).json;
+    const joinAs = async (name: string) =>
+      (await edge.join(showtimeId, (await edge.login(`${name}-${showtimeId}`)).token)).json;
     const first = await joinAs('snap-0'); // no snapshot yet in this process: the whole answer, and one is loaded
     expect(first.state).toBe('admitted');
     const standing = [];
@@ -114,7 +120,11 @@ describe('buyer flow through the edge', () => {
     expect(Math.abs(polled.etaSeconds - last.etaSeconds)).toBeLessThanOrEqual(1);
     // Redis has the same place.
     const claims = await edge.deps.queueTokens.verify(last.queueToken);
-    expect(await edge.deps.engine.poll(String(showtimeId), claims.customerId)).toMatchObject({ ok: true, state: 'waiting', position: last.position });
+    expect(await edge.deps.engine.poll(String(showtimeId), claims.customerId)).toMatchObject({
+      ok: true,
+      state: 'waiting',
+      position: last.position,
+    });
   });
 
   it('admits the next buyer when a slot is released, and reads the token from cookies', async () => {
@@ -130,7 +140,9 @@ describe('buyer flow through the edge', () => {
       headers: { cookie: `wr_q_${showtimeId}=${bJoin.json.queueToken}` },
     });
     expect(polled.json.state).toBe('admitted');
-    const seats = await edge.call('GET', `/api/showtimes/${showtimeId}/seats`, { headers: { cookie: `wr_a_${showtimeId}=${polled.json.accessToken}` } });
+    const seats = await edge.call('GET', `/api/showtimes/${showtimeId}/seats`, {
+      headers: { cookie: `wr_a_${showtimeId}=${polled.json.accessToken}` },
+    });
     expect(seats.status).toBe(200);
   });
 

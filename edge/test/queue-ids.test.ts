@@ -20,7 +20,7 @@ const lookup = (showtimeId: number, queueId: string, token = EDGE_ADMIN_TOKEN) =
   edge.call('GET', `/api/admin/showtimes/${showtimeId}/room/queue-ids/${encodeURIComponent(queueId)}`, { token });
 
 describe('queue ids and the length of the line', () => {
-  it('every answer names the whole line and the buyer\'s own id, the same on every path', async () => {
+  it("every answer names the whole line and the buyer's own id, the same on every path", async () => {
     const showtimeId = edge.core.addShowtime();
     await edge.configureRoom(showtimeId, { ...fastRoom, capacity: 1 });
     const answers = [];
@@ -39,10 +39,18 @@ describe('queue ids and the length of the line', () => {
     edge.app.rooms.invalidate(String(showtimeId)); // the joins kept one from before the line formed
     const first = await edge.poll(showtimeId, last); // fills the snapshot
     const again = await edge.poll(showtimeId, last);
-    for (const poll of [first, again]) expect(poll.json).toMatchObject({ state: 'waiting', position: 5, lineLength: 5, queueId: ids[5] });
+    for (const poll of [first, again])
+      expect(poll.json).toMatchObject({ state: 'waiting', position: 5, lineLength: 5, queueId: ids[5] });
     const claims = await edge.deps.queueTokens.verify(last);
     const fast = edge.app.rooms.pollFromFreshSnapshot(String(showtimeId), claims.customerId, claims.ticket);
-    expect(fast && queueAnswerBody(fast)).toEqual({ state: 'waiting', position: 5, etaSeconds: expect.any(Number), lineLength: 5, queueId: ids[5], pollAfterMs: expect.any(Number) });
+    expect(fast && queueAnswerBody(fast)).toEqual({
+      state: 'waiting',
+      position: 5,
+      etaSeconds: expect.any(Number),
+      lineLength: 5,
+      queueId: ids[5],
+      pollAfterMs: expect.any(Number),
+    });
   });
 
   it('the pre-queue hears how many wait, and gets its id once the opening draw places it', async () => {
@@ -70,10 +78,20 @@ describe('queue ids and the length of the line', () => {
     const found = await lookup(showtimeId, (waiting.queueId as string).toLowerCase().replace('-', ' '));
     expect(found).toMatchObject({
       status: 200,
-      json: { showtimeId: String(showtimeId), queueId: waiting.queueId, status: 'waiting', customerId: `sup-${showtimeId}-b`, position: 1, lineLength: 2 },
+      json: {
+        showtimeId: String(showtimeId),
+        queueId: waiting.queueId,
+        status: 'waiting',
+        customerId: `sup-${showtimeId}-b`,
+        position: 1,
+        lineLength: 2,
+      },
     });
     expect((await lookup(showtimeId, admitted.queueId)).json).toMatchObject({
-      status: 'admitted', customerId: `sup-${showtimeId}-a`, position: null, turnExpiresAt: expect.any(String),
+      status: 'admitted',
+      customerId: `sup-${showtimeId}-a`,
+      position: null,
+      turnExpiresAt: expect.any(String),
     });
     await edge.call('DELETE', `/api/showtimes/${showtimeId}/queue`, { token: leaver.token });
     expect((await lookup(showtimeId, gone.queueId)).json).toMatchObject({ status: 'not_in_line', customerId: null });
@@ -81,8 +99,14 @@ describe('queue ids and the length of the line', () => {
     // A mistyped id is refused (the keyed check), not read as someone else's place.
     const id = waiting.queueId as string;
     const typo = `${id.slice(0, 8)}${id[8] === '0' ? '1' : '0'}`;
-    expect(await lookup(showtimeId, typo)).toMatchObject({ status: 404, json: { error: { code: 'QUEUE_ID_NOT_FOUND' } } });
-    expect(await lookup(showtimeId, 'hello')).toMatchObject({ status: 404, json: { error: { code: 'QUEUE_ID_NOT_FOUND' } } });
+    expect(await lookup(showtimeId, typo)).toMatchObject({
+      status: 404,
+      json: { error: { code: 'QUEUE_ID_NOT_FOUND' } },
+    });
+    expect(await lookup(showtimeId, 'hello')).toMatchObject({
+      status: 404,
+      json: { error: { code: 'QUEUE_ID_NOT_FOUND' } },
+    });
     // Another showtime's id names nobody here; buyers cannot look ids up.
     const other = edge.core.addShowtime();
     await edge.configureRoom(other, { ...fastRoom, capacity: 1 });

@@ -24,8 +24,13 @@ beforeAll(async () => {
   redis = await startPrivateRedis();
   edge = await startEdge(
     parseEdgeConfig({
-      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: 'http://127.0.0.1:9', ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
-      REDIS_URL: `redis://127.0.0.1:${redis.ports[0]}`, ROOM_SYNC_MS: '600000', LOG_LEVEL: 'silent',
+      EDGE_PORT: '0',
+      EDGE_HOST: '127.0.0.1',
+      CORE_URL: 'http://127.0.0.1:9',
+      ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+      REDIS_URL: `redis://127.0.0.1:${redis.ports[0]}`,
+      ROOM_SYNC_MS: '600000',
+      LOG_LEVEL: 'silent',
     }),
     { tokenKeys: await testTokenKeys(), consumeEvents: false },
   );
@@ -59,7 +64,12 @@ it('the same starvation with a plain ioredis command timeout fails the command R
   const patient = new PatientRedis(`redis://127.0.0.1:${redis.ports[0]}`, { commandTimeout: 1_000 });
   try {
     await Promise.all([plain.ping(), patient.ping()]);
-    const outcomes = [plain.ping(), patient.ping()].map((p) => p.then(() => 'answered', (e: Error) => e.message));
+    const outcomes = [plain.ping(), patient.ping()].map((p) =>
+      p.then(
+        () => 'answered',
+        (e: Error) => e.message,
+      ),
+    );
     await new Promise((resolve) => setImmediate(resolve));
     busyFor(1_500);
     expect(await Promise.all(outcomes)).toEqual(['Command timed out', 'answered']);
@@ -70,7 +80,11 @@ it('the same starvation with a plain ioredis command timeout fails the command R
 });
 
 it('a Redis that stops answering fails the join with 503 about a second later, and joins work again once it resumes', async () => {
-  const pid = Number(execFileSync('pgrep', ['-f', `redis-server 127.0.0.1:${redis.ports[0]}`], { encoding: 'utf8' }).trim().split('\n')[0]);
+  const pid = Number(
+    execFileSync('pgrep', ['-f', `redis-server 127.0.0.1:${redis.ports[0]}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')[0],
+  );
   expect(pid).toBeGreaterThan(0);
   process.kill(pid, 'SIGSTOP');
   const startedAt = performance.now();

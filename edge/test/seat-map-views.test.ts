@@ -18,13 +18,21 @@ beforeAll(async () => {
 });
 afterAll(() => edge?.close());
 
-const token = async () => signAccessToken(await testTokenKeys(), { customerId: 'views-a', showtimeId, sessionId: 's', expiresAtMs: Date.now() + 60_000 });
+const token = async () =>
+  signAccessToken(await testTokenKeys(), {
+    customerId: 'views-a',
+    showtimeId,
+    sessionId: 's',
+    expiresAtMs: Date.now() + 60_000,
+  });
 
 describe('seat-map views at the edge', () => {
   it('caches the full map and the compact view apart, and passes only the view to the core', async () => {
     const access = await token();
     const full = await edge.call('GET', `/api/showtimes/${showtimeId}/seats`, { token: access });
-    const compact = await edge.call('GET', `/api/showtimes/${showtimeId}/seats?view=available&junk=1`, { token: access });
+    const compact = await edge.call('GET', `/api/showtimes/${showtimeId}/seats?view=available&junk=1`, {
+      token: access,
+    });
     const fullAgain = await edge.call('GET', `/api/showtimes/${showtimeId}/seats?junk=2`, { token: access });
     const compactAgain = await edge.call('GET', `/api/showtimes/${showtimeId}/seats?view=available`, { token: access });
     expect([full.status, compact.status, fullAgain.status, compactAgain.status]).toEqual([200, 200, 200, 200]);

@@ -43,8 +43,20 @@ it('three processes share one budget per address once their counts meet, where e
 });
 
 it('with Redis away the counts stay in the process and still refuse there', async () => {
-  const offline = new Redis({ port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  const counter = createSharedFloodCounter({ redis: offline, keyPrefix: 'x:', points: 3, windowMs: 60_000, flushMs: 3_600_000 });
+  const offline = new Redis({
+    port: 1,
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  const counter = createSharedFloodCounter({
+    redis: offline,
+    keyPrefix: 'x:',
+    points: 3,
+    windowMs: 60_000,
+    flushMs: 3_600_000,
+  });
   expect(spend(counter, 'join:z', 2)).toBe(2);
   await counter.flush();
   expect(spend(counter, 'join:z', 3)).toBe(1);

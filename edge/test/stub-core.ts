@@ -19,8 +19,20 @@ export interface StubShowtime {
   version: number;
 }
 
-const ROOM_STATE: Record<string, string> = { on_sale: 'open', opening_soon: 'scheduled', paused: 'paused', closed: 'closed', sold_out: 'sold_out' };
-const SALE_STATE: Record<string, string> = { open: 'on_sale', scheduled: 'opening_soon', paused: 'paused', closed: 'closed', sold_out: 'sold_out' };
+const ROOM_STATE: Record<string, string> = {
+  on_sale: 'open',
+  opening_soon: 'scheduled',
+  paused: 'paused',
+  closed: 'closed',
+  sold_out: 'sold_out',
+};
+const SALE_STATE: Record<string, string> = {
+  open: 'on_sale',
+  scheduled: 'opening_soon',
+  paused: 'paused',
+  closed: 'closed',
+  sold_out: 'sold_out',
+};
 
 export interface ForwardedRequest {
   method: string;
@@ -44,7 +56,12 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   app.use('*', async (c, next) => {
     const headers: Record<string, string> = {};
     c.req.raw.headers.forEach((value, name) => (headers[name] = value));
-    received.push({ method: c.req.method, path: new URL(c.req.url).pathname, headers, body: await c.req.raw.clone().text() });
+    received.push({
+      method: c.req.method,
+      path: new URL(c.req.url).pathname,
+      headers,
+      body: await c.req.raw.clone().text(),
+    });
     await next();
   });
   const requireAccess = async (c: any, next: () => Promise<void>) => {
@@ -62,17 +79,39 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/showtimes', (c) =>
-    c.json([...showtimes.values()].map(({ id, saleState, opensAt }) => ({ id, title: `Stub showtime ${id}`, startsAt: new Date(Date.parse(opensAt) + 86_400_000).toISOString(), saleState, opensAt, seatsAvailable: 24 }))),
+    c.json(
+      [...showtimes.values()].map(({ id, saleState, opensAt }) => ({
+        id,
+        title: `Stub showtime ${id}`,
+        startsAt: new Date(Date.parse(opensAt) + 86_400_000).toISOString(),
+        saleState,
+        opensAt,
+        seatsAvailable: 24,
+      })),
+    ),
   );
   // One showtime in any state, as the core's public read answers it (the sale page asks by id).
   app.get('/showtimes/:id', (c) => {
     const showtime = showtimes.get(Number(c.req.param('id')));
     if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'Unknown showtime');
-    return c.json({ id: showtime.id, title: `Stub showtime ${showtime.id}`, saleState: showtime.saleState, opensAt: showtime.opensAt });
+    return c.json({
+      id: showtime.id,
+      title: `Stub showtime ${showtime.id}`,
+      saleState: showtime.saleState,
+      opensAt: showtime.opensAt,
+    });
   });
 
   // Sale control, as the core answers it (room = the complete copy for Redis).
-  const audit: { showtimeId: string; actor: string; action: string; before: unknown; after: unknown; version: number; atMs: number }[] = [];
+  const audit: {
+    showtimeId: string;
+    actor: string;
+    action: string;
+    before: unknown;
+    after: unknown;
+    version: number;
+    atMs: number;
+  }[] = [];
   const control = (showtime: StubShowtime) => ({
     showtimeId: showtime.id,
     version: showtime.version,
@@ -81,7 +120,12 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     opensAt: showtime.opensAt,
     startsAt: new Date(Date.parse(showtime.opensAt) + 86_400_000).toISOString(),
     settings: showtime.settings,
-    room: { ...showtime.settings, state: ROOM_STATE[showtime.saleState] ?? 'closed', opensAtMs: Date.parse(showtime.opensAt), version: showtime.version },
+    room: {
+      ...showtime.settings,
+      state: ROOM_STATE[showtime.saleState] ?? 'closed',
+      opensAtMs: Date.parse(showtime.opensAt),
+      version: showtime.version,
+    },
   });
   const known = (c: any) => {
     const showtime = showtimes.get(Number(c.req.param('id')));
@@ -91,7 +135,9 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   app.get('/admin/rooms', (c) => c.json([...showtimes.values()].map(control)));
   /** The ledger's live turns of a showtime, as the core would restore them. */
   const liveTurns = (showtimeId: number) =>
-    [...turns.entries()].filter(([key, turn]) => key.startsWith(`${showtimeId}/`) && !turn.ended && turn.expiresAtMs > Date.now()).map(([, turn]) => turn);
+    [...turns.entries()]
+      .filter(([key, turn]) => key.startsWith(`${showtimeId}/`) && !turn.ended && turn.expiresAtMs > Date.now())
+      .map(([, turn]) => turn);
   app.get('/admin/showtimes/:id/room', (c) => {
     const showtime = known(c);
     const live = [...turns.entries()]
@@ -111,13 +157,21 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     showtime.settings = { ...showtime.settings, ...settings };
     showtime.version++;
     audit.unshift({
-      showtimeId: String(showtime.id), actor: c.req.header('x-operator') ?? 'admin-token', action: 'room.update',
-      before, after: control(showtime).room, version: showtime.version, atMs: Date.now(),
+      showtimeId: String(showtime.id),
+      actor: c.req.header('x-operator') ?? 'admin-token',
+      action: 'room.update',
+      before,
+      after: control(showtime).room,
+      version: showtime.version,
+      atMs: Date.now(),
     });
     return c.json(control(showtime));
   });
   // The turn ledger, kept as the core keeps it (restored with the room).
-  const turns = new Map<string, { customerId: string; ticket: number; expiresAtMs: number; ended: boolean; createdAtMs: number }>();
+  const turns = new Map<
+    string,
+    { customerId: string; ticket: number; expiresAtMs: number; ended: boolean; createdAtMs: number }
+  >();
   app.post('/admin/showtimes/:id/turns', async (c) => {
     const showtime = known(c);
     const turn = (await c.req.json()) as { customerId: string; ticket: number; expiresAtMs: number };
@@ -130,18 +184,28 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     const beforeMs = grantedBefore ? Date.parse(grantedBefore) : Number.POSITIVE_INFINITY;
     let ended = 0;
     for (const [key, turn] of turns) {
-      if (key.startsWith(`${showtime.id}/${customerId}/`) && !turn.ended && turn.createdAtMs <= beforeMs) (turn.ended = true), ended++;
+      if (key.startsWith(`${showtime.id}/${customerId}/`) && !turn.ended && turn.createdAtMs <= beforeMs)
+        (turn.ended = true), ended++;
     }
     return c.json({ ended });
   });
   app.get('/admin/showtimes/:id/room/audit', (c) => {
     const showtime = known(c);
-    return c.json({ showtimeId: String(showtime.id), entries: audit.filter((entry) => entry.showtimeId === String(showtime.id)) });
+    return c.json({
+      showtimeId: String(showtime.id),
+      entries: audit.filter((entry) => entry.showtimeId === String(showtime.id)),
+    });
   });
   app.get('/showtimes/:id/seats', requireAccess, (c) => {
     const showtime = showtimeFor(c);
     seatMapReads++;
-    return c.json({ showtimeId: showtime.id, seats: [{ code: 'A1', status: 'AVAILABLE' }], read: seatMapReads, view: c.req.query('view') ?? null, query: new URL(c.req.url).search });
+    return c.json({
+      showtimeId: showtime.id,
+      seats: [{ code: 'A1', status: 'AVAILABLE' }],
+      read: seatMapReads,
+      view: c.req.query('view') ?? null,
+      query: new URL(c.req.url).search,
+    });
   });
   app.post('/showtimes/:id/holds', requireAccess, async (c) => {
     const showtime = showtimeFor(c);
@@ -151,7 +215,8 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     } catch {
       throw new AppError(400, 'MALFORMED_JSON', 'The request body is not valid JSON');
     }
-    if (!body || typeof body !== 'object' || !Array.isArray(body.seats)) throw new AppError(422, 'VALIDATION_FAILED', 'seats');
+    if (!body || typeof body !== 'object' || !Array.isArray(body.seats))
+      throw new AppError(422, 'VALIDATION_FAILED', 'seats');
     const holdId = `hold-${nextHold++}`;
     holds.set(holdId, { showtimeId: showtime.id, customerId: c.get('access').customerId, seats: body.seats ?? [] });
     return c.json({ holdId, seats: body.seats ?? [], expiresAt: new Date(Date.now() + 600_000).toISOString() }, 201);
@@ -170,7 +235,8 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   });
   app.post('/holds/:holdId/checkout', requireAccess, (c) => {
     ownHold(c);
-    if (!c.req.header('idempotency-key')) throw new AppError(400, 'IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key');
+    if (!c.req.header('idempotency-key'))
+      throw new AppError(400, 'IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key');
     return c.json({ paymentId: 'pay_1', checkoutUrl: 'http://pay.test/p/1', expiresAt: new Date().toISOString() }, 201);
   });
   app.get('/bookings/:bookingId', requireAccess, (c) => c.json({ bookingId: c.req.param('bookingId') }));
@@ -182,13 +248,22 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     if (!bookingId.startsWith('bk_')) throw notFound('BOOKING_NOT_FOUND', 'Unknown booking');
     return bookingId;
   };
-  app.get('/bookings/:bookingId/cancellation', (c) => c.json({ bookingId: knownBooking(c), refundCents: 0, cancellable: true }));
+  app.get('/bookings/:bookingId/cancellation', (c) =>
+    c.json({ bookingId: knownBooking(c), refundCents: 0, cancellable: true }),
+  );
   app.delete('/bookings/:bookingId', (c) => c.json({ bookingId: knownBooking(c), status: 'CANCELLED' }));
 
   // The sale's own settings and its fares, as the core's admin API answers them.
   const sale = new Map<number, { holdTtlMs: number; maxSeatsPerCustomer: number }>();
   const saleOf = (showtime: StubShowtime) => sale.get(showtime.id) ?? { holdTtlMs: 300_000, maxSeatsPerCustomer: 4 };
-  const showtimeView = (showtime: StubShowtime) => ({ id: showtime.id, title: `Stub showtime ${showtime.id}`, startsAt: control(showtime).startsAt, priceCents: 1250, currency: 'EUR', ...saleOf(showtime) });
+  const showtimeView = (showtime: StubShowtime) => ({
+    id: showtime.id,
+    title: `Stub showtime ${showtime.id}`,
+    startsAt: control(showtime).startsAt,
+    priceCents: 1250,
+    currency: 'EUR',
+    ...saleOf(showtime),
+  });
   app.get('/admin/showtimes/:id', (c) => c.json(showtimeView(known(c))));
   app.patch('/admin/showtimes/:id', async (c) => {
     const showtime = known(c);
@@ -196,8 +271,12 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     return c.json(showtimeView(showtime));
   });
   app.get('/admin/showtimes/:id/fares', (c) => c.json({ showtimeId: known(c).id, fareClasses: [] }));
-  app.put('/admin/showtimes/:id/fares/:fareClass', async (c) => c.json({ fareClass: c.req.param('fareClass'), showtimeId: known(c).id, ...((await c.req.json()) as object) }));
-  app.put('/admin/showtimes/:id/seat-classes', async (c) => c.json({ showtimeId: known(c).id, ...((await c.req.json()) as object) }));
+  app.put('/admin/showtimes/:id/fares/:fareClass', async (c) =>
+    c.json({ fareClass: c.req.param('fareClass'), showtimeId: known(c).id, ...((await c.req.json()) as object) }),
+  );
+  app.put('/admin/showtimes/:id/seat-classes', async (c) =>
+    c.json({ showtimeId: known(c).id, ...((await c.req.json()) as object) }),
+  );
   const policies = new Map<number, unknown>();
   app.get('/admin/showtimes/:id/refund-policy', (c) => c.json(policies.get(known(c).id) ?? { tiers: [] }));
   app.put('/admin/showtimes/:id/refund-policy', async (c) => {
@@ -205,7 +284,9 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     policies.set(showtime.id, await c.req.json());
     return c.json(policies.get(showtime.id));
   });
-  app.post('/payments/callback', async (c) => c.json({ received: await c.req.text(), signature: c.req.header('x-signature') ?? null }));
+  app.post('/payments/callback', async (c) =>
+    c.json({ received: await c.req.text(), signature: c.req.header('x-signature') ?? null }),
+  );
 
   return {
     app,
@@ -227,7 +308,8 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
       showtimes.set(id, { id, saleState, opensAt: opensAt.toISOString(), settings: {}, version: 1 });
       return id;
     },
-    fetch: (async (input: string | URL | Request, init?: RequestInit) => app.request(String(input).replace(/^https?:\/\/[^/]+/, ''), init)) as typeof fetch,
+    fetch: (async (input: string | URL | Request, init?: RequestInit) =>
+      app.request(String(input).replace(/^https?:\/\/[^/]+/, ''), init)) as typeof fetch,
   };
 }
 

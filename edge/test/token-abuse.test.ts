@@ -28,8 +28,18 @@ function unsigned(header: object, payload: object): string {
   return `${encode(header)}.${encode(payload)}.`;
 }
 
-async function signWith(options: { typ?: string; aud?: string; sub?: string; expSeconds?: number; kid?: string; otherKey?: boolean; extra?: object }) {
-  const keys = options.otherKey ? await loadTokenKeys({ signingJwk: await generateSigningJwk('edge-test-1') }) : await testTokenKeys();
+async function signWith(options: {
+  typ?: string;
+  aud?: string;
+  sub?: string;
+  expSeconds?: number;
+  kid?: string;
+  otherKey?: boolean;
+  extra?: object;
+}) {
+  const keys = options.otherKey
+    ? await loadTokenKeys({ signingJwk: await generateSigningJwk('edge-test-1') })
+    : await testTokenKeys();
   return new SignJWT({ sid: 's', tkt: 1, ...options.extra })
     .setProtectedHeader({ alg: 'ES256', kid: options.kid ?? keys.signing!.kid, typ: options.typ ?? ACCESS_TOKEN_TYPE })
     .setIssuer(TOKEN_ISSUER)
@@ -51,7 +61,14 @@ describe('access tokens on purchase routes', () => {
 
   it.each([
     ['missing', async () => ''],
-    ['unsigned (alg: none)', async () => unsigned({ alg: 'none', typ: ACCESS_TOKEN_TYPE }, { iss: TOKEN_ISSUER, sub: 'abuse-a', aud: `showtime:${showtimeId}`, exp: nowSeconds() + 600 })],
+    [
+      'unsigned (alg: none)',
+      async () =>
+        unsigned(
+          { alg: 'none', typ: ACCESS_TOKEN_TYPE },
+          { iss: TOKEN_ISSUER, sub: 'abuse-a', aud: `showtime:${showtimeId}`, exp: nowSeconds() + 600 },
+        ),
+    ],
     ['signature stripped', async () => (await signWith({})).split('.').slice(0, 2).join('.') + '.'],
     [
       'wrong algorithm (HS256 keyed with a public value)',
@@ -59,7 +76,10 @@ describe('access tokens on purchase routes', () => {
         const jwk = (await testTokenKeys()).publicJwks.keys[0]!;
         return new SignJWT({ sid: 's' })
           .setProtectedHeader({ alg: 'HS256', kid: jwk.kid!, typ: ACCESS_TOKEN_TYPE })
-          .setIssuer(TOKEN_ISSUER).setSubject('abuse-a').setAudience(`showtime:${showtimeId}`).setExpirationTime(nowSeconds() + 600)
+          .setIssuer(TOKEN_ISSUER)
+          .setSubject('abuse-a')
+          .setAudience(`showtime:${showtimeId}`)
+          .setExpirationTime(nowSeconds() + 600)
           .sign(new TextEncoder().encode(String(jwk.x)));
       },
     ],
@@ -69,11 +89,21 @@ describe('access tokens on purchase routes', () => {
     ['expired beyond the tolerance', () => signWith({ expSeconds: nowSeconds() - 30 })],
     ['signed by another key with the same kid', () => signWith({ otherKey: true })],
     ['unknown kid', () => signWith({ kid: 'rotated-away' })],
-    ['tampered payload', async () => {
-      const [header, , signature] = (await signWith({})).split('.');
-      const payload = base64url.encode(JSON.stringify({ iss: TOKEN_ISSUER, sub: 'someone-else', aud: `showtime:${showtimeId}`, exp: nowSeconds() + 600 }));
-      return `${header}.${payload}.${signature}`;
-    }],
+    [
+      'tampered payload',
+      async () => {
+        const [header, , signature] = (await signWith({})).split('.');
+        const payload = base64url.encode(
+          JSON.stringify({
+            iss: TOKEN_ISSUER,
+            sub: 'someone-else',
+            aud: `showtime:${showtimeId}`,
+            exp: nowSeconds() + 600,
+          }),
+        );
+        return `${header}.${payload}.${signature}`;
+      },
+    ],
   ])('refuses %s with 401', async (_name, make) => {
     const token = await make();
     const result = await edge.call('GET', `/api/showtimes/${showtimeId}/seats`, token ? { token } : {});
@@ -89,7 +119,12 @@ describe('access tokens on purchase routes', () => {
   });
 
   it("refuses customer A's access token presented by customer B", async () => {
-    const tokenOfA = await signAccessToken(await testTokenKeys(), { customerId: 'abuse-a', showtimeId, sessionId: 's', expiresAtMs: Date.now() + 60_000 });
+    const tokenOfA = await signAccessToken(await testTokenKeys(), {
+      customerId: 'abuse-a',
+      showtimeId,
+      sessionId: 's',
+      expiresAtMs: Date.now() + 60_000,
+    });
     const b = await edge.login('abuse-b');
     const result = await seatMap(tokenOfA, { 'x-customer-token': b.token });
     expect(result).toMatchObject({ status: 403, json: { error: { code: 'NOT_YOUR_TOKEN' } } });
@@ -102,8 +137,16 @@ describe('access tokens on purchase routes', () => {
     const joined = await edge.join(showtimeId, (await edge.login('abuse-a')).token);
     expect(joined.json.state).toBe('admitted');
     const tokenOfA = joined.json.accessToken as string;
-    const tokenOfB = await signAccessToken(await testTokenKeys(), { customerId: 'abuse-b', showtimeId, sessionId: 's', expiresAtMs: Date.now() + 60_000 });
-    const hold = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, { token: tokenOfA, body: { seats: ['A1'] } });
+    const tokenOfB = await signAccessToken(await testTokenKeys(), {
+      customerId: 'abuse-b',
+      showtimeId,
+      sessionId: 's',
+      expiresAtMs: Date.now() + 60_000,
+    });
+    const hold = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, {
+      token: tokenOfA,
+      body: { seats: ['A1'] },
+    });
     expect(hold.status).toBe(201);
     expect((await edge.call('DELETE', `/api/holds/${hold.json.holdId}`, { token: tokenOfB })).status).toBe(403);
   });
@@ -112,7 +155,11 @@ describe('access tokens on purchase routes', () => {
 describe('queue tokens on poll, customer tokens on join', () => {
   it('refuses an access token or a customer token used as a queue token', async () => {
     const a = await edge.login('abuse-q-a');
-    for (const token of [await signWith({ sub: 'abuse-q-a' }), a.token, await signWith({ typ: 'wr-queue+jwt', expSeconds: nowSeconds() - 60 })]) {
+    for (const token of [
+      await signWith({ sub: 'abuse-q-a' }),
+      a.token,
+      await signWith({ typ: 'wr-queue+jwt', expSeconds: nowSeconds() - 60 }),
+    ]) {
       expect((await edge.poll(showtimeId, token)).status).toBe(401);
     }
   });
@@ -123,7 +170,10 @@ describe('queue tokens on poll, customer tokens on join', () => {
     const joined = await edge.join(showtimeId, a.token);
     expect(joined.status).toBe(200);
     expect((await edge.poll(otherShowtimeId, joined.json.queueToken)).status).toBe(403);
-    const stolen = await edge.call('GET', `/api/showtimes/${showtimeId}/queue`, { token: b.token, headers: { 'x-queue-token': joined.json.queueToken } });
+    const stolen = await edge.call('GET', `/api/showtimes/${showtimeId}/queue`, {
+      token: b.token,
+      headers: { 'x-queue-token': joined.json.queueToken },
+    });
     expect(stolen).toMatchObject({ status: 403, json: { error: { code: 'NOT_YOUR_TOKEN' } } });
     expect((await edge.poll(showtimeId, joined.json.queueToken)).status).toBe(200);
   });
@@ -132,7 +182,10 @@ describe('queue tokens on poll, customer tokens on join', () => {
     for (const token of [
       await signWith({ typ: 'wr-queue+jwt' }),
       await signWith({}),
-      unsigned({ alg: 'none', typ: 'wr-customer+jwt' }, { iss: TOKEN_ISSUER, aud: 'flash-sale-customer', sub: 'x', exp: nowSeconds() + 60 }),
+      unsigned(
+        { alg: 'none', typ: 'wr-customer+jwt' },
+        { iss: TOKEN_ISSUER, aud: 'flash-sale-customer', sub: 'x', exp: nowSeconds() + 60 },
+      ),
       await signWith({ typ: 'wr-customer+jwt', aud: 'flash-sale-customer', expSeconds: nowSeconds() - 60 }),
     ]) {
       expect((await edge.join(showtimeId, token)).status).toBe(401);

@@ -39,11 +39,13 @@ const lastTraceparent = () => {
 };
 
 describe('traceparent from the edge to the core', () => {
-  it('a hold continues the caller\'s trace, with the edge\'s span as the core\'s parent', async () => {
+  it("a hold continues the caller's trace, with the edge's span as the core's parent", async () => {
     const showtimeId = edge.core.addShowtime();
     const access = await admitted(showtimeId);
     const hold = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, {
-      token: access, body: { seats: ['A1'] }, headers: { traceparent: `00-${TRACE}-${CLIENT_SPAN}-01` },
+      token: access,
+      body: { seats: ['A1'] },
+      headers: { traceparent: `00-${TRACE}-${CLIENT_SPAN}-01` },
     });
     expect(hold.status).toBe(201);
     const sent = lastTraceparent();
@@ -56,7 +58,10 @@ describe('traceparent from the edge to the core', () => {
     const access = await admitted(showtimeId);
     await edge.call('GET', `/api/showtimes/${showtimeId}/seats`, { token: access, headers: { 'x-test-client': 'a' } });
     const first = lastTraceparent();
-    await edge.call('GET', `/api/holds/00000000-0000-4000-8000-000000000000`, { token: access, headers: { traceparent: `00-${'0'.repeat(32)}-${CLIENT_SPAN}-01` } });
+    await edge.call('GET', `/api/holds/00000000-0000-4000-8000-000000000000`, {
+      token: access,
+      headers: { traceparent: `00-${'0'.repeat(32)}-${CLIENT_SPAN}-01` },
+    });
     const second = lastTraceparent();
     expect(first.flags).toBe('01');
     expect(second.traceId).not.toBe('0'.repeat(32));

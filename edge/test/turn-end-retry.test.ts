@@ -13,13 +13,14 @@ let turnEndsDown = false;
 
 beforeAll(async () => {
   h = await createEdgeHarness({
-    coreFetch: (stub) => (async (input: string | URL | Request, init?: RequestInit) => {
-      const request = new Request(input, init);
-      if (turnEndsDown && new URL(request.url).pathname.endsWith('/turns/end')) {
-        return Response.json({ error: { code: 'DATABASE_UNAVAILABLE', message: 'down' } }, { status: 503 });
-      }
-      return stub.fetch(input, init);
-    }) as typeof fetch,
+    coreFetch: (stub) =>
+      (async (input: string | URL | Request, init?: RequestInit) => {
+        const request = new Request(input, init);
+        if (turnEndsDown && new URL(request.url).pathname.endsWith('/turns/end')) {
+          return Response.json({ error: { code: 'DATABASE_UNAVAILABLE', message: 'down' } }, { status: 503 });
+        }
+        return stub.fetch(input, init);
+      }) as typeof fetch,
   });
 });
 afterAll(async () => h?.close());
@@ -31,7 +32,11 @@ async function admitted(showtimeId: number, customerId: string): Promise<string>
   return token;
 }
 
-const live = (showtimeId: number) => h.core.liveTurns(showtimeId).map((turn) => turn.customerId).sort();
+const live = (showtimeId: number) =>
+  h.core
+    .liveTurns(showtimeId)
+    .map((turn) => turn.customerId)
+    .sort();
 
 describe('a leave the core missed', () => {
   it('is told on the next sync pass; until then the ledger still counts the turn live', async () => {

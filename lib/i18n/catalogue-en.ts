@@ -16,7 +16,8 @@ export const en = {
   'site.myBookings': 'My bookings',
   'site.language': 'Language',
   'page.busy.title': 'Service busy',
-  'page.busy.text': 'The ticket service is very busy right now. Please try again in a few seconds; this page will not lose anything.',
+  'page.busy.text':
+    'The ticket service is very busy right now. Please try again in a few seconds; this page will not lose anything.',
   'page.tryAgain': 'Try again',
   'page.notFound.title': 'Page not found',
   'page.notFound.text': 'There is no page at this address. The showtimes on sale are listed on the home page.',
@@ -50,9 +51,11 @@ export const en = {
   'sale.starts': 'Starts',
   'sale.joinPrequeue': 'Join the pre-queue',
   'sale.joinLine': 'Join the line',
-  'sale.opensAt': 'Tickets go on sale at {time}. Everyone who joins before then gets a random place in line at that moment, so there is no need to rush.',
+  'sale.opensAt':
+    'Tickets go on sale at {time}. Everyone who joins before then gets a random place in line at that moment, so there is no need to rush.',
   'sale.opensIn': 'Opens in',
-  'sale.fairChance': 'So that everyone gets a fair chance, buyers are let in a few at a time. Join the line and keep this page open.',
+  'sale.fairChance':
+    'So that everyone gets a fair chance, buyers are let in a few at a time. Join the line and keep this page open.',
   'sale.turnLength': 'When it is your turn, you will have {length} to choose your seats and hold them.',
   'sale.prequeue.title': 'You are in the pre-queue',
   'sale.prequeue.text': 'You will get a random place in line at {time}. Keep this page open; it updates by itself.',
@@ -70,7 +73,8 @@ export const en = {
   'sale.seats.title': 'Choose your seats',
   'sale.seats.keys': 'Use the arrow keys to move between seats and Space or Enter to choose.',
   'sale.seats.turnEnds': 'Your turn ends in',
-  'sale.seats.paused': 'The cinema has paused sales for a moment. You keep your turn; this page says when sales resume.',
+  'sale.seats.paused':
+    'The cinema has paused sales for a moment. You keep your turn; this page says when sales resume.',
   'sale.seats.legend': 'Seat types',
   'sale.seats.standard': 'Standard',
   'sale.seats.couple': 'Couple',
@@ -92,7 +96,8 @@ export const en = {
   'sale.hold.seats': 'Seats:',
   'sale.hold.total': 'Total:',
   'sale.hold.paused': 'The cinema has paused sales for a moment. Your seats stay held until the time above runs out.',
-  'sale.hold.tooLate': 'Too little time is left to get through the payment page. The seats will be released shortly; you can choose again while your turn lasts.',
+  'sale.hold.tooLate':
+    'Too little time is left to get through the payment page. The seats will be released shortly; you can choose again while your turn lasts.',
   'sale.hold.pay': 'Pay now',
   'sale.hold.cancel': 'Cancel and release the seats',
   'sale.confirm.title': 'Your booking',
@@ -111,7 +116,8 @@ export const en = {
 
   // My bookings.
   'bookings.title': 'My bookings',
-  'bookings.note': 'Your bookings, newest first, from any of your turns. Show the reference at the entrance. You can cancel a booking here until the showing starts; you see what you get back before you confirm.',
+  'bookings.note':
+    'Your bookings, newest first, from any of your turns. Show the reference at the entrance. You can cancel a booking here until the showing starts; you see what you get back before you confirm.',
   'bookings.loading': 'Loading your bookings…',
   'bookings.needsScript': 'This page needs JavaScript to list your bookings.',
   'bookings.none': 'No bookings yet. Bookings appear here once you have bought tickets.',
@@ -128,7 +134,8 @@ export const en = {
   'bookings.status.refunded': 'Refunded in full',
   'bookings.status.failed': 'Not completed: the payment is refunded',
   'bookings.quote.refund': 'If you cancel now, you get {refund} back of the {paid} paid ({percent} %).',
-  'bookings.quote.none': 'If you cancel now, nothing is refunded (the refund policy gives no money back this close to the showing).',
+  'bookings.quote.none':
+    'If you cancel now, nothing is refunded (the refund policy gives no money back this close to the showing).',
   'bookings.cancelFor': 'Cancel this booking, {reference}',
   'bookings.yesFor': 'Yes, cancel it: {reference}',
   'bookings.keepFor': 'Keep my booking {reference}',
@@ -141,8 +148,10 @@ export const en = {
   // The sale page's live words (browser).
   'turn.ended.title': 'Your turn has ended',
   'turn.ended.text': 'The time for your turn ran out. You can join the line again to get a new turn.',
-  'turn.ended.released': 'Your time to buy ran out before the payment started, so your held seats were released. You can join the line again to get a new turn.',
-  'turn.ended.lapses': 'Your time to buy ran out before the payment started. Your held seats are released when their hold runs out; you can join the line again to get a new turn.',
+  'turn.ended.released':
+    'Your time to buy ran out before the payment started, so your held seats were released. You can join the line again to get a new turn.',
+  'turn.ended.lapses':
+    'Your time to buy ran out before the payment started. Your held seats are released when their hold runs out; you can join the line again to get a new turn.',
   'turn.expired.title': 'Your turn has expired',
   'turn.warn': '{left} left in your turn to choose seats.',
   'turn.yours': "It's your turn",
@@ -168,11 +177,13 @@ export const en = {
   'hold.chooseArea': 'Choose an area first.',
   'hold.wholeNumber': 'Enter how many places you want, as a whole number from 1.',
   'minutes.left': (p: Params) => (p.count === 1 ? '1 minute' : `${p.n} minutes`),
-  'pay.notCompleted': 'The payment was not completed, so nothing was charged. Your seats are still held: you can try again before the time runs out.',
+  'pay.notCompleted':
+    'The payment was not completed, so nothing was charged. Your seats are still held: you can try again before the time runs out.',
   'pay.holdEnded': 'The payment was not completed and the hold has ended. Please choose your seats again.',
   'confirm.confirming': 'Confirming your payment…',
   'confirm.released.title': 'Your seats were released',
-  'confirm.released.text': 'The hold ended before the payment was confirmed. If money was taken it will be refunded automatically.',
+  'confirm.released.text':
+    'The hold ended before the payment was confirmed. If money was taken it will be refunded automatically.',
   'confirm.cannotShow': 'We cannot show this booking',
   'confirm.stillWaiting': 'Still waiting for the payment provider. This can take a little while; keep this page open.',
   'confirm.done': 'Your booking is confirmed. Show the reference below at the entrance.',
@@ -201,15 +212,19 @@ export const en = {
   'wait.trend.longer': 'The estimate went up because fewer people are being let in per minute right now.',
   'wait.trend.shorter': 'The estimate went down because the line is moving faster than before.',
   'wait.soldAll': 'Every seat is sold: the sale is over unless a buyer cancels.',
-  'wait.seatsLeft': (p: Params) => `${p.n} ${p.count === 1 ? 'seat is' : 'seats are'} left (some held by buyers who may not pay).`,
-  'wait.likelyGone': '{left} The buyers ahead of you are likely to take them all: the sale is effectively over for your place, unless some leave without buying.',
+  'wait.seatsLeft': (p: Params) =>
+    `${p.n} ${p.count === 1 ? 'seat is' : 'seats are'} left (some held by buyers who may not pay).`,
+  'wait.likelyGone':
+    '{left} The buyers ahead of you are likely to take them all: the sale is effectively over for your place, unless some leave without buying.',
   'map.limit': (p: Params) => `Choose up to ${p.n} ${p.count === 1 ? 'seat' : 'seats'}.`,
   'map.available': (p: Params) => `${p.n} ${p.count === 1 ? 'seat' : 'seats'} available of ${p.total}.`,
   'map.areaOption': '{area}, {price} each ({left})',
   'map.placesLeft': (p: Params) => `${p.n} ${p.count === 1 ? 'place' : 'places'} left`,
   'map.areaSoldOut': 'sold out',
-  'map.limitReached': (p: Params) => `You can choose up to ${p.n} ${p.count === 1 ? 'seat' : 'seats'} for this showing.`,
-  'map.partnerTaken': '{seat} is a couple seat sold as a pair, and the other half is taken. Please choose another pair.',
+  'map.limitReached': (p: Params) =>
+    `You can choose up to ${p.n} ${p.count === 1 ? 'seat' : 'seats'} for this showing.`,
+  'map.partnerTaken':
+    '{seat} is a couple seat sold as a pair, and the other half is taken. Please choose another pair.',
   'map.notAvailable': '{seat} is not available.',
   'map.chosen': 'Chosen: {seats} · {price}',
   'map.selectedSpoken': (p: Params) => `${p.seats} selected. ${p.n} ${p.count === 1 ? 'seat' : 'seats'} chosen.`,
@@ -229,7 +244,8 @@ export const en = {
   'time.seconds': (p: Params) => `${p.n} ${p.count === 1 ? 'second' : 'seconds'}`,
   'time.aboutMinutes': (p: Params) => `about ${p.n} ${p.count === 1 ? 'minute' : 'minutes'}`,
   'time.aboutHours': (p: Params) => `about ${p.n} ${p.count === 1 ? 'hour' : 'hours'}`,
-  'time.hoursMinutes': (p: Params) => `about ${p.hours} ${p.hours === '1' ? 'hour' : 'hours'} ${p.minutes} ${p.minutes === '1' ? 'minute' : 'minutes'}`,
+  'time.hoursMinutes': (p: Params) =>
+    `about ${p.hours} ${p.hours === '1' ? 'hour' : 'hours'} ${p.minutes} ${p.minutes === '1' ? 'minute' : 'minutes'}`,
   'time.minutes': (p: Params) => `${p.n} ${p.count === 1 ? 'minute' : 'minutes'}`,
   'time.justNow': 'just now',
   'time.secondsAgo': '{n} s ago',
@@ -288,7 +304,8 @@ export const en = {
   'best.reviewTitle': 'We picked these seats for you',
   'best.reviewSeats': '{labels}.',
   'best.reviewSeatsTotal': '{labels}. Total: {total}.',
-  'best.reviewNote': 'They are held for you and marked on the map. Continue to pay, or choose other seats: these are then released at once.',
+  'best.reviewNote':
+    'They are held for you and marked on the map. Continue to pay, or choose other seats: these are then released at once.',
   'best.picked': 'Best seats found and held for you: {labels}. Continue to payment, or choose other seats.',
   'best.continue': 'Continue to payment',
   'best.other': 'Choose other seats',

@@ -133,7 +133,8 @@ export const zhCN: Catalogue = {
   'turn.ended.title': '您的购票时间已结束',
   'turn.ended.text': '您的购票时间已用完。您可以重新排队，获得新的购票机会。',
   'turn.ended.released': '您的购票时间在开始支付前已用完，锁定的座位已释放。您可以重新排队，获得新的购票机会。',
-  'turn.ended.lapses': '您的购票时间在开始支付前已用完。锁定的座位会在锁定到期后释放；您可以重新排队，获得新的购票机会。',
+  'turn.ended.lapses':
+    '您的购票时间在开始支付前已用完。锁定的座位会在锁定到期后释放；您可以重新排队，获得新的购票机会。',
   'turn.expired.title': '您的排队资格已失效',
   'turn.warn': '您的选座时间还剩 {left}。',
   'turn.yours': '轮到您了',
@@ -193,7 +194,8 @@ export const zhCN: Catalogue = {
   'wait.trend.shorter': '预计时间变短了，因为队伍比之前走得快。',
   'wait.soldAll': '座位已全部售出：除非有人退票，否则销售已结束。',
   'wait.seatsLeft': '还剩 {n} 个座位（部分已被可能不付款的购票者锁定）。',
-  'wait.likelyGone': '{left} 您前面的购票者很可能会买完全部座位：除非有人未购票离开，否则对您的位置来说销售实际上已结束。',
+  'wait.likelyGone':
+    '{left} 您前面的购票者很可能会买完全部座位：除非有人未购票离开，否则对您的位置来说销售实际上已结束。',
   'map.limit': '最多可选 {n} 个座位。',
   'map.available': '共 {total} 个座位，可选 {n} 个。',
   'map.areaOption': '{area}，每位 {price}（{left}）',

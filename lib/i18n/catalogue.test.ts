@@ -19,7 +19,9 @@ describe('message catalogues', () => {
     const { 'sale.joinLine': _dropped, ...missing } = zhCN;
     expect(catalogueProblems(en, missing)).toEqual(['missing sale.joinLine']);
     expect(catalogueProblems(en, { ...zhCN, 'sale.joinLinee': '加入排队' })).toEqual(['extra sale.joinLinee']);
-    expect(catalogueProblems(en, { ...zhCN, 'list.starts': '开场时间' })).toEqual(['list.starts: placeholders {} instead of {time}']);
+    expect(catalogueProblems(en, { ...zhCN, 'list.starts': '开场时间' })).toEqual([
+      'list.starts: placeholders {} instead of {time}',
+    ]);
   });
 
   it('the Chinese catalogue is Chinese (an English string copied over is caught)', () => {

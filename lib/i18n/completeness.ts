@@ -5,7 +5,8 @@
  */
 export type Table = Readonly<Record<string, unknown>>;
 
-const placeholders = (entry: unknown) => (typeof entry === 'string' ? [...entry.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort() : null);
+const placeholders = (entry: unknown) =>
+  typeof entry === 'string' ? [...entry.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort() : null;
 
 export function catalogueProblems(reference: Table, other: Table): string[] {
   const problems: string[] = [];
@@ -17,7 +18,8 @@ export function catalogueProblems(reference: Table, other: Table): string[] {
     const want = placeholders(reference[key]);
     const got = placeholders(other[key]);
     // A function in either language takes any parameter it needs: only string/string is compared.
-    if (want && got && want.join() !== got.join()) problems.push(`${key}: placeholders {${got.join('}, {')}} instead of {${want.join('}, {')}}`);
+    if (want && got && want.join() !== got.join())
+      problems.push(`${key}: placeholders {${got.join('}, {')}} instead of {${want.join('}, {')}}`);
   }
   for (const key of Object.keys(other)) if (!Object.hasOwn(reference, key)) problems.push(`extra ${key}`);
   return problems;

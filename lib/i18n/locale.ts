@@ -17,7 +17,8 @@ export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', 'zh-CN': 'ç
 export function matchLocale(tag: string | null | undefined): Locale | null {
   const lower = (tag ?? '').trim().toLowerCase();
   if (!lower) return null;
-  if (lower === 'zh' || lower.startsWith('zh-cn') || lower.startsWith('zh-hans') || lower.startsWith('zh-sg')) return 'zh-CN';
+  if (lower === 'zh' || lower.startsWith('zh-cn') || lower.startsWith('zh-hans') || lower.startsWith('zh-sg'))
+    return 'zh-CN';
   if (lower === 'en' || lower.startsWith('en-')) return 'en';
   return null;
 }
@@ -64,9 +65,16 @@ export function formatNumberIn(locale: Locale, n: number): string {
 }
 
 /** A date and time in the locale (and the reader's zone when run in a browser), zone named. */
-export function formatDateTimeIn(locale: Locale, date: Date, options: { withDate?: boolean; timeZone?: string } = {}): string {
-  const base: Intl.DateTimeFormatOptions = options.withDate === false
-    ? { hour: '2-digit', minute: '2-digit', second: '2-digit' }
-    : { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' };
-  return new Intl.DateTimeFormat(locale, options.timeZone ? { ...base, timeZone: options.timeZone } : base).format(date);
+export function formatDateTimeIn(
+  locale: Locale,
+  date: Date,
+  options: { withDate?: boolean; timeZone?: string } = {},
+): string {
+  const base: Intl.DateTimeFormatOptions =
+    options.withDate === false
+      ? { hour: '2-digit', minute: '2-digit', second: '2-digit' }
+      : { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' };
+  return new Intl.DateTimeFormat(locale, options.timeZone ? { ...base, timeZone: options.timeZone } : base).format(
+    date,
+  );
 }

@@ -17,8 +17,10 @@ export const CATALOGUES: Record<Locale, Catalogue> = { en, 'zh-CN': zhCN };
 
 export function fill(locale: Locale, entry: Entry, params: Params = {}): string {
   const shown: Params = {};
-  for (const [name, value] of Object.entries(params)) shown[name] = typeof value === 'number' ? new Intl.NumberFormat(locale).format(value) : value;
-  if (typeof entry === 'function') return entry({ ...shown, count: typeof params.n === 'number' ? params.n : Number.NaN });
+  for (const [name, value] of Object.entries(params))
+    shown[name] = typeof value === 'number' ? new Intl.NumberFormat(locale).format(value) : value;
+  if (typeof entry === 'function')
+    return entry({ ...shown, count: typeof params.n === 'number' ? params.n : Number.NaN });
   return entry.replace(/\{(\w+)\}/g, (whole, name: string) => (name in shown ? String(shown[name]) : whole));
 }
 

@@ -45,7 +45,11 @@ function send(agent: Agent, baseUrl: string, req: JourneyRequest, timeoutMs: num
           json = null;
         }
         const retryAfter = Number(response.headers['retry-after']);
-        resolve({ status: response.statusCode ?? 0, json, retryAfterSeconds: Number.isFinite(retryAfter) ? retryAfter : null });
+        resolve({
+          status: response.statusCode ?? 0,
+          json,
+          retryAfterSeconds: Number.isFinite(retryAfter) ? retryAfter : null,
+        });
       });
       response.on('error', () => resolve({ status: 0, json: null, retryAfterSeconds: null }));
     });
@@ -95,7 +99,8 @@ export async function runBuyers(options: DriverOptions): Promise<DriverResult> {
           break;
         }
         const wait = buyer.dueAt - Date.now();
-        if (wait > 0) await sleep(Math.max(0, Math.min(wait, (buyer.stopping ? drainDeadline : deadline) - Date.now())));
+        if (wait > 0)
+          await sleep(Math.max(0, Math.min(wait, (buyer.stopping ? drainDeadline : deadline) - Date.now())));
         if (!buyer.stopping && Date.now() >= deadline) continue; // the deadline came while waiting: leave instead
         if (Date.now() >= drainDeadline) break;
         const base = req.target === 'payments' ? options.paymentsUrl : options.edgeUrl;

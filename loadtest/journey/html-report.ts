@@ -15,7 +15,8 @@ interface Series {
   points: (number | undefined)[];
 }
 
-const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]!);
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]!);
 
 function niceMax(value: number): number {
   if (value <= 0) return 1;
@@ -60,7 +61,13 @@ function chart(title: string, unit: string, series: Series[]): string {
 <svg viewBox="0 0 ${width} ${height}" width="100%" font-size="11" font-family="sans-serif">${grid.join('')}${ticks.join('')}${lines.join('')}</svg></figure>`;
 }
 
-export function renderHtmlReport(recorder: Recorder, driver: DriverResult, invariants: InvariantReport | null, context: ReportContext, text: string): string {
+export function renderHtmlReport(
+  recorder: Recorder,
+  driver: DriverResult,
+  invariants: InvariantReport | null,
+  context: ReportContext,
+  text: string,
+): string {
   const s = recorder.seconds;
   let admittedSoFar = 0;
   const cumulative = s.map((second) => (admittedSoFar += second.admitted));
@@ -71,9 +78,21 @@ export function renderHtmlReport(recorder: Recorder, driver: DriverResult, invar
       { name: 'failures', color: '#d62728', points: s.map((x) => x.failed) },
     ]),
     chart('Latency', 'ms, all endpoints', [
-      { name: 'p50', color: '#1f77b4', points: s.map((x) => (x.latency.count ? x.latency.percentile(0.5) : undefined)) },
-      { name: 'p95', color: '#ff7f0e', points: s.map((x) => (x.latency.count ? x.latency.percentile(0.95) : undefined)) },
-      { name: 'p99', color: '#d62728', points: s.map((x) => (x.latency.count ? x.latency.percentile(0.99) : undefined)) },
+      {
+        name: 'p50',
+        color: '#1f77b4',
+        points: s.map((x) => (x.latency.count ? x.latency.percentile(0.5) : undefined)),
+      },
+      {
+        name: 'p95',
+        color: '#ff7f0e',
+        points: s.map((x) => (x.latency.count ? x.latency.percentile(0.95) : undefined)),
+      },
+      {
+        name: 'p99',
+        color: '#d62728',
+        points: s.map((x) => (x.latency.count ? x.latency.percentile(0.99) : undefined)),
+      },
     ]),
     chart('Waiting line', 'buyers', [{ name: 'waiting', color: '#9467bd', points: s.map((x) => x.waiting) }]),
     chart('Admitted', 'buyers', [
@@ -88,9 +107,16 @@ export function renderHtmlReport(recorder: Recorder, driver: DriverResult, invar
     ]),
   ];
   const rows = endpointRows(recorder, driver.elapsedMs)
-    .map((r) => `<tr><td>${r.endpoint}</td><td>${r.sent}</td><td>${r.offeredRps.toFixed(1)}</td><td>${r.achievedRps.toFixed(1)}</td><td>${r.p50.toFixed(1)}</td><td>${r.p95.toFixed(1)}</td><td>${r.p99.toFixed(1)}</td><td>${escapeHtml(r.statuses)}</td></tr>`)
+    .map(
+      (r) =>
+        `<tr><td>${r.endpoint}</td><td>${r.sent}</td><td>${r.offeredRps.toFixed(1)}</td><td>${r.achievedRps.toFixed(1)}</td><td>${r.p50.toFixed(1)}</td><td>${r.p95.toFixed(1)}</td><td>${r.p99.toFixed(1)}</td><td>${escapeHtml(r.statuses)}</td></tr>`,
+    )
     .join('\n');
-  const verdict = invariants ? (invariants.breaches.length === 0 ? '<b style="color:#2ca02c">invariants hold</b>' : `<b style="color:#d62728">${invariants.breaches.length} invariant breach(es)</b>`) : 'invariants not checked';
+  const verdict = invariants
+    ? invariants.breaches.length === 0
+      ? '<b style="color:#2ca02c">invariants hold</b>'
+      : `<b style="color:#d62728">${invariants.breaches.length} invariant breach(es)</b>`
+    : 'invariants not checked';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Journey load run, showtime ${escapeHtml(context.showtimeId)}</title>
 <style>body{font-family:sans-serif;max-width:820px;margin:2em auto;color:#222}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}td:first-child,td:last-child{text-align:left}pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}figure{margin:1.5em 0}</style>

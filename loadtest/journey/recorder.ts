@@ -30,7 +30,8 @@ export interface SecondSample {
 }
 
 /** Answers that are not failures: 2xx, and the conflicts and limits a buyer expects. */
-export const isExpectedStatus = (status: number) => (status >= 200 && status < 300) || status === 409 || status === 410 || status === 429;
+export const isExpectedStatus = (status: number) =>
+  (status >= 200 && status < 300) || status === 409 || status === 410 || status === 429;
 
 export class Recorder {
   readonly startedAtMs = Date.now();
@@ -45,7 +46,15 @@ export class Recorder {
   private secondAt(nowMs: number): SecondSample {
     const index = Math.floor((nowMs - this.startedAtMs) / 1000);
     while (this.seconds.length <= index) {
-      this.seconds.push({ second: this.seconds.length, sent: 0, answered: 0, failed: 0, latency: new Histogram(), admitted: 0, booked: 0 });
+      this.seconds.push({
+        second: this.seconds.length,
+        sent: 0,
+        answered: 0,
+        failed: 0,
+        latency: new Histogram(),
+        admitted: 0,
+        booked: 0,
+      });
     }
     return this.seconds[index]!;
   }

@@ -37,8 +37,11 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
   let stack: LocalStack | null = null;
   if (!external) {
     stack = await startLocalStack({
-      databaseUrl: options.databaseUrl ?? null, redisUrl: options.redisUrl ?? null, keyPrefix: options.keyPrefix ?? `loadtest:${Date.now().toString(36)}:`,
-      ...(options.adminToken ? { adminToken: options.adminToken } : {}), ...(options.paymentApiKey ? { paymentApiKey: options.paymentApiKey } : {}),
+      databaseUrl: options.databaseUrl ?? null,
+      redisUrl: options.redisUrl ?? null,
+      keyPrefix: options.keyPrefix ?? `loadtest:${Date.now().toString(36)}:`,
+      ...(options.adminToken ? { adminToken: options.adminToken } : {}),
+      ...(options.paymentApiKey ? { paymentApiKey: options.paymentApiKey } : {}),
     });
   }
   const edgeUrl = stack?.edgeUrl ?? options.baseUrl!;
@@ -52,34 +55,66 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
 
   try {
     const room = {
-      edgeUrl, adminToken, capacity: options.capacity, admitPerMinute: options.admitPerMinute, sessionTtlSeconds: options.sessionTtlSeconds,
+      edgeUrl,
+      adminToken,
+      capacity: options.capacity,
+      admitPerMinute: options.admitPerMinute,
+      sessionTtlSeconds: options.sessionTtlSeconds,
       ...(options.powDifficulty !== undefined ? { powDifficulty: options.powDifficulty } : {}),
     };
     let showtimeId = options.showtimeId ?? null;
     if (!showtimeId) {
       if (!coreUrl) throw new Error('Creating a showtime needs the core (CORE_URL); or pass SHOWTIME_ID');
-      showtimeId = (await createSale({ ...room, coreUrl, serviceToken, rows: options.rows, columns: options.columns, holdTtlMs: options.holdTtlMs })).showtimeId;
+      showtimeId = (
+        await createSale({
+          ...room,
+          coreUrl,
+          serviceToken,
+          rows: options.rows,
+          columns: options.columns,
+          holdTtlMs: options.holdTtlMs,
+        })
+      ).showtimeId;
     }
-    log(`loadtest: ${stack?.description ?? `against ${edgeUrl}`}; showtime ${showtimeId}; ${options.buyers} buyers over ${options.rampSeconds}s ramp, at most ${options.durationSeconds}s; room capacity ${options.capacity}, ${options.admitPerMinute}/min`);
+    log(
+      `loadtest: ${stack?.description ?? `against ${edgeUrl}`}; showtime ${showtimeId}; ${options.buyers} buyers over ${options.rampSeconds}s ramp, at most ${options.durationSeconds}s; room capacity ${options.capacity}, ${options.admitPerMinute}/min`,
+    );
 
     const recorder = new Recorder();
     const journey: JourneySettings = {
-      showtimeId, party: options.party, maxHoldTries: 3, seatPreference: options.seatPreference, paymentApiKey,
-      maxWaitMs: options.durationSeconds * 1000, random: Math.random,
+      showtimeId,
+      party: options.party,
+      maxHoldTries: 3,
+      seatPreference: options.seatPreference,
+      paymentApiKey,
+      maxWaitMs: options.durationSeconds * 1000,
+      random: Math.random,
       sha256Hex: (text) => createHash('sha256').update(text).digest('hex'),
     };
     const live: LiveFigures = {};
     let sampling = false;
     let lastLine = 0;
     const driver = await runBuyers({
-      edgeUrl, paymentsUrl, buyers: options.buyers, rampSeconds: options.rampSeconds, durationSeconds: options.durationSeconds, journey, recorder,
+      edgeUrl,
+      paymentsUrl,
+      buyers: options.buyers,
+      rampSeconds: options.rampSeconds,
+      durationSeconds: options.durationSeconds,
+      journey,
+      recorder,
       onTick: async ({ elapsedMs, active, done }) => {
         if (sampling) return;
         sampling = true;
         try {
           Object.assign(live, await readLiveFigures({ coreUrl, edgeUrl, adminToken, serviceToken }, showtimeId!));
           const now = Date.now();
-          recorder.sample(now, { waiting: live.waiting, active: live.active, seatsAvailable: live.seatsAvailable, seatsHeld: live.seatsHeld, seatsBooked: live.seatsBooked } as object);
+          recorder.sample(now, {
+            waiting: live.waiting,
+            active: live.active,
+            seatsAvailable: live.seatsAvailable,
+            seatsHeld: live.seatsHeld,
+            seatsBooked: live.seatsBooked,
+          } as object);
           const second = recorder.seconds[recorder.seconds.length - 2];
           const line = `  ${(elapsedMs / 1000).toFixed(0).padStart(4)}s  buyers ${active} active / ${done} done  req/s ${second ? second.sent : 0}  p99 ${second ? second.latency.percentile(0.99).toFixed(1) : '-'} ms  waiting ${live.waiting ?? '?'}  admitted ${recorder.counters.get('admitted') ?? 0}  booked ${recorder.counters.get('booked') ?? 0}  seats left ${live.seatsAvailable ?? '?'}  in flight ${recorder.inFlight}`;
           if (options.progress === 'tty') process.stdout.write(`\r${line.padEnd(150)}`);
@@ -97,7 +132,8 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
     Object.assign(live, await readLiveFigures({ coreUrl, edgeUrl, adminToken, serviceToken }, showtimeId));
 
     let invariants: InvariantReport | null = null;
-    const sql = stack?.sql ?? (options.databaseUrl ? (ownSql = connectDatabase(options.databaseUrl, { max: 1 })) : null);
+    const sql =
+      stack?.sql ?? (options.databaseUrl ? (ownSql = connectDatabase(options.databaseUrl, { max: 1 })) : null);
     if (sql) {
       const redis = options.redisUrl && options.checkStream !== false ? new Redis(options.redisUrl) : null;
       try {
@@ -125,4 +161,3 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
     await stack?.close();
   }
 }
-

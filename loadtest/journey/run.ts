@@ -25,7 +25,9 @@ const num = (name: string, fallback: number) => {
 for (const name of ['BASE_URL', 'CORE_URL', 'PAYMENT_URL']) {
   const value = env[name];
   if (value && !/^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/|$)/.test(value)) {
-    console.error(`${name}=${value}: the journey harness runs on loopback only (use the k6 scripts for remote targets)`);
+    console.error(
+      `${name}=${value}: the journey harness runs on loopback only (use the k6 scripts for remote targets)`,
+    );
     process.exit(2);
   }
 }

@@ -22,11 +22,19 @@ export interface SaleOptions {
   serviceToken?: string;
 }
 
-async function adminCall(url: string, token: string, method: string, body?: unknown, serviceToken?: string): Promise<any> {
+async function adminCall(
+  url: string,
+  token: string,
+  method: string,
+  body?: unknown,
+  serviceToken?: string,
+): Promise<any> {
   const response = await fetch(url, {
     method,
     headers: {
-      authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), 'x-operator': 'loadtest',
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      'x-operator': 'loadtest',
       // The core answers only the edge when it has a service token; the edge ignores this header.
       ...(serviceToken ? { 'x-service-token': serviceToken } : {}),
     },
@@ -41,7 +49,13 @@ const ROW_LABELS = 'ABCDEFGHJKLMNPQRSTUVWXYZ';
 
 export async function createSale(options: SaleOptions): Promise<{ showtimeId: string; seats: number }> {
   const label = `loadtest-${new Date().toISOString()}-${Math.random().toString(36).slice(2, 6)}`;
-  const venue = await adminCall(`${options.coreUrl}/admin/venues`, options.adminToken, 'POST', { name: label, city: 'Loopback' }, options.serviceToken);
+  const venue = await adminCall(
+    `${options.coreUrl}/admin/venues`,
+    options.adminToken,
+    'POST',
+    { name: label, city: 'Loopback' },
+    options.serviceToken,
+  );
   const seats = [];
   for (let row = 1; row <= options.rows; row++) {
     for (let column = 1; column <= options.columns; column++) {
@@ -49,26 +63,44 @@ export async function createSale(options: SaleOptions): Promise<{ showtimeId: st
       seats.push({ code: `${rowLabel}${column}`, row, rowLabel, column });
     }
   }
-  const hall = await adminCall(`${options.coreUrl}/admin/venues/${venue.id}/halls`, options.adminToken, 'POST', { name: 'Load hall', seats }, options.serviceToken);
+  const hall = await adminCall(
+    `${options.coreUrl}/admin/venues/${venue.id}/halls`,
+    options.adminToken,
+    'POST',
+    { name: 'Load hall', seats },
+    options.serviceToken,
+  );
   const now = Date.now();
-  const showtime = await adminCall(`${options.coreUrl}/admin/showtimes`, options.adminToken, 'POST', {
-    hallId: hall.id,
-    title: `Load test ${label}`,
-    startsAt: new Date(now + 86_400_000).toISOString(),
-    // A room to be scheduled must not have opened yet: its showtime opens in an hour.
-    opensAt: new Date(options.roomState === 'scheduled' ? now + 3_600_000 : now - 60_000).toISOString(),
-    saleState: 'OPEN',
-    priceCents: 1200,
-    currency: 'EUR',
-    maxSeatsPerCustomer: 8,
-    holdTtlMs: options.holdTtlMs,
-  }, options.serviceToken);
+  const showtime = await adminCall(
+    `${options.coreUrl}/admin/showtimes`,
+    options.adminToken,
+    'POST',
+    {
+      hallId: hall.id,
+      title: `Load test ${label}`,
+      startsAt: new Date(now + 86_400_000).toISOString(),
+      // A room to be scheduled must not have opened yet: its showtime opens in an hour.
+      opensAt: new Date(options.roomState === 'scheduled' ? now + 3_600_000 : now - 60_000).toISOString(),
+      saleState: 'OPEN',
+      priceCents: 1200,
+      currency: 'EUR',
+      maxSeatsPerCustomer: 8,
+      holdTtlMs: options.holdTtlMs,
+    },
+    options.serviceToken,
+  );
   const showtimeId = String(showtime.id);
   await configureRoom(options, showtimeId);
   return { showtimeId, seats: seats.length };
 }
 
-export async function configureRoom(options: Pick<SaleOptions, 'edgeUrl' | 'adminToken' | 'capacity' | 'admitPerMinute' | 'sessionTtlSeconds' | 'roomState' | 'powDifficulty'>, showtimeId: string) {
+export async function configureRoom(
+  options: Pick<
+    SaleOptions,
+    'edgeUrl' | 'adminToken' | 'capacity' | 'admitPerMinute' | 'sessionTtlSeconds' | 'roomState' | 'powDifficulty'
+  >,
+  showtimeId: string,
+) {
   return adminCall(`${options.edgeUrl}/api/admin/showtimes/${showtimeId}/room`, options.adminToken, 'PUT', {
     state: options.roomState ?? 'open',
     capacity: options.capacity,
@@ -89,11 +121,22 @@ export interface LiveFigures {
 }
 
 /** The room's stats from the edge and the seat counts from the core; missing parts stay undefined. */
-export async function readLiveFigures(options: { coreUrl: string | null; edgeUrl: string; adminToken: string; serviceToken?: string }, showtimeId: string): Promise<LiveFigures> {
+export async function readLiveFigures(
+  options: { coreUrl: string | null; edgeUrl: string; adminToken: string; serviceToken?: string },
+  showtimeId: string,
+): Promise<LiveFigures> {
   const figures: LiveFigures = {};
   const [room, show] = await Promise.allSettled([
     adminCall(`${options.edgeUrl}/api/admin/showtimes/${showtimeId}/room`, options.adminToken, 'GET'),
-    options.coreUrl ? adminCall(`${options.coreUrl}/admin/showtimes/${showtimeId}`, options.adminToken, 'GET', undefined, options.serviceToken) : Promise.reject(new Error('no core url')),
+    options.coreUrl
+      ? adminCall(
+          `${options.coreUrl}/admin/showtimes/${showtimeId}`,
+          options.adminToken,
+          'GET',
+          undefined,
+          options.serviceToken,
+        )
+      : Promise.reject(new Error('no core url')),
   ]);
   if (room.status === 'fulfilled' && room.value?.stats) {
     figures.waiting = room.value.stats.waiting;

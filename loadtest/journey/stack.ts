@@ -56,16 +56,25 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
   const embedded = options.databaseUrl ? null : await startEmbeddedDatabase();
   const databaseUrl = options.databaseUrl ?? embedded!.url;
-  const sql = embedded ? embedded.sql : connectDatabase(databaseUrl, { max: options.databasePoolSize ?? 10, applicationName: 'loadtest-core' });
+  const sql = embedded
+    ? embedded.sql
+    : connectDatabase(databaseUrl, { max: options.databasePoolSize ?? 10, applicationName: 'loadtest-core' });
   await migrate(sql);
 
-  const tokenKeys = await loadTokenKeys({ signingJwk: await generateSigningJwk(`loadtest-${Date.now().toString(36)}`) });
+  const tokenKeys = await loadTokenKeys({
+    signingJwk: await generateSigningJwk(`loadtest-${Date.now().toString(36)}`),
+  });
 
   // The sandbox starts first (the core needs its URL); its webhooks go to the core once it listens.
   let coreUrl = '';
   const sandbox = await startPaymentSandbox({
     port: 0,
-    config: { apiKey: paymentApiKey, webhookUrl: 'http://core.invalid/payments/callback', webhookSecrets: [webhookSecret], webhook: { baseDelayMs: 100, maxDelayMs: 2_000 } },
+    config: {
+      apiKey: paymentApiKey,
+      webhookUrl: 'http://core.invalid/payments/callback',
+      webhookSecrets: [webhookSecret],
+      webhook: { baseDelayMs: 100, maxDelayMs: 2_000 },
+    },
     fetch: (input, init) => fetch(String(input).replace('http://core.invalid', coreUrl), init),
     logger: pino({ name: 'payment-sandbox', level }),
   });
@@ -78,23 +87,40 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const eventSink = eventsRedis ? redisStreamSink(eventsRedis, { keyPrefix }) : memoryEvents!.sink;
 
   const coreConfig = parseCoreConfig({
-    CORE_PORT: '0', CORE_HOST: '127.0.0.1', ADMIN_TOKEN: adminToken, PAYMENT_WEBHOOK_SECRET: webhookSecret,
-    PAYMENT_API_KEY: paymentApiKey, PAYMENT_URL: sandbox.url, LOG_LEVEL: level, JOBS_ENABLED: 'true',
+    CORE_PORT: '0',
+    CORE_HOST: '127.0.0.1',
+    ADMIN_TOKEN: adminToken,
+    PAYMENT_WEBHOOK_SECRET: webhookSecret,
+    PAYMENT_API_KEY: paymentApiKey,
+    PAYMENT_URL: sandbox.url,
+    LOG_LEVEL: level,
+    JOBS_ENABLED: 'true',
   });
   const core = await startCore(coreConfig, {
-    sql, tokenKeys, eventSink,
+    sql,
+    tokenKeys,
+    eventSink,
     gateway: createGatewayClient({ baseUrl: sandbox.url, apiKey: paymentApiKey }),
   });
   coreUrl = core.url;
 
   const edgeConfig = parseEdgeConfig({
-    EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: core.url, ADMIN_TOKEN: adminToken,
-    REDIS_KEY_PREFIX: keyPrefix, TRUST_PROXY: '1', LOG_LEVEL: level, EVENTS_POLL_MS: '100',
+    EDGE_PORT: '0',
+    EDGE_HOST: '127.0.0.1',
+    CORE_URL: core.url,
+    ADMIN_TOKEN: adminToken,
+    REDIS_KEY_PREFIX: keyPrefix,
+    TRUST_PROXY: '1',
+    LOG_LEVEL: level,
+    EVENTS_POLL_MS: '100',
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
   });
   const tickerRedis = redisUrl ? connectEdgeRedis(redisUrl) : null;
   const roomStore = tickerRedis ? createIoredisStore(tickerRedis) : createMemoryStore();
-  const edge = await startEdge(edgeConfig, { tokenKeys, ...(redisUrl ? {} : { scriptStore: roomStore, edgeStore: memoryEvents!.store }) });
+  const edge = await startEdge(edgeConfig, {
+    tokenKeys,
+    ...(redisUrl ? {} : { scriptStore: roomStore, edgeStore: memoryEvents!.store }),
+  });
   const ticker = createRoomTicker({
     engine: createRoomEngine({ store: roomStore, keyPrefix }),
     intervalMs: 200,

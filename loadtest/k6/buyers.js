@@ -16,7 +16,16 @@ import http from 'k6/http';
 import exec from 'k6/execution';
 import { check, sleep } from 'k6';
 import { Counter, Rate, Trend } from 'k6/metrics';
-import { applyResponse, closeIdle, EXPECTED_BY_ENDPOINT, EXPECTED_STATUSES, newBuyer, nextRequest, startLeaving, syntheticAddress } from '../lib/journey.js';
+import {
+  applyResponse,
+  closeIdle,
+  EXPECTED_BY_ENDPOINT,
+  EXPECTED_STATUSES,
+  newBuyer,
+  nextRequest,
+  startLeaving,
+  syntheticAddress,
+} from '../lib/journey.js';
 import { settings } from './settings.js';
 
 /** @typedef {import('../lib/journey.js').Buyer} Buyer */
@@ -59,7 +68,16 @@ for (const outcome of OUTCOMES) outcomes[outcome] = new Counter(`journey_${outco
 /** 409, 410 and 429 are answers a buyer expects, not failures. */
 export const expected = http.expectedStatuses(...EXPECTED_STATUSES);
 /** Endpoints whose answer body a step reads; the others are discarded at the socket. */
-const READS_BODY = { login: true, join: true, poll: true, seats: true, hold: true, checkout: true, hold_status: true, booking: true };
+const READS_BODY = {
+  login: true,
+  join: true,
+  poll: true,
+  seats: true,
+  hold: true,
+  checkout: true,
+  hold_status: true,
+  booking: true,
+};
 
 /** @type {Map<number, import('k6/http').CookieJar>} */
 const jars = new Map();
@@ -84,7 +102,10 @@ const checks = {};
 /** @param {string} endpoint */
 function checkFor(endpoint) {
   const wanted = EXPECTED_BY_ENDPOINT[/** @type {import('../lib/journey.js').Endpoint} */ (endpoint)];
-  return checks[endpoint] || (checks[endpoint] = { [`${endpoint} answered as expected`]: (r) => wanted.indexOf(r.status) !== -1 });
+  return (
+    checks[endpoint] ||
+    (checks[endpoint] = { [`${endpoint} answered as expected`]: (r) => wanted.indexOf(r.status) !== -1 })
+  );
 }
 
 /** The buyer due first (k6's goja runs `for…of` through a slow iterator: indexed loops here). */
@@ -104,7 +125,11 @@ function send(buyer, req, phase) {
   const base = req.target === 'payments' ? settings.paymentsUrl : settings.baseUrl;
   const tags = tagsFor(req.endpoint, phase);
   const res = http.request(req.method, `${base}${req.path}`, req.body, {
-    headers: req.headers, jar, responseCallback: expected, tags, timeout: '10s',
+    headers: req.headers,
+    jar,
+    responseCallback: expected,
+    tags,
+    timeout: '10s',
     responseType: /** @type {any} */ (READS_BODY)[req.endpoint] ? 'text' : 'none',
   });
   check(res, checkFor(req.endpoint), tags);
@@ -237,7 +262,10 @@ export function step(journey, plan) {
  */
 export function drainBuyers(journey, vus) {
   const start = Date.now();
-  const spreadMs = Math.min(settings.drainMaxSeconds * 1000, (1000 * pool.length * Math.max(1, vus)) / settings.drainRps);
+  const spreadMs = Math.min(
+    settings.drainMaxSeconds * 1000,
+    (1000 * pool.length * Math.max(1, vus)) / settings.drainRps,
+  );
   const gapMs = pool.length ? spreadMs / pool.length : 0;
   const offsetMs = journey.random() * gapMs; // VUs out of step with each other
   for (let k = 0; k < pool.length; k++) startLeaving(pool[k], start + offsetMs + k * gapMs);

@@ -30,12 +30,20 @@ export function onePerVu(key, make) {
 
 /** @param {string} showtimeId @param {Partial<JourneySettings>} [overrides] @returns {JourneySettings} */
 export function journeyFor(showtimeId, overrides) {
-  return Object.assign({
-    showtimeId, party: settings.party, maxHoldTries: 3, seatPreference: 'best', paymentApiKey: settings.paymentApiKey,
-    maxWaitMs: settings.durationSeconds * 1000 + 30000, random: Math.random,
-    // Proof of work at join, when the room asks for it (POW_DIFFICULTY in room.js sets it).
-    sha256Hex: (/** @type {string} */ text) => /** @type {string} */ (crypto.sha256(text, 'hex')),
-  }, overrides || {});
+  return Object.assign(
+    {
+      showtimeId,
+      party: settings.party,
+      maxHoldTries: 3,
+      seatPreference: 'best',
+      paymentApiKey: settings.paymentApiKey,
+      maxWaitMs: settings.durationSeconds * 1000 + 30000,
+      random: Math.random,
+      // Proof of work at join, when the room asks for it (POW_DIFFICULTY in room.js sets it).
+      sha256Hex: (/** @type {string} */ text) => /** @type {string} */ (crypto.sha256(text, 'hex')),
+    },
+    overrides || {},
+  );
 }
 
 /**
@@ -55,7 +63,8 @@ export function runPlan(data, stages, phases) {
     stepsEndAtMs: data.startedAtMs + (total + settings.gracefulStopSeconds - 2) * 1000,
     phaseOf(nowMs) {
       const at = (nowMs - data.startedAtMs) / 1000;
-      for (const name of names) if (at >= /** @type {any} */ (phases)[name][0] && at < /** @type {any} */ (phases)[name][1]) return name;
+      for (const name of names)
+        if (at >= /** @type {any} */ (phases)[name][0] && at < /** @type {any} */ (phases)[name][1]) return name;
       return 'run';
     },
   };

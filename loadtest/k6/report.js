@@ -10,8 +10,18 @@ const env = __ENV;
 
 /** p95 and p99 limits in ms, per endpoint tag. @typedef {Record<string, [number, number]>} Limits */
 export const LIMITS = {
-  login: [250, 500], join: [250, 500], poll: [100, 250], seats: [250, 500], hold: [500, 1000], cancel: [250, 500],
-  checkout: [1000, 2000], approve: [500, 1000], hold_status: [250, 500], booking: [250, 500], leave: [250, 500], page: [250, 500],
+  login: [250, 500],
+  join: [250, 500],
+  poll: [100, 250],
+  seats: [250, 500],
+  hold: [500, 1000],
+  cancel: [250, 500],
+  checkout: [1000, 2000],
+  approve: [500, 1000],
+  hold_status: [250, 500],
+  booking: [250, 500],
+  leave: [250, 500],
+  page: [250, 500],
 };
 
 /**
@@ -62,19 +72,36 @@ const fmt = (n) => (n === undefined ? '-' : n.toFixed(n < 10 ? 2 : 0));
  * @param {string} script @param {any} data @param {string} ran  what ran, in words (rates, durations, population)
  */
 export function summary(script, data, ran) {
-  const file = env.SUMMARY_FILE || (settings.summaryDir ? `${settings.summaryDir}/k6-${script}-${new Date().toISOString().replace(/[:.]/g, '-')}.json` : '');
+  const file =
+    env.SUMMARY_FILE ||
+    (settings.summaryDir
+      ? `${settings.summaryDir}/k6-${script}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`
+      : '');
   const lines = [`${script}: ${settings.baseUrl}, ${ran}`];
   const all = data.metrics || {};
   for (const name of Object.keys(all).sort()) {
     const m = all[name];
     const values = m.values || {};
-    const shown = 'p(99)' in values ? `p50 ${fmt(values.med)} p95 ${fmt(values['p(95)'])} p99 ${fmt(values['p(99)'])}`
-      : 'rate' in values && 'count' in values ? `${values.count} (${fmt(values.rate)}/s)`
-        : 'rate' in values ? `${(values.rate * 100).toFixed(2)} %` : JSON.stringify(values);
-    const verdict = m.thresholds ? Object.keys(m.thresholds).map((t) => `${m.thresholds[t].ok ? 'ok' : 'FAILED'} ${t}`).join('; ') : '';
+    const shown =
+      'p(99)' in values
+        ? `p50 ${fmt(values.med)} p95 ${fmt(values['p(95)'])} p99 ${fmt(values['p(99)'])}`
+        : 'rate' in values && 'count' in values
+          ? `${values.count} (${fmt(values.rate)}/s)`
+          : 'rate' in values
+            ? `${(values.rate * 100).toFixed(2)} %`
+            : JSON.stringify(values);
+    const verdict = m.thresholds
+      ? Object.keys(m.thresholds)
+          .map((t) => `${m.thresholds[t].ok ? 'ok' : 'FAILED'} ${t}`)
+          .join('; ')
+      : '';
     lines.push(`  ${name.padEnd(48)} ${shown}${verdict ? `   [${verdict}]` : ''}`);
   }
-  lines.push(file ? `  summary written to ${file}` : '  JSON summary not written: run through `npm run loadtest:k6`, or set SUMMARY_DIR to a folder that exists');
+  lines.push(
+    file
+      ? `  summary written to ${file}`
+      : '  JSON summary not written: run through `npm run loadtest:k6`, or set SUMMARY_DIR to a folder that exists',
+  );
   /** @type {Record<string, string>} */
   const out = { stdout: `${lines.join('\n')}\n` };
   if (file) out[file] = JSON.stringify(data, null, 2);

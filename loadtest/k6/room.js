@@ -60,7 +60,10 @@ export const readRoom = (/** @type {string} */ showtimeId) => readRoomAnswer(sho
 export function prepare(patch) {
   let showtimeId = settings.showtimeId;
   if (!showtimeId) {
-    const list = http.get(`${settings.baseUrl}/api/showtimes`, { tags: { endpoint: 'catalog', name: 'catalog' }, responseType: 'text' });
+    const list = http.get(`${settings.baseUrl}/api/showtimes`, {
+      tags: { endpoint: 'catalog', name: 'catalog' },
+      responseType: 'text',
+    });
     const shows = list.status === 200 && typeof list.body === 'string' ? JSON.parse(list.body) : [];
     const onSale = shows.filter((/** @type {any} */ s) => s.saleState === 'on_sale')[0];
     if (!onSale) exec.test.abort('No SHOWTIME_ID given and no showtime on sale at BASE_URL');
@@ -81,7 +84,9 @@ export function prepare(patch) {
     const before = readRoom(showtimeId);
     if (before) {
       roomBefore = {};
-      for (const field of ROOM_FIELDS) if (before.settings[field] !== null && before.settings[field] !== undefined) roomBefore[field] = before.settings[field];
+      for (const field of ROOM_FIELDS)
+        if (before.settings[field] !== null && before.settings[field] !== undefined)
+          roomBefore[field] = before.settings[field];
     }
     const res = admin('PUT', roomUrl(showtimeId), wanted);
     roomApplied = res.status === 200;
@@ -108,7 +113,10 @@ export function restoreRoom(data) {
   if (back.state === undefined || back.state === 'open') delete back.opensAt; // the time it opened is history
   const res = admin('PUT', roomUrl(data.showtimeId), back);
   if (res.status === 200) console.log(`room ${data.showtimeId}: settings restored to ${JSON.stringify(back)}`);
-  else failRun(`room ${data.showtimeId}: settings not restored (${res.status} ${res.body}); put back by hand: ${JSON.stringify(back)}`);
+  else
+    failRun(
+      `room ${data.showtimeId}: settings not restored (${res.status} ${res.body}); put back by hand: ${JSON.stringify(back)}`,
+    );
 }
 
 /**
@@ -142,7 +150,9 @@ export function verifyOverHttp(data) {
     else failRun(`room ${data.showtimeId}: the operator API answered ${status}, not the room's stats`);
   }
   if (!settings.coreUrl || !settings.adminToken) {
-    console.warn('seat accounting not checked over HTTP: set CORE_URL and ADMIN_TOKEN (and CORE_SERVICE_TOKEN when the core has one)');
+    console.warn(
+      'seat accounting not checked over HTTP: set CORE_URL and ADMIN_TOKEN (and CORE_SERVICE_TOKEN when the core has one)',
+    );
   } else {
     const show = readCoreShowtime(data.showtimeId);
     let counts = null;
@@ -156,12 +166,17 @@ export function verifyOverHttp(data) {
       failRun(`seat accounting not checked: the core answered ${show.status}${hint}`);
     } else {
       const sum = counts.held + counts.booked + counts.available;
-      console.log(`seats of showtime ${data.showtimeId}: held ${counts.held} + booked ${counts.booked} + available ${counts.available} = ${sum}, hall ${counts.total}`);
+      console.log(
+        `seats of showtime ${data.showtimeId}: held ${counts.held} + booked ${counts.booked} + available ${counts.available} = ${sum}, hall ${counts.total}`,
+      );
       if (sum !== counts.total) failRun(`seat accounting broken: ${sum} != ${counts.total}`);
-      if (counts.held > 0) console.warn(`${counts.held} seats still held after the drain (they lapse with the hold TTL)`);
+      if (counts.held > 0)
+        console.warn(`${counts.held} seats still held after the drain (they lapse with the hold TTL)`);
     }
   }
-  console.log(`Full invariant check on the run's database: DATABASE_URL=… npm run loadtest:verify -- --showtime ${data.showtimeId}`);
+  console.log(
+    `Full invariant check on the run's database: DATABASE_URL=… npm run loadtest:verify -- --showtime ${data.showtimeId}`,
+  );
 }
 
 /** teardown() of every script. @param {RunData} data */

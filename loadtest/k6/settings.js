@@ -12,7 +12,8 @@ export function seconds(text) {
   const part = /(\d+(?:\.\d+)?)(h|m|s)/g;
   let total = 0;
   let match;
-  while ((match = part.exec(text)) !== null) total += Number(match[1]) * (match[2] === 'h' ? 3600 : match[2] === 'm' ? 60 : 1);
+  while ((match = part.exec(text)) !== null)
+    total += Number(match[1]) * (match[2] === 'h' ? 3600 : match[2] === 'm' ? 60 : 1);
   if (total <= 0) throw new Error(`cannot read a duration from "${text}"`);
   return total;
 }
@@ -100,7 +101,12 @@ export function vusFor(scenario, rps, paceSeconds, main) {
  */
 export function drainScenario(vus, startSeconds) {
   return {
-    executor: /** @type {'per-vu-iterations'} */ ('per-vu-iterations'), exec: 'drain', vus, iterations: 1, startTime: `${Math.ceil(startSeconds)}s`,
-    maxDuration: `${Math.ceil(settings.drainMaxSeconds + 30)}s`, gracefulStop: '5s',
+    executor: /** @type {'per-vu-iterations'} */ ('per-vu-iterations'),
+    exec: 'drain',
+    vus,
+    iterations: 1,
+    startTime: `${Math.ceil(startSeconds)}s`,
+    maxDuration: `${Math.ceil(settings.drainMaxSeconds + 30)}s`,
+    gracefulStop: '5s',
   };
 }

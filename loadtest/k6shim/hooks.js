@@ -3,7 +3,13 @@
  * Module resolution hooks for running the k6 scripts in a Node worker (k6 is not installed
  * here): `k6`, `k6/http`, `k6/metrics`, `k6/execution` and `k6/crypto` resolve to the shims in this folder.
  */
-const SHIMS = { k6: 'k6.js', 'k6/http': 'http.js', 'k6/metrics': 'metrics.js', 'k6/execution': 'execution.js', 'k6/crypto': 'crypto.js' };
+const SHIMS = {
+  k6: 'k6.js',
+  'k6/http': 'http.js',
+  'k6/metrics': 'metrics.js',
+  'k6/execution': 'execution.js',
+  'k6/crypto': 'crypto.js',
+};
 
 /**
  * @param {string} specifier

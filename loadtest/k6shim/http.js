@@ -23,7 +23,11 @@ export function setResponseCallback(callback) {
 export class CookieJar {}
 
 /** 'retry-after' → 'Retry-After', as Go's net/http canonicalises them. @param {string} name */
-const canonical = (name) => name.split('-').map((part) => part.charAt(0).toUpperCase() + part.slice(1).toLowerCase()).join('-');
+const canonical = (name) =>
+  name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1).toLowerCase())
+    .join('-');
 
 /**
  * @param {string} method @param {string} url @param {string | null | undefined} body
@@ -41,15 +45,24 @@ export function request(method, url, body, params = {}) {
   const headers = {};
   for (const [name, value] of Object.entries(answer.headers)) headers[canonical(name)] = value;
   const callback = params.responseCallback ?? defaultCallback;
-  const expected = callback.specs.some((spec) => (typeof spec === 'number' ? spec === answer.status : answer.status >= spec.min && answer.status <= spec.max));
+  const expected = callback.specs.some((spec) =>
+    typeof spec === 'number' ? spec === answer.status : answer.status >= spec.min && answer.status <= spec.max,
+  );
   addSample('http_reqs', 'counter', 1);
   addSample('http_req_failed', 'rate', expected ? 0 : 1);
   addSample(`http_req_duration{endpoint:${params.tags?.endpoint ?? ''}}`, 'trend', Date.now() - started);
-  if (params.tags?.phase) addSample(`http_req_duration{endpoint:${params.tags?.endpoint ?? ''},phase:${params.tags.phase}}`, 'trend', Date.now() - started);
+  if (params.tags?.phase)
+    addSample(
+      `http_req_duration{endpoint:${params.tags?.endpoint ?? ''},phase:${params.tags.phase}}`,
+      'trend',
+      Date.now() - started,
+    );
   addSample(`http_reqs{phase:${params.tags?.phase ?? ''}}`, 'counter', 1);
   addAnswer(params.tags?.endpoint ?? url, answer.status);
-  const discarded = params.responseType === 'none' || (params.responseType === undefined && config.discardResponseBodies);
-  if (!discarded) addSample(`shim_body_bytes_to_script{endpoint:${params.tags?.endpoint ?? ''}}`, 'counter', answer.body.length);
+  const discarded =
+    params.responseType === 'none' || (params.responseType === undefined && config.discardResponseBodies);
+  if (!discarded)
+    addSample(`shim_body_bytes_to_script{endpoint:${params.tags?.endpoint ?? ''}}`, 'counter', answer.body.length);
   return {
     status: answer.status,
     body: discarded ? null : answer.body,
@@ -83,7 +96,9 @@ function select(value, selector) {
   for (const key of path.split('.')) at = at === null || at === undefined ? undefined : at[key];
   if (!query) return at;
   const [, , field, wanted] = query;
-  return Array.isArray(at) ? at.filter((item) => item !== null && typeof item === 'object' && item[/** @type {string} */ (field)] === wanted) : [];
+  return Array.isArray(at)
+    ? at.filter((item) => item !== null && typeof item === 'object' && item[/** @type {string} */ (field)] === wanted)
+    : [];
 }
 
 /** @param {string} url @param {any} [params] */

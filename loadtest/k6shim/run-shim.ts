@@ -67,9 +67,23 @@ export interface ShimPhases {
   teardown?: boolean;
 }
 
-export function runK6Script(script: string, exec: string | null, env: Record<string, string>, phases: ShimPhases): Promise<ShimRun> {
+export function runK6Script(
+  script: string,
+  exec: string | null,
+  env: Record<string, string>,
+  phases: ShimPhases,
+): Promise<ShimRun> {
   const worker = new Worker(new URL('./worker.js', import.meta.url), {
-    workerData: { script: new URL(`../${script}`, import.meta.url).href, exec, env, setup: true, drain: true, teardown: true, data: null, ...phases },
+    workerData: {
+      script: new URL(`../${script}`, import.meta.url).href,
+      exec,
+      env,
+      setup: true,
+      drain: true,
+      teardown: true,
+      data: null,
+      ...phases,
+    },
     execArgv: [],
   });
   return new Promise((resolve, reject) => {

@@ -53,7 +53,12 @@ parentPort?.postMessage({
   exports: Object.keys(module),
   summaryKeys: summary ? Object.keys(summary) : [],
   summaryStdout: summary ? summary.stdout : null,
-  metrics: Object.fromEntries([...state.metrics].map(([name, m]) => [name, { type: m.type, count: m.count, sum: m.sum, max: m.values.length ? Math.max(...m.values) : null }])),
+  metrics: Object.fromEntries(
+    [...state.metrics].map(([name, m]) => [
+      name,
+      { type: m.type, count: m.count, sum: m.sum, max: m.values.length ? Math.max(...m.values) : null },
+    ]),
+  ),
   http: Object.fromEntries([...state.http].map(([endpoint, statuses]) => [endpoint, Object.fromEntries(statuses)])),
   failures: state.failures,
 });

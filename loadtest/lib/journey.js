@@ -17,7 +17,6 @@ import { pickSeats } from './seat-choice.js';
 
 export { pickSeats };
 
-
 /** @typedef {'login'|'join'|'poll'|'seats'|'hold'|'cancel'|'checkout'|'approve'|'hold_status'|'booking'|'leave'} Endpoint */
 /** @typedef {'edge'|'payments'} Target */
 /**
@@ -91,11 +90,26 @@ export function syntheticAddress(vu, arrival) {
 /** @param {number} index @param {number} now @param {string} [clientAddress] @returns {Buyer} */
 export function newBuyer(index, now, clientAddress) {
   return {
-    index, phase: 'login', dueAt: now,
+    index,
+    phase: 'login',
+    dueAt: now,
     clientAddress: clientAddress || syntheticAddress(0, index),
-    customerToken: null, customerId: null, queueToken: null, accessToken: null,
-    joinedAt: now, admittedAt: null, taken: [], wanted: [], holdTries: 0, stopping: false,
-    holdId: null, paymentId: null, bookingId: null, statusReads: 0, retries: 0, outcome: null,
+    customerToken: null,
+    customerId: null,
+    queueToken: null,
+    accessToken: null,
+    joinedAt: now,
+    admittedAt: null,
+    taken: [],
+    wanted: [],
+    holdTries: 0,
+    stopping: false,
+    holdId: null,
+    paymentId: null,
+    bookingId: null,
+    statusReads: 0,
+    retries: 0,
+    outcome: null,
   };
 }
 
@@ -120,7 +134,13 @@ function edge(buyer, endpoint, method, path, token, body) {
  * @param {Buyer} buyer @param {JourneySettings} s @returns {JourneyRequest}
  */
 export function joinRequest(buyer, s) {
-  const r = edge(buyer, 'join', 'POST', `/api/showtimes/${encodeURIComponent(s.showtimeId)}/queue`, buyer.customerToken);
+  const r = edge(
+    buyer,
+    'join',
+    'POST',
+    `/api/showtimes/${encodeURIComponent(s.showtimeId)}/queue`,
+    buyer.customerToken,
+  );
   if (buyer.pow) {
     // A solution works once: sent with this join and forgotten.
     r.headers['x-pow-challenge'] = buyer.pow.challenge;
@@ -134,30 +154,44 @@ export function joinRequest(buyer, s) {
 export function nextRequest(buyer, s) {
   const show = encodeURIComponent(s.showtimeId);
   switch (buyer.phase) {
-    case 'login': return edge(buyer, 'login', 'POST', '/api/auth/demo', null, {});
-    case 'join': return joinRequest(buyer, s);
+    case 'login':
+      return edge(buyer, 'login', 'POST', '/api/auth/demo', null, {});
+    case 'join':
+      return joinRequest(buyer, s);
     case 'poll': {
       const r = edge(buyer, 'poll', 'GET', `/api/showtimes/${show}/queue`, null);
       r.headers['x-queue-token'] = buyer.queueToken || '';
       return r;
     }
     // The compact view (lib/seat-choice.js): what a load client needs, without 1,440 seat objects.
-    case 'seats': return edge(buyer, 'seats', 'GET', `/api/showtimes/${show}/seats?view=available`, buyer.accessToken);
-    case 'hold': return edge(buyer, 'hold', 'POST', `/api/showtimes/${show}/holds`, buyer.accessToken, { seats: buyer.wanted });
-    case 'cancel': return edge(buyer, 'cancel', 'DELETE', `/api/holds/${buyer.holdId}`, buyer.accessToken);
+    case 'seats':
+      return edge(buyer, 'seats', 'GET', `/api/showtimes/${show}/seats?view=available`, buyer.accessToken);
+    case 'hold':
+      return edge(buyer, 'hold', 'POST', `/api/showtimes/${show}/holds`, buyer.accessToken, { seats: buyer.wanted });
+    case 'cancel':
+      return edge(buyer, 'cancel', 'DELETE', `/api/holds/${buyer.holdId}`, buyer.accessToken);
     case 'checkout': {
       const r = edge(buyer, 'checkout', 'POST', `/api/holds/${buyer.holdId}/checkout`, buyer.accessToken, {});
       r.headers['idempotency-key'] = `lt-${buyer.customerId}-${buyer.holdId}`;
       return r;
     }
-    case 'approve': return {
-      endpoint: 'approve', target: 'payments', method: 'POST', path: `/v1/payments/${buyer.paymentId}/approve`,
-      headers: { authorization: `Bearer ${s.paymentApiKey}`, accept: 'application/json' }, body: null,
-    };
-    case 'hold_status': return edge(buyer, 'hold_status', 'GET', `/api/holds/${buyer.holdId}`, buyer.accessToken);
-    case 'booking': return edge(buyer, 'booking', 'GET', `/api/bookings/${buyer.bookingId}`, buyer.accessToken);
-    case 'leave': return edge(buyer, 'leave', 'DELETE', `/api/showtimes/${show}/queue`, buyer.customerToken);
-    default: return null;
+    case 'approve':
+      return {
+        endpoint: 'approve',
+        target: 'payments',
+        method: 'POST',
+        path: `/v1/payments/${buyer.paymentId}/approve`,
+        headers: { authorization: `Bearer ${s.paymentApiKey}`, accept: 'application/json' },
+        body: null,
+      };
+    case 'hold_status':
+      return edge(buyer, 'hold_status', 'GET', `/api/holds/${buyer.holdId}`, buyer.accessToken);
+    case 'booking':
+      return edge(buyer, 'booking', 'GET', `/api/bookings/${buyer.bookingId}`, buyer.accessToken);
+    case 'leave':
+      return edge(buyer, 'leave', 'DELETE', `/api/showtimes/${show}/queue`, buyer.customerToken);
+    default:
+      return null;
   }
 }
 
@@ -218,7 +252,10 @@ function onJoinAnswer(buyer, s, res, body, now, events) {
   if (res.status === 428 && typeof body.challenge === 'string' && s.sha256Hex) {
     // The room asks for proof of work: solve it (a few ms at load-test difficulties) and join again.
     buyer.powRounds = (buyer.powRounds || 0) + 1;
-    if (buyer.powRounds > MAX_RETRIES) { finish(buyer, 'error', events, now); return; }
+    if (buyer.powRounds > MAX_RETRIES) {
+      finish(buyer, 'error', events, now);
+      return;
+    }
     const solved = solvePow(body.challenge, Number(body.difficulty) || 0, s.sha256Hex);
     events.push({ type: 'pow_solved', value: solved.hashes });
     buyer.pow = { challenge: body.challenge, nonce: solved.nonce };
@@ -226,8 +263,15 @@ function onJoinAnswer(buyer, s, res, body, now, events) {
     buyer.dueAt = now;
     return;
   }
-  if (res.status === 410) { buyer.phase = 'join'; buyer.dueAt = now; return; }
-  if (res.status !== 200) { finish(buyer, 'error', events, now); return; }
+  if (res.status === 410) {
+    buyer.phase = 'join';
+    buyer.dueAt = now;
+    return;
+  }
+  if (res.status !== 200) {
+    finish(buyer, 'error', events, now);
+    return;
+  }
   if (s.pollOnly && body.accessToken) {
     events.push({ type: 'admitted' }, { type: 'queue_time', value: now - buyer.joinedAt });
     buyer.queueToken = body.queueToken || buyer.queueToken;
@@ -236,7 +280,10 @@ function onJoinAnswer(buyer, s, res, body, now, events) {
     buyer.dueAt = now;
     return;
   }
-  if (now - buyer.joinedAt > s.maxWaitMs && !body.accessToken) { finish(buyer, 'gave_up', events, now); return; }
+  if (now - buyer.joinedAt > s.maxWaitMs && !body.accessToken) {
+    finish(buyer, 'gave_up', events, now);
+    return;
+  }
   onQueueAnswer(buyer, now, body, events);
 }
 
@@ -251,9 +298,11 @@ export function startLeaving(buyer, now) {
   buyer.stopping = true;
   buyer.dueAt = now;
   if (buyer.outcome !== 'booked') buyer.outcome = 'stopped';
-  if (buyer.phase === 'hold_status' || buyer.phase === 'booking' || buyer.phase === 'leave' || buyer.phase === 'cancel') return;
+  if (buyer.phase === 'hold_status' || buyer.phase === 'booking' || buyer.phase === 'leave' || buyer.phase === 'cancel')
+    return;
   if (buyer.holdId && (buyer.phase === 'checkout' || buyer.phase === 'approve')) buyer.phase = 'cancel';
-  else if (buyer.customerToken && (buyer.queueToken !== null || buyer.admittedAt !== null || buyer.phase === 'poll')) buyer.phase = 'leave';
+  else if (buyer.customerToken && (buyer.queueToken !== null || buyer.admittedAt !== null || buyer.phase === 'poll'))
+    buyer.phase = 'leave';
   else buyer.phase = 'stopped'; // not in line yet: nothing to give back
 }
 
@@ -267,16 +316,27 @@ export function applyResponse(buyer, s, res, now) {
   const events = [];
   const body = res.json || {};
   const errorCode = body.error ? body.error.code : undefined;
-  if (res.status === 429 || res.status === 503 || res.status === 0 || (res.status === 409 && errorCode === 'IDEMPOTENCY_KEY_IN_FLIGHT')) {
+  if (
+    res.status === 429 ||
+    res.status === 503 ||
+    res.status === 0 ||
+    (res.status === 409 && errorCode === 'IDEMPOTENCY_KEY_IN_FLIGHT')
+  ) {
     if (res.status === 429) events.push({ type: 'rate_limited' });
-    if (++buyer.retries > MAX_RETRIES) { finish(buyer, 'error', events, now); return events; }
+    if (++buyer.retries > MAX_RETRIES) {
+      finish(buyer, 'error', events, now);
+      return events;
+    }
     buyer.dueAt = now + 1000 * (res.retryAfterSeconds === null ? 1 : res.retryAfterSeconds) * (0.5 + s.random());
     return events;
   }
   if (buyer.phase !== 'poll' && buyer.phase !== 'hold_status') buyer.retries = 0;
   switch (buyer.phase) {
     case 'login':
-      if (res.status !== 200) { finish(buyer, 'error', events, now); break; }
+      if (res.status !== 200) {
+        finish(buyer, 'error', events, now);
+        break;
+      }
       buyer.customerToken = body.token;
       buyer.customerId = body.customerId;
       buyer.phase = 'join';
@@ -288,9 +348,18 @@ export function applyResponse(buyer, s, res, now) {
       onJoinAnswer(buyer, s, res, body, now, events);
       break;
     case 'seats': {
-      if (res.status !== 200) { finish(buyer, 'error', events, now); break; }
+      if (res.status !== 200) {
+        finish(buyer, 'error', events, now);
+        break;
+      }
       const available = body.counts && typeof body.counts.available === 'number' ? body.counts.available : 1;
-      if (available === 0) { events.push({ type: 'gave_up_seats' }); buyer.outcome = 'no_seats'; buyer.phase = 'leave'; buyer.dueAt = now; break; }
+      if (available === 0) {
+        events.push({ type: 'gave_up_seats' });
+        buyer.outcome = 'no_seats';
+        buyer.phase = 'leave';
+        buyer.dueAt = now;
+        break;
+      }
       tryHold(buyer, s, now, events, Array.isArray(body.rows) ? body : null);
       break;
     }
@@ -306,7 +375,8 @@ export function applyResponse(buyer, s, res, now) {
         events.push({ type: 'conflict' });
         const lost = body.error && Array.isArray(body.error.seats) ? body.error.seats : buyer.wanted;
         for (const code of lost) if (buyer.taken.indexOf(code) === -1) buyer.taken.push(code);
-        if (buyer.holdTries >= s.maxHoldTries) tryHold(buyer, s, now, events, null); // gives up
+        if (buyer.holdTries >= s.maxHoldTries)
+          tryHold(buyer, s, now, events, null); // gives up
         else {
           buyer.phase = 'seats'; // the page refreshes the map, then the buyer picks again
           buyer.dueAt = now + 100 + s.random() * 400;
@@ -314,13 +384,19 @@ export function applyResponse(buyer, s, res, now) {
       } else finish(buyer, 'error', events, now); // 422 SEAT_LIMIT_EXCEEDED included
       break;
     case 'checkout':
-      if (res.status !== 201) { finish(buyer, 'error', events, now); break; }
+      if (res.status !== 201) {
+        finish(buyer, 'error', events, now);
+        break;
+      }
       buyer.paymentId = body.paymentId;
       buyer.phase = 'approve';
       buyer.dueAt = now + 200 + s.random() * 800; // the buyer types their card details
       break;
     case 'approve':
-      if (res.status !== 200) { finish(buyer, 'error', events, now); break; }
+      if (res.status !== 200) {
+        finish(buyer, 'error', events, now);
+        break;
+      }
       buyer.phase = 'hold_status';
       buyer.dueAt = now + 100;
       break;
@@ -329,7 +405,11 @@ export function applyResponse(buyer, s, res, now) {
         buyer.bookingId = body.bookingId;
         buyer.phase = 'booking';
         buyer.dueAt = now;
-      } else if (res.status === 200 && ++buyer.statusReads < MAX_STATUS_READS && (body.status === 'ACTIVE' || body.status === 'CONFIRMED')) {
+      } else if (
+        res.status === 200 &&
+        ++buyer.statusReads < MAX_STATUS_READS &&
+        (body.status === 'ACTIVE' || body.status === 'CONFIRMED')
+      ) {
         buyer.dueAt = now + 250; // the webhook has not landed yet
       } else finish(buyer, 'error', events, now);
       break;
@@ -341,8 +421,7 @@ export function applyResponse(buyer, s, res, now) {
         buyer.outcome = 'booked';
         buyer.phase = 'leave';
         buyer.dueAt = now;
-      }
-      else finish(buyer, 'error', events, now);
+      } else finish(buyer, 'error', events, now);
       break;
     case 'cancel':
       if (res.status === 204) events.push({ type: 'hold_released' });
@@ -377,6 +456,15 @@ export const EXPECTED_STATUSES = [200, 201, 204, 409, 410, 428, 429];
  * @type {Record<Endpoint, number[]>}
  */
 export const EXPECTED_BY_ENDPOINT = {
-  login: [200, 429], join: [200, 410, 428, 429], poll: [200, 410, 429], seats: [200, 429], hold: [201, 409, 429],
-  cancel: [204], checkout: [201, 409, 429], approve: [200], hold_status: [200], booking: [200], leave: [200, 429],
+  login: [200, 429],
+  join: [200, 410, 428, 429],
+  poll: [200, 410, 429],
+  seats: [200, 429],
+  hold: [201, 409, 429],
+  cancel: [204],
+  checkout: [201, 409, 429],
+  approve: [200],
+  hold_status: [200],
+  booking: [200],
+  leave: [200, 429],
 };

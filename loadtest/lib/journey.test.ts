@@ -5,10 +5,26 @@ import fc from 'fast-check';
 import { couplePartners } from '../../lib/couple-pairs';
 import { seatAvailability } from '../../core/src/seats/seat-availability';
 import type { SeatRow } from '../../core/src/seats/seat-repo';
-import { applyResponse, closeIdle, newBuyer, nextRequest, pickSeats, startLeaving, syntheticAddress, type Buyer, type JourneySettings } from './journey.js';
+import {
+  applyResponse,
+  closeIdle,
+  newBuyer,
+  nextRequest,
+  pickSeats,
+  startLeaving,
+  syntheticAddress,
+  type Buyer,
+  type JourneySettings,
+} from './journey.js';
 
 const settings: JourneySettings = {
-  showtimeId: '7', party: 2, maxHoldTries: 3, seatPreference: 'best', paymentApiKey: 'sk_test', maxWaitMs: 60_000, random: () => 0,
+  showtimeId: '7',
+  party: 2,
+  maxHoldTries: 3,
+  seatPreference: 'best',
+  paymentApiKey: 'sk_test',
+  maxWaitMs: 60_000,
+  random: () => 0,
 };
 
 /** A hall as the core lists it (rectangular, codes like "B3"), in the seat map's compact view. */
@@ -18,13 +34,20 @@ function hall(rows: number, columns: number, taken: string[] = [], coupleRows: n
     const column = (i % columns) + 1;
     const code = `${'ABCDEFGH'[row - 1]}${column}`;
     return {
-      seat_code: code, row_label: code[0]!, row_number: row, column_number: column, label: code, fare_class: 'standard',
-      seat_type: coupleRows.includes(row) ? 'couple' : 'standard', status: taken.includes(code) ? 'BOOKED' : 'AVAILABLE',
+      seat_code: code,
+      row_label: code[0]!,
+      row_number: row,
+      column_number: column,
+      label: code,
+      fare_class: 'standard',
+      seat_type: coupleRows.includes(row) ? 'couple' : 'standard',
+      status: taken.includes(code) ? 'BOOKED' : 'AVAILABLE',
     } satisfies SeatRow;
   });
 }
 /** The compact view the core answers for that hall (its own builder, so client and server cannot drift). */
-const seatMap = (rows: number, columns: number, taken: string[] = [], coupleRows: number[] = []) => seatAvailability(hall(rows, columns, taken, coupleRows));
+const seatMap = (rows: number, columns: number, taken: string[] = [], coupleRows: number[] = []) =>
+  seatAvailability(hall(rows, columns, taken, coupleRows));
 
 const ok = (json: unknown, status = 200) => ({ status, json, retryAfterSeconds: null });
 
@@ -48,7 +71,10 @@ describe('buyer journey', () => {
     // Row A: the centre pair and the two ends free; row B all free. The best three: A6-A7 (score 2),
     // B6-B7 (4), then B5-B6 (5), both ahead of A1-A2 and A11-A12 (7).
     const aTaken = ['A3', 'A4', 'A5', 'A8', 'A9', 'A10'];
-    expect(pickSeats(seatMap(2, 12, aTaken), newBuyer(0, 0), { ...settings, random: () => 0.99 })).toEqual(['B5', 'B6']);
+    expect(pickSeats(seatMap(2, 12, aTaken), newBuyer(0, 0), { ...settings, random: () => 0.99 })).toEqual([
+      'B5',
+      'B6',
+    ]);
     expect(pickSeats(seatMap(2, 12, aTaken), newBuyer(0, 0), { ...settings, random: () => 0.5 })).toEqual(['B6', 'B7']);
   });
 
@@ -66,33 +92,67 @@ describe('buyer journey', () => {
     // The reference: every run of the full map in row and column order, a stable sort by score,
     // the first `spread`; the compact scan (with its early stop) must choose the very same seats.
     const reference = (seats: SeatRow[], buyer: Buyer, s: JourneySettings) => {
-      const partners = couplePartners(seats.filter((seat) => seat.seat_type === 'couple').map((seat) => ({ code: seat.seat_code, row: seat.row_number, column: seat.column_number, type: 'couple' })));
+      const partners = couplePartners(
+        seats
+          .filter((seat) => seat.seat_type === 'couple')
+          .map((seat) => ({ code: seat.seat_code, row: seat.row_number, column: seat.column_number, type: 'couple' })),
+      );
       const widest = Math.max(...seats.map((seat) => seat.column_number));
       const runs: { codes: string[]; score: number }[] = [];
       for (const row of [...new Set(seats.map((seat) => seat.row_number))]) {
-        const free = seats.filter((seat) => seat.row_number === row && seat.status === 'AVAILABLE' && !buyer.taken.includes(seat.seat_code));
+        const free = seats.filter(
+          (seat) => seat.row_number === row && seat.status === 'AVAILABLE' && !buyer.taken.includes(seat.seat_code),
+        );
         for (let i = 0; i + s.party <= free.length; i++) {
           const run = free.slice(i, i + s.party);
           if (run[run.length - 1]!.column_number - run[0]!.column_number !== s.party - 1) continue;
           const codes = run.map((seat) => seat.seat_code);
           if (codes.some((code) => partners.has(code) && !codes.includes(partners.get(code)!))) continue;
-          runs.push({ codes, score: row * 2 + Math.abs((run[0]!.column_number + run[run.length - 1]!.column_number) / 2 - (widest + 1) / 2) });
+          runs.push({
+            codes,
+            score:
+              row * 2 + Math.abs((run[0]!.column_number + run[run.length - 1]!.column_number) / 2 - (widest + 1) / 2),
+          });
         }
       }
       const top = runs.sort((a, b) => a.score - b.score).slice(0, 3 * 4 ** Math.min(buyer.holdTries, 3));
       return top.length ? top[Math.floor(s.random() * top.length)]!.codes : [];
     };
-    fc.assert(fc.property(
-      fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 3 }),
-      fc.double({ min: 0, max: 0.999, noNaN: true }), fc.array(fc.integer({ min: 0, max: 3 }).map((n) => n === 0), { minLength: 96, maxLength: 96 }), fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
-      (rows, columns, party, holdTries, random, takenFlags, coupleFlags) => {
-        const seats = hall(rows, columns, [], coupleFlags.flatMap((on, i) => (on ? [i + 1] : [])));
-        seats.forEach((seat, i) => { if (takenFlags[i]) seat.status = 'HELD'; });
-        const buyer = Object.assign(newBuyer(0, 0), { holdTries, taken: seats.filter((_, i) => takenFlags[95 - i]).map((seat) => seat.seat_code).slice(0, 4) });
-        const s = { ...settings, party, random: () => random };
-        expect(pickSeats(seatAvailability(seats), buyer, s)).toEqual(reference(seats, buyer, s));
-      },
-    ), { numRuns: 400 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 0, max: 3 }),
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        fc.array(
+          fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+          { minLength: 96, maxLength: 96 },
+        ),
+        fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+        (rows, columns, party, holdTries, random, takenFlags, coupleFlags) => {
+          const seats = hall(
+            rows,
+            columns,
+            [],
+            coupleFlags.flatMap((on, i) => (on ? [i + 1] : [])),
+          );
+          seats.forEach((seat, i) => {
+            if (takenFlags[i]) seat.status = 'HELD';
+          });
+          const buyer = Object.assign(newBuyer(0, 0), {
+            holdTries,
+            taken: seats
+              .filter((_, i) => takenFlags[95 - i])
+              .map((seat) => seat.seat_code)
+              .slice(0, 4),
+          });
+          const s = { ...settings, party, random: () => random };
+          expect(pickSeats(seatAvailability(seats), buyer, s)).toEqual(reference(seats, buyer, s));
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 
   it('goes login → join → seats → hold, and after a 409 reads a fresh map and avoids the lost seats', () => {
@@ -103,7 +163,12 @@ describe('buyer journey', () => {
     applyResponse(buyer, settings, ok({ state: 'waiting', position: 9, pollAfterMs: 3000, queueToken: 'qt' }), 5);
     expect(buyer.dueAt).toBe(3005);
     expect(nextRequest(buyer, settings)).toMatchObject({ endpoint: 'poll', headers: { 'x-queue-token': 'qt' } });
-    const events = applyResponse(buyer, settings, ok({ state: 'admitted', pollAfterMs: 5000, accessToken: 'at' }), 3005);
+    const events = applyResponse(
+      buyer,
+      settings,
+      ok({ state: 'admitted', pollAfterMs: 5000, accessToken: 'at' }),
+      3005,
+    );
     expect(events.map((e) => e.type)).toEqual(['admitted', 'queue_time']);
     applyResponse(buyer, settings, ok({ ...seatMap(1, 4), counts: { available: 4 } }), 3010);
     const hold = nextRequest(buyer, settings)!;
@@ -131,7 +196,12 @@ describe('buyer journey', () => {
   it('waits Retry-After on a 429 and tries the same step again', () => {
     const buyer = admitted();
     applyResponse(buyer, settings, ok({ ...seatMap(1, 4), counts: { available: 4 } }), 100);
-    const events = applyResponse(buyer, settings, { status: 429, json: { error: { code: 'RATE_LIMITED' } }, retryAfterSeconds: 2 }, 100);
+    const events = applyResponse(
+      buyer,
+      settings,
+      { status: 429, json: { error: { code: 'RATE_LIMITED' } }, retryAfterSeconds: 2 },
+      100,
+    );
     expect(events).toEqual([{ type: 'rate_limited' }]);
     expect(buyer.phase).toBe('hold');
     expect(buyer.dueAt).toBe(100 + 1000); // 2 s × (0.5 + random 0)
@@ -141,9 +211,16 @@ describe('buyer journey', () => {
     const buyer = admitted();
     applyResponse(buyer, settings, ok({ ...seatMap(1, 4), counts: { available: 4 } }), 100);
     applyResponse(buyer, settings, ok({ holdId: 'h1' }, 201), 110);
-    expect(nextRequest(buyer, settings)).toMatchObject({ endpoint: 'checkout', headers: { 'idempotency-key': 'lt-c1-h1' } });
+    expect(nextRequest(buyer, settings)).toMatchObject({
+      endpoint: 'checkout',
+      headers: { 'idempotency-key': 'lt-c1-h1' },
+    });
     applyResponse(buyer, settings, ok({ paymentId: 'pay_1' }, 201), 120);
-    expect(nextRequest(buyer, settings)).toMatchObject({ endpoint: 'approve', target: 'payments', path: '/v1/payments/pay_1/approve' });
+    expect(nextRequest(buyer, settings)).toMatchObject({
+      endpoint: 'approve',
+      target: 'payments',
+      path: '/v1/payments/pay_1/approve',
+    });
     applyResponse(buyer, settings, ok({ status: 'succeeded' }), 400);
     applyResponse(buyer, settings, ok({ status: 'ACTIVE' }), 500);
     expect(nextRequest(buyer, settings)?.endpoint).toBe('hold_status');
@@ -158,7 +235,8 @@ describe('buyer journey', () => {
   it('gives every buyer of a million, over 20,050 VUs, an address and a /64 of its own', () => {
     // Every address is its /64 prefix followed by ::1, so distinct addresses are distinct /64s.
     const addresses = new Set<string>();
-    for (let vu = 1; vu <= 20_050; vu++) for (let arrival = 1; arrival <= 50; arrival++) addresses.add(syntheticAddress(vu, arrival));
+    for (let vu = 1; vu <= 20_050; vu++)
+      for (let arrival = 1; arrival <= 50; arrival++) addresses.add(syntheticAddress(vu, arrival));
     expect(addresses.size).toBe(20_050 * 50);
     expect(syntheticAddress(20_050, 50)).toMatch(/^fd[0-9a-f]{2}(:[0-9a-f]{1,4}){3}::1$/);
     expect(isIPv6(syntheticAddress(16_777_215, 4_294_967_295))).toBe(true);
@@ -168,7 +246,12 @@ describe('buyer journey', () => {
 
   it('at the end of the run gives back what it holds: an unpaid hold is cancelled, then the room left', () => {
     const buyer = admitted();
-    applyResponse(buyer, { ...settings, afterHold: 'checkout' }, ok({ ...seatMap(1, 4), counts: { available: 4 } }), 100);
+    applyResponse(
+      buyer,
+      { ...settings, afterHold: 'checkout' },
+      ok({ ...seatMap(1, 4), counts: { available: 4 } }),
+      100,
+    );
     applyResponse(buyer, { ...settings, afterHold: 'checkout' }, ok({ holdId: 'h1' }, 201), 110);
     expect(nextRequest(buyer, settings)?.endpoint).toBe('checkout');
     startLeaving(buyer, 200);
@@ -183,7 +266,10 @@ describe('buyer journey', () => {
     applyResponse(waiting, settings, ok({ token: 'ct', customerId: 'c1' }), 0);
     applyResponse(waiting, settings, ok({ state: 'waiting', position: 9, pollAfterMs: 3000, queueToken: 'qt' }), 5);
     startLeaving(waiting, 10);
-    expect(nextRequest(waiting, settings)).toMatchObject({ endpoint: 'leave', headers: { authorization: 'Bearer ct' } });
+    expect(nextRequest(waiting, settings)).toMatchObject({
+      endpoint: 'leave',
+      headers: { authorization: 'Bearer ct' },
+    });
 
     const paying = admitted();
     applyResponse(paying, settings, ok({ ...seatMap(1, 4), counts: { available: 4 } }), 100);
@@ -208,6 +294,8 @@ describe('buyer journey', () => {
     applyResponse(buyer, settings, ok({ state: 'waiting', position: 900, pollAfterMs: 20_000, queueToken: 'qt' }), 5);
     applyResponse(buyer, settings, ok({ state: 'waiting', position: 800, pollAfterMs: 20_000 }), 70_000);
     expect(nextRequest(buyer, settings)?.endpoint).toBe('leave');
-    expect(applyResponse(buyer, settings, ok({ state: 'left' }), 70_010).map((e) => e.type)).toEqual(['outcome_gave_up']);
+    expect(applyResponse(buyer, settings, ok({ state: 'left' }), 70_010).map((e) => e.type)).toEqual([
+      'outcome_gave_up',
+    ]);
   });
 });

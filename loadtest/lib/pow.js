@@ -11,7 +11,10 @@ export function zeroBitsOfHex(hex) {
   let bits = 0;
   for (let i = 0; i < hex.length; i++) {
     const nibble = parseInt(hex.charAt(i), 16);
-    if (nibble === 0) { bits += 4; continue; }
+    if (nibble === 0) {
+      bits += 4;
+      continue;
+    }
     return bits + (nibble < 2 ? 3 : nibble < 4 ? 2 : nibble < 8 ? 1 : 0);
   }
   return bits;

@@ -32,7 +32,8 @@ export function pickSeats(view, buyer, s) {
   const width = view ? view.codeWidth : 1;
   const party = s.party;
   let widest = 1;
-  for (let k = 0; k < rows.length; k++) widest = Math.max(widest, at(rows, k).firstColumn + at(rows, k).seats.length - 1);
+  for (let k = 0; k < rows.length; k++)
+    widest = Math.max(widest, at(rows, k).firstColumn + at(rows, k).seats.length - 1);
   const centre = (widest + 1) / 2;
   // Everyone wants the best seats: the first try aims at the top few runs, and each 409 widens
   // the choice (top 3, 12, 48), as a buyer settles for what is left. Only that many of the
@@ -51,7 +52,10 @@ export function pickSeats(view, buyer, s) {
     let free = 0;
     for (let j = 0; j < marks.length; j++) {
       const mark = marks.charCodeAt(j);
-      if (mark === TAKEN || mark === GAP) { free = 0; continue; }
+      if (mark === TAKEN || mark === GAP) {
+        free = 0;
+        continue;
+      }
       if (++free < party) continue;
       const from = j - party + 1;
       if (spread === Infinity) {
@@ -95,6 +99,7 @@ function fits(row, at, party, width, taken) {
     else if (mark === PAIR_CLOSES && open-- === 0) return false; // its first half is outside the run
   }
   if (open !== 0) return false; // a pair's second half is outside the run
-  if (taken.length > 0) for (let i = at; i < at + party; i++) if (taken.indexOf(codeAt(row, i, width)) !== -1) return false;
+  if (taken.length > 0)
+    for (let i = at; i < at + party; i++) if (taken.indexOf(codeAt(row, i, width)) !== -1) return false;
   return true;
 }

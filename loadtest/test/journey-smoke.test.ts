@@ -44,7 +44,9 @@ describe('journey harness smoke run', () => {
     expect(result.recorder.maxAdmissionsPerMinute()).toBeLessThanOrEqual(600 + 50);
     // Every buyer finished or was cut at the limit; none hit a server error.
     for (const [endpoint, stats] of result.recorder.endpoints) {
-      const serverErrors = [...stats.statuses].filter(([status]) => status >= 500 || status === 0).reduce((n, [, count]) => n + count, 0);
+      const serverErrors = [...stats.statuses]
+        .filter(([status]) => status >= 500 || status === 0)
+        .reduce((n, [, count]) => n + count, 0);
       expect(serverErrors, `${endpoint}: ${result.text}`).toBe(0);
     }
   }, 120_000);

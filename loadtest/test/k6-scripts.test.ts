@@ -15,33 +15,64 @@ import { runK6Script, type ShimRun } from '../k6shim/run-shim';
 
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startLocalStack({ databaseUrl: testDatabaseUrl(), redisUrl: testRedisUrl(), keyPrefix: testRedisNamespace('k6shim') });
+  stack = await startLocalStack({
+    databaseUrl: testDatabaseUrl(),
+    redisUrl: testRedisUrl(),
+    keyPrefix: testRedisNamespace('k6shim'),
+  });
 });
 afterAll(() => stack?.close());
 
 async function sale(rows: number, columns: number, roomState: 'open' | 'scheduled' = 'open') {
   const { showtimeId } = await createSale({
-    coreUrl: stack.coreUrl, edgeUrl: stack.edgeUrl, adminToken: stack.adminToken, rows, columns,
-    holdTtlMs: 15_000, capacity: 20, admitPerMinute: 1200, sessionTtlSeconds: 30, roomState,
+    coreUrl: stack.coreUrl,
+    edgeUrl: stack.edgeUrl,
+    adminToken: stack.adminToken,
+    rows,
+    columns,
+    holdTtlMs: 15_000,
+    capacity: 20,
+    admitPerMinute: 1200,
+    sessionTtlSeconds: 30,
+    roomState,
   });
   return showtimeId;
 }
 
 async function room(showtimeId: string) {
-  const response = await fetch(`${stack.edgeUrl}/api/admin/showtimes/${showtimeId}/room`, { headers: { authorization: `Bearer ${stack.adminToken}` } });
-  return (await response.json()) as { settings: { capacity: number; admitPerMinute: number; state: string }; stats: { waiting: number; active: number; offered: number; prequeue: number } };
+  const response = await fetch(`${stack.edgeUrl}/api/admin/showtimes/${showtimeId}/room`, {
+    headers: { authorization: `Bearer ${stack.adminToken}` },
+  });
+  return (await response.json()) as {
+    settings: { capacity: number; admitPerMinute: number; state: string };
+    stats: { waiting: number; active: number; offered: number; prequeue: number };
+  };
 }
 
 const envFor = (showtimeId: string, extra: Record<string, string> = {}): Record<string, string> => ({
-  BASE_URL: stack.edgeUrl, PAYMENT_URL: stack.paymentsUrl, CORE_URL: stack.coreUrl, ADMIN_TOKEN: stack.adminToken,
-  PAYMENT_API_KEY: stack.paymentApiKey, SHOWTIME_ID: showtimeId, PEAK_RPS: '200', DURATION: '30s', BUYERS_PER_VU: '20', DRAIN_RPS: '100000', ...extra,
+  BASE_URL: stack.edgeUrl,
+  PAYMENT_URL: stack.paymentsUrl,
+  CORE_URL: stack.coreUrl,
+  ADMIN_TOKEN: stack.adminToken,
+  PAYMENT_API_KEY: stack.paymentApiKey,
+  SHOWTIME_ID: showtimeId,
+  PEAK_RPS: '200',
+  DURATION: '30s',
+  BUYERS_PER_VU: '20',
+  DRAIN_RPS: '100000',
+  ...extra,
 });
 
 const count = (run: ShimRun, name: string) => run.metrics[name]?.count ?? 0;
 const sum = (run: ShimRun, name: string) => run.metrics[name]?.sum ?? 0;
 const serverErrors = (run: ShimRun) =>
-  Object.entries(run.http).flatMap(([endpoint, statuses]) => Object.entries(statuses).filter(([s]) => Number(s) >= 500 || s === '0').map(([s, n]) => `${endpoint} ${s} ×${n}`));
-const requests = (run: ShimRun) => Object.values(run.http).reduce((n, statuses) => n + Object.values(statuses).reduce((a, b) => a + b, 0), 0);
+  Object.entries(run.http).flatMap(([endpoint, statuses]) =>
+    Object.entries(statuses)
+      .filter(([s]) => Number(s) >= 500 || s === '0')
+      .map(([s, n]) => `${endpoint} ${s} ×${n}`),
+  );
+const requests = (run: ShimRun) =>
+  Object.values(run.http).reduce((n, statuses) => n + Object.values(statuses).reduce((a, b) => a + b, 0), 0);
 
 describe('k6 scripts on the k6 shims', () => {
   it('flash-sale.js: buyers go from the waiting room to bookings, every booking counted; seat maps read as the compact view, not kept', async () => {
@@ -56,11 +87,28 @@ describe('k6 scripts on the k6 shims', () => {
     expect(run.options.scenarios.buyers).toMatchObject({ executor: 'ramping-arrival-rate', exec: 'buyer' });
     expect(run.options.scenarios.buyers.preAllocatedVUs).toBe(run.options.scenarios.buyers.maxVUs);
     expect(run.options.scenarios.drain).toMatchObject({ executor: 'per-vu-iterations', exec: 'drain', iterations: 1 });
-    expect(run.exports).toEqual(expect.arrayContaining(['buyer', 'page', 'drain', 'setup', 'teardown', 'handleSummary', 'options']));
+    expect(run.exports).toEqual(
+      expect.arrayContaining(['buyer', 'page', 'drain', 'setup', 'teardown', 'handleSummary', 'options']),
+    );
     const thresholds = Object.keys(run.options.thresholds);
     // Latency limits describe the run (phase:run), not the drain's leaves and cancels (phase:drain).
-    expect(thresholds).toEqual(expect.arrayContaining(['http_req_failed', 'checks', 'checks{endpoint:hold}', 'journey_failed', 'run_failures', 'dropped_iterations', 'http_req_duration{endpoint:poll,phase:run}', 'http_req_duration{endpoint:booking,phase:run}', 'http_req_duration{endpoint:leave,phase:run}', 'http_req_duration{endpoint:page}']));
-    expect(thresholds.filter((t) => t.startsWith('http_req_duration{endpoint:') && !t.includes('phase:run'))).toEqual(['http_req_duration{endpoint:page}']);
+    expect(thresholds).toEqual(
+      expect.arrayContaining([
+        'http_req_failed',
+        'checks',
+        'checks{endpoint:hold}',
+        'journey_failed',
+        'run_failures',
+        'dropped_iterations',
+        'http_req_duration{endpoint:poll,phase:run}',
+        'http_req_duration{endpoint:booking,phase:run}',
+        'http_req_duration{endpoint:leave,phase:run}',
+        'http_req_duration{endpoint:page}',
+      ]),
+    );
+    expect(thresholds.filter((t) => t.startsWith('http_req_duration{endpoint:') && !t.includes('phase:run'))).toEqual([
+      'http_req_duration{endpoint:page}',
+    ]);
     expect(thresholds).not.toContain('http_req_duration{endpoint:cancel,phase:run}'); // never called by this journey
     expect(run.options.thresholds['http_req_duration{endpoint:hold,phase:run}']).toEqual(['p(95)<500', 'p(99)<1000']);
     // 1 % of the planned requests of both scenarios (30 s at 180 + 20 req/s, rounded stages): not lost to the page scenario's limits.
@@ -72,7 +120,9 @@ describe('k6 scripts on the k6 shims', () => {
     expect(count(run, 'generator_vu_builds')).toBe(2);
 
     // Every answer went through check(), and the classes passed.
-    expect(count(run, 'checks')).toBe(requests(run) - (run.http.admin ? Object.values(run.http.admin).reduce((a, b) => a + b, 0) : 0));
+    expect(count(run, 'checks')).toBe(
+      requests(run) - (run.http.admin ? Object.values(run.http.admin).reduce((a, b) => a + b, 0) : 0),
+    );
     expect(sum(run, 'checks')).toBe(count(run, 'checks'));
     // Every journey ended with a counted outcome; none in error; the drain left nothing behind.
     expect(count(run, 'journey_failed')).toBeGreaterThan(0);
@@ -88,11 +138,17 @@ describe('k6 scripts on the k6 shims', () => {
     // KB instead of ~150 KB of seat objects), parsed once; a buyer keeps a few hundred bytes of it.
     const seatReads = run.http.seats?.['200'] ?? 0;
     expect(seatReads).toBeGreaterThan(0);
-    expect(sum(run, 'shim_body_bytes_to_script{endpoint:seats}') / count(run, 'shim_body_bytes_to_script{endpoint:seats}')).toBeLessThan(10_000);
-    expect(sum(run, 'generator_parsed_bytes{endpoint:seats}')).toBe(sum(run, 'shim_body_bytes_to_script{endpoint:seats}'));
+    expect(
+      sum(run, 'shim_body_bytes_to_script{endpoint:seats}') / count(run, 'shim_body_bytes_to_script{endpoint:seats}'),
+    ).toBeLessThan(10_000);
+    expect(sum(run, 'generator_parsed_bytes{endpoint:seats}')).toBe(
+      sum(run, 'shim_body_bytes_to_script{endpoint:seats}'),
+    );
     expect(run.metrics.generator_buyer_bytes!.max).toBeLessThan(2_000);
     // Other answers are parsed once each: no more bytes than the script received.
-    expect(sum(run, 'generator_parsed_bytes{endpoint:poll}')).toBe(sum(run, 'shim_body_bytes_to_script{endpoint:poll}'));
+    expect(sum(run, 'generator_parsed_bytes{endpoint:poll}')).toBe(
+      sum(run, 'shim_body_bytes_to_script{endpoint:poll}'),
+    );
     // Bodies no step reads never reach the script.
     expect(count(run, 'generator_parsed_bytes{endpoint:leave}')).toBe(0);
   }, 90_000);
@@ -112,7 +168,13 @@ describe('k6 scripts on the k6 shims', () => {
     // admission a minute keeps the line waiting; the one VU holds its share of a 200 req/s line
     // planned over 13 VUs (364 buyers), whom the warm-up has ample time to bring in.
     // The drain paced at 500 leaves/s over the 13 VUs this plans: one leave every 26 ms in this VU.
-    const env = envFor(showtimeId, { WARMUP: '6s', DURATION: '25s', ADMIT_PER_MINUTE: '1', RESPONSE_SECONDS: '0.01', DRAIN_RPS: '500' });
+    const env = envFor(showtimeId, {
+      WARMUP: '6s',
+      DURATION: '25s',
+      ADMIT_PER_MINUTE: '1',
+      RESPONSE_SECONDS: '0.01',
+      DRAIN_RPS: '500',
+    });
     const run = await runK6Script('poll-storm.js', 'crowd', env, { iterations: 100_000, maxMs: 35_000 });
     expect(run.failures).toEqual([]);
     expect(serverErrors(run)).toEqual([]);
@@ -121,7 +183,9 @@ describe('k6 scripts on the k6 shims', () => {
     expect(count(run, 'poll_share{phase:plateau}')).toBeGreaterThan(40);
     expect(sum(run, 'poll_share{phase:plateau}') / count(run, 'poll_share{phase:plateau}')).toBeGreaterThanOrEqual(0.9);
     expect(run.options.thresholds).toMatchObject({
-      'poll_share{phase:plateau}': ['rate>=0.9'], 'http_req_duration{endpoint:poll,phase:plateau}': ['p(95)<100', 'p(99)<250'], 'http_req_duration{endpoint:leave,phase:plateau}': ['p(95)<250', 'p(99)<500'],
+      'poll_share{phase:plateau}': ['rate>=0.9'],
+      'http_req_duration{endpoint:poll,phase:plateau}': ['p(95)<100', 'p(99)<250'],
+      'http_req_duration{endpoint:leave,phase:plateau}': ['p(95)<250', 'p(99)<500'],
     });
     expect(Object.keys(run.options.thresholds)).not.toContain('http_req_duration{endpoint:leave}'); // the drain's leaves are not the plateau's
     expect(count(run, 'generator_vu_builds')).toBe(2);
@@ -159,10 +223,18 @@ describe('k6 scripts on the k6 shims', () => {
     // than the line's freshness window after the draw, and the heads are then passed over until
     // their next poll brings them back to the front.
     const env = envFor(showtimeId, { BUYERS: '30', BUYERS_PER_VU: '30', PREQUEUE: '4s', AFTER_OPENING: '12s' });
-    const setup = await runK6Script('opening.js', null, env, { iterations: 0, maxMs: 0, drain: false, teardown: false });
+    const setup = await runK6Script('opening.js', null, env, {
+      iterations: 0,
+      maxMs: 0,
+      drain: false,
+      teardown: false,
+    });
     expect((await room(showtimeId)).settings.state).toBe('scheduled');
     const phases = { iterations: 1, maxMs: 30_000, setup: false, data: setup.setupData, drain: false, teardown: false };
-    const [buyers, operator] = await Promise.all([runK6Script('opening.js', 'buyer', env, phases), runK6Script('opening.js', 'operator', env, phases)]);
+    const [buyers, operator] = await Promise.all([
+      runK6Script('opening.js', 'buyer', env, phases),
+      runK6Script('opening.js', 'operator', env, phases),
+    ]);
     expect([...buyers.failures, ...operator.failures]).toEqual([]);
     expect(serverErrors(buyers)).toEqual([]);
     expect(buyers.http.join?.['200']).toBe(30);
@@ -173,16 +245,29 @@ describe('k6 scripts on the k6 shims', () => {
     expect(sum(operator, 'opening_draw_ms')).toBeLessThan(5_000);
     const during = await room(showtimeId);
     expect(during.stats.waiting + during.stats.prequeue).toBe(0); // admitted buyers left, the rest left at the end
-    const end = await runK6Script('opening.js', null, env, { iterations: 0, maxMs: 0, setup: false, data: setup.setupData, drain: false });
+    const end = await runK6Script('opening.js', null, env, {
+      iterations: 0,
+      maxMs: 0,
+      setup: false,
+      data: setup.setupData,
+      drain: false,
+    });
     // The summary says what ran, not a peak rate and a duration this script does not have.
-    expect(end.summaryStdout).toContain(`opening: ${stack.edgeUrl}, 30 buyers over a 4s pre-queue, 12s after the opening, 1 VUs`);
+    expect(end.summaryStdout).toContain(
+      `opening: ${stack.edgeUrl}, 30 buyers over a 4s pre-queue, 12s after the opening, 1 VUs`,
+    );
     // Numbers put back; the state stays open (an opened room cannot be scheduled again).
     expect((await room(showtimeId)).settings).toMatchObject({ state: 'open', capacity: 20, admitPerMinute: 1200 });
   }, 60_000);
 
-  it('VUs: all pre-allocated, by Little\'s law, overridable per scenario', async () => {
+  it("VUs: all pre-allocated, by Little's law, overridable per scenario", async () => {
     const options = (env: Record<string, string>) =>
-      runK6Script('flash-sale.js', null, { PEAK_RPS: '200', DURATION: '30s', BUYERS_PER_VU: '20', ...env }, { iterations: 0, maxMs: 0, setup: false, drain: false, teardown: false }).then((run) => run.options.scenarios);
+      runK6Script(
+        'flash-sale.js',
+        null,
+        { PEAK_RPS: '200', DURATION: '30s', BUYERS_PER_VU: '20', ...env },
+        { iterations: 0, maxMs: 0, setup: false, drain: false, teardown: false },
+      ).then((run) => run.options.scenarios);
     // buyers: 180 req/s × (10 s pace / 20 buyers per VU + 0.25 s answer) × 1.1 + 10 = 159; pages: 20 × 0.25 × 1.1 + 10 = 16.
     const planned = await options({});
     expect(planned.buyers).toMatchObject({ preAllocatedVUs: 159, maxVUs: 159 });
@@ -200,7 +285,9 @@ describe('k6 scripts on the k6 shims', () => {
       res.setHeader('content-type', 'application/json');
       if (req.headers['x-service-token'] !== serviceToken) {
         res.statusCode = 401;
-        return void res.end(JSON.stringify({ error: { code: 'SERVICE_TOKEN_REQUIRED', message: 'This service answers only the edge' } }));
+        return void res.end(
+          JSON.stringify({ error: { code: 'SERVICE_TOKEN_REQUIRED', message: 'This service answers only the edge' } }),
+        );
       }
       res.end(JSON.stringify({ counts: { held: 0, booked: 1, available: 4, total: 5 } }));
     });
@@ -209,9 +296,16 @@ describe('k6 scripts on the k6 shims', () => {
       const showtimeId = await sale(1, 5);
       const env = envFor(showtimeId, { CORE_URL: `http://127.0.0.1:${(core.address() as { port: number }).port}` });
       const without = await runK6Script('flash-sale.js', null, env, { iterations: 0, maxMs: 0 });
-      expect(without.failures).toEqual(['seat accounting not checked: the core answered 401 (the core wants its service token: set CORE_SERVICE_TOKEN)']);
+      expect(without.failures).toEqual([
+        'seat accounting not checked: the core answered 401 (the core wants its service token: set CORE_SERVICE_TOKEN)',
+      ]);
       expect(count(without, 'run_failures')).toBe(1);
-      const withToken = await runK6Script('flash-sale.js', null, { ...env, CORE_SERVICE_TOKEN: serviceToken }, { iterations: 0, maxMs: 0 });
+      const withToken = await runK6Script(
+        'flash-sale.js',
+        null,
+        { ...env, CORE_SERVICE_TOKEN: serviceToken },
+        { iterations: 0, maxMs: 0 },
+      );
       expect(withToken.failures).toEqual([]);
       expect(count(withToken, 'run_failures')).toBe(0);
     } finally {
@@ -221,7 +315,10 @@ describe('k6 scripts on the k6 shims', () => {
 
   it('handleSummary writes the JSON where there is a folder for it (SUMMARY_DIR, set by npm run loadtest:k6), else stdout only', async () => {
     const showtimeId = await sale(1, 5);
-    const run = await runK6Script('flash-sale.js', null, envFor(showtimeId, { SUMMARY_DIR: 'loadtest/reports' }), { iterations: 0, maxMs: 0 });
+    const run = await runK6Script('flash-sale.js', null, envFor(showtimeId, { SUMMARY_DIR: 'loadtest/reports' }), {
+      iterations: 0,
+      maxMs: 0,
+    });
     expect(run.summaryKeys).toEqual(['stdout', expect.stringMatching(/^loadtest\/reports\/k6-flash-sale-.*\.json$/)]);
   }, 30_000);
 

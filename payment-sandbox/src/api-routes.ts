@@ -18,11 +18,13 @@ export type ApiRoutesDeps = {
 
 const referenceQuery = z.object({ reference: z.string().min(1).max(255) });
 /** Without `reference`: the listing, for reconciliation (every session the gateway saw). */
-const listQuery = z.object({
-  status: z.enum(['pending', 'succeeded', 'failed', 'expired', 'refunded']).optional(),
-  startingAfter: z.string().min(1).max(64).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
-}).strict();
+const listQuery = z
+  .object({
+    status: z.enum(['pending', 'succeeded', 'failed', 'expired', 'refunded']).optional(),
+    startingAfter: z.string().min(1).max(64).optional(),
+    limit: z.coerce.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
 const eventsQuery = z.object({
   paymentId: z.string().min(1).max(64).optional(),
   type: z.enum(EVENT_TYPES).optional(),
@@ -52,7 +54,11 @@ export function createApiRoutes(deps: ApiRoutesDeps): Hono {
     const query = c.req.query();
     if (query.reference === undefined) {
       const filter = parseWith(listQuery, query);
-      const page = service.list({ limit: filter.limit ?? 100, ...(filter.status ? { status: filter.status } : {}), ...(filter.startingAfter ? { after: filter.startingAfter } : {}) });
+      const page = service.list({
+        limit: filter.limit ?? 100,
+        ...(filter.status ? { status: filter.status } : {}),
+        ...(filter.startingAfter ? { after: filter.startingAfter } : {}),
+      });
       await queryDelay(page.data[0] ?? null);
       return c.json({ data: page.data.map((p) => service.view(p)), hasMore: page.hasMore });
     }

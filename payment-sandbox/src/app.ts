@@ -73,9 +73,7 @@ export function createPaymentSandbox(options: PaymentSandboxOptions = {}): Payme
   const service = new PaymentService({ store, dispatcher, config, clock, globalFaults: () => globalFaults });
 
   const app = new Hono();
-  app.onError(
-    createErrorHandler((error, c) => logger.error({ err: error, path: c.req.path }, 'unexpected error')),
-  );
+  app.onError(createErrorHandler((error, c) => logger.error({ err: error, path: c.req.path }, 'unexpected error')));
   app.notFound(notFoundHandler);
   app.use('/v1/*', jsonBodyLimit(config.maxBodyBytes));
   app.use('/pay/*', jsonBodyLimit(4 * 1024));

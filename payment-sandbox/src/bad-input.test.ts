@@ -87,7 +87,10 @@ describe('bad create bodies', () => {
         fc.constantFrom('GET', 'POST', 'PUT', 'DELETE'),
         async (segment, body, method) => {
           const path = `/v1/payments/${encodeURIComponent(segment)}/refunds`;
-          const res = await sandbox.call(method, path, { body: method === 'GET' ? undefined : body, headers: { 'idempotency-key': 'k' } });
+          const res = await sandbox.call(method, path, {
+            body: method === 'GET' ? undefined : body,
+            headers: { 'idempotency-key': 'k' },
+          });
           expect(res.status).toBeLessThan(500);
           const page = await sandbox.app.request(`/pay/${encodeURIComponent(segment)}`);
           expect(page.status).toBeLessThan(500);

@@ -111,10 +111,19 @@ export function configFromEnv(record: Record<string, string | undefined>): {
   }
   const e = parsed.data;
   const port = e.PAYMENT_PORT;
-  const secrets = e.PAYMENT_WEBHOOK_SECRET?.split(',').map((s) => s.trim()).filter(Boolean);
+  const secrets = e.PAYMENT_WEBHOOK_SECRET?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const production = e.NODE_ENV === 'production';
   // A short key signs forgeable webhooks; the core refuses the same (lib/secrets-policy.ts).
-  if (secrets) checkSecretLength({ service: 'payment sandbox', name: 'PAYMENT_WEBHOOK_SECRET', secrets, minBytes: MIN_WEBHOOK_SECRET_BYTES, production });
+  if (secrets)
+    checkSecretLength({
+      service: 'payment sandbox',
+      name: 'PAYMENT_WEBHOOK_SECRET',
+      secrets,
+      minBytes: MIN_WEBHOOK_SECRET_BYTES,
+      production,
+    });
   const coreUrl = e.CORE_URL ? trimSlash(e.CORE_URL) : undefined;
   const webhook: Partial<WebhookDeliveryConfig> = {};
   if (e.PAYMENT_WEBHOOK_BASE_DELAY_MS) webhook.baseDelayMs = e.PAYMENT_WEBHOOK_BASE_DELAY_MS;

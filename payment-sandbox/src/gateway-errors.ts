@@ -7,7 +7,10 @@ import { AppError, type ErrorDetails } from '../../lib/errors';
 
 const withDetails = (details?: ErrorDetails) => (details ? { details } : {});
 
-export const badRequest = (code: string, message: string, details?: ErrorDetails) => new AppError(400, code, message, withDetails(details));
+export const badRequest = (code: string, message: string, details?: ErrorDetails) =>
+  new AppError(400, code, message, withDetails(details));
 export const notFound = (code: string, message: string) => new AppError(404, code, message);
-export const conflict = (code: string, message: string, details?: ErrorDetails) => new AppError(409, code, message, withDetails(details));
-export const unprocessable = (code: string, message: string, details?: ErrorDetails) => new AppError(422, code, message, withDetails(details));
+export const conflict = (code: string, message: string, details?: ErrorDetails) =>
+  new AppError(409, code, message, withDetails(details));
+export const unprocessable = (code: string, message: string, details?: ErrorDetails) =>
+  new AppError(422, code, message, withDetails(details));

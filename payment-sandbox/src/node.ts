@@ -26,7 +26,12 @@ const running = await startPaymentSandbox({
   logger,
 });
 logger.info(
-  { url: running.url, publicUrl: config.publicUrl, webhookUrl: config.webhookUrl, secrets: config.webhookSecrets.length },
+  {
+    url: running.url,
+    publicUrl: config.publicUrl,
+    webhookUrl: config.webhookUrl,
+    secrets: config.webhookSecrets.length,
+  },
   'payment sandbox listening',
 );
 

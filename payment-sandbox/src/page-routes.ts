@@ -31,10 +31,18 @@ export function createPageRoutes(service: PaymentService): Hono {
   /** The shop passes the buyer's language as ?lang= (another origin: no cookie); else Accept-Language. */
   const localeOf = (c: Context): Locale => chooseLocale(c.req.query('lang'), c.req.header('accept-language'));
 
-  const page = (c: Context, status: 200 | 404 | 409 | 410, render: (nonce: string, locale: Locale) => ReturnType<typeof renderNotFoundPage>) => {
+  const page = (
+    c: Context,
+    status: 200 | 404 | 409 | 410,
+    render: (nonce: string, locale: Locale) => ReturnType<typeof renderNotFoundPage>,
+  ) => {
     const nonce = newNonce();
     const locale = localeOf(c);
-    return c.html(render(nonce, locale), status, { ...pageSecurityHeaders(nonce), 'Content-Language': locale, Vary: 'Accept-Language' });
+    return c.html(render(nonce, locale), status, {
+      ...pageSecurityHeaders(nonce),
+      'Content-Language': locale,
+      Vary: 'Accept-Language',
+    });
   };
 
   pages.get('/:id', (c) => {

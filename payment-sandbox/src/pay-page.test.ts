@@ -36,9 +36,14 @@ describe('hosted pay page', () => {
   it('shows what is being bought, line by line, and no internal ids, when the merchant describes it', async () => {
     sandbox = createTestSandbox();
     const description = 'The Long <Premiere>\nWed 2 Dec 2026, 19:30 UTC\nOdeon, Lyon · Hall 1\nSeats D5, D6';
-    const p = await sandbox.createPayment({ reference: 'f3a1c2d4-0000-4000-8000-000000000001', metadata: { description, showtimeId: '42' } });
+    const p = await sandbox.createPayment({
+      reference: 'f3a1c2d4-0000-4000-8000-000000000001',
+      metadata: { description, showtimeId: '42' },
+    });
     const body = await (await page(`/pay/${p.id}`)).text();
-    expect(body).toContain('<dt>For</dt><dd class="purchase"><strong>The Long &lt;Premiere&gt;</strong><br>Wed 2 Dec 2026, 19:30 UTC<br>Odeon, Lyon · Hall 1<br>Seats D5, D6</dd>');
+    expect(body).toContain(
+      '<dt>For</dt><dd class="purchase"><strong>The Long &lt;Premiere&gt;</strong><br>Wed 2 Dec 2026, 19:30 UTC<br>Odeon, Lyon · Hall 1<br>Seats D5, D6</dd>',
+    );
     expect(body).not.toContain('f3a1c2d4');
     expect(body).not.toContain(`>${p.id}<`); // only in the forms' addresses
     expect(body).not.toMatch(/\ssrc=/);
@@ -53,7 +58,11 @@ describe('hosted pay page', () => {
     expect(res.status).toBe(303);
     const location = new URL(res.headers.get('location')!);
     expect(location.origin + location.pathname).toBe('https://shop.test/checkout/return');
-    expect(Object.fromEntries(location.searchParams)).toEqual({ hold: 'hold_abc', paymentId: p.id, status: 'succeeded' });
+    expect(Object.fromEntries(location.searchParams)).toEqual({
+      hold: 'hold_abc',
+      paymentId: p.id,
+      status: 'succeeded',
+    });
     // A double submit lands on the same place; the other button now shows what happened.
     expect((await page(`/pay/${p.id}/approve`, 'POST')).status).toBe(303);
     const decline = await page(`/pay/${p.id}/decline`, 'POST');
@@ -84,7 +93,9 @@ describe('hosted pay page', () => {
     expect(body).toContain('status=failed');
     const approve = await page(`/pay/${p.id}/approve`, 'POST');
     expect(approve.status).toBe(410);
-    expect(((await (await sandbox.call('GET', `/v1/payments/${p.id}`)).json()) as { status: string }).status).toBe('expired');
+    expect(((await (await sandbox.call('GET', `/v1/payments/${p.id}`)).json()) as { status: string }).status).toBe(
+      'expired',
+    );
   });
 
   it('answers an unknown payment with an HTML 404', async () => {
@@ -97,7 +108,7 @@ describe('hosted pay page', () => {
 });
 
 describe('formatAmount', () => {
-  it('uses the currency\'s own decimals', () => {
+  it("uses the currency's own decimals", () => {
     expect(formatAmount(2400, 'EUR')).toBe('€24.00');
     expect(formatAmount(2400, 'JPY')).toBe('¥2,400');
     expect(formatAmount(1234, 'KWD')).toMatch(/1\.234/);

@@ -50,7 +50,13 @@ const STYLE = raw(`
   .notice{padding:.75rem;border-radius:.5rem;background:#fde8e8;color:#771d1d}
 `);
 
-function layout(title: string, _nonce: string, body: Html, script: Html | '' = '', locale: Locale = DEFAULT_LOCALE): Html {
+function layout(
+  title: string,
+  _nonce: string,
+  body: Html,
+  script: Html | '' = '',
+  locale: Locale = DEFAULT_LOCALE,
+): Html {
   const t = translator(locale);
   return html`<!doctype html>
 <html lang="${locale}">
@@ -106,18 +112,23 @@ export function formatRemaining(ms: number): string {
  */
 export function purchaseLines(payment: Payment): string[] {
   const description = payment.metadata.description ?? '';
-  return description.split('\n').map((line) => line.trim()).filter(Boolean);
+  return description
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
 }
 
 function purchaseRows(payment: Payment, t: Translate): Html {
   const lines = purchaseLines(payment);
-  if (lines.length === 0) return html`<dt>${t('payPage.reference')}</dt><dd>${payment.reference}</dd>
+  if (lines.length === 0)
+    return html`<dt>${t('payPage.reference')}</dt><dd>${payment.reference}</dd>
     <dt>${t('payPage.payment')}</dt><dd>${payment.id}</dd>`;
   return html`<dt>${t('payPage.for')}</dt><dd class="purchase">${lines.map((line, i) => (i === 0 ? html`<strong>${line}</strong>` : html`<br>${line}`))}</dd>`;
 }
 
 /** A short name of the purchase for sentences: its first line, or the merchant's reference. */
-const purchaseName = (payment: Payment, t: Translate) => purchaseLines(payment)[0] ?? t('payPage.referenceOf', { reference: payment.reference });
+const purchaseName = (payment: Payment, t: Translate) =>
+  purchaseLines(payment)[0] ?? t('payPage.referenceOf', { reference: payment.reference });
 
 /** Where the buyer goes back to when the session ran out on this page: the shop, told it failed (nothing charged). */
 export function expiredReturnUrl(payment: Payment): string {
@@ -127,7 +138,8 @@ export function expiredReturnUrl(payment: Payment): string {
 }
 
 /** The page's own links keep the buyer's language (the sandbox is another origin: no shared cookie). */
-const withLang = (path: string, locale: Locale) => (locale === DEFAULT_LOCALE ? path : `${path}?lang=${encodeURIComponent(locale)}`);
+const withLang = (path: string, locale: Locale) =>
+  locale === DEFAULT_LOCALE ? path : `${path}?lang=${encodeURIComponent(locale)}`;
 
 export function renderPayPage(payment: Payment, nowMs: number, nonce: string, locale: Locale = DEFAULT_LOCALE): Html {
   const t = translator(locale);

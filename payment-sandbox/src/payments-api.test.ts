@@ -38,7 +38,10 @@ describe('create a payment session', () => {
     expect(await json(again)).toEqual(await json(first));
     // Key order and whitespace do not make a different request.
     const reordered = JSON.stringify(Object.fromEntries(Object.entries(body).reverse()), null, 2);
-    const third = await sandbox.call('POST', '/v1/payments', { body: reordered, headers: { 'idempotency-key': 'same' } });
+    const third = await sandbox.call('POST', '/v1/payments', {
+      body: reordered,
+      headers: { 'idempotency-key': 'same' },
+    });
     expect(third.status).toBe(201);
     const other = await sandbox.call('POST', '/v1/payments', {
       body: { ...body, amount: 2500 },
@@ -54,7 +57,10 @@ describe('create a payment session', () => {
     const missing = await sandbox.call('POST', '/v1/payments', { body: validBody(T0) });
     expect(missing.status).toBe(400);
     expect((await json(missing)).error.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
-    const bad = await sandbox.call('POST', '/v1/payments', { body: validBody(T0), headers: { 'idempotency-key': 'a b' } });
+    const bad = await sandbox.call('POST', '/v1/payments', {
+      body: validBody(T0),
+      headers: { 'idempotency-key': 'a b' },
+    });
     expect(bad.status).toBe(400);
   });
 
@@ -177,7 +183,12 @@ describe('decisions and expiry', () => {
     expect(call!.url).toBe('http://merchant.test/payments/callback');
     expect(call!.headers.get('content-type')).toBe('application/json');
     expect(call!.headers.get('user-agent')).toMatch(/PaymentSandbox/);
-    const verdict = verifyWebhookSignature(call!.body, call!.headers.get('x-signature') ?? undefined, [SECRETS[1]!], T0 / 1000);
+    const verdict = verifyWebhookSignature(
+      call!.body,
+      call!.headers.get('x-signature') ?? undefined,
+      [SECRETS[1]!],
+      T0 / 1000,
+    );
     expect(verdict.ok).toBe(true);
     expect(call!.headers.get('x-signature')!.match(/v1=/g)).toHaveLength(2);
     const event = JSON.parse(call!.body);
@@ -275,7 +286,9 @@ describe('faults API', () => {
     expect((await sandbox.call('PUT', '/v1/faults', { body: { webhookCopies: 0 } })).status).toBe(422);
     expect((await sandbox.call('PUT', '/v1/faults', { body: { nope: true } })).status).toBe(422);
     const p = await sandbox.createPayment();
-    const session = await sandbox.call('PUT', `/v1/payments/${p.id}/faults`, { body: { dropWebhooks: ['payment.failed'] } });
+    const session = await sandbox.call('PUT', `/v1/payments/${p.id}/faults`, {
+      body: { dropWebhooks: ['payment.failed'] },
+    });
     expect(session.status).toBe(200);
     expect(await json(await sandbox.call('GET', `/v1/payments/${p.id}/faults`))).toEqual({
       dropWebhooks: ['payment.failed'],

@@ -7,7 +7,10 @@ afterEach(() => sandbox?.close());
 const json = async (res: Response) => (await res.json()) as Record<string, any>;
 
 async function open(reference: string) {
-  const res = await sandbox.call('POST', '/v1/payments', { body: validBody(T0, { reference }), headers: { 'idempotency-key': `k-${reference}` } });
+  const res = await sandbox.call('POST', '/v1/payments', {
+    body: validBody(T0, { reference }),
+    headers: { 'idempotency-key': `k-${reference}` },
+  });
   return (await json(res)).id as string;
 }
 

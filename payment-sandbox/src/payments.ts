@@ -34,7 +34,11 @@ export type Replayable<T> = { status: 200 | 201; body: T; replayed: boolean };
 export class PaymentService {
   constructor(private readonly deps: PaymentServiceDeps) {}
 
-  create(idempotencyKey: string, input: CreatePaymentInput, traceparent: string | null = null): Replayable<PaymentView> {
+  create(
+    idempotencyKey: string,
+    input: CreatePaymentInput,
+    traceparent: string | null = null,
+  ): Replayable<PaymentView> {
     const { store, config, clock } = this.deps;
     const print = fingerprint(input);
     const previous = store.getCreateKey(idempotencyKey);
@@ -142,7 +146,13 @@ export class PaymentService {
         paymentStatus: payment.status,
       });
     }
-    payment.refund = { id: newId('re'), paymentId: id, amount: input.amount ?? payment.amount, currency: payment.currency, createdAtMs: clock.now() };
+    payment.refund = {
+      id: newId('re'),
+      paymentId: id,
+      amount: input.amount ?? payment.amount,
+      currency: payment.currency,
+      createdAtMs: clock.now(),
+    };
     this.transition(payment, 'refunded', null);
     store.putRefundKey(idempotencyKey, { paymentId: id, fingerprint: print, status: 201 });
     this.emit(payment, 'refund.succeeded');

@@ -9,7 +9,10 @@ import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 const guard = vi.hoisted(() => ({ off: false }));
 vi.mock('../../lib/json-guard', async (original) => {
   const real = await original<typeof import('../../lib/json-guard')>();
-  return { ...real, parseSafeJson: (text: string) => (guard.off ? (JSON.parse(text) as unknown) : real.parseSafeJson(text)) };
+  return {
+    ...real,
+    parseSafeJson: (text: string) => (guard.off ? (JSON.parse(text) as unknown) : real.parseSafeJson(text)),
+  };
 });
 
 // The unit project shares modules between test files (isolate: false): another file may have
@@ -27,7 +30,8 @@ beforeEach(() => {
 });
 
 let keys = 0;
-const post = (body: string) => sandbox.call('POST', '/v1/payments', { body, headers: { 'idempotency-key': `unsafe-${++keys}` } });
+const post = (body: string) =>
+  sandbox.call('POST', '/v1/payments', { body, headers: { 'idempotency-key': `unsafe-${++keys}` } });
 
 describe('payment sandbox: unsafe JSON', () => {
   it('refuses NUL, lone surrogates and deep nesting with 422 naming the path; creates nothing', async () => {
@@ -35,7 +39,10 @@ describe('payment sandbox: unsafe JSON', () => {
     const cases: Array<[string, string]> = [
       [JSON.stringify(validBody(T0, { reference: 'hold\u0000' })), 'reference'],
       [JSON.stringify(validBody(T0, { metadata: { note: 'a\uD800' } })), 'metadata.note'],
-      [JSON.stringify(validBody(T0)).replace(/}$/, `,"metadata":{"deep":${'['.repeat(5_000)}${']'.repeat(5_000)}}}`), 'metadata.deep'],
+      [
+        JSON.stringify(validBody(T0)).replace(/}$/, `,"metadata":{"deep":${'['.repeat(5_000)}${']'.repeat(5_000)}}}`),
+        'metadata.deep',
+      ],
     ];
     for (const [body, path] of cases) {
       const res = await post(body);

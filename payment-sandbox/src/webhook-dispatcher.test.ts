@@ -36,7 +36,10 @@ describe('webhook delivery', () => {
     await approve(p.id);
     await sandbox.dispatcher.idle();
     expect(sandbox.recorder.calls).toHaveLength(3);
-    const events = (await (await sandbox.call('GET', `/v1/events?paymentId=${p.id}`)).json()) as { data: unknown[]; stats: unknown };
+    const events = (await (await sandbox.call('GET', `/v1/events?paymentId=${p.id}`)).json()) as {
+      data: unknown[];
+      stats: unknown;
+    };
     expect(events.data[0]).toMatchObject({ status: 'failed', attempts: 3, failedCopies: 1, lastStatusCode: 503 });
     expect(events.stats).toMatchObject({ givenUp: 1 });
   });
@@ -92,7 +95,9 @@ describe('webhook delivery', () => {
     expect(sandbox.recorder.events().map((e) => [e.type, e.data.paymentId])).toEqual([['refund.succeeded', some.id]]);
     expect(sandbox.dispatcher.records({ paymentId: all.id })[0]!.status).toBe('dropped');
     // The payment itself still succeeded: the reconciler can find out through the query API.
-    expect(((await (await sandbox.call('GET', `/v1/payments/${all.id}`)).json()) as { status: string }).status).toBe('succeeded');
+    expect(((await (await sandbox.call('GET', `/v1/payments/${all.id}`)).json()) as { status: string }).status).toBe(
+      'succeeded',
+    );
   });
 
   it('delays the first attempt (webhookDelayMs)', async () => {
@@ -107,7 +112,7 @@ describe('webhook delivery', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(70);
   });
 
-  it('delivers a payment\'s later event first (session webhookOrder reverse)', async () => {
+  it("delivers a payment's later event first (session webhookOrder reverse)", async () => {
     sandbox = createTestSandbox();
     const p = await sandbox.createPayment({ faults: { webhookOrder: 'reverse', reorderWindowMs: 60_000 } });
     await approve(p.id);

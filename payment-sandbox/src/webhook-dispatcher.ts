@@ -62,7 +62,15 @@ export class WebhookDispatcher {
   /** Events not yet expanded plus deliveries not yet settled: zero means idle. */
   private outstanding = 0;
   private closed = false;
-  private readonly counters = { emitted: 0, dropped: 0, attempts: 0, delivered: 0, failedAttempts: 0, givenUp: 0, refused: 0 };
+  private readonly counters = {
+    emitted: 0,
+    dropped: 0,
+    attempts: 0,
+    delivered: 0,
+    failedAttempts: 0,
+    givenUp: 0,
+    refused: 0,
+  };
 
   constructor(private readonly deps: DispatcherDeps) {
     this.log = new RecordLog(deps.maxEvents);

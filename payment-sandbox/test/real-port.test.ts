@@ -10,7 +10,13 @@ const NEW_SECRET = 'whsec_port_new';
 const OLD_SECRET = 'whsec_port_old';
 const API_KEY = 'sk_test_port';
 
-type Received = { at: number; headers: IncomingHttpHeaders; body: string; event: { id: string; type: string; data: Record<string, unknown> }; verifiedWithOld: boolean };
+type Received = {
+  at: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  event: { id: string; type: string; data: Record<string, unknown> };
+  verifiedWithOld: boolean;
+};
 
 let receiver: Server;
 let sandbox: RunningPaymentSandbox;
@@ -116,7 +122,12 @@ describe('payment sandbox over a real port', () => {
     expect(r.headers['content-type']).toBe('application/json');
     expect(r.headers['user-agent']).toMatch(/PaymentSandbox/);
     expect(r.verifiedWithOld).toBe(true);
-    expect(r.event.data).toEqual({ paymentId: p.id, amount: 1500, currency: 'EUR', reference: expect.stringMatching(/^hold_port_/) });
+    expect(r.event.data).toEqual({
+      paymentId: p.id,
+      amount: 1500,
+      currency: 'EUR',
+      reference: expect.stringMatching(/^hold_port_/),
+    });
   });
 
   it('retries until the merchant answers 2xx (500, 500, 200), keeping the event id', async () => {

@@ -7,7 +7,13 @@ const down: CoreHealth = { reachable: false, holdP95Ms: null, errorRate: 0, pool
 const bounds = controlBounds({ admitPerMinute: 600, admitFloorPerMinute: 0, admitCeilingPerMinute: 0 });
 
 /** Runs the loop every `everyMs` for `forMs` on a fixed health, from `state`. */
-function run(state: ReturnType<typeof stepRate>['state'] | null, health: CoreHealth, fromMs: number, forMs: number, everyMs = 200) {
+function run(
+  state: ReturnType<typeof stepRate>['state'] | null,
+  health: CoreHealth,
+  fromMs: number,
+  forMs: number,
+  everyMs = 200,
+) {
   let step = stepRate(state, health, bounds, fromMs);
   for (let t = fromMs + everyMs; t <= fromMs + forMs; t += everyMs) step = stepRate(step.state, health, bounds, t);
   return step;
@@ -16,7 +22,9 @@ function run(state: ReturnType<typeof stepRate>['state'] | null, health: CoreHea
 describe('controlBounds', () => {
   it('defaults the floor to a tenth of the target and the ceiling to the target', () => {
     expect(bounds).toEqual({ targetPerMinute: 600, floorPerMinute: 60, ceilingPerMinute: 600 });
-    expect(controlBounds({ admitPerMinute: 5, admitFloorPerMinute: 0, admitCeilingPerMinute: 0 }).floorPerMinute).toBe(1);
+    expect(controlBounds({ admitPerMinute: 5, admitFloorPerMinute: 0, admitCeilingPerMinute: 0 }).floorPerMinute).toBe(
+      1,
+    );
     expect(controlBounds({ admitPerMinute: 600, admitFloorPerMinute: 900, admitCeilingPerMinute: 800 })).toEqual({
       targetPerMinute: 600,
       floorPerMinute: 800,

@@ -39,7 +39,12 @@ export interface ControlTuning {
   maxStepMs: number;
 }
 
-export const DEFAULT_TUNING: ControlTuning = { cutFactor: 0.5, cutGapMs: 1_000, growSharePerSecond: 0.05, maxStepMs: 5_000 };
+export const DEFAULT_TUNING: ControlTuning = {
+  cutFactor: 0.5,
+  cutGapMs: 1_000,
+  growSharePerSecond: 0.05,
+  maxStepMs: 5_000,
+};
 
 /** The operator's range for one room. */
 export interface ControlBounds {
@@ -50,10 +55,17 @@ export interface ControlBounds {
 }
 
 /** Floor 0 means a tenth of the target; ceiling 0 means the target. */
-export function controlBounds(settings: { admitPerMinute: number; admitFloorPerMinute: number; admitCeilingPerMinute: number }): ControlBounds {
+export function controlBounds(settings: {
+  admitPerMinute: number;
+  admitFloorPerMinute: number;
+  admitCeilingPerMinute: number;
+}): ControlBounds {
   const target = settings.admitPerMinute;
   const ceiling = settings.admitCeilingPerMinute > 0 ? settings.admitCeilingPerMinute : target;
-  const floor = Math.min(ceiling, settings.admitFloorPerMinute > 0 ? settings.admitFloorPerMinute : Math.max(1, Math.round(target / 10)));
+  const floor = Math.min(
+    ceiling,
+    settings.admitFloorPerMinute > 0 ? settings.admitFloorPerMinute : Math.max(1, Math.round(target / 10)),
+  );
   return { targetPerMinute: target, floorPerMinute: floor, ceilingPerMinute: ceiling };
 }
 
@@ -65,13 +77,7 @@ export interface ControlState {
   cutAtMs: number;
 }
 
-export type ControlReason =
-  | 'core_down'
-  | 'slow_holds'
-  | 'core_errors'
-  | 'pool_waiters'
-  | 'recovering'
-  | 'healthy';
+export type ControlReason = 'core_down' | 'slow_holds' | 'core_errors' | 'pool_waiters' | 'recovering' | 'healthy';
 
 export interface ControlStep {
   state: ControlState;
@@ -83,15 +89,27 @@ export interface ControlStep {
 const round = (value: number) => Math.round(value * 100) / 100;
 
 /** The first limit the core's health breaks, with the figure, or null when it copes. */
-export function struggle(health: CoreHealth, limits: HealthLimits = DEFAULT_HEALTH_LIMITS): { reason: ControlReason; detail: string } | null {
+export function struggle(
+  health: CoreHealth,
+  limits: HealthLimits = DEFAULT_HEALTH_LIMITS,
+): { reason: ControlReason; detail: string } | null {
   if (health.errorRate > limits.errorRate) {
-    return { reason: 'core_errors', detail: `${round(health.errorRate * 100)} % of the core's answers were errors (limit ${round(limits.errorRate * 100)} %)` };
+    return {
+      reason: 'core_errors',
+      detail: `${round(health.errorRate * 100)} % of the core's answers were errors (limit ${round(limits.errorRate * 100)} %)`,
+    };
   }
   if (health.poolWaiting > limits.poolWaiting) {
-    return { reason: 'pool_waiters', detail: `${health.poolWaiting} requests waiting for a database connection (limit ${limits.poolWaiting})` };
+    return {
+      reason: 'pool_waiters',
+      detail: `${health.poolWaiting} requests waiting for a database connection (limit ${limits.poolWaiting})`,
+    };
   }
   if (health.holdP95Ms !== null && health.holdP95Ms > limits.holdP95Ms) {
-    return { reason: 'slow_holds', detail: `holds take ${Math.round(health.holdP95Ms)} ms (p95; limit ${limits.holdP95Ms} ms)` };
+    return {
+      reason: 'slow_holds',
+      detail: `holds take ${Math.round(health.holdP95Ms)} ms (p95; limit ${limits.holdP95Ms} ms)`,
+    };
   }
   return null;
 }
@@ -112,9 +130,17 @@ export function stepRate(
 ): ControlStep {
   const { floorPerMinute: floor, ceilingPerMinute: ceiling } = bounds;
   const clamp = (rate: number) => Math.min(ceiling, Math.max(floor, rate));
-  const start = previous ?? { ratePerMinute: clamp(bounds.targetPerMinute), atMs: nowMs, cutAtMs: nowMs - tuning.cutGapMs };
+  const start = previous ?? {
+    ratePerMinute: clamp(bounds.targetPerMinute),
+    atMs: nowMs,
+    cutAtMs: nowMs - tuning.cutGapMs,
+  };
   if (!health.reachable) {
-    return { state: { ratePerMinute: 0, atMs: nowMs, cutAtMs: nowMs }, reason: 'core_down', detail: 'the seat service is not answering' };
+    return {
+      state: { ratePerMinute: 0, atMs: nowMs, cutAtMs: nowMs },
+      reason: 'core_down',
+      detail: 'the seat service is not answering',
+    };
   }
   const trouble = struggle(health, limits);
   if (trouble) {
@@ -128,7 +154,9 @@ export function stepRate(
   return {
     state: { ratePerMinute: grown, atMs: nowMs, cutAtMs: start.cutAtMs },
     reason: atCeiling ? 'healthy' : 'recovering',
-    detail: atCeiling ? 'the seat service copes: admitting at the ceiling' : 'the seat service copes again: the rate grows back slowly',
+    detail: atCeiling
+      ? 'the seat service copes: admitting at the ceiling'
+      : 'the seat service copes again: the rate grows back slowly',
   };
 }
 

@@ -51,7 +51,10 @@ export interface AdmissionGovernorOptions {
   logger?: GovernorLogger;
 }
 
-const DOWN: HealthReport = { health: { reachable: false, holdP95Ms: null, errorRate: 0, poolWaiting: 0 }, inventory: new Map() };
+const DOWN: HealthReport = {
+  health: { reachable: false, holdP95Ms: null, errorRate: 0, poolWaiting: 0 },
+  inventory: new Map(),
+};
 
 export function createAdmissionGovernor(options: AdmissionGovernorOptions) {
   const { engine, readHealth, logger } = options;
@@ -76,7 +79,9 @@ export function createAdmissionGovernor(options: AdmissionGovernorOptions) {
         : null;
     const step = stepRate(previous, report.health, controlBounds(settings), nowMs, limits, tuning);
     const inventory = report.inventory.get(showtimeId);
-    const cap = inventory ? inventoryCap(inventory.seatsLeft, inventory.seatsPerHold, settings.inventoryMarginPercent) : -1;
+    const cap = inventory
+      ? inventoryCap(inventory.seatsLeft, inventory.seatsPerHold, settings.inventoryMarginPercent)
+      : -1;
     // The rate stays fractional (0.5 a minute is a real rate for a struggling core); the
     // scripts take every count, index and TTL they derive from it as an integer (room.lua
     // windowCap), and the property test in queue/test/room-numeric-settings.test.ts holds them to it.
@@ -92,7 +97,10 @@ export function createAdmissionGovernor(options: AdmissionGovernorOptions) {
       ctlSeatsPerHold: inventory ? Math.round(inventory.seatsPerHold * 100) / 100 : -1,
     });
     if (written.ok && lastReason.get(showtimeId) !== step.reason) {
-      logger?.info({ showtimeId, reason: step.reason, ratePerMinute: Math.round(step.state.ratePerMinute), detail: step.detail }, 'admission rate');
+      logger?.info(
+        { showtimeId, reason: step.reason, ratePerMinute: Math.round(step.state.ratePerMinute), detail: step.detail },
+        'admission rate',
+      );
     }
     lastReason.set(showtimeId, step.reason);
     return written.ok;
@@ -103,7 +111,10 @@ export function createAdmissionGovernor(options: AdmissionGovernorOptions) {
     const rooms = await engine.listRooms();
     if (rooms.length === 0) return 0;
     const report = await readHealth(rooms).catch((error: unknown) => {
-      logger?.warn({ err: error instanceof Error ? error.message : String(error) }, 'core health not read: admitting nobody');
+      logger?.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'core health not read: admitting nobody',
+      );
       return DOWN;
     });
     const seen = new Map<string, string>();
@@ -113,7 +124,10 @@ export function createAdmissionGovernor(options: AdmissionGovernorOptions) {
         if (await governRoom(showtimeId, report)) governed++;
         seen.set(showtimeId, lastReason.get(showtimeId) ?? '');
       } catch (error) {
-        logger?.warn({ showtimeId, err: error instanceof Error ? error.message : String(error) }, 'governing a room failed');
+        logger?.warn(
+          { showtimeId, err: error instanceof Error ? error.message : String(error) },
+          'governing a room failed',
+        );
       }
     }
     lastReason = seen;
@@ -161,12 +175,19 @@ export interface CoreHealthBody {
 export function healthReportOf(body: CoreHealthBody): HealthReport {
   return {
     health: { reachable: true, holdP95Ms: body.holdP95Ms, errorRate: body.errorRate, poolWaiting: body.poolWaiting },
-    inventory: new Map(body.showtimes.map((s) => [String(s.showtimeId), { seatsLeft: s.seatsLeft, seatsPerHold: s.seatsPerHold }])),
+    inventory: new Map(
+      body.showtimes.map((s) => [String(s.showtimeId), { seatsLeft: s.seatsLeft, seatsPerHold: s.seatsPerHold }]),
+    ),
   };
 }
 
 /** The core's health over HTTP (operator token, and the service token where the core asks for one). */
-export function coreHealthReader(options: { coreUrl: string; adminToken: string; serviceToken?: string | null; timeoutMs?: number }): ReadCoreHealth {
+export function coreHealthReader(options: {
+  coreUrl: string;
+  adminToken: string;
+  serviceToken?: string | null;
+  timeoutMs?: number;
+}): ReadCoreHealth {
   const headers: Record<string, string> = { authorization: `Bearer ${options.adminToken}`, accept: 'application/json' };
   if (options.serviceToken) headers['x-service-token'] = options.serviceToken;
   const base = options.coreUrl.replace(/\/+$/, '');

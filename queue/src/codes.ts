@@ -52,7 +52,10 @@ const byCode: Record<number, [Refusal, string]> = {
   [RefusalCode.NotOpening]: ['not_opening', 'The room is not waiting for its opening draw'],
   [RefusalCode.CostExceedsCapacity]: ['cost_exceeds_capacity', 'The cost is larger than a bucket can ever hold'],
   [RefusalCode.NotAdmitted]: ['not_admitted', 'This customer holds no live admission for the showtime'],
-  [RefusalCode.AddressCap]: ['address_cap', 'This network address has taken as many places in this line as the room allows'],
+  [RefusalCode.AddressCap]: [
+    'address_cap',
+    'This network address has taken as many places in this line as the room allows',
+  ],
 };
 
 export function refusalFromCode(code: number): Refused {

@@ -57,8 +57,11 @@ describe('estimateFromSnapshot', () => {
     const s = snapshot();
     const fresh = estimateFromSnapshot(s, 120, { nowMs: s.takenAtMs, lastHeartbeatMs: s.takenAtMs - 1_000 });
     expect(fresh).toMatchObject({ needsRedis: false, position: 20 });
-    expect(fresh.pollAfterMs).toBeLessThanOrEqual(s.settings.abandonGraceMs / 2 * 1.2);
-    const due = estimateFromSnapshot(s, 120, { nowMs: s.takenAtMs, lastHeartbeatMs: s.takenAtMs - s.settings.abandonGraceMs / 3 });
+    expect(fresh.pollAfterMs).toBeLessThanOrEqual((s.settings.abandonGraceMs / 2) * 1.2);
+    const due = estimateFromSnapshot(s, 120, {
+      nowMs: s.takenAtMs,
+      lastHeartbeatMs: s.takenAtMs - s.settings.abandonGraceMs / 3,
+    });
     expect(due.needsRedis).toBe(true);
   });
 
@@ -67,7 +70,10 @@ describe('estimateFromSnapshot', () => {
     // the whole pause, its buyers' heartbeats went stale and the resumed room's first step
     // dropped them as gone (15 of 120 through HTTP, bench eta pause-30s).
     const s = snapshot({ state: 'paused' });
-    const due = estimateFromSnapshot(s, 120, { nowMs: s.takenAtMs, lastHeartbeatMs: s.takenAtMs - s.settings.abandonGraceMs / 3 });
+    const due = estimateFromSnapshot(s, 120, {
+      nowMs: s.takenAtMs,
+      lastHeartbeatMs: s.takenAtMs - s.settings.abandonGraceMs / 3,
+    });
     expect(due.needsRedis).toBe(true);
     const fresh = estimateFromSnapshot(s, 120, { nowMs: s.takenAtMs, lastHeartbeatMs: s.takenAtMs - 1_000 });
     expect(fresh).toMatchObject({ needsRedis: false, state: 'paused', position: 20, etaMs: null });
@@ -85,13 +91,18 @@ describe('estimateFromSnapshot', () => {
   });
 
   it('tells pre-queue, paused, closed and sold-out rooms apart', () => {
-    expect(estimateFromSnapshot(snapshot({ state: 'scheduled', opensAtMs: 1_010_000 }), 0, { random: mid })).toMatchObject({
+    expect(
+      estimateFromSnapshot(snapshot({ state: 'scheduled', opensAtMs: 1_010_000 }), 0, { random: mid }),
+    ).toMatchObject({
       needsRedis: false,
       state: 'prequeue',
       pollAfterMs: 5_000,
     });
     expect(estimateFromSnapshot(snapshot({ state: 'paused' }), 5_100)).toMatchObject({ state: 'paused', etaMs: null });
-    expect(estimateFromSnapshot(snapshot({ state: 'sold_out' }), 5_100)).toMatchObject({ state: 'sold_out', pollAfterMs: null });
+    expect(estimateFromSnapshot(snapshot({ state: 'sold_out' }), 5_100)).toMatchObject({
+      state: 'sold_out',
+      pollAfterMs: null,
+    });
   });
 
   it('keeps direct polls inside the heartbeat grace, with jitter', () => {
@@ -105,7 +116,7 @@ describe('estimateFromSnapshot', () => {
 describe('estimateForJoin', () => {
   const idleWindow = { admitsInWindow: 0, headStart: 20 };
 
-  it('is the poll\'s estimate at that place while nobody has gone since the snapshot', () => {
+  it("is the poll's estimate at that place while nobody has gone since the snapshot", () => {
     const s = snapshot(idleWindow);
     const joined = estimateForJoin(s, 10_101, 10_001, { random: mid });
     expect(joined).toEqual(estimateFromSnapshot(s, 10_101, { random: mid }));
@@ -122,15 +133,26 @@ describe('estimateForJoin', () => {
 
   it('answers a buyer who joined an opening crowd from a snapshot of the empty line, at the rate, where a poll must ask Redis', () => {
     const empty = snapshot({ ...idleWindow, headTicket: 0, tailTicket: 0, lineLength: 0 });
-    const joined = estimateForJoin(empty, 500, 400, { nowMs: empty.takenAtMs, lastHeartbeatMs: empty.takenAtMs, random: mid });
+    const joined = estimateForJoin(empty, 500, 400, {
+      nowMs: empty.takenAtMs,
+      lastHeartbeatMs: empty.takenAtMs,
+      random: mid,
+    });
     expect(joined).toMatchObject({ needsRedis: false, state: 'waiting', position: 400, etaMs: 400 * 100 });
     expect(estimateFromSnapshot(empty, 500).needsRedis).toBe(true);
   });
 
   it('asks Redis during the opening draw, and answers paused, closed and sold-out rooms as polls are', () => {
     expect(estimateForJoin(snapshot({ state: 'opening' }), 10_101, 10_001).needsRedis).toBe(true);
-    expect(estimateForJoin(snapshot({ state: 'paused' }), 10_101, 10_001)).toMatchObject({ needsRedis: false, state: 'paused', etaMs: null });
-    expect(estimateForJoin(snapshot({ state: 'sold_out' }), 10_101, 10_001)).toMatchObject({ state: 'sold_out', pollAfterMs: null });
+    expect(estimateForJoin(snapshot({ state: 'paused' }), 10_101, 10_001)).toMatchObject({
+      needsRedis: false,
+      state: 'paused',
+      etaMs: null,
+    });
+    expect(estimateForJoin(snapshot({ state: 'sold_out' }), 10_101, 10_001)).toMatchObject({
+      state: 'sold_out',
+      pollAfterMs: null,
+    });
   });
 });
 
@@ -146,14 +168,22 @@ describe('serviceRatePerMs', () => {
     const learning = { ...NOTHING_LEARNED, turnsEnded: 8, turnMs: 9_000 };
     expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning }))).toBe(1.053); // 10 / (9 + 0.5) s
     // Turns that end at once leave the configured rate in charge.
-    expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...learning, turnMs: 500 } }))).toBe(2);
+    expect(
+      perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...learning, turnMs: 500 } })),
+    ).toBe(2);
     // Two ended turns are not believed yet.
-    expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...learning, turnsEnded: 2 } }))).toBe(2);
+    expect(
+      perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...learning, turnsEnded: 2 } })),
+    ).toBe(2);
   });
 
   it('moves toward the measured busy rate as busy time accumulates, without jumping', () => {
     const rates = [0, 2_000, 5_000, 10_000, 30_000, 120_000].map((busyMs) =>
-      serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...NOTHING_LEARNED, busyMs, busyAdmits: busyMs / 1_000 } }),
+      serviceRatePerMs({
+        admitPerMinute: 120,
+        capacity: 10,
+        learning: { ...NOTHING_LEARNED, busyMs, busyAdmits: busyMs / 1_000 },
+      }),
     );
     for (let i = 1; i < rates.length; i++) expect(rates[i]!).toBeLessThan(rates[i - 1]!);
     expect(perSecond(rates[3]!)).toBe(1.5); // half-way between 2/s predicted and 1/s measured
@@ -179,11 +209,24 @@ describe('serviceRatePerMs', () => {
 
   it('reads what the scripts keep in the stats hash, running turns aged to the snapshot', () => {
     const stats = new Map([
-      ['lrnBusyMs', '12000.5'], ['lrnBusyAdm', '24'], ['lrnTurns', '4'], ['lrnTurnMs', '36000'],
-      ['lrnClaims', '2'], ['lrnClaimMs', '1600'], ['lrnRunN', '2'], ['lrnRunMs', '25000'], ['lrnRunAtMs', '1000000'],
+      ['lrnBusyMs', '12000.5'],
+      ['lrnBusyAdm', '24'],
+      ['lrnTurns', '4'],
+      ['lrnTurnMs', '36000'],
+      ['lrnClaims', '2'],
+      ['lrnClaimMs', '1600'],
+      ['lrnRunN', '2'],
+      ['lrnRunMs', '25000'],
+      ['lrnRunAtMs', '1000000'],
     ]);
     expect(learningFromStats(stats, 1_000_500)).toEqual({
-      busyMs: 12_000.5, busyAdmits: 24, turnsEnded: 4, turnMs: 9_000, claimGapMs: 800, runningTurns: 2, runningTurnMs: 26_000,
+      busyMs: 12_000.5,
+      busyAdmits: 24,
+      turnsEnded: 4,
+      turnMs: 9_000,
+      claimGapMs: 800,
+      runningTurns: 2,
+      runningTurnMs: 26_000,
     });
     expect(learningFromStats(new Map(), 0)).toEqual(NOTHING_LEARNED);
   });
@@ -199,12 +242,16 @@ describe('the turn a slot is taken for', () => {
     expect(slotMs({ ...early, runningTurns: 2, runningTurnMs: 22_000 })).toBeCloseTo(52_000 / 7 + 500, 0);
     // Without them the capacity-bound rate was 10 / 6.5 s; with them 10 / 7.9 s.
     const before = predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: early });
-    const after = predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...early, runningTurns: 2, runningTurnMs: 22_000 } });
+    const after = predictedRatePerMs({
+      admitPerMinute: 120,
+      capacity: 10,
+      learning: { ...early, runningTurns: 2, runningTurnMs: 22_000 },
+    });
     expect(perSecond(before)).toBe(1.538);
     expect(perSecond(after)).toBe(1.261);
   });
 
-  it('goes by the cinema\'s recent rooms until three turns of its own have ended, then by its own', () => {
+  it("goes by the cinema's recent rooms until three turns of its own have ended, then by its own", () => {
     // An opening crowd, nothing ended yet: turns of 2 minutes elsewhere, ten slots: 5 a minute, not 120.
     const opening = { ...NOTHING_LEARNED, priorTurnMs: 120_000 };
     expect(slotMs(opening)).toBe(120_500);
@@ -219,12 +266,20 @@ describe('the turn a slot is taken for', () => {
 
   it('adds the time an offer waits for its claim: the slot is taken from the offer on', () => {
     expect(slotMs({ ...early, claimGapMs: 800 })).toBe(6_800);
-    expect(perSecond(predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: { ...early, turnMs: 9_200, claimGapMs: 800 } }))).toBe(1);
+    expect(
+      perSecond(
+        predictedRatePerMs({
+          admitPerMinute: 120,
+          capacity: 10,
+          learning: { ...early, turnMs: 9_200, claimGapMs: 800 },
+        }),
+      ),
+    ).toBe(1);
     // Buyers offered as they joined claimed at once; a line's offers wait for the next poll.
     expect(slotMs({ ...early, claimGapMs: 5 })).toBe(6_500);
   });
 
-  it('weighs the measured rate of a capacity-bound line only after two turns\' length more', () => {
+  it("weighs the measured rate of a capacity-bound line only after two turns' length more", () => {
     // Slots filled at once, then 4 s without a turn ending: the line has not moved yet, and
     // the turns that started together will end in a wave.
     const learning = { ...NOTHING_LEARNED, turnsEnded: 5, turnMs: 9_000, busyMs: 4_000, busyAdmits: 0 };
@@ -233,7 +288,10 @@ describe('the turn a slot is taken for', () => {
     expect(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning }) / predicted).toBeCloseTo(29 / 33, 3);
     // A line the rate holds (turns of no length) keeps the plain weighting.
     const quick = { ...learning, turnMs: 50 };
-    expect(serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning: quick }) / predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: quick })).toBeCloseTo(11.1 / 15.1, 2);
+    expect(
+      serviceRatePerMs({ admitPerMinute: 120, capacity: 10, learning: quick }) /
+        predictedRatePerMs({ admitPerMinute: 120, capacity: 10, learning: quick }),
+    ).toBeCloseTo(11.1 / 15.1, 2);
   });
 
   it('before three turns have ended, goes by how long the running ones have run at least, or the history if longer', () => {
@@ -244,7 +302,10 @@ describe('the turn a slot is taken for', () => {
     // Recent sales say turns last 2 minutes: longer than 12 s so far, so that.
     expect(turnEstimate({ ...opening, priorTurnMs: 120_000 })).toEqual({ turnMs: 120_000, from: 'history' });
     // Running for 3 minutes already, none ended: longer than the history says.
-    expect(turnEstimate({ ...opening, runningTurnMs: 900_000, priorTurnMs: 120_000 })).toEqual({ turnMs: 180_000, from: 'room' });
+    expect(turnEstimate({ ...opening, runningTurnMs: 900_000, priorTurnMs: 120_000 })).toEqual({
+      turnMs: 180_000,
+      from: 'room',
+    });
     expect(slotMs({ ...opening, runningTurns: 0, runningTurnMs: 0 })).toBeNull();
     // Three ended: the room's own mean (running ones counted only when older than it).
     expect(turnEstimate({ ...early, turnsEnded: 3, priorTurnMs: 120_000 })).toEqual({ turnMs: 6_000, from: 'room' });

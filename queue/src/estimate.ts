@@ -47,7 +47,15 @@ export interface AdmissionLearning {
   priorTurnMs?: number | null;
 }
 
-export const NOTHING_LEARNED: AdmissionLearning = { busyMs: 0, busyAdmits: 0, turnsEnded: 0, turnMs: null, claimGapMs: 0, runningTurns: 0, runningTurnMs: 0 };
+export const NOTHING_LEARNED: AdmissionLearning = {
+  busyMs: 0,
+  busyAdmits: 0,
+  turnsEnded: 0,
+  turnMs: null,
+  claimGapMs: 0,
+  runningTurns: 0,
+  runningTurnMs: 0,
+};
 
 export interface RateInputs {
   admitPerMinute: number;
@@ -152,7 +160,6 @@ export interface LineFacts {
   bucket?: BucketFacts;
 }
 
-
 /**
  * Wait until `position` is offered: the places the next step offers at once, then the
  * service rate; and never sooner than the one-minute window allows (after a rate cut the
@@ -160,11 +167,14 @@ export interface LineFacts {
  * spread evenly over the minute).
  */
 export function etaForPositionMs(position: number, line: LineFacts): number {
-  const byRate = line.bucket ? scheduleWaitMs(position, line.ratePerMs, line.bucket) : Math.max(0, position - line.headStart) / line.ratePerMs;
+  const byRate = line.bucket
+    ? scheduleWaitMs(position, line.ratePerMs, line.bucket)
+    : Math.max(0, position - line.headStart) / line.ratePerMs;
   // The window's cap as a count (lua/includes/room.lua windowCap).
   const windowLeft = Math.ceil(line.admitPerMinute) - line.admitsInWindow;
   const known = line.windowWaitMs !== undefined && line.windowWaitMs >= 0;
-  const evenly = position > windowLeft && line.admitsInWindow > 0 ? ((position - windowLeft) * 60_000) / line.admitsInWindow : 0;
+  const evenly =
+    position > windowLeft && line.admitsInWindow > 0 ? ((position - windowLeft) * 60_000) / line.admitsInWindow : 0;
   const byWindow = known ? line.windowWaitMs! : evenly;
   return Math.round(Math.max(byRate, byWindow));
 }
@@ -270,7 +280,13 @@ export interface EstimateOptions {
 }
 
 /** The answer that sends a poll to Redis (shared: callers only read it). */
-const ASK_REDIS: SnapshotEstimate = Object.freeze({ needsRedis: true, state: 'waiting', position: null, etaMs: null, pollAfterMs: null });
+const ASK_REDIS: SnapshotEstimate = Object.freeze({
+  needsRedis: true,
+  state: 'waiting',
+  position: null,
+  etaMs: null,
+  pollAfterMs: null,
+});
 
 interface LinePace {
   /** The settings the admission step really uses: the closed loop's rate and cap, when it governs the room. */
@@ -283,7 +299,11 @@ interface LinePace {
  * The snapshot's bucket and free slots less the places offered since it was taken (their
  * tokens and slots are spent), with the slot rate of `settings`; undefined in an older snapshot.
  */
-export function snapshotBucket(snapshot: RoomSnapshot, settings: RoomSettings, offeredSince = 0): BucketFacts | undefined {
+export function snapshotBucket(
+  snapshot: RoomSnapshot,
+  settings: RoomSettings,
+  offeredSince = 0,
+): BucketFacts | undefined {
   if (snapshot.bucketTokens === undefined || snapshot.freeSlots === undefined) return undefined;
   return {
     tokens: Math.max(0, snapshot.bucketTokens - offeredSince),
@@ -315,7 +335,11 @@ function paceOf(snapshot: RoomSnapshot): LinePace {
  * tickets the head has passed (offered, skipped), during the opening draw, and near the
  * front when the buyer's heartbeat is due.
  */
-export function estimateFromSnapshot(snapshot: RoomSnapshot, ticket: number, options: EstimateOptions = {}): SnapshotEstimate {
+export function estimateFromSnapshot(
+  snapshot: RoomSnapshot,
+  ticket: number,
+  options: EstimateOptions = {},
+): SnapshotEstimate {
   const nowMs = options.nowMs ?? snapshot.takenAtMs;
   const ask = ASK_REDIS;
   if (snapshot.state === 'scheduled') {
@@ -331,7 +355,9 @@ export function estimateFromSnapshot(snapshot: RoomSnapshot, ticket: number, opt
 /** Where a ticket stands in the snapshot's line: interpolated between head and tail, counted on past the tail. */
 function positionInSnapshot(snapshot: RoomSnapshot, ticket: number): number {
   const { headTicket: head, tailTicket: tail, lineLength } = snapshot;
-  return ticket > tail ? lineLength + (ticket - tail) : 1 + Math.round(((ticket - head) * (lineLength - 1)) / Math.max(1, tail - head));
+  return ticket > tail
+    ? lineLength + (ticket - tail)
+    : 1 + Math.round(((ticket - head) * (lineLength - 1)) / Math.max(1, tail - head));
 }
 
 /**
@@ -343,7 +369,12 @@ function positionInSnapshot(snapshot: RoomSnapshot, ticket: number): number {
  * never told shorter for it. In an opening crowd the snapshot's head start has gone to the
  * first few, and the rest wait as the bucket refills.
  */
-export function estimateForJoin(snapshot: RoomSnapshot, ticket: number, position: number, options: EstimateOptions = {}): SnapshotEstimate {
+export function estimateForJoin(
+  snapshot: RoomSnapshot,
+  ticket: number,
+  position: number,
+  options: EstimateOptions = {},
+): SnapshotEstimate {
   // Ahead of this ticket when the snapshot was taken (or by now, for those who joined since).
   const aheadThen = ticket < snapshot.headTicket ? 0 : positionInSnapshot(snapshot, ticket) - 1;
   const goneSince = Math.max(0, aheadThen - (position - 1));
@@ -351,7 +382,12 @@ export function estimateForJoin(snapshot: RoomSnapshot, ticket: number, position
 }
 
 /** `offeredSince`: places the snapshot's head start and bucket have gone to since it was taken. */
-function estimateAt(snapshot: RoomSnapshot, position: number, offeredSince: number, options: EstimateOptions): SnapshotEstimate {
+function estimateAt(
+  snapshot: RoomSnapshot,
+  position: number,
+  offeredSince: number,
+  options: EstimateOptions,
+): SnapshotEstimate {
   const nowMs = options.nowMs ?? snapshot.takenAtMs;
   const ask = ASK_REDIS;
   if (snapshot.state === 'scheduled' || snapshot.state === 'opening') return ask;
@@ -362,12 +398,21 @@ function estimateAt(snapshot: RoomSnapshot, position: number, offeredSince: numb
   const graceMs = settings.abandonGraceMs;
   const bucket = snapshotBucket(snapshot, settings, offeredSince);
   const headStart = Math.max(0, snapshot.headStart - offeredSince);
-  const eta = etaForPositionMs(position, { ratePerMs: rate, headStart, admitsInWindow: snapshot.admitsInWindow, admitPerMinute: settings.admitPerMinute, bucket });
+  const eta = etaForPositionMs(position, {
+    ratePerMs: rate,
+    headStart,
+    admitsInWindow: snapshot.admitsInWindow,
+    admitPerMinute: settings.admitPerMinute,
+    bucket,
+  });
   const etaMs = Number.isFinite(eta) ? eta : null;
   const state = snapshot.state === 'paused' ? 'paused' : 'waiting';
   if (position <= near) {
     const lastBeat = options.lastHeartbeatMs ?? Number.NEGATIVE_INFINITY;
-    const beatEveryMs = etaMs !== null && etaMs <= IMMINENT_MS ? Math.min(FRESH_BEAT_MS, heartbeatEveryMs(graceMs)) : heartbeatEveryMs(graceMs);
+    const beatEveryMs =
+      etaMs !== null && etaMs <= IMMINENT_MS
+        ? Math.min(FRESH_BEAT_MS, heartbeatEveryMs(graceMs))
+        : heartbeatEveryMs(graceMs);
     // Paused too: the step that resumes the room passes over a head whose heartbeat went stale.
     if ((snapshot.state === 'open' || snapshot.state === 'paused') && nowMs - lastBeat >= beatEveryMs) return ask;
     const pollAfterMs = pollAfterWaitingMs(etaMs ?? MAX_POLL_MS * 4, graceMs, options.random);

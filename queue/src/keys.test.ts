@@ -16,7 +16,7 @@ describe('keys', () => {
     expect(() => builder.forShowtime('4}2')).toThrow(RangeError); // a refused id is not kept
   });
 
-  it('makes a showtime\'s keys once, frozen, with the join scripts\' list: the room\'s keys, then the addresses', () => {
+  it("makes a showtime's keys once, frozen, with the join scripts' list: the room's keys, then the addresses", () => {
     const builder = createKeyBuilder('p:');
     const keys = builder.forShowtime('7');
     expect(builder.forShowtime('7')).toBe(keys);

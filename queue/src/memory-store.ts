@@ -10,8 +10,12 @@ import type { ScriptStore } from './store';
 
 export function createMemoryStore(options: { clock?: () => number } = {}): ScriptStore {
   const db = new MiniRedis(options.clock);
-  const bySha = new Map<string, ScriptName>(Object.entries(scripts).map(([name, script]) => [script.sha1, name as ScriptName]));
-  const bySource = new Map<string, ScriptName>(Object.entries(scripts).map(([name, script]) => [script.source, name as ScriptName]));
+  const bySha = new Map<string, ScriptName>(
+    Object.entries(scripts).map(([name, script]) => [script.sha1, name as ScriptName]),
+  );
+  const bySource = new Map<string, ScriptName>(
+    Object.entries(scripts).map(([name, script]) => [script.source, name as ScriptName]),
+  );
 
   const run = (name: ScriptName | undefined, keys: string[], args: string[]) => {
     if (!name) throw new Error('NOSCRIPT No matching script (the in-process store knows only queue/lua scripts)');

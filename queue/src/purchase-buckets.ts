@@ -53,7 +53,8 @@ export function createPurchaseBuckets(options: { store: ScriptStore; keyPrefix?:
       cost = 1,
       rules: { requireAdmission?: boolean; session?: TokenSession } = {},
     ): Promise<BucketDecision | Refused> {
-      if (!isValidShowtimeId(showtimeId) || !isValidCustomerId(customerId)) return invalidInput('invalid showtime or customer id');
+      if (!isValidShowtimeId(showtimeId) || !isValidCustomerId(customerId))
+        return invalidInput('invalid showtime or customer id');
       if (!Number.isInteger(cost) || cost < 1) return invalidInput('cost must be a positive integer');
       const room = keys.forShowtime(showtimeId);
       const reply = await runScript(

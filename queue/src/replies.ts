@@ -54,15 +54,31 @@ export interface Standing {
 const num = (value: unknown): number => Number(value);
 
 /** `priorTurnMs`: the cinema's recent turn length (turn-history.ts), for a room that has not learned its own. */
-export function standingFromReply(reply: unknown[], random?: () => number, priorTurnMs: number | null = null): Standing {
+export function standingFromReply(
+  reply: unknown[],
+  random?: () => number,
+  priorTurnMs: number | null = null,
+): Standing {
   const named = readReply('poll', reply);
-  const { state: rawState, ticket, position, expiresAtMs, lineLength, nowMs, roomState, opensAtMs, admitPerMinute, abandonGraceMs } = named;
+  const {
+    state: rawState,
+    ticket,
+    position,
+    expiresAtMs,
+    lineLength,
+    nowMs,
+    roomState,
+    opensAtMs,
+    admitPerMinute,
+    abandonGraceMs,
+  } = named;
   const state = String(rawState) as BuyerState;
   const now = num(nowMs);
   const opensAt = num(opensAtMs) || null;
   const turnsEnded = num(named.turnsEnded);
   // The rate in force to the thousandth (a reply's integers would cut the loop's 1.5 to 1).
-  const ratePerMinute = named.ratePerMinuteMilli === undefined ? num(admitPerMinute) : num(named.ratePerMinuteMilli) / 1000;
+  const ratePerMinute =
+    named.ratePerMinuteMilli === undefined ? num(admitPerMinute) : num(named.ratePerMinuteMilli) / 1000;
   const learning: AdmissionLearning = {
     busyMs: num(named.busyMs),
     busyAdmits: num(named.busyAdmitsMilli) / 1000,
@@ -76,8 +92,19 @@ export function standingFromReply(reply: unknown[], random?: () => number, prior
   const capacity = num(named.capacity);
   const rate = serviceRatePerMs({ admitPerMinute: ratePerMinute, capacity, learning });
   const waitingPosition = state === 'waiting' || state === 'paused' ? num(position) || null : null;
-  const bucket = { tokens: num(named.bucketTokensMilli) / 1000, freeSlots: num(named.freeSlots), slotRatePerMs: slotRatePerMs({ capacity, learning }) };
-  const line = { ratePerMs: rate, headStart: num(named.headStart), admitsInWindow: num(named.admitsInWindow), admitPerMinute: ratePerMinute, windowWaitMs: num(named.windowWaitMs), bucket };
+  const bucket = {
+    tokens: num(named.bucketTokensMilli) / 1000,
+    freeSlots: num(named.freeSlots),
+    slotRatePerMs: slotRatePerMs({ capacity, learning }),
+  };
+  const line = {
+    ratePerMs: rate,
+    headStart: num(named.headStart),
+    admitsInWindow: num(named.admitsInWindow),
+    admitPerMinute: ratePerMinute,
+    windowWaitMs: num(named.windowWaitMs),
+    bucket,
+  };
   const eta = state === 'waiting' && waitingPosition !== null ? etaForPositionMs(waitingPosition, line) : null;
   // Nobody is admitted while the core is down (effective rate 0): the wait is not known.
   const etaMs = eta !== null && Number.isFinite(eta) ? eta : null;
@@ -90,8 +117,7 @@ export function standingFromReply(reply: unknown[], random?: () => number, prior
   else if (state === 'paused') {
     const etaIfOpen = waitingPosition !== null ? etaForPositionMs(waitingPosition, line) : MAX_POLL_MS * 4;
     pollAfterMs = pollAfterWaitingMs(etaIfOpen, num(abandonGraceMs), random);
-  }
-  else if (state === 'admitted') pollAfterMs = Math.max(MIN_POLL_MS, Math.min(MAX_POLL_MS, num(expiresAtMs) - now));
+  } else if (state === 'admitted') pollAfterMs = Math.max(MIN_POLL_MS, Math.min(MAX_POLL_MS, num(expiresAtMs) - now));
   return {
     ok: true,
     state,
@@ -154,7 +180,8 @@ export interface RoomView {
 }
 
 export function roomViewFromReply(showtimeId: string, reply: unknown[]): RoomView {
-  const { nowMs, preLength, lineLength, offered, active, admitsInWindow, headTicket, tailTicket, cfg, stats } = readReply('inspect', reply);
+  const { nowMs, preLength, lineLength, offered, active, admitsInWindow, headTicket, tailTicket, cfg, stats } =
+    readReply('inspect', reply);
   const cfgFields = pairsToMap(cfg);
   const counters = pairsToMap(stats);
   const settings = settingsFromHash(cfgFields);
@@ -176,7 +203,13 @@ export function roomViewFromReply(showtimeId: string, reply: unknown[]): RoomVie
       admitsInWindow: num(admitsInWindow),
       rateWindowMs: Math.min(60_000, now - openedAt),
       learning: learningFromStats(counters, now),
-      ...bucketFrom(governedSettings(settings, control), counters, num(active) + num(offered), num(admitsInWindow), now),
+      ...bucketFrom(
+        governedSettings(settings, control),
+        counters,
+        num(active) + num(offered),
+        num(admitsInWindow),
+        now,
+      ),
       settings,
       control,
       seedHash: cfgFields.get('seedHash') ?? null,
@@ -187,12 +220,24 @@ export function roomViewFromReply(showtimeId: string, reply: unknown[]): RoomVie
 }
 
 /** The twin of describe.lua's headStart, bucketNow and freeSlots, from the snapshot's copy of the stats hash. */
-function bucketFrom(settings: RoomSettings, counters: Map<string, string>, taken: number, admitsInWindow: number, nowMs: number) {
+function bucketFrom(
+  settings: RoomSettings,
+  counters: Map<string, string>,
+  taken: number,
+  admitsInWindow: number,
+  nowMs: number,
+) {
   const banked = counters.has('bucketTokens') ? num(counters.get('bucketTokens')) : settings.admitBurst;
   const at = counters.has('bucketAtMs') ? num(counters.get('bucketAtMs')) : nowMs;
-  const bucketTokens = Math.min(settings.admitBurst, banked + (Math.max(0, nowMs - at) * settings.admitPerMinute) / 60_000);
+  const bucketTokens = Math.min(
+    settings.admitBurst,
+    banked + (Math.max(0, nowMs - at) * settings.admitPerMinute) / 60_000,
+  );
   const freeSlots = Math.max(0, settings.capacity - taken);
   const windowCap = settings.admitPerMinute <= 0 ? 0 : Math.ceil(settings.admitPerMinute);
-  const headStart = settings.state !== 'open' ? 0 : Math.max(0, Math.min(freeSlots, Math.floor(bucketTokens), windowCap - admitsInWindow));
+  const headStart =
+    settings.state !== 'open'
+      ? 0
+      : Math.max(0, Math.min(freeSlots, Math.floor(bucketTokens), windowCap - admitsInWindow));
   return { headStart, bucketTokens, freeSlots };
 }

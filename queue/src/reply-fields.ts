@@ -65,7 +65,18 @@ export const REPLY_FIELDS = {
   find: { status: true, fields: ['customer', 'position', 'lineLength', 'preLength'], rest: null },
   inspect: {
     status: true,
-    fields: ['nowMs', 'preLength', 'lineLength', 'offered', 'active', 'admitsInWindow', 'headTicket', 'tailTicket', 'cfg', 'stats'],
+    fields: [
+      'nowMs',
+      'preLength',
+      'lineLength',
+      'offered',
+      'active',
+      'admitsInWindow',
+      'headTicket',
+      'tailTicket',
+      'cfg',
+      'stats',
+    ],
     rest: null,
   },
   prequeue: { status: true, fields: ['roomState', 'seed', 'total', 'drawNext'], rest: 'members' },
@@ -82,7 +93,11 @@ export const REPLY_FIELDS = {
   gateRelease: { status: true, fields: ['freed'], rest: null },
   gateApply: { status: true, fields: ['changed', 'duplicate'], rest: null },
   gateSync: { status: true, fields: ['changed', 'wasReady'], rest: null },
-  take: { status: false, fields: ['allowed', 'retryAfterMs', 'customerTokensLeft', 'showtimeTokensLeft', 'admission'], rest: null },
+  take: {
+    status: false,
+    fields: ['allowed', 'retryAfterMs', 'customerTokensLeft', 'showtimeTokensLeft', 'admission'],
+    rest: null,
+  },
 } as const satisfies Record<ScriptName, { status: boolean; fields: readonly string[]; rest: string | null }>;
 
 export type ReplyField<N extends ScriptName> = (typeof REPLY_FIELDS)[N]['fields'][number];
@@ -91,7 +106,9 @@ export type ReplyField<N extends ScriptName> = (typeof REPLY_FIELDS)[N]['fields'
 export type ReplyValue = number | string | ReplyValue[];
 
 /** A success reply by name; `rest` holds what follows the fixed fields (empty if nothing). */
-export type NamedReply<N extends ScriptName> = { readonly [K in ReplyField<N>]: unknown } & { readonly rest: unknown[] };
+export type NamedReply<N extends ScriptName> = { readonly [K in ReplyField<N>]: unknown } & {
+  readonly rest: unknown[];
+};
 
 export function readReply<N extends ScriptName>(name: N, reply: unknown[]): NamedReply<N> {
   const layout = REPLY_FIELDS[name];
@@ -111,7 +128,11 @@ export function buildReply<N extends ScriptName>(
 ): ReplyValue[] {
   const layout = REPLY_FIELDS[name];
   const byName = values as Record<string, ReplyValue>;
-  return [...(layout.status ? [1] : []), ...layout.fields.map((field: string) => asRedisReply(byName[field]!)), ...rest.map(asRedisReply)];
+  return [
+    ...(layout.status ? [1] : []),
+    ...layout.fields.map((field: string) => asRedisReply(byName[field]!)),
+    ...rest.map(asRedisReply),
+  ];
 }
 
 /** A Lua number reaches the caller as a Redis integer, cut toward zero: the twins' replies do the same. */

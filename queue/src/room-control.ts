@@ -79,7 +79,11 @@ export interface AdmissionView {
   turnsHeld: number;
 }
 
-export function admissionView(settings: RoomSettings, control: RoomControl | undefined, turnsHeld: number): AdmissionView {
+export function admissionView(
+  settings: RoomSettings,
+  control: RoomControl | undefined,
+  turnsHeld: number,
+): AdmissionView {
   const bounds = controlBounds(settings);
   const base = {
     adaptive: control?.adaptive ?? settings.adaptiveAdmission !== 0,
@@ -92,10 +96,20 @@ export function admissionView(settings: RoomSettings, control: RoomControl | und
     turnsHeld,
   };
   if (!base.adaptive) {
-    return { ...base, effectiveAdmitPerMinute: settings.admitPerMinute, reason: 'off', detail: 'the operator switched the loop off: the rate as set' };
+    return {
+      ...base,
+      effectiveAdmitPerMinute: settings.admitPerMinute,
+      reason: 'off',
+      detail: 'the operator switched the loop off: the rate as set',
+    };
   }
   if (!control?.live) {
-    return { ...base, effectiveAdmitPerMinute: settings.admitPerMinute, reason: 'no_governor', detail: 'no governor has reported lately: the rate as set' };
+    return {
+      ...base,
+      effectiveAdmitPerMinute: settings.admitPerMinute,
+      reason: 'no_governor',
+      detail: 'no governor has reported lately: the rate as set',
+    };
   }
   const rate = Math.round(control.ratePerMinute ?? settings.admitPerMinute);
   if (control.turnCap !== null && turnsHeld >= control.turnCap) {
@@ -122,6 +136,10 @@ export function seatOutlook(
 ): { seatsLeft: number; seatsLikelyGone: boolean } | null {
   const control = snapshot.control;
   if (!control?.live || control.seatsLeft === null) return null;
-  const gone = control.seatsLeft <= 0 || (position !== null && control.turnCap !== null && seatsLikelyGone(position, control.turnCap, snapshot.active + snapshot.offered));
+  const gone =
+    control.seatsLeft <= 0 ||
+    (position !== null &&
+      control.turnCap !== null &&
+      seatsLikelyGone(position, control.turnCap, snapshot.active + snapshot.offered));
   return { seatsLeft: control.seatsLeft, seatsLikelyGone: gone };
 }

@@ -21,7 +21,8 @@ describe('room engine', () => {
     // A process dying between reading the pre-queue and applying the draw looks like this.
     const store: ScriptStore = {
       ...memory,
-      evalsha: (sha1, keys, args) => (failDraws && sha1 === scripts.draw.sha1 ? Promise.resolve([-8]) : memory.evalsha(sha1, keys, args)),
+      evalsha: (sha1, keys, args) =>
+        failDraws && sha1 === scripts.draw.sha1 ? Promise.resolve([-8]) : memory.evalsha(sha1, keys, args),
     };
     const room = createRoomEngine({ store });
     await room.configure('42', { state: 'scheduled', capacity: 1 });
@@ -33,7 +34,12 @@ describe('room engine', () => {
     failDraws = false;
     expect(await room.configure('42', { state: 'paused' })).toMatchObject({ ok: true, state: 'paused' });
     const stats = await room.stats('42');
-    expect(stats).toMatchObject({ state: 'paused', prequeue: 0, waiting: 3, seed: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(stats).toMatchObject({
+      state: 'paused',
+      prequeue: 0,
+      waiting: 3,
+      seed: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(await room.poll('42', 'b')).toMatchObject({ state: 'paused' });
   });
 
@@ -42,7 +48,8 @@ describe('room engine', () => {
     let failDraws = true;
     const store: ScriptStore = {
       ...memory,
-      evalsha: (sha1, keys, args) => (failDraws && sha1 === scripts.draw.sha1 ? Promise.resolve([-8]) : memory.evalsha(sha1, keys, args)),
+      evalsha: (sha1, keys, args) =>
+        failDraws && sha1 === scripts.draw.sha1 ? Promise.resolve([-8]) : memory.evalsha(sha1, keys, args),
     };
     const room = createRoomEngine({ store });
     await room.configure('7', { state: 'scheduled', capacity: 2 });

@@ -12,7 +12,13 @@ import { placeFromReply, roomViewFromReply, standingFromReply, type Place, type 
 import { createTurnHistory } from './turn-history';
 import { admissionView, governedSettings, type AdmissionView } from './room-control';
 import { scripts } from './scripts.gen';
-import { roomSettingsPatchSchema, settingsToPairs, type RoomSettings, type RoomSettingsPatch, type RoomState } from './settings';
+import {
+  roomSettingsPatchSchema,
+  settingsToPairs,
+  type RoomSettings,
+  type RoomSettingsPatch,
+  type RoomState,
+} from './settings';
 import { runScript, type ScriptStore } from './store';
 import type { LuaScript } from './script-types';
 
@@ -174,10 +180,20 @@ export function createRoomEngine(options: RoomEngineOptions) {
       if (isRefusal(reply)) return refused(reply);
     }
     const ticked = readReply('tick', reply);
-    return { ok: true, offered: Number(ticked.offered), skipped: Number(ticked.skipped), state: String(ticked.roomState) as RoomState };
+    return {
+      ok: true,
+      offered: Number(ticked.offered),
+      skipped: Number(ticked.skipped),
+      state: String(ticked.roomState) as RoomState,
+    };
   }
 
-  async function standing(script: LuaScript, showtimeId: string, customerId: string, address?: string | null): Promise<Standing | Refused> {
+  async function standing(
+    script: LuaScript,
+    showtimeId: string,
+    customerId: string,
+    address?: string | null,
+  ): Promise<Standing | Refused> {
     const bad = checkIds(showtimeId, customerId);
     if (bad) return bad;
     let reply =
@@ -208,11 +224,15 @@ export function createRoomEngine(options: RoomEngineOptions) {
      * Applies a settings patch live; creates the room (with defaults) on first use. A patch whose
      * `version` is older than the room's changes nothing (`applied: false`).
      */
-    async configure(showtimeId: string, patch: RoomSettingsPatch): Promise<{ ok: true; state: RoomState; applied: boolean } | Refused> {
+    async configure(
+      showtimeId: string,
+      patch: RoomSettingsPatch,
+    ): Promise<{ ok: true; state: RoomState; applied: boolean } | Refused> {
       const bad = checkIds(showtimeId);
       if (bad) return bad;
       const parsed = roomSettingsPatchSchema.safeParse(patch);
-      if (!parsed.success) return invalidInput(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+      if (!parsed.success)
+        return invalidInput(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
       const seed = newSeed();
       const { set, defaults } = settingsToPairs(parsed.data);
       const args = [seed, await seedCommitment(seed), parsed.data.state ?? '', set.length / 2, ...set, ...defaults];
@@ -248,7 +268,8 @@ export function createRoomEngine(options: RoomEngineOptions) {
      * One place per customer per showtime; joining again returns the same place. A new place
      * counts against `address`'s cap in this room (null: not counted).
      */
-    join: (showtimeId: string, customerId: string, address: string | null = null) => standing(scripts.join, showtimeId, customerId, address),
+    join: (showtimeId: string, customerId: string, address: string | null = null) =>
+      standing(scripts.join, showtimeId, customerId, address),
 
     /**
      * `join`, answered with the buyer's own place only (state, ticket, exact position): for a
@@ -259,7 +280,10 @@ export function createRoomEngine(options: RoomEngineOptions) {
     async enter(showtimeId: string, customerId: string, address: string | null = null): Promise<Place | Refused> {
       const bad = checkIds(showtimeId, customerId);
       if (bad) return bad;
-      const reply = await runScript(store, scripts.enter, keys.forShowtime(showtimeId).joining, [customerId, address ?? '']);
+      const reply = await runScript(store, scripts.enter, keys.forShowtime(showtimeId).joining, [
+        customerId,
+        address ?? '',
+      ]);
       return isRefusal(reply) ? refused(reply) : placeFromReply(reply);
     },
 
@@ -287,12 +311,17 @@ export function createRoomEngine(options: RoomEngineOptions) {
      * Puts back turns a lost copy of the room had granted (from the core's ledger), so they keep
      * working and count against the capacity; customers the room already knows are left alone.
      */
-    async restoreTurns(showtimeId: string, turns: readonly RestoredTurn[]): Promise<{ ok: true; restored: number } | Refused> {
+    async restoreTurns(
+      showtimeId: string,
+      turns: readonly RestoredTurn[],
+    ): Promise<{ ok: true; restored: number } | Refused> {
       const bad = checkIds(showtimeId);
       if (bad) return bad;
       let restored = 0;
       for (let i = 0; i < turns.length; i += RESTORE_CHUNK) {
-        const args = turns.slice(i, i + RESTORE_CHUNK).flatMap((turn) => [turn.customerId, turn.ticket, turn.expiresAtMs]);
+        const args = turns
+          .slice(i, i + RESTORE_CHUNK)
+          .flatMap((turn) => [turn.customerId, turn.ticket, turn.expiresAtMs]);
         const reply = await call(scripts.restore, showtimeId, args);
         if (isRefusal(reply)) return refused(reply);
         restored += Number(readReply('restore', reply).restored);
@@ -353,7 +382,18 @@ export function createRoomEngine(options: RoomEngineOptions) {
         released: count('released'),
         left: count('left'),
         lastPosition,
-        etaLastMs: s.state === 'open' && lastPosition > 0 ? finiteOrNull(etaForPositionMs(lastPosition, { ratePerMs: rate, headStart: s.headStart, admitsInWindow: s.admitsInWindow, admitPerMinute: governed.admitPerMinute, bucket: snapshotBucket(s, governed) })) : null,
+        etaLastMs:
+          s.state === 'open' && lastPosition > 0
+            ? finiteOrNull(
+                etaForPositionMs(lastPosition, {
+                  ratePerMs: rate,
+                  headStart: s.headStart,
+                  admitsInWindow: s.admitsInWindow,
+                  admitPerMinute: governed.admitPerMinute,
+                  bucket: snapshotBucket(s, governed),
+                }),
+              )
+            : null,
         ...turnStats(s.learning),
         seedHash: s.seedHash,
         seed,
@@ -365,7 +405,10 @@ export function createRoomEngine(options: RoomEngineOptions) {
      * Support's lookup: the customer waiting in line with this ticket and their place, or
      * `customerId: null` when no one waits with it (admitted, left, passed over, or unknown).
      */
-    async findTicket(showtimeId: string, ticket: number): Promise<{ ok: true; customerId: string | null; position: number | null; lineLength: number } | Refused> {
+    async findTicket(
+      showtimeId: string,
+      ticket: number,
+    ): Promise<{ ok: true; customerId: string | null; position: number | null; lineLength: number } | Refused> {
       const bad = checkIds(showtimeId);
       if (bad) return bad;
       if (!Number.isSafeInteger(ticket) || ticket < 1) return invalidInput('ticket must be a positive integer');
@@ -373,7 +416,12 @@ export function createRoomEngine(options: RoomEngineOptions) {
       if (isRefusal(reply)) return refused(reply);
       const found = readReply('find', reply);
       const customerId = String(found.customer) || null;
-      return { ok: true, customerId, position: customerId ? Number(found.position) : null, lineLength: Number(found.lineLength) + Number(found.preLength) };
+      return {
+        ok: true,
+        customerId,
+        position: customerId ? Number(found.position) : null,
+        lineLength: Number(found.lineLength) + Number(found.preLength),
+      };
     },
 
     /**
@@ -383,7 +431,11 @@ export function createRoomEngine(options: RoomEngineOptions) {
     async govern(showtimeId: string, fields: Record<string, string | number>): Promise<{ ok: true } | Refused> {
       const bad = checkIds(showtimeId);
       if (bad) return bad;
-      const reply = await call(scripts.govern, showtimeId, Object.entries(fields).flatMap(([field, value]) => [field, value]));
+      const reply = await call(
+        scripts.govern,
+        showtimeId,
+        Object.entries(fields).flatMap(([field, value]) => [field, value]),
+      );
       return isRefusal(reply) ? refused(reply) : { ok: true };
     },
 

@@ -22,7 +22,14 @@ function boundsMismatches(schema: z.ZodType): string[] {
       continue;
     }
     const { min, max } = spec.operator!;
-    if (!accepts(field, min) || !accepts(field, max) || accepts(field, min - 1) || accepts(field, max + 1) || accepts(field, min + 0.5)) wrong.push(field);
+    if (
+      !accepts(field, min) ||
+      !accepts(field, max) ||
+      accepts(field, min - 1) ||
+      accepts(field, max + 1) ||
+      accepts(field, min + 0.5)
+    )
+      wrong.push(field);
   }
   return wrong;
 }
@@ -71,11 +78,19 @@ describe('the room-settings registry', () => {
   });
 
   it('gives every operator setting a console input with its bounds', async () => {
-    const page = String(await roomPage({ id: 7, title: 'Registry Night', startsAt: '', saleState: 'on_sale', opensAt: '', seatsAvailable: 1 }, null, 'csrf'));
+    const page = String(
+      await roomPage(
+        { id: 7, title: 'Registry Night', startsAt: '', saleState: 'on_sale', opensAt: '', seatsAvailable: 1 },
+        null,
+        'csrf',
+      ),
+    );
     for (const name of OPERATOR_SETTING_NAMES) {
       const spec = settingSpec(name);
       const field = apiNameOf(name);
-      const input = new RegExp(`<input id="${field}" name="${field}" type="${spec.kind === 'flag' ? 'checkbox' : `number" min="${spec.operator!.min}" max="${spec.operator!.max}`}"`);
+      const input = new RegExp(
+        `<input id="${field}" name="${field}" type="${spec.kind === 'flag' ? 'checkbox' : `number" min="${spec.operator!.min}" max="${spec.operator!.max}`}"`,
+      );
       expect(page, field).toMatch(input);
       expect(page, field).toContain(`<label for="${field}">`);
     }

@@ -25,17 +25,28 @@ export interface SyncLogger {
 }
 
 /** Copies one control into Redis; returns false when the room refused it (logged). */
-export async function applySaleControl(engine: RoomEngine, control: SaleControl, logger?: SyncLogger): Promise<boolean> {
+export async function applySaleControl(
+  engine: RoomEngine,
+  control: SaleControl,
+  logger?: SyncLogger,
+): Promise<boolean> {
   const result = await engine.configure(String(control.showtimeId), control.room);
   if (result.ok) return true;
   // The database says "scheduled" for a room Redis has already opened (the opening time was
   // moved after the fact): the line that formed stays; say so and carry on.
-  logger?.warn({ showtimeId: control.showtimeId, version: control.version, refusal: result.code }, 'room copy not updated');
+  logger?.warn(
+    { showtimeId: control.showtimeId, version: control.version, refusal: result.code },
+    'room copy not updated',
+  );
   return false;
 }
 
 /** A room Redis lost, from the core's answer for it: its settings, then the turns still live. */
-export async function restoreRoom(engine: RoomEngine, control: SaleControl & { turns?: RestoredTurn[] }, logger?: SyncLogger): Promise<void> {
+export async function restoreRoom(
+  engine: RoomEngine,
+  control: SaleControl & { turns?: RestoredTurn[] },
+  logger?: SyncLogger,
+): Promise<void> {
   await applySaleControl(engine, control, logger);
   // They keep working until they expire and count against the capacity: the cap holds after a loss.
   if (control.turns && control.turns.length > 0) await engine.restoreTurns(String(control.showtimeId), control.turns);
@@ -70,11 +81,19 @@ export async function syncRooms(
 }
 
 /** The core's sale control over HTTP (the standalone ticker's way in). */
-export function coreSaleControl(options: { coreUrl: string; adminToken: string; serviceToken?: string | null; timeoutMs?: number }) {
+export function coreSaleControl(options: {
+  coreUrl: string;
+  adminToken: string;
+  serviceToken?: string | null;
+  timeoutMs?: number;
+}) {
   const headers: Record<string, string> = { authorization: `Bearer ${options.adminToken}`, accept: 'application/json' };
   if (options.serviceToken) headers['x-service-token'] = options.serviceToken;
   const get = async <T>(path: string): Promise<T> => {
-    const response = await fetch(`${options.coreUrl.replace(/\/+$/, '')}${path}`, { headers, signal: AbortSignal.timeout(options.timeoutMs ?? 5_000) });
+    const response = await fetch(`${options.coreUrl.replace(/\/+$/, '')}${path}`, {
+      headers,
+      signal: AbortSignal.timeout(options.timeoutMs ?? 5_000),
+    });
     if (!response.ok) throw new Error(`core answered ${response.status} for ${path}`);
     return (await response.json()) as T;
   };
@@ -82,7 +101,11 @@ export function coreSaleControl(options: { coreUrl: string; adminToken: string; 
     list: () => get<SaleControl[]>('/admin/rooms'),
     /** One room with the turns still live, for a room Redis lost. */
     async restore(engine: RoomEngine, showtimeId: string, logger?: SyncLogger): Promise<void> {
-      await restoreRoom(engine, await get<SaleControl & { turns?: RestoredTurn[] }>(`/admin/showtimes/${showtimeId}/room`), logger);
+      await restoreRoom(
+        engine,
+        await get<SaleControl & { turns?: RestoredTurn[] }>(`/admin/showtimes/${showtimeId}/room`),
+        logger,
+      );
     },
   };
 }

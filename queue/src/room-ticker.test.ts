@@ -28,7 +28,7 @@ describe('room ticker', () => {
     await ticker.stop();
   });
 
-  it('puts each room\'s turn length into the cinema\'s history now and then, and keeps ticking when that fails', async () => {
+  it("puts each room's turn length into the cinema's history now and then, and keeps ticking when that fails", async () => {
     const engine = createRoomEngine({ store: createMemoryStore() });
     await engine.configure('a', { state: 'open', capacity: 6, admitPerMinute: 60_000, admitBurst: 100, tickGapMs: 0 });
     const buyers = ['t1', 't2', 't3', 't4', 't5', 't6'];
@@ -48,7 +48,12 @@ describe('room ticker', () => {
       },
     };
     const errors: string[] = [];
-    const ticker = createRoomTicker({ engine: watched, intervalMs: 10, recordTurnsEveryMs: 100, logger: { info() {}, error: (_o, message) => errors.push(message ?? '') } });
+    const ticker = createRoomTicker({
+      engine: watched,
+      intervalMs: 10,
+      recordTurnsEveryMs: 100,
+      logger: { info() {}, error: (_o, message) => errors.push(message ?? '') },
+    });
     await ticker.tickAll();
     expect(recorded).toEqual(['a']);
     expect(await engine.turnPrior()).toBeGreaterThanOrEqual(55);

@@ -34,7 +34,9 @@ export function createRoomTicker({ engine, intervalMs = 200, recordTurnsEveryMs 
     const now = Date.now();
     if (now - (recordedAtMs.get(showtimeId) ?? -Infinity) < recordTurnsEveryMs) return;
     recordedAtMs.set(showtimeId, now);
-    await engine.recordTurns(showtimeId).catch((error: unknown) => logger?.error({ showtimeId, err: error }, 'recording turn history failed'));
+    await engine
+      .recordTurns(showtimeId)
+      .catch((error: unknown) => logger?.error({ showtimeId, err: error }, 'recording turn history failed'));
   }
   let running = false;
   let current: Promise<TickRound> | null = null;

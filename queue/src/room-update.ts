@@ -25,7 +25,9 @@ function operatorSchema(name: RoomSettingName) {
   return z.number().int().min(min).max(max).describe(`${spec.description} (${spec.unit})`);
 }
 
-const operatorShape = Object.fromEntries(OPERATOR_SETTING_NAMES.map((name) => [apiNameOf(name), operatorSchema(name)])) as {
+const operatorShape = Object.fromEntries(
+  OPERATOR_SETTING_NAMES.map((name) => [apiNameOf(name), operatorSchema(name)]),
+) as {
   [K in keyof OperatorApiValues]: OperatorApiValues[K] extends boolean ? z.ZodBoolean : z.ZodNumber;
 };
 

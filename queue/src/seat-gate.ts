@@ -87,7 +87,11 @@ export function createSeatGateScripts(options: { store: ScriptStore; keyPrefix?:
     /** All or nothing over `seats` (distinct) plus the customer's count, under `holdId`. */
     async claim(showtimeId: string, customerId: string, holdId: string, seats: string[]): Promise<GateClaimDecision> {
       if (!isValidCustomerId(customerId)) throw new RangeError('invalid customer id');
-      const reply = await runScript(options.store, scripts.gateClaim, gateKeys(showtimeId), [customerId, holdId, ...seats]);
+      const reply = await runScript(options.store, scripts.gateClaim, gateKeys(showtimeId), [
+        customerId,
+        holdId,
+        ...seats,
+      ]);
       if (Number(reply[0]) === RefusalCode.GateNotBuilt) return { kind: 'not_built' };
       const named = readReply('gateClaim', reply);
       const kind = DECISIONS[Number(named.decision) as keyof typeof DECISIONS];
@@ -125,7 +129,10 @@ export function createSeatGateScripts(options: { store: ScriptStore; keyPrefix?:
     /** Builds the gate from the database's seats, or brings a built one back in line with them. */
     async sync(showtimeId: string, input: GateSyncInput): Promise<{ changed: number; wasBuilt: boolean }> {
       const argv = [
-        String(input.maxPerCustomer), String(input.holdTtlMs), String(input.pendingGraceMs), String(input.keyTtlMs),
+        String(input.maxPerCustomer),
+        String(input.holdTtlMs),
+        String(input.pendingGraceMs),
+        String(input.keyTtlMs),
         ...input.seats.flatMap(seatArgs),
       ];
       const named = readReply('gateSync', await runScript(options.store, scripts.gateSync, gateKeys(showtimeId), argv));

@@ -25,7 +25,10 @@ export const roomSettingsPatchSchema = z
   .object({
     state: z.enum(ROOM_STATES),
     opensAtMs: z.number().int().nonnegative(),
-    ...(Object.fromEntries(ROOM_SETTING_NAMES.map((name) => [name, storedSchema(name)])) as Record<RoomSettingName, z.ZodNumber>),
+    ...(Object.fromEntries(ROOM_SETTING_NAMES.map((name) => [name, storedSchema(name)])) as Record<
+      RoomSettingName,
+      z.ZodNumber
+    >),
     /**
      * The version of these settings in PostgreSQL (the source of truth). A copy stamped with an
      * older version than the room already has is ignored, so racing restores cannot go back.
@@ -46,7 +49,10 @@ export type RoomSettings = Record<RoomSettingName, number> & {
 
 export const DEFAULT_SETTINGS: Omit<RoomSettings, 'opensAtMs'> = {
   state: 'scheduled',
-  ...(Object.fromEntries(ROOM_SETTING_NAMES.map((name) => [name, settingSpec(name).default])) as Record<RoomSettingName, number>),
+  ...(Object.fromEntries(ROOM_SETTING_NAMES.map((name) => [name, settingSpec(name).default])) as Record<
+    RoomSettingName,
+    number
+  >),
   version: 0,
 };
 
@@ -57,7 +63,8 @@ export const DEFAULT_SETTINGS: Omit<RoomSettings, 'opensAtMs'> = {
  * the offer to offerWindowMs.
  */
 export const FIRST_CLAIM_MS = 10_000;
-export const firstClaimMs = (settings: { offerWindowMs: number }): number => Math.min(settings.offerWindowMs, FIRST_CLAIM_MS);
+export const firstClaimMs = (settings: { offerWindowMs: number }): number =>
+  Math.min(settings.offerWindowMs, FIRST_CLAIM_MS);
 
 const NUMERIC_FIELDS = Object.keys(DEFAULT_SETTINGS).filter((field) => field !== 'state') as Exclude<
   keyof RoomSettings,

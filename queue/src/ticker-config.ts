@@ -19,7 +19,11 @@ const tickerEnvSchema = z.object({
   ADMIN_TOKEN: optionalTextSetting,
   CORE_SERVICE_TOKEN: optionalTextSetting,
   ROOM_SYNC_MS: z.coerce.number().int().min(200).default(2_000),
-  ADMISSION_GOVERN_MS: z.coerce.number().int().refine((ms) => ms === 0 || ms >= 100, 'ADMISSION_GOVERN_MS must be 0 (off) or at least 100').default(1_000),
+  ADMISSION_GOVERN_MS: z.coerce
+    .number()
+    .int()
+    .refine((ms) => ms === 0 || ms >= 100, 'ADMISSION_GOVERN_MS must be 0 (off) or at least 100')
+    .default(1_000),
   LOG_LEVEL: logLevelSetting,
 });
 
@@ -29,7 +33,9 @@ export function parseTickerConfig(env: Record<string, string | undefined>) {
   const value = parseEnv('queue ticker', tickerEnvSchema, env);
   const warnings: string[] = [];
   if (value.REDIS_KEY_PREFIX === undefined && value.QUEUE_KEY_PREFIX !== undefined) {
-    warnings.push('QUEUE_KEY_PREFIX is the old name of REDIS_KEY_PREFIX (the one the edge and the core read): rename it');
+    warnings.push(
+      'QUEUE_KEY_PREFIX is the old name of REDIS_KEY_PREFIX (the one the edge and the core read): rename it',
+    );
   }
   return {
     redisUrl: value.REDIS_URL,
@@ -37,9 +43,15 @@ export function parseTickerConfig(env: Record<string, string | undefined>) {
     cluster: value.REDIS_CLUSTER,
     intervalMs: value.QUEUE_TICK_MS,
     /** Restoring rooms from the core needs both its address and the operator token. */
-    sync: value.CORE_URL && value.ADMIN_TOKEN
-      ? { coreUrl: value.CORE_URL, adminToken: value.ADMIN_TOKEN, serviceToken: value.CORE_SERVICE_TOKEN ?? null, everyMs: value.ROOM_SYNC_MS }
-      : null,
+    sync:
+      value.CORE_URL && value.ADMIN_TOKEN
+        ? {
+            coreUrl: value.CORE_URL,
+            adminToken: value.ADMIN_TOKEN,
+            serviceToken: value.CORE_SERVICE_TOKEN ?? null,
+            everyMs: value.ROOM_SYNC_MS,
+          }
+        : null,
     /** The closed loop on the core's health (admission-governor.ts): every this many ms, 0 = off; needs `sync`. */
     governEveryMs: value.ADMISSION_GOVERN_MS,
     logLevel: value.LOG_LEVEL,

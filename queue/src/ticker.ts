@@ -30,7 +30,9 @@ const logger = pino({ name: 'queue-ticker', level: config.logLevel });
 for (const warning of config.warnings) logger.warn(warning);
 
 const url = new URL(config.redisUrl);
-const client = config.cluster ? new Cluster([{ host: url.hostname, port: Number(url.port || 6379) }]) : new Redis(config.redisUrl);
+const client = config.cluster
+  ? new Cluster([{ host: url.hostname, port: Number(url.port || 6379) }])
+  : new Redis(config.redisUrl);
 client.on('error', (error: unknown) => logger.error({ err: error }, 'redis error'));
 
 const engine = createRoomEngine({ store: createIoredisStore(client), keyPrefix: config.keyPrefix });
@@ -41,16 +43,24 @@ logger.info({ redis: url.host, intervalMs }, 'ticking rooms');
 const { sync } = config;
 let syncTimer: ReturnType<typeof setInterval> | null = null;
 if (sync) {
-  const control = coreSaleControl({ coreUrl: sync.coreUrl, adminToken: sync.adminToken, serviceToken: sync.serviceToken });
+  const control = coreSaleControl({
+    coreUrl: sync.coreUrl,
+    adminToken: sync.adminToken,
+    serviceToken: sync.serviceToken,
+  });
   let syncing = false;
   syncTimer = setInterval(() => {
     if (syncing) return;
     syncing = true;
     control
       .list()
-      .then((controls) => syncRooms(engine, controls, logger, (showtimeId) => control.restore(engine, showtimeId, logger)))
+      .then((controls) =>
+        syncRooms(engine, controls, logger, (showtimeId) => control.restore(engine, showtimeId, logger)),
+      )
       .then((written) => written > 0 && logger.info({ written }, 'rooms restored from the database'))
-      .catch((error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'room sync failed'))
+      .catch((error: unknown) =>
+        logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'room sync failed'),
+      )
       .finally(() => (syncing = false));
   }, sync.everyMs);
 } else {
@@ -62,13 +72,20 @@ const governor =
   sync && config.governEveryMs > 0
     ? createAdmissionGovernor({
         engine,
-        readHealth: coreHealthReader({ coreUrl: sync.coreUrl, adminToken: sync.adminToken, serviceToken: sync.serviceToken }),
+        readHealth: coreHealthReader({
+          coreUrl: sync.coreUrl,
+          adminToken: sync.adminToken,
+          serviceToken: sync.serviceToken,
+        }),
         everyMs: config.governEveryMs,
         logger,
       })
     : null;
 governor?.start();
-if (!governor) logger.warn('admission does not follow the core\'s health (needs CORE_URL and ADMIN_TOKEN, and ADMISSION_GOVERN_MS > 0)');
+if (!governor)
+  logger.warn(
+    "admission does not follow the core's health (needs CORE_URL and ADMIN_TOKEN, and ADMISSION_GOVERN_MS > 0)",
+  );
 
 async function shutdown(signal: string) {
   logger.info({ signal }, 'stopping');

@@ -1,15 +1,27 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createTurnPrior, entriesFromList, HISTORY_MAX_AGE_MS, priorTurnMs, TURNS_TO_RECORD, type TurnHistoryEntry } from './turn-history';
+import {
+  createTurnPrior,
+  entriesFromList,
+  HISTORY_MAX_AGE_MS,
+  priorTurnMs,
+  TURNS_TO_RECORD,
+  type TurnHistoryEntry,
+} from './turn-history';
 
 const NOW = 1_800_000_000_000;
-const entry = (showtimeId: string, meanTurnMs: number, turns = 20, ageMs = 60_000): TurnHistoryEntry => ({ showtimeId, meanTurnMs, turns, atMs: NOW - ageMs });
+const entry = (showtimeId: string, meanTurnMs: number, turns = 20, ageMs = 60_000): TurnHistoryEntry => ({
+  showtimeId,
+  meanTurnMs,
+  turns,
+  atMs: NOW - ageMs,
+});
 
 describe('entriesFromList', () => {
   it('reads the script list and skips what it cannot read', () => {
-    expect(entriesFromList(['7', '120000:12:1800000000000', '8', 'garbage', '9', '0:5:1', '10', '5000:0:1', '11'])).toEqual([
-      { showtimeId: '7', meanTurnMs: 120_000, turns: 12, atMs: 1_800_000_000_000 },
-    ]);
+    expect(
+      entriesFromList(['7', '120000:12:1800000000000', '8', 'garbage', '9', '0:5:1', '10', '5000:0:1', '11']),
+    ).toEqual([{ showtimeId: '7', meanTurnMs: 120_000, turns: 12, atMs: 1_800_000_000_000 }]);
     expect(entriesFromList([])).toEqual([]);
   });
 });
@@ -22,7 +34,9 @@ describe('priorTurnMs', () => {
     expect(priorTurnMs([entry('1', 90_000), entry('2', 100_000), entry('3', 3_000)], NOW)).toBe(90_000);
     // A room that saw many turns weighs more, but no more than fifty.
     expect(priorTurnMs([entry('1', 60_000, 50), entry('2', 200_000, 10), entry('3', 210_000, 10)], NOW)).toBe(60_000);
-    expect(priorTurnMs([entry('1', 60_000, 5_000), entry('2', 200_000, 30), entry('3', 210_000, 30)], NOW)).toBe(200_000);
+    expect(priorTurnMs([entry('1', 60_000, 5_000), entry('2', 200_000, 30), entry('3', 210_000, 30)], NOW)).toBe(
+      200_000,
+    );
   });
 
   it('leaves out rooms with too few turns and rooms from long ago', () => {
@@ -33,12 +47,24 @@ describe('priorTurnMs', () => {
 
   it('always lies between the shortest and the longest recent mean', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ mean: fc.integer({ min: 1, max: 3_600_000 }), turns: fc.integer({ min: TURNS_TO_RECORD, max: 500 }) }), { minLength: 1, maxLength: 30 }), (rooms) => {
-        const prior = priorTurnMs(rooms.map((room, i) => entry(String(i), room.mean, room.turns)), NOW)!;
-        const means = rooms.map((room) => room.mean);
-        expect(prior).toBeGreaterThanOrEqual(Math.min(...means));
-        expect(prior).toBeLessThanOrEqual(Math.max(...means));
-      }),
+      fc.property(
+        fc.array(
+          fc.record({
+            mean: fc.integer({ min: 1, max: 3_600_000 }),
+            turns: fc.integer({ min: TURNS_TO_RECORD, max: 500 }),
+          }),
+          { minLength: 1, maxLength: 30 },
+        ),
+        (rooms) => {
+          const prior = priorTurnMs(
+            rooms.map((room, i) => entry(String(i), room.mean, room.turns)),
+            NOW,
+          )!;
+          const means = rooms.map((room) => room.mean);
+          expect(prior).toBeGreaterThanOrEqual(Math.min(...means));
+          expect(prior).toBeLessThanOrEqual(Math.max(...means));
+        },
+      ),
     );
   });
 });
@@ -49,12 +75,15 @@ describe('createTurnPrior', () => {
     let reads = 0;
     let mode: 'answer' | 'fail' | 'hang' = 'answer';
     let rooms = [entry('1', 90_000)];
-    const prior = createTurnPrior(() => {
-      reads++;
-      if (mode === 'fail') return Promise.reject(new Error('Redis down'));
-      if (mode === 'hang') return new Promise<TurnHistoryEntry[]>(() => {});
-      return Promise.resolve(rooms);
-    }, { ttlMs: 30_000, retryMs: 5_000, now: () => now });
+    const prior = createTurnPrior(
+      () => {
+        reads++;
+        if (mode === 'fail') return Promise.reject(new Error('Redis down'));
+        if (mode === 'hang') return new Promise<TurnHistoryEntry[]>(() => {});
+        return Promise.resolve(rooms);
+      },
+      { ttlMs: 30_000, retryMs: 5_000, now: () => now },
+    );
     const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
     expect(prior.current()).toBeNull(); // not read yet: the first call starts the read
     await settle();

@@ -35,7 +35,9 @@ const MOST_WEIGHT = 50;
 export function entriesFromList(values: unknown[]): TurnHistoryEntry[] {
   const entries: TurnHistoryEntry[] = [];
   for (let i = 0; i + 1 < values.length; i += 2) {
-    const [meanTurnMs, turns, atMs] = String(values[i + 1]).split(':').map(Number);
+    const [meanTurnMs, turns, atMs] = String(values[i + 1])
+      .split(':')
+      .map(Number);
     if (!(meanTurnMs! > 0) || !(turns! > 0) || !Number.isFinite(atMs)) continue;
     entries.push({ showtimeId: String(values[i]), meanTurnMs: meanTurnMs!, turns: turns!, atMs: atMs! });
   }
@@ -49,7 +51,9 @@ export function entriesFromList(values: unknown[]): TurnHistoryEntry[] {
  */
 export function priorTurnMs(entries: TurnHistoryEntry[], nowMs: number): number | null {
   const recent = entries
-    .filter((entry) => entry.turns >= TURNS_TO_RECORD && entry.meanTurnMs > 0 && nowMs - entry.atMs <= HISTORY_MAX_AGE_MS)
+    .filter(
+      (entry) => entry.turns >= TURNS_TO_RECORD && entry.meanTurnMs > 0 && nowMs - entry.atMs <= HISTORY_MAX_AGE_MS,
+    )
     .sort((a, b) => a.meanTurnMs - b.meanTurnMs);
   const weight = (entry: TurnHistoryEntry) => Math.min(entry.turns, MOST_WEIGHT);
   const total = recent.reduce((sum, entry) => sum + weight(entry), 0);
@@ -67,7 +71,10 @@ export function priorTurnMs(entries: TurnHistoryEntry[], nowMs: number): number 
  * is tried again after `retryMs`; the old value stays meanwhile). A read still pending after
  * `retryMs` is given up on: in a Worker, I/O a finished request left behind never completes.
  */
-export function createTurnPrior(load: () => Promise<TurnHistoryEntry[]>, { ttlMs = 30_000, retryMs = 5_000, now = Date.now } = {}) {
+export function createTurnPrior(
+  load: () => Promise<TurnHistoryEntry[]>,
+  { ttlMs = 30_000, retryMs = 5_000, now = Date.now } = {},
+) {
   let value: number | null = null;
   let readAtMs = -Infinity;
   let reading: { promise: Promise<void>; sinceMs: number } | null = null;
@@ -100,7 +107,9 @@ export function createTurnPrior(load: () => Promise<TurnHistoryEntry[]>, { ttlMs
 
 /** The turn history kept in `store` under `key` (lua/history-1.lua): recording, and the prior read from it. */
 export function createTurnHistory(store: ScriptStore, key: string) {
-  const prior = createTurnPrior(async () => entriesFromList(readReply('history', await runScript(store, scripts.history, [key], ['list'])).rest));
+  const prior = createTurnPrior(async () =>
+    entriesFromList(readReply('history', await runScript(store, scripts.history, [key], ['list'])).rest),
+  );
   return {
     prior,
     /** Puts the room's own mean in once TURNS_TO_RECORD of its turns have ended; true when it did. */
@@ -109,7 +118,12 @@ export function createTurnHistory(store: ScriptStore, key: string) {
       // The count decays with time (lua/includes/room.lua): five turns a moment ago read 4.99.
       const turns = Math.round(learning.turnsEnded);
       if (meanMs === null || turns < TURNS_TO_RECORD) return false;
-      await runScript(store, scripts.history, [key], ['record', showtimeId, Math.round(meanMs), turns, Date.now(), HISTORY_MAX_ROOMS]);
+      await runScript(
+        store,
+        scripts.history,
+        [key],
+        ['record', showtimeId, Math.round(meanMs), turns, Date.now(), HISTORY_MAX_ROOMS],
+      );
       await prior.refresh(); // this process's estimates follow at once
       return true;
     },

@@ -50,7 +50,9 @@ describe('script cache loss', () => {
     })();
     let calls = 0;
     while (flushing) {
-      const results = await Promise.all(customers.map((c, i) => (i % 2 ? room.poll('flush', c) : room.join('flush', c))));
+      const results = await Promise.all(
+        customers.map((c, i) => (i % 2 ? room.poll('flush', c) : room.join('flush', c))),
+      );
       results.forEach(ok);
       calls += results.length;
     }

@@ -27,7 +27,13 @@ export async function freePort(): Promise<number> {
 /** Resolves once a redis-server on `port` answers PING (at most about five seconds). */
 export async function waitForPing(port: number): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt++) {
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const probe = new Redis({
+      port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     probe.on('error', () => {}); // not up yet: the loop retries
     try {
       await probe.connect();
@@ -49,14 +55,31 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-async function startServers(count: number, extraArgs: (port: number, dir: string) => string[]): Promise<PrivateRedis & { dir: string }> {
+async function startServers(
+  count: number,
+  extraArgs: (port: number, dir: string) => string[],
+): Promise<PrivateRedis & { dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'wr-redis-'));
   const ports: number[] = [];
   const children: ChildProcess[] = [];
   const spawnOn = (port: number) =>
     spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir, ...extraArgs(port, dir)],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
+        '--dir',
+        dir,
+        ...extraArgs(port, dir),
+      ],
       { stdio: 'ignore' },
     );
   const stopChild = (child: ChildProcess) =>
@@ -93,12 +116,22 @@ export function startPrivateRedis(): Promise<PrivateRedis> {
 /** Three masters, no replicas, all 16384 slots assigned. */
 export async function startRedisCluster(): Promise<PrivateRedis> {
   const servers = await startServers(3, (port, dir) => [
-    '--cluster-enabled', 'yes',
-    '--cluster-config-file', join(dir, `nodes-${port}.conf`),
-    '--cluster-node-timeout', '2000',
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    join(dir, `nodes-${port}.conf`),
+    '--cluster-node-timeout',
+    '2000',
   ]);
   try {
-    await run('redis-cli', ['--cluster', 'create', ...servers.ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...servers.ports.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ]);
     for (let attempt = 0; attempt < 100; attempt++) {
       const { stdout } = await run('redis-cli', ['-p', String(servers.ports[0]), 'cluster', 'info']);
       if (stdout.includes('cluster_state:ok')) return servers;

@@ -20,7 +20,9 @@ type Recorded = { name: ScriptName; reply: unknown };
 function recording(store: ScriptStore) {
   // By the generated module's key (camelCase: `gate-claim-5.lua` is `gateClaim`), the name reply-fields.ts uses.
   const bySha = new Map<string, ScriptName>(Object.entries(scripts).map(([name, s]) => [s.sha1, name as ScriptName]));
-  const bySource = new Map<string, ScriptName>(Object.entries(scripts).map(([name, s]) => [s.source, name as ScriptName]));
+  const bySource = new Map<string, ScriptName>(
+    Object.entries(scripts).map(([name, s]) => [s.source, name as ScriptName]),
+  );
   const calls: Recorded[] = [];
   const keep = async (name: ScriptName | undefined, run: Promise<unknown>) => {
     const reply = await run;
@@ -75,7 +77,13 @@ async function scenario(store: ScriptStore) {
   const gate = createSeatGateScripts({ store, keyPrefix });
   await gate.claim(show, 'a', 'h0', ['A1']); // refused: not built
   await gate.apply(show, [{ op: 'free', seat: 'A1' }]); // refused: not built
-  await gate.sync(show, { maxPerCustomer: 2, holdTtlMs: 60_000, pendingGraceMs: 1_000, keyTtlMs: 60_000, seats: ['A1', 'A2', 'A3'].map((seat) => ({ seat, state: 'A' as const })) });
+  await gate.sync(show, {
+    maxPerCustomer: 2,
+    holdTtlMs: 60_000,
+    pendingGraceMs: 1_000,
+    keyTtlMs: 60_000,
+    seats: ['A1', 'A2', 'A3'].map((seat) => ({ seat, state: 'A' as const })),
+  });
   await gate.claim(show, 'a', 'h1', ['A1']); // claimed
   await gate.claim(show, 'b', 'h2', ['A1', 'A2']); // taken
   await gate.claim(show, 'a', 'h3', ['A2', 'A3']); // over the limit
@@ -97,7 +105,10 @@ describe('script replies', () => {
   const handles: StoreHandle[] = [];
   const runs: Record<'lua' | 'twin', Recorded[]> = { lua: [], twin: [] };
   beforeAll(async () => {
-    for (const [side, factory] of [['lua', ioredisFactory], ['twin', memoryFactory]] as const) {
+    for (const [side, factory] of [
+      ['lua', ioredisFactory],
+      ['twin', memoryFactory],
+    ] as const) {
       const handle = await factory.open(testRedisUrl());
       handles.push(handle);
       const recorder = recording(handle.store);
@@ -115,21 +126,24 @@ describe('script replies', () => {
     expect([...new Set(runs.twin.map((c) => c.name))].sort()).toEqual(all);
   });
 
-  it.each(Object.keys(scripts) as ScriptName[])('%s answers with the named fields, on Redis and on the twin alike', (name) => {
-    const lua = runs.lua.filter((c) => c.name === name).map((c) => c.reply);
-    const twin = runs.twin.filter((c) => c.name === name).map((c) => c.reply);
-    expect(twin.map(shape)).toEqual(lua.map(shape));
-    const layout = REPLY_FIELDS[name];
-    const fixed = (layout.status ? 1 : 0) + layout.fields.length;
-    for (const reply of lua) {
-      expect(Array.isArray(reply)).toBe(true);
-      if (isRefusal(reply)) {
-        expect(reply).toHaveLength(1);
-        continue;
+  it.each(Object.keys(scripts) as ScriptName[])(
+    '%s answers with the named fields, on Redis and on the twin alike',
+    (name) => {
+      const lua = runs.lua.filter((c) => c.name === name).map((c) => c.reply);
+      const twin = runs.twin.filter((c) => c.name === name).map((c) => c.reply);
+      expect(twin.map(shape)).toEqual(lua.map(shape));
+      const layout = REPLY_FIELDS[name];
+      const fixed = (layout.status ? 1 : 0) + layout.fields.length;
+      for (const reply of lua) {
+        expect(Array.isArray(reply)).toBe(true);
+        if (isRefusal(reply)) {
+          expect(reply).toHaveLength(1);
+          continue;
+        }
+        if (layout.rest === null) expect(reply).toHaveLength(fixed);
+        else expect((reply as unknown[]).length).toBeGreaterThanOrEqual(fixed);
+        if (layout.status) expect((reply as unknown[])[0]).toBe(1);
       }
-      if (layout.rest === null) expect(reply).toHaveLength(fixed);
-      else expect((reply as unknown[]).length).toBeGreaterThanOrEqual(fixed);
-      if (layout.status) expect((reply as unknown[])[0]).toBe(1);
-    }
-  });
+    },
+  );
 });

@@ -68,7 +68,10 @@ describe.each(factories)('room defences on $name', (factory) => {
       if (leavers.includes(c)) expect(['none', 'expired']).toContain(s.state);
       else expect(['waiting', 'offered']).toContain(s.state);
     }
-    const placedInOrder = standing.filter(([c]) => !leavers.includes(c)).sort((a, b) => a[1].ticket! - b[1].ticket!).map(([c]) => c);
+    const placedInOrder = standing
+      .filter(([c]) => !leavers.includes(c))
+      .sort((a, b) => a[1].ticket! - b[1].ticket!)
+      .map(([c]) => c);
     expect(placedInOrder).toEqual(expected);
     expect(stats.waiting + stats.offered).toBe(participants.length - leavers.length);
   });
@@ -121,7 +124,10 @@ describe('a 100,000-member pre-queue on Redis', () => {
     await probe;
     // What Redis itself logged as slow (over its default 10 ms) among this room's scripts.
     const slowlog = (await redis.call('SLOWLOG', 'GET', '128')) as [number, number, number, string[]][];
-    const ours = slowlog.filter((entry) => /^evalsha$/i.test(String(entry[3][0])) && entry[3].some((arg) => String(arg).includes(`{show:${show}}`)));
+    const ours = slowlog.filter(
+      (entry) =>
+        /^evalsha$/i.test(String(entry[3][0])) && entry[3].some((arg) => String(arg).includes(`{show:${show}}`)),
+    );
     const slowestMs = Math.max(0, ...ours.map((entry) => entry[2] / 1000));
     const stats = ok(await room.stats(show));
     expect(stats.state).toBe('open');
@@ -133,12 +139,17 @@ describe('a 100,000-member pre-queue on Redis', () => {
     const [, , line, offers] = room.keys.forShowtime(show).room as [string, string, string, string];
     const waitingInLine = await redis.zrange(line, 0, -1);
     const whoEntries = await redis.hgetall(who);
-    const atTheHead = [...(await redis.zrange(offers, 0, -1)), ...Object.keys(whoEntries).filter((c) => Number(whoEntries[c]) < 0)];
+    const atTheHead = [
+      ...(await redis.zrange(offers, 0, -1)),
+      ...Object.keys(whoEntries).filter((c) => Number(whoEntries[c]) < 0),
+    ];
     expect(atTheHead.length).toBeGreaterThanOrEqual(1);
     expect(atTheHead.length + waitingInLine.length).toBe(total - leavers.length);
     const expected = (await drawOrder(stats.seed!, ids)).filter((c) => !leavers.includes(c));
     expect(new Set(atTheHead)).toEqual(new Set(expected.slice(0, atTheHead.length)));
     expect(waitingInLine).toEqual(expected.slice(atTheHead.length));
-    console.log(`100k draw: ${calls.length} script calls, at most ${Math.max(...calls)} args, slowest in Redis ${slowestMs.toFixed(1)} ms; PING (this process) during the draw: median ${pings.sort((a, b) => a - b)[Math.floor(pings.length / 2)]?.toFixed(2)} ms, max ${Math.max(...pings).toFixed(1)} ms over ${pings.length}`);
+    console.log(
+      `100k draw: ${calls.length} script calls, at most ${Math.max(...calls)} args, slowest in Redis ${slowestMs.toFixed(1)} ms; PING (this process) during the draw: median ${pings.sort((a, b) => a - b)[Math.floor(pings.length / 2)]?.toFixed(2)} ms, max ${Math.max(...pings).toFixed(1)} ms over ${pings.length}`,
+    );
   });
 });

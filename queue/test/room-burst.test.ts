@@ -32,10 +32,16 @@ describe.each(factories)('the admission burst on $name', (factory) => {
     ok(await room.join(show, 'first'));
     await sleep(quietMs);
     const started = Date.now();
-    await Promise.all(Array.from({ length: 120 }, (_, i) => room.join(show, `crowd-${i}`)).map(async (joined) => ok(await joined)));
+    await Promise.all(
+      Array.from({ length: 120 }, (_, i) => room.join(show, `crowd-${i}`)).map(async (joined) => ok(await joined)),
+    );
     ok(await room.tick(show));
     const stats = ok(await room.stats(show));
-    return { offered: stats.offered - 1, seconds: (Date.now() - started) / 1000, settings: ok(await room.getSettings(show)).settings };
+    return {
+      offered: stats.offered - 1,
+      seconds: (Date.now() - started) / 1000,
+      settings: ok(await room.getSettings(show)).settings,
+    };
   }
 
   it('follows the rate when unset, and offers at most it after a quiet spell', async () => {

@@ -46,7 +46,12 @@ describe.each(factories)('room contract on $name', (factory) => {
     const b = ok(await room.join(show, 'b'));
     const c = ok(await room.join(show, 'c'));
     expect(c).toMatchObject({ state: 'waiting', position: 2, lineLength: 2, preLength: 0 });
-    expect(ok(await room.findTicket(show, c.ticket!))).toEqual({ ok: true, customerId: 'c', position: 2, lineLength: 2 });
+    expect(ok(await room.findTicket(show, c.ticket!))).toEqual({
+      ok: true,
+      customerId: 'c',
+      position: 2,
+      lineLength: 2,
+    });
     expect(ok(await room.findTicket(show, b.ticket!))).toMatchObject({ customerId: 'b', position: 1 });
     expect(ok(await room.findTicket(show, 1))).toEqual({ ok: true, customerId: null, position: null, lineLength: 2 }); // a: offered, not in line
     expect(ok(await room.findTicket(show, 999))).toMatchObject({ customerId: null });
@@ -290,7 +295,9 @@ describe.each(factories)('room contract on $name', (factory) => {
     expect(after.state).toBe('open');
     expect(after.seedHash).toBe(before.seedHash);
     expect(await seedCommitment(after.seed!)).toBe(before.seedHash);
-    const tickets = await Promise.all(participants.map(async (c) => [c, ok(await room.poll(show, c)).ticket!] as const));
+    const tickets = await Promise.all(
+      participants.map(async (c) => [c, ok(await room.poll(show, c)).ticket!] as const),
+    );
     const drawn = [...tickets].sort((x, y) => x[1] - y[1]).map(([c]) => c);
     expect([...drawn].sort()).toEqual([...participants].sort());
     expect(drawn).toEqual(await drawOrder(after.seed!, participants));
@@ -309,7 +316,9 @@ describe.each(factories)('room contract on $name', (factory) => {
     expect(ok(await room.stats(show)).state).toBe('closed'); // waiters are still told why
     ok(await room.configure(show, { state: 'open' }));
     await sleep(450);
-    expect(ok(await room.stats(show)).waiting + ok(await room.stats(show)).offered + ok(await room.stats(show)).active).toBeGreaterThan(0);
+    expect(
+      ok(await room.stats(show)).waiting + ok(await room.stats(show)).offered + ok(await room.stats(show)).active,
+    ).toBeGreaterThan(0);
     ok(await room.markSoldOut(show));
     await sleep(450);
     expect(await room.stats(show)).toMatchObject({ ok: false, code: 'unknown_room' });
@@ -351,15 +360,26 @@ describe.each(factories)('room contract on $name', (factory) => {
     const room = createRoomEngine({ store: handle.store, keyPrefix: prefix });
     const buckets = createPurchaseBuckets({ store: handle.store, keyPrefix: prefix });
     const show = nextShowtimeId();
-    ok(await room.configure(show, { state: 'open', capacity: 1, customerBucketCapacity: 3, customerRefillPerMinute: 1 }));
+    ok(
+      await room.configure(show, { state: 'open', capacity: 1, customerBucketCapacity: 3, customerRefillPerMinute: 1 }),
+    );
     const requireAdmission = { requireAdmission: true };
-    expect(await buckets.takePurchaseTokens(show, 'outsider', 1, requireAdmission)).toMatchObject({ ok: false, code: 'not_admitted' });
+    expect(await buckets.takePurchaseTokens(show, 'outsider', 1, requireAdmission)).toMatchObject({
+      ok: false,
+      code: 'not_admitted',
+    });
     ok(await room.join(show, 'member'));
     ok(await room.tick(show));
     ok(await room.claim(show, 'member'));
-    expect(ok(await buckets.takePurchaseTokens(show, 'member', 1, requireAdmission))).toMatchObject({ allowed: true, remainingCustomer: 2 });
+    expect(ok(await buckets.takePurchaseTokens(show, 'member', 1, requireAdmission))).toMatchObject({
+      allowed: true,
+      remainingCustomer: 2,
+    });
     ok(await room.release(show, 'member'));
-    expect(await buckets.takePurchaseTokens(show, 'member', 1, requireAdmission)).toMatchObject({ ok: false, code: 'not_admitted' });
+    expect(await buckets.takePurchaseTokens(show, 'member', 1, requireAdmission)).toMatchObject({
+      ok: false,
+      code: 'not_admitted',
+    });
     // The refusals charged nothing; without the rule the buckets alone decide.
     expect(ok(await buckets.takePurchaseTokens(show, 'member'))).toMatchObject({ allowed: true, remainingCustomer: 1 });
   });
@@ -381,7 +401,9 @@ describe.each(factories)('room contract on $name', (factory) => {
     const allowedBy = new Map(customers.map((c) => [c, 0]));
     for (let round = 0; round < 5; round++) {
       // Every customer's request released together, five rounds: 50 requests for 20 tokens.
-      const decisions = await Promise.all(customers.map(async (c) => [c, ok(await buckets.takePurchaseTokens(show, c))] as const));
+      const decisions = await Promise.all(
+        customers.map(async (c) => [c, ok(await buckets.takePurchaseTokens(show, c))] as const),
+      );
       for (const [c, d] of decisions) if (d.allowed) allowedBy.set(c, allowedBy.get(c)! + 1);
     }
     const total = [...allowedBy.values()].reduce((a, b) => a + b, 0);

@@ -31,7 +31,16 @@ describe.each(factories)('enter on $name', (factory) => {
     expect(a).toMatchObject({ state: 'offered', position: null, roomState: 'open' });
     expect(a.offerExpiresAtMs).toBeGreaterThan(a.nowMs);
     const b = ok(await room.enter(show, 'b', '198.51.100.1'));
-    expect(b).toEqual({ ok: true, state: 'waiting', ticket: a.ticket! + 1, position: 1, offerExpiresAtMs: null, sessionExpiresAtMs: null, roomState: 'open', nowMs: expect.any(Number) });
+    expect(b).toEqual({
+      ok: true,
+      state: 'waiting',
+      ticket: a.ticket! + 1,
+      position: 1,
+      offerExpiresAtMs: null,
+      sessionExpiresAtMs: null,
+      roomState: 'open',
+      nowMs: expect.any(Number),
+    });
     // The address has taken its two places; a re-join keeps the place and is not counted.
     expect(await room.enter(show, 'c', '198.51.100.1')).toMatchObject({ ok: false, code: 'address_cap' });
     expect(ok(await room.enter(show, 'b', '198.51.100.1'))).toMatchObject({ ticket: b.ticket, position: 1 });
@@ -40,12 +49,22 @@ describe.each(factories)('enter on $name', (factory) => {
     expect(ok(await room.enter(show, 'c'))).toMatchObject({ state: 'waiting', ticket: c.ticket, position: c.position });
     expect(ok(await room.poll(show, 'b'))).toMatchObject({ state: 'waiting', ticket: b.ticket, position: 1 });
     ok(await room.claim(show, 'a'));
-    expect(ok(await room.enter(show, 'a'))).toMatchObject({ state: 'admitted', ticket: a.ticket, position: null, sessionExpiresAtMs: expect.any(Number) });
+    expect(ok(await room.enter(show, 'a'))).toMatchObject({
+      state: 'admitted',
+      ticket: a.ticket,
+      position: null,
+      sessionExpiresAtMs: expect.any(Number),
+    });
     ok(await room.configure(show, { state: 'paused' }));
     expect(ok(await room.enter(show, 'b'))).toMatchObject({ state: 'paused', position: 1, roomState: 'paused' });
     const scheduled = nextShowtimeId();
     ok(await room.configure(scheduled, { ...fastRoom, state: 'scheduled', opensAtMs: Date.now() + 3_600_000 }));
-    expect(ok(await room.enter(scheduled, 'p1'))).toMatchObject({ state: 'prequeue', ticket: null, position: null, roomState: 'scheduled' });
+    expect(ok(await room.enter(scheduled, 'p1'))).toMatchObject({
+      state: 'prequeue',
+      ticket: null,
+      position: null,
+      roomState: 'scheduled',
+    });
     ok(await room.configure(show, { state: 'sold_out' }));
     expect(await room.enter(show, 'd')).toMatchObject({ ok: false, code: 'sold_out' });
     expect(await room.enter(show, 'bad id!')).toMatchObject({ ok: false, code: 'invalid_input' });

@@ -21,7 +21,8 @@ describe.each(factories)('wait estimate learning on $name', (factory) => {
     await handle?.close();
   });
   const engine = () => createRoomEngine({ store: handle.store, keyPrefix: testRedisNamespace('eta') });
-  const learning = async (room: ReturnType<typeof engine>, show: string) => ok(await room.snapshot(show)).snapshot.learning;
+  const learning = async (room: ReturnType<typeof engine>, show: string) =>
+    ok(await room.snapshot(show)).snapshot.learning;
 
   it('quotes the configured rate to a crowd arriving after a quiet spell', async () => {
     const room = engine();
@@ -31,7 +32,9 @@ describe.each(factories)('wait estimate learning on $name', (factory) => {
     ok(await room.join(show, 'early'));
     ok(await room.release(show, 'early'));
     await sleep(5_500); // quiet: under the old one-minute measure this read as 1 admission in 5.5 s
-    const crowd = await Promise.all(Array.from({ length: 12 }, (_, i) => room.join(show, `c${i}`)).map(async (p) => ok(await p)));
+    const crowd = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => room.join(show, `c${i}`)).map(async (p) => ok(await p)),
+    );
     for (const standing of crowd.filter((s) => s.state === 'waiting')) {
       // One a second: position p waits about p seconds (not 5.5 p).
       expect(standing.etaMs!).toBeGreaterThan(standing.position! * 800);

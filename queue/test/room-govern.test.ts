@@ -27,7 +27,10 @@ describe.each([ioredisFactory, memoryFactory])('the loop governs a room on $name
   it('refuses an unknown room and never creates one', async () => {
     const room = engine();
     const show = nextShowtimeId();
-    expect(await room.govern(show, { ctlRate: 0, ctlUntilMs: later() })).toMatchObject({ ok: false, code: 'unknown_room' });
+    expect(await room.govern(show, { ctlRate: 0, ctlUntilMs: later() })).toMatchObject({
+      ok: false,
+      code: 'unknown_room',
+    });
     expect(await room.stats(show)).toMatchObject({ ok: false, code: 'unknown_room' });
   });
 
@@ -72,14 +75,28 @@ describe.each([ioredisFactory, memoryFactory])('the loop governs a room on $name
     const room = engine();
     const show = nextShowtimeId();
     ok(await room.configure(show, { ...fastRoom, capacity: 100, state: 'paused' }));
-    ok(await room.govern(show, { ctlRate: 60_000, ctlCap: 4, ctlSeatsLeft: 6, ctlSeatsPerHold: 2, ctlUntilMs: later(), ctlReason: 'healthy' }));
+    ok(
+      await room.govern(show, {
+        ctlRate: 60_000,
+        ctlCap: 4,
+        ctlSeatsLeft: 6,
+        ctlSeatsPerHold: 2,
+        ctlUntilMs: later(),
+        ctlReason: 'healthy',
+      }),
+    );
     ok(await room.configure(show, { state: 'open' }));
     await lineOf(room, show, 30);
     ok(await room.tick(show));
     const stats = ok(await room.stats(show));
     expect(stats.offered + stats.active).toBe(4);
     expect(stats.waiting).toBe(26);
-    expect(stats.admission).toMatchObject({ effectiveAdmitPerMinute: 0, reason: 'seats_covered', seatsLeft: 6, turnCap: 4 });
+    expect(stats.admission).toMatchObject({
+      effectiveAdmitPerMinute: 0,
+      reason: 'seats_covered',
+      seatsLeft: 6,
+      turnCap: 4,
+    });
   });
 
   it('is ignored once the operator switches the loop off', async () => {
@@ -90,6 +107,9 @@ describe.each([ioredisFactory, memoryFactory])('the loop governs a room on $name
     ok(await room.configure(show, { state: 'open' }));
     await lineOf(room, show, 10);
     ok(await room.tick(show));
-    expect(ok(await room.stats(show))).toMatchObject({ offered: 10, admission: { adaptive: false, reason: 'off', effectiveAdmitPerMinute: 60_000 } });
+    expect(ok(await room.stats(show))).toMatchObject({
+      offered: 10,
+      admission: { adaptive: false, reason: 'off', effectiveAdmitPerMinute: 60_000 },
+    });
   });
 });

@@ -13,8 +13,19 @@ import { clusterFactory, ioredisFactory, memoryFactory, type StoreHandle } from 
 
 const SEATS = ['A1', 'A2', 'A3', 'A4', 'A5', 'A6'];
 const allFree = (seats = SEATS): GateSeatState[] => seats.map((seat) => ({ seat, state: 'A' as const }));
-const build = (gate: SeatGateScripts, show: string, seats: GateSeatState[] = allFree(), extra: Partial<{ maxPerCustomer: number; holdTtlMs: number }> = {}) =>
-  gate.sync(show, { maxPerCustomer: extra.maxPerCustomer ?? 4, holdTtlMs: extra.holdTtlMs ?? 60_000, pendingGraceMs: 5_000, keyTtlMs: 3_600_000, seats });
+const build = (
+  gate: SeatGateScripts,
+  show: string,
+  seats: GateSeatState[] = allFree(),
+  extra: Partial<{ maxPerCustomer: number; holdTtlMs: number }> = {},
+) =>
+  gate.sync(show, {
+    maxPerCustomer: extra.maxPerCustomer ?? 4,
+    holdTtlMs: extra.holdTtlMs ?? 60_000,
+    pendingGraceMs: 5_000,
+    keyTtlMs: 3_600_000,
+    seats,
+  });
 
 describe.each([ioredisFactory, memoryFactory, clusterFactory])('seat gate scripts on $name', (factory) => {
   let handle: StoreHandle;
@@ -46,7 +57,11 @@ describe.each([ioredisFactory, memoryFactory, clusterFactory])('seat gate script
     const show = nextShowtimeId();
     await build(gate, show, allFree(), { maxPerCustomer: 3 });
     expect(await gate.claim(show, 'greedy', 'h1', ['A1', 'A2'])).toMatchObject({ kind: 'claimed', owned: 2 });
-    expect(await gate.claim(show, 'greedy', 'h2', ['A3', 'A4'])).toEqual({ kind: 'over_limit', owned: 2, maxPerCustomer: 3 });
+    expect(await gate.claim(show, 'greedy', 'h2', ['A3', 'A4'])).toEqual({
+      kind: 'over_limit',
+      owned: 2,
+      maxPerCustomer: 3,
+    });
     expect(await gate.claim(show, 'other', 'h3', ['A3', 'A4'])).toMatchObject({ kind: 'claimed' });
     // Released claims give the count back.
     expect(await gate.release(show, 'h1', ['A1', 'A2'])).toBe(2);
@@ -77,18 +92,26 @@ describe.each([ioredisFactory, memoryFactory, clusterFactory])('seat gate script
     const show = nextShowtimeId();
     await build(gate, show);
     const later = Date.now() + 60_000;
-    expect(await gate.apply(show, [{ op: 'held', seat: 'A1', expiresAtMs: later, holdId: 'h1', customerId: 'a' }], { eventId: 'e1' }))
-      .toEqual({ built: true, changed: 1, duplicate: false });
+    expect(
+      await gate.apply(show, [{ op: 'held', seat: 'A1', expiresAtMs: later, holdId: 'h1', customerId: 'a' }], {
+        eventId: 'e1',
+      }),
+    ).toEqual({ built: true, changed: 1, duplicate: false });
     expect(await gate.claim(show, 'b', 'x', ['A1'])).toMatchObject({ kind: 'taken' });
     await gate.apply(show, [{ op: 'sold', seat: 'A1', bookingId: 'b1', customerId: 'a' }], { eventId: 'e2' });
     // A late "hold ended" or a stale "held" cannot undo the sale.
     await gate.apply(show, [{ op: 'freehold', seat: 'A1', holdId: 'h1' }], { eventId: 'e3' });
-    await gate.apply(show, [{ op: 'held', seat: 'A1', expiresAtMs: later, holdId: 'h0', customerId: 'z' }], { eventId: 'e4' });
+    await gate.apply(show, [{ op: 'held', seat: 'A1', expiresAtMs: later, holdId: 'h0', customerId: 'z' }], {
+      eventId: 'e4',
+    });
     await gate.apply(show, [{ op: 'freebooking', seat: 'A1', bookingId: 'other' }], { eventId: 'e5' });
     expect(await gate.claim(show, 'b', 'x', ['A1'])).toMatchObject({ kind: 'taken' });
-    expect(await gate.apply(show, [{ op: 'freebooking', seat: 'A1', bookingId: 'b1' }], { eventId: 'e6' })).toMatchObject({ changed: 1 });
-    expect(await gate.apply(show, [{ op: 'sold', seat: 'A1', bookingId: 'b1', customerId: 'a' }], { eventId: 'e2' }))
-      .toEqual({ built: true, changed: 0, duplicate: true });
+    expect(
+      await gate.apply(show, [{ op: 'freebooking', seat: 'A1', bookingId: 'b1' }], { eventId: 'e6' }),
+    ).toMatchObject({ changed: 1 });
+    expect(
+      await gate.apply(show, [{ op: 'sold', seat: 'A1', bookingId: 'b1', customerId: 'a' }], { eventId: 'e2' }),
+    ).toEqual({ built: true, changed: 0, duplicate: true });
     expect(await gate.claim(show, 'b', 'x', ['A1'])).toMatchObject({ kind: 'claimed' });
   });
 
@@ -108,7 +131,13 @@ describe.each([ioredisFactory, memoryFactory, clusterFactory])('seat gate script
     expect(await gate.claim(show, 'x', 'h', ['A3'])).toMatchObject({ kind: 'taken' });
     expect(await gate.claim(show, 'a', 'h', ['A4'])).toEqual({ kind: 'over_limit', owned: 2, maxPerCustomer: 2 });
     // With no grace, a claim the database does not know is dropped.
-    await gate.sync(show, { maxPerCustomer: 2, holdTtlMs: 60_000, pendingGraceMs: 0, keyTtlMs: 3_600_000, seats: truth });
+    await gate.sync(show, {
+      maxPerCustomer: 2,
+      holdTtlMs: 60_000,
+      pendingGraceMs: 0,
+      keyTtlMs: 3_600_000,
+      seats: truth,
+    });
     expect(await gate.claim(show, 'x', 'h', ['A1'])).toMatchObject({ kind: 'claimed' });
   });
 
@@ -118,48 +147,67 @@ describe.each([ioredisFactory, memoryFactory, clusterFactory])('seat gate script
     const later = Date.now() + 60_000;
     await gate.apply(show, [{ op: 'held', seat: 'A1', expiresAtMs: later, holdId: 'h1', customerId: 'a' }]);
     // The check read the database while h1 still held A1; the cancel freed it at the gate since.
-    const staleRead: GateSeatState[] = [{ seat: 'A1', state: 'H', expiresAtMs: later, holdId: 'h1', customerId: 'a' }, ...allFree(SEATS.slice(1))];
+    const staleRead: GateSeatState[] = [
+      { seat: 'A1', state: 'H', expiresAtMs: later, holdId: 'h1', customerId: 'a' },
+      ...allFree(SEATS.slice(1)),
+    ];
     await gate.apply(show, [{ op: 'freehold', seat: 'A1', holdId: 'h1' }]);
     expect(await build(gate, show, staleRead)).toMatchObject({ changed: 0 });
     expect(await gate.claim(show, 'b', 'h2', ['A1'])).toMatchObject({ kind: 'claimed' });
     // A seat nobody wrote lately takes the database's word.
-    await gate.sync(show, { maxPerCustomer: 4, holdTtlMs: 60_000, pendingGraceMs: 0, keyTtlMs: 3_600_000, seats: staleRead });
+    await gate.sync(show, {
+      maxPerCustomer: 4,
+      holdTtlMs: 60_000,
+      pendingGraceMs: 0,
+      keyTtlMs: 3_600_000,
+      seats: staleRead,
+    });
     expect(await gate.claim(show, 'c', 'h3', ['A1'])).toMatchObject({ kind: 'taken' });
   });
 
   it('property: a claim is all or nothing over its seats and the customer limit (against a model)', async () => {
     type Model = Map<string, { hold: string; customer: string }>;
     const action = fc.oneof(
-      fc.record({ kind: fc.constant('claim' as const), customer: fc.constantFrom('p', 'q', 'r'), seats: fc.uniqueArray(fc.constantFrom(...SEATS), { minLength: 1, maxLength: 4 }) }),
+      fc.record({
+        kind: fc.constant('claim' as const),
+        customer: fc.constantFrom('p', 'q', 'r'),
+        seats: fc.uniqueArray(fc.constantFrom(...SEATS), { minLength: 1, maxLength: 4 }),
+      }),
       fc.record({ kind: fc.constant('release' as const), pick: fc.nat(20) }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 25 }), fc.integer({ min: 1, max: 5 }), async (actions, limit) => {
-        const show = nextShowtimeId();
-        await build(gate, show, allFree(), { maxPerCustomer: limit });
-        const model: Model = new Map();
-        const holds: { hold: string; seats: string[] }[] = [];
-        for (const [i, a] of actions.entries()) {
-          if (a.kind === 'claim') {
-            const hold = `h${i}`;
-            const owned = [...model.values()].filter((v) => v.customer === a.customer).length;
-            const taken = a.seats.filter((s) => model.has(s)).sort();
-            const decision = await gate.claim(show, a.customer, hold, a.seats);
-            if (taken.length > 0) expect(decision).toEqual({ kind: 'taken', seats: a.seats.filter((s) => model.has(s)) });
-            else if (owned + a.seats.length > limit) expect(decision).toEqual({ kind: 'over_limit', owned, maxPerCustomer: limit });
-            else {
-              expect(decision).toMatchObject({ kind: 'claimed', owned: owned + a.seats.length });
-              for (const seat of a.seats) model.set(seat, { hold, customer: a.customer });
-              holds.push({ hold, seats: a.seats });
+      fc.asyncProperty(
+        fc.array(action, { minLength: 1, maxLength: 25 }),
+        fc.integer({ min: 1, max: 5 }),
+        async (actions, limit) => {
+          const show = nextShowtimeId();
+          await build(gate, show, allFree(), { maxPerCustomer: limit });
+          const model: Model = new Map();
+          const holds: { hold: string; seats: string[] }[] = [];
+          for (const [i, a] of actions.entries()) {
+            if (a.kind === 'claim') {
+              const hold = `h${i}`;
+              const owned = [...model.values()].filter((v) => v.customer === a.customer).length;
+              const taken = a.seats.filter((s) => model.has(s)).sort();
+              const decision = await gate.claim(show, a.customer, hold, a.seats);
+              if (taken.length > 0)
+                expect(decision).toEqual({ kind: 'taken', seats: a.seats.filter((s) => model.has(s)) });
+              else if (owned + a.seats.length > limit)
+                expect(decision).toEqual({ kind: 'over_limit', owned, maxPerCustomer: limit });
+              else {
+                expect(decision).toMatchObject({ kind: 'claimed', owned: owned + a.seats.length });
+                for (const seat of a.seats) model.set(seat, { hold, customer: a.customer });
+                holds.push({ hold, seats: a.seats });
+              }
+            } else if (holds.length > 0) {
+              const { hold, seats } = holds[a.pick % holds.length]!;
+              const expected = seats.filter((s) => model.get(s)?.hold === hold).length;
+              expect(await gate.release(show, hold, seats)).toBe(expected);
+              for (const seat of seats) if (model.get(seat)?.hold === hold) model.delete(seat);
             }
-          } else if (holds.length > 0) {
-            const { hold, seats } = holds[a.pick % holds.length]!;
-            const expected = seats.filter((s) => model.get(s)?.hold === hold).length;
-            expect(await gate.release(show, hold, seats)).toBe(expected);
-            for (const seat of seats) if (model.get(seat)?.hold === hold) model.delete(seat);
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -42,7 +42,7 @@ describe.each(factories)('turn history on $name', (factory) => {
   // Each test its own cinema: the history is one key per prefix.
   const cinema = () => testRedisNamespace('turns');
 
-  it('a crowd at an opening is told the wait from the turns of the cinema\'s other rooms, not from the configured rate', async () => {
+  it("a crowd at an opening is told the wait from the turns of the cinema's other rooms, not from the configured rate", async () => {
     const prefix = cinema();
     const ticker = createRoomEngine({ store: handle.store, keyPrefix: prefix });
     const past = nextShowtimeId();
@@ -65,29 +65,41 @@ describe.each(factories)('turn history on $name', (factory) => {
     const elsewhere = createRoomEngine({ store: handle.store, keyPrefix: cinema() });
     expect(await edge.turnPrior()).toBe(prior);
     expect(await elsewhere.turnPrior()).toBeNull();
-    for (const [room, expectPrior] of [[edge, true], [elsewhere, false]] as const) {
+    for (const [room, expectPrior] of [
+      [edge, true],
+      [elsewhere, false],
+    ] as const) {
       const opening = nextShowtimeId();
       ok(await room.configure(opening, { ...fastRoom, capacity: 2 })); // 1,000 a second configured
-      const crowd = await Promise.all(Array.from({ length: 12 }, (_, i) => room.join(opening, `c${i}`)).map(async (p) => ok(await p)));
+      const crowd = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => room.join(opening, `c${i}`)).map(async (p) => ok(await p)),
+      );
       const waiting = crowd.filter((s) => s.state === 'waiting');
       expect(waiting.length).toBeGreaterThanOrEqual(9);
       for (const standing of waiting) {
         // Two slots, each taken about prior + half a poll: position p waits ~p × (prior + 500) / 2.
-        if (expectPrior) expect(standing.etaMs!).toBeGreaterThanOrEqual(Math.floor(((standing.position! - 1) * prior) / 2));
+        if (expectPrior)
+          expect(standing.etaMs!).toBeGreaterThanOrEqual(Math.floor(((standing.position! - 1) * prior) / 2));
         else expect(standing.etaMs!).toBeLessThan(100);
       }
       // The snapshot the edge answers from carries it too, and operators see where it came from.
       expect(ok(await room.snapshot(opening)).snapshot.learning.priorTurnMs).toBe(expectPrior ? prior : null);
-      expect(ok(await room.stats(opening))).toMatchObject(expectPrior ? { turnMs: prior, turnFrom: 'history' } : { turnMs: null, turnFrom: null });
+      expect(ok(await room.stats(opening))).toMatchObject(
+        expectPrior ? { turnMs: prior, turnFrom: 'history' } : { turnMs: null, turnFrom: null },
+      );
     }
   });
 
   it('keeps one entry per room, replaced on each record, and drops the oldest beyond the limit', async () => {
     const key = createRoomEngine({ store: handle.store, keyPrefix: cinema() }).keys.turnHistory;
     const history = (...args: (string | number)[]) => runScript(handle.store, scripts.history, [key], args);
-    const list = async () => entriesFromList(readReply('history', await history('list')).rest).sort((a, b) => a.atMs - b.atMs);
+    const list = async () =>
+      entriesFromList(readReply('history', await history('list')).rest).sort((a, b) => a.atMs - b.atMs);
     expect(await list()).toEqual([]);
-    for (let i = 1; i <= 5; i++) expect(readReply('history', await history('record', `s${i}`, 1_000 * i, 10, 1_000 + i, 3)).rest).toEqual([Math.min(i, 3)]);
+    for (let i = 1; i <= 5; i++)
+      expect(readReply('history', await history('record', `s${i}`, 1_000 * i, 10, 1_000 + i, 3)).rest).toEqual([
+        Math.min(i, 3),
+      ]);
     expect((await list()).map((e) => e.showtimeId)).toEqual(['s3', 's4', 's5']);
     await history('record', 's3', 7_000, 12, 2_000, 3);
     expect(await list()).toEqual([
@@ -122,7 +134,9 @@ describe('turn history when Redis restarts empty', () => {
     // ioredis reconnects; the history did not survive, and reading it says so (no error).
     expect(await cinema.turnPrior()).toBeNull();
     ok(await cinema.configure('opening', { ...fastRoom, capacity: 2 }));
-    const crowd = await Promise.all(Array.from({ length: 8 }, (_, i) => cinema.join('opening', `c${i}`)).map(async (p) => ok(await p)));
+    const crowd = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => cinema.join('opening', `c${i}`)).map(async (p) => ok(await p)),
+    );
     for (const standing of crowd.filter((s) => s.state === 'waiting')) expect(standing.etaMs!).toBeLessThan(100);
     expect(ok(await cinema.stats('opening'))).toMatchObject({ turnFrom: null, turnMs: null });
 

@@ -49,7 +49,9 @@ export async function startUpstashShim(redisUrl: string): Promise<UpstashShim> {
     if (request.headers.authorization !== `Bearer ${SHIM_TOKEN}`) return reply(401, { error: 'Unauthorized' });
     const base64 = String(request.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64';
     const shape = (outcome: { result?: unknown; error?: string }) =>
-      outcome.error !== undefined ? { error: outcome.error } : { result: base64 ? encode(outcome.result) : (outcome.result ?? null) };
+      outcome.error !== undefined
+        ? { error: outcome.error }
+        : { result: base64 ? encode(outcome.result) : (outcome.result ?? null) };
     try {
       const body = await readJson(request);
       const path = (request.url ?? '/').replace(/\/+$/, '');

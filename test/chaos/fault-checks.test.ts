@@ -47,8 +47,15 @@ afterAll(async () => {
 
 const gateway = () => ({ url: payments.sandbox.url, apiKey: SANDBOX_API_KEY });
 const cleanRoom = (): RoomContext => ({
-  capacity: 4, cap: { redis: { highest: 2, reads: 10 }, ledger: { highest: 2, reads: 10 } },
-  settings: { before: { capacity: 4, state: 'open' }, after: { capacity: 4, state: 'open' }, durableBefore: { version: 1 }, durableAfter: { version: 1 }, soldOut: false },
+  capacity: 4,
+  cap: { redis: { highest: 2, reads: 10 }, ledger: { highest: 2, reads: 10 } },
+  settings: {
+    before: { capacity: 4, state: 'open' },
+    after: { capacity: 4, state: 'open' },
+    durableBefore: { version: 1 },
+    durableAfter: { version: 1 },
+    soldOut: false,
+  },
   paused: null,
 });
 
@@ -67,8 +74,14 @@ async function saleWithOneBooking() {
 
 function context(showtimeId: number, room: RoomContext = cleanRoom()): FaultCheckContext {
   return {
-    sql, redis, keyPrefix: prefix, showtimeId, staleAfterSeconds: 3600, gateway: gateway(),
-    acknowledged: { holdIds: [], paymentIds: [] }, ...room,
+    sql,
+    redis,
+    keyPrefix: prefix,
+    showtimeId,
+    staleAfterSeconds: 3600,
+    gateway: gateway(),
+    acknowledged: { holdIds: [], paymentIds: [] },
+    ...room,
   };
 }
 
@@ -76,10 +89,19 @@ function context(showtimeId: number, room: RoomContext = cleanRoom()): FaultChec
 async function gatewaySession(showtimeId: number, reference: string, paid: boolean) {
   const response = await fetch(`${payments.sandbox.url}/v1/payments`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${SANDBOX_API_KEY}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+    headers: {
+      authorization: `Bearer ${SANDBOX_API_KEY}`,
+      'content-type': 'application/json',
+      'idempotency-key': randomUUID(),
+    },
     body: JSON.stringify({
-      amount: 800, currency: 'EUR', reference, expiresAt: new Date(Date.now() + 60_000).toISOString(), returnUrl: 'http://buyers.test/back',
-      metadata: { showtimeId: String(showtimeId) }, faults: { dropWebhooks: true },
+      amount: 800,
+      currency: 'EUR',
+      reference,
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      returnUrl: 'http://buyers.test/back',
+      metadata: { showtimeId: String(showtimeId) },
+      faults: { dropWebhooks: true },
     }),
   });
   const session = (await response.json()) as { id: string };
@@ -148,7 +170,12 @@ describe('negative controls: each planted defect is caught', () => {
 
   it('a live turn Redis forgot: the ledger sampler sees the room over its cap, Redis does not', async () => {
     const { showtimeId } = await payments.core.createShowtime();
-    for (let i = 0; i < 5; i++) await recordTurn(sql, showtimeId, { customerId: unique('turn'), ticket: i + 1, expiresAtMs: Date.now() + 60_000 });
+    for (let i = 0; i < 5; i++)
+      await recordTurn(sql, showtimeId, {
+        customerId: unique('turn'),
+        ticket: i + 1,
+        expiresAtMs: Date.now() + 60_000,
+      });
     // Redis still has two of the five: it forgot three that the ledger keeps.
     const active = createKeyBuilder(prefix).forShowtime(String(showtimeId)).active;
     for (let i = 0; i < 2; i++) await redis.zadd(active, Date.now() + 60_000, `kept${i}`);
@@ -164,7 +191,8 @@ describe('negative controls: each planted defect is caught', () => {
     const active = createKeyBuilder(prefix).forShowtime(String(showtimeId)).active;
     for (let i = 0; i < 6; i++) await redis.zadd(active, Date.now() + 60_000, `c${i}`);
     // The ledger knows three of them (under the cap): Redis is where the room ran over.
-    for (let i = 0; i < 3; i++) await recordTurn(sql, showtimeId, { customerId: `c${i}`, ticket: i + 1, expiresAtMs: Date.now() + 60_000 });
+    for (let i = 0; i < 3; i++)
+      await recordTurn(sql, showtimeId, { customerId: `c${i}`, ticket: i + 1, expiresAtMs: Date.now() + 60_000 });
     const sampling = capSamplers({ redis, sql, showtimeId: String(showtimeId), keyPrefix: prefix });
     await new Promise((resolve) => setTimeout(resolve, 200));
     const figures = await capCheck.run({ ...cleanRoom(), capacity: 4, cap: await sampling.stop() });
@@ -192,7 +220,7 @@ describe('negative controls: each planted defect is caught', () => {
     expect(figures.eventsMissingFromStream).toBe(1);
   });
 
-  it('a booking whose event was never written, found among other showtimes\' events', async () => {
+  it("a booking whose event was never written, found among other showtimes' events", async () => {
     const { showtimeId } = await saleWithOneBooking();
     const other = await saleWithOneBooking();
     expect((await eventCheck.run(context(showtimeId))).bookingsWithoutEvent).toBe(0);
@@ -204,16 +232,27 @@ describe('negative controls: each planted defect is caught', () => {
 
   it('a check that cannot look fails the run: a sampler that never read, Redis unreachable', async () => {
     const { showtimeId } = await payments.core.createShowtime();
-    const deadRedis = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const deadRedis = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     deadRedis.on('error', () => {});
     const outcome = await runChecks(FAULT_CHECKS, {
-      ...context(showtimeId, { ...cleanRoom(), cap: { redis: { highest: 0, reads: 0 }, ledger: { highest: 0, reads: 3 } } }), redis: deadRedis,
+      ...context(showtimeId, {
+        ...cleanRoom(),
+        cap: { redis: { highest: 0, reads: 0 }, ledger: { highest: 0, reads: 3 } },
+      }),
+      redis: deadRedis,
     });
     deadRedis.disconnect();
     expect(Object.keys(outcome.couldNotRun).sort()).toEqual(['cap', 'events']);
     expect(failuresOf(outcome).filter((f) => f.includes('could not run'))).toHaveLength(2);
     // A sampler that read but never saw anyone admitted was looking in the wrong place.
-    const blind = await runChecks([capCheck], { ...cleanRoom(), cap: { redis: { highest: 3, reads: 9 }, ledger: { highest: 0, reads: 9 } } });
+    const blind = await runChecks([capCheck], {
+      ...cleanRoom(),
+      cap: { redis: { highest: 3, reads: 9 }, ledger: { highest: 0, reads: 9 } },
+    });
     expect(blind.couldNotRun.cap).toMatch(/turn ledger never showed an admitted buyer/);
   });
 });

@@ -39,10 +39,19 @@ beforeAll(async () => {
   h = await createCoreHarness(sql);
   redis = new Redis(testRedisUrl());
   tokenKeys = await loadTokenKeys({ signingJwk: await generateSigningJwk('burst-1') });
-  core = await startCore(parseCoreConfig({ CORE_PORT: '0', ADMIN_TOKEN: ADMIN, CORE_SERVICE_TOKEN: SERVICE, JOBS_ENABLED: 'false', LOG_LEVEL: 'silent' }), {
-    sql,
-    tokenKeys,
-  });
+  core = await startCore(
+    parseCoreConfig({
+      CORE_PORT: '0',
+      ADMIN_TOKEN: ADMIN,
+      CORE_SERVICE_TOKEN: SERVICE,
+      JOBS_ENABLED: 'false',
+      LOG_LEVEL: 'silent',
+    }),
+    {
+      sql,
+      tokenKeys,
+    },
+  );
 });
 afterAll(async () => {
   await core?.close();
@@ -53,9 +62,18 @@ afterAll(async () => {
 async function edgeOn(fastJoin: boolean) {
   const edge: RunningEdge = await startEdge(
     parseEdgeConfig({
-      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: core.url, CORE_SERVICE_TOKEN: SERVICE, REDIS_URL: testRedisUrl(),
-      REDIS_KEY_PREFIX: testRedisNamespace('burst'), ADMIN_TOKEN: ADMIN, DEMO_LOGIN: '1', DEMO_LOGIN_PER_MINUTE: '1000000',
-      FLOOD_POINTS: '1000000', LOG_LEVEL: 'silent', SHED_LAG_MS: '0',
+      EDGE_PORT: '0',
+      EDGE_HOST: '127.0.0.1',
+      CORE_URL: core.url,
+      CORE_SERVICE_TOKEN: SERVICE,
+      REDIS_URL: testRedisUrl(),
+      REDIS_KEY_PREFIX: testRedisNamespace('burst'),
+      ADMIN_TOKEN: ADMIN,
+      DEMO_LOGIN: '1',
+      DEMO_LOGIN_PER_MINUTE: '1000000',
+      FLOOD_POINTS: '1000000',
+      LOG_LEVEL: 'silent',
+      SHED_LAG_MS: '0',
     }),
     { tokenKeys, consumeEvents: false, fastJoin },
   );
@@ -65,7 +83,8 @@ async function edgeOn(fastJoin: boolean) {
     edge,
     api,
     engine: edge.app.rooms.engine,
-    setRoom: (showtimeId: number, body: unknown) => api('PUT', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin, body }),
+    setRoom: (showtimeId: number, body: unknown) =>
+      api('PUT', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin, body }),
     readRoom: (showtimeId: number) => api('GET', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin }),
   };
 }
@@ -98,7 +117,10 @@ describe('the burst as a room setting', () => {
     expect(after.json.settings).toEqual(before.json.settings);
     // Set, it holds whatever the rate does; the room in Redis has it too.
     expect((await stack.setRoom(showtimeId, { admitBurst: 3 })).json.settings).toMatchObject({ admitBurst: 3 });
-    expect((await stack.setRoom(showtimeId, { admitPerMinute: 600 })).json.settings).toMatchObject({ admitPerMinute: 600, admitBurst: 3 });
+    expect((await stack.setRoom(showtimeId, { admitPerMinute: 600 })).json.settings).toMatchObject({
+      admitPerMinute: 600,
+      admitBurst: 3,
+    });
     const room = await stack.engine.getSettings(String(showtimeId));
     expect(room.ok && room.settings.admitBurst).toBe(3);
   });
@@ -112,7 +134,9 @@ describe('the burst as a room setting', () => {
     await sleep(1_500);
     const logins = await Promise.all(Array.from({ length: 40 }, () => login(stack)));
     const crowdAt = Date.now();
-    await Promise.all(logins.map((buyer) => stack.api('POST', `/api/showtimes/${showtimeId}/queue`, { token: buyer.token })));
+    await Promise.all(
+      logins.map((buyer) => stack.api('POST', `/api/showtimes/${showtimeId}/queue`, { token: buyer.token })),
+    );
     await stack.engine.tick(show);
     const stats = await stack.engine.stats(show);
     if (!stats.ok) throw new Error(stats.code);
@@ -200,6 +224,8 @@ describe.each([
     expect(told.length).toBeGreaterThan(60);
     // The model that left the burst out told everyone past the free slots to wait for the
     // burst's places at the rate too: place 100 told 45 s, in after 30 s.
-    expect(medianError(told), JSON.stringify(told.map((t) => [t.position, t.toldMs, t.actualMs]))).toBeLessThanOrEqual(0.25);
+    expect(medianError(told), JSON.stringify(told.map((t) => [t.position, t.toldMs, t.actualMs]))).toBeLessThanOrEqual(
+      0.25,
+    );
   });
 });

@@ -35,11 +35,19 @@ let namespace: string;
 
 async function startTheCore(port: number) {
   coreConfig = parseCoreConfig({
-    CORE_PORT: String(port), CORE_HOST: '127.0.0.1', ADMIN_TOKEN: ADMIN, PAYMENT_URL: sandbox.url, PAYMENT_API_KEY: API_KEY,
-    PAYMENT_WEBHOOK_SECRET: SECRET, PUBLIC_URL: 'http://127.0.0.1:1', LOG_LEVEL: 'silent',
+    CORE_PORT: String(port),
+    CORE_HOST: '127.0.0.1',
+    ADMIN_TOKEN: ADMIN,
+    PAYMENT_URL: sandbox.url,
+    PAYMENT_API_KEY: API_KEY,
+    PAYMENT_WEBHOOK_SECRET: SECRET,
+    PUBLIC_URL: 'http://127.0.0.1:1',
+    LOG_LEVEL: 'silent',
   });
   return startCore(coreConfig, {
-    sql, tokenKeys: keys, eventSink: redisStreamSink(redis, { keyPrefix: namespace }),
+    sql,
+    tokenKeys: keys,
+    eventSink: redisStreamSink(redis, { keyPrefix: namespace }),
     jobSettings: { relayEveryMs: 50, sweepEveryMs: 200 },
   });
 }
@@ -53,16 +61,33 @@ beforeAll(async () => {
   let edgeUrl = '';
   sandbox = await startPaymentSandbox({
     port: 0,
-    config: { apiKey: API_KEY, webhookSecrets: [SECRET], webhook: { baseDelayMs: 20, maxDelayMs: 200, maxAttempts: 50 } },
+    config: {
+      apiKey: API_KEY,
+      webhookSecrets: [SECRET],
+      webhook: { baseDelayMs: 20, maxDelayMs: 200, maxAttempts: 50 },
+    },
     // Webhooks go to the edge's public callback route, which forwards them raw to the core.
     fetch: (_url, init) => fetch(`${edgeUrl}/api/payments/callback`, init as RequestInit),
   });
   core = await startTheCore(0);
-  edge = await startEdge(parseEdgeConfig({
-    EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: core.url, REDIS_URL: testRedisUrl(), REDIS_KEY_PREFIX: namespace,
-    ADMIN_TOKEN: ADMIN, DEMO_LOGIN: '1', SNAPSHOT_TTL_MS: '50', SEAT_MAP_TTL_MS: '100', EVENTS_POLL_MS: '50',
-    CORE_TIMEOUT_MS: '2000', FLOOD_POINTS: '100000', LOG_LEVEL: 'silent',
-  }), { tokenKeys: keys });
+  edge = await startEdge(
+    parseEdgeConfig({
+      EDGE_PORT: '0',
+      EDGE_HOST: '127.0.0.1',
+      CORE_URL: core.url,
+      REDIS_URL: testRedisUrl(),
+      REDIS_KEY_PREFIX: namespace,
+      ADMIN_TOKEN: ADMIN,
+      DEMO_LOGIN: '1',
+      SNAPSHOT_TTL_MS: '50',
+      SEAT_MAP_TTL_MS: '100',
+      EVENTS_POLL_MS: '50',
+      CORE_TIMEOUT_MS: '2000',
+      FLOOD_POINTS: '100000',
+      LOG_LEVEL: 'silent',
+    }),
+    { tokenKeys: keys },
+  );
   edgeUrl = edge.url;
 });
 afterAll(async () => {
@@ -74,16 +99,35 @@ afterAll(async () => {
   redis?.disconnect();
 });
 
-const call = (base: string, method: string, path: string, init?: JsonCallInit) => callJson(fetchFrom(base), method, path, init);
+const call = (base: string, method: string, path: string, init?: JsonCallInit) =>
+  callJson(fetchFrom(base), method, path, init);
 const api = (method: string, path: string, init?: JsonCallInit) => call(edge.url, method, path, init);
 const admin = { authorization: `Bearer ${ADMIN}` };
 
 async function createShowtime() {
-  const venue = await call(core.url, 'POST', '/admin/venues', { headers: admin, body: { name: `E2E ${Date.now()}-${Math.random()}` } });
-  const seats = rectangularLayout({ rows: 2, columns: 6 }).map(({ code, rowLabel, row, column, type }) => ({ code, rowLabel, row, column, type }));
-  const hall = await call(core.url, 'POST', `/admin/venues/${venue.json.id}/halls`, { headers: admin, body: { name: 'Hall', seats } });
+  const venue = await call(core.url, 'POST', '/admin/venues', {
+    headers: admin,
+    body: { name: `E2E ${Date.now()}-${Math.random()}` },
+  });
+  const seats = rectangularLayout({ rows: 2, columns: 6 }).map(({ code, rowLabel, row, column, type }) => ({
+    code,
+    rowLabel,
+    row,
+    column,
+    type,
+  }));
+  const hall = await call(core.url, 'POST', `/admin/venues/${venue.json.id}/halls`, {
+    headers: admin,
+    body: { name: 'Hall', seats },
+  });
   const showtime = await call(core.url, 'POST', '/admin/showtimes', {
-    headers: admin, body: { hallId: hall.json.id, title: 'E2E premiere', startsAt: new Date(Date.now() + 86_400_000).toISOString(), priceCents: 900 },
+    headers: admin,
+    body: {
+      hallId: hall.json.id,
+      title: 'E2E premiere',
+      startsAt: new Date(Date.now() + 86_400_000).toISOString(),
+      priceCents: 900,
+    },
   });
   expect(showtime.status).toBe(201);
   return showtime.json.id as number;
@@ -92,12 +136,18 @@ async function createShowtime() {
 describe('the whole stack', () => {
   it('queue → admission → seat map → hold → checkout → pay → booking; the booking frees the slot for the next buyer', async () => {
     const showtimeId = await createShowtime();
-    const room = await api('PUT', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin, body: { capacity: 1, admitPerMinute: 600, sessionTtlSeconds: 120, state: 'open' } });
+    const room = await api('PUT', `/api/admin/showtimes/${showtimeId}/room`, {
+      headers: admin,
+      body: { capacity: 1, admitPerMinute: 600, sessionTtlSeconds: 120, state: 'open' },
+    });
     expect(room.status).toBe(200);
 
     const alice = (await api('POST', '/api/auth/demo', { body: { customerId: 'e2e-alice' } })).json.token;
     const bob = (await api('POST', '/api/auth/demo', { body: { customerId: 'e2e-bob' } })).json.token;
-    const aliceJoin = await eventually(() => api('POST', `/api/showtimes/${showtimeId}/queue`, { token: alice }), (r) => r.json?.state === 'admitted');
+    const aliceJoin = await eventually(
+      () => api('POST', `/api/showtimes/${showtimeId}/queue`, { token: alice }),
+      (r) => r.json?.state === 'admitted',
+    );
     expect(aliceJoin.json.state).toBe('admitted');
     const bobJoin = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: bob });
     expect(bobJoin.json.state).toBe('waiting');
@@ -106,15 +156,26 @@ describe('the whole stack', () => {
     const map = await api('GET', `/api/showtimes/${showtimeId}/seats`, { token: access });
     expect(map.status).toBe(200);
     expect(map.json.counts).toMatchObject({ total: 12, available: 12 });
-    const hold = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A3', 'A4'] } });
+    const hold = await api('POST', `/api/showtimes/${showtimeId}/holds`, {
+      token: access,
+      body: { seats: ['A3', 'A4'] },
+    });
     expect(hold.status).toBe(201);
-    const checkout = await api('POST', `/api/holds/${hold.json.holdId}/checkout`, { token: access, headers: { 'idempotency-key': 'e2e-1' } });
+    const checkout = await api('POST', `/api/holds/${hold.json.holdId}/checkout`, {
+      token: access,
+      headers: { 'idempotency-key': 'e2e-1' },
+    });
     expect(checkout.status).toBe(201);
     expect(checkout.json.amountCents).toBe(1800);
-    const approved = await call(sandbox.url, 'POST', `/v1/payments/${checkout.json.paymentId}/approve`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    const approved = await call(sandbox.url, 'POST', `/v1/payments/${checkout.json.paymentId}/approve`, {
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
     expect(approved.status).toBe(200);
 
-    const confirmed = await eventually(() => api('GET', `/api/holds/${hold.json.holdId}`, { token: access }), (r) => r.json?.status === 'CONFIRMED');
+    const confirmed = await eventually(
+      () => api('GET', `/api/holds/${hold.json.holdId}`, { token: access }),
+      (r) => r.json?.status === 'CONFIRMED',
+    );
     expect(confirmed.json.status).toBe('CONFIRMED');
     const booking = await api('GET', `/api/bookings/${confirmed.json.bookingId}`, { token: access });
     expect(booking.json).toMatchObject({ status: 'CONFIRMED', seats: ['A3', 'A4'], amountCents: 1800 });
@@ -127,7 +188,10 @@ describe('the whole stack', () => {
     expect(bobAdmitted.json.state).toBe('admitted');
     const bobAccess = bobAdmitted.json.accessToken as string;
     expect((await api('GET', `/api/bookings/${confirmed.json.bookingId}`, { token: bobAccess })).status).toBe(403);
-    const taken = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: bobAccess, body: { seats: ['A4', 'A5'] } });
+    const taken = await api('POST', `/api/showtimes/${showtimeId}/holds`, {
+      token: bobAccess,
+      body: { seats: ['A4', 'A5'] },
+    });
     expect(taken.status).toBe(409);
     expect(taken.json.error.seats).toEqual(['A4']);
 
@@ -135,20 +199,34 @@ describe('the whole stack', () => {
     const metrics = (await call(core.url, 'GET', '/metrics')).text;
     expect(metrics).toMatch(/^core_refunds_failing 0$/m);
     expect(metrics).toMatch(/^core_payments_pending \d+$/m);
-    const outbox = await eventually(async () => (await call(core.url, 'GET', '/metrics')).text, (text) => /^core_outbox_unpublished 0$/m.test(text));
+    const outbox = await eventually(
+      async () => (await call(core.url, 'GET', '/metrics')).text,
+      (text) => /^core_outbox_unpublished 0$/m.test(text),
+    );
     expect(outbox).toMatch(/^core_outbox_unpublished 0$/m);
   });
 
   it('the core goes down: purchases answer 503 with Retry-After, the seat map comes from cache, the queue keeps working; then it recovers', async () => {
     const showtimeId = await createShowtime();
-    await api('PUT', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin, body: { capacity: 5, admitPerMinute: 600, sessionTtlSeconds: 120, state: 'open' } });
+    await api('PUT', `/api/admin/showtimes/${showtimeId}/room`, {
+      headers: admin,
+      body: { capacity: 5, admitPerMinute: 600, sessionTtlSeconds: 120, state: 'open' },
+    });
     const carol = (await api('POST', '/api/auth/demo', { body: { customerId: 'e2e-carol' } })).json.token;
-    const joined = await eventually(() => api('POST', `/api/showtimes/${showtimeId}/queue`, { token: carol }), (r) => r.json?.state === 'admitted');
+    const joined = await eventually(
+      () => api('POST', `/api/showtimes/${showtimeId}/queue`, { token: carol }),
+      (r) => r.json?.state === 'admitted',
+    );
     const access = joined.json.accessToken as string;
     expect((await api('GET', `/api/showtimes/${showtimeId}/seats`, { token: access })).status).toBe(200);
 
     // A crowd on the showtime list costs the core one query per second, not one per buyer.
-    const listCount = async () => Number(/core_http_request_duration_seconds_count\{method="GET",route="\/showtimes",status="200"\} (\d+)/.exec((await call(core.url, 'GET', '/metrics')).text)?.[1] ?? 0);
+    const listCount = async () =>
+      Number(
+        /core_http_request_duration_seconds_count\{method="GET",route="\/showtimes",status="200"\} (\d+)/.exec(
+          (await call(core.url, 'GET', '/metrics')).text,
+        )?.[1] ?? 0,
+      );
     const listsBefore = await listCount();
     const lists = await Promise.all(Array.from({ length: 200 }, () => api('GET', '/api/showtimes')));
     expect(lists.every((l) => l.status === 200 && Array.isArray(l.json))).toBe(true);

@@ -61,8 +61,12 @@ async function startServices(services: ServiceProcess[]) {
 }
 
 const baseEnv = async () => ({
-  NODE_ENV: 'development', LOG_LEVEL: 'warn', ADMIN_TOKEN: ADMIN, PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
-  TOKEN_SIGNING_KEY: JSON.stringify(await generateSigningJwk('prefix-1')), DEMO_LOGIN: '1',
+  NODE_ENV: 'development',
+  LOG_LEVEL: 'warn',
+  ADMIN_TOKEN: ADMIN,
+  PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+  TOKEN_SIGNING_KEY: JSON.stringify(await generateSigningJwk('prefix-1')),
+  DEMO_LOGIN: '1',
 });
 
 /**
@@ -79,8 +83,16 @@ async function startEmbedded(options: { inProcess?: boolean } = {}): Promise<Sta
   const [edgePort, corePort, paymentPort] = [await freePort(), await freePort(), await freePort()];
   const edgeUrl = `http://127.0.0.1:${edgePort}`;
   const stack = serviceProcess({
-    name: 'start', entry: 'scripts/start.ts', logDir: logDirectory(),
-    env: { ...(await baseEnv()), ...servers, EDGE_PORT: String(edgePort), CORE_PORT: String(corePort), PAYMENT_PORT: String(paymentPort) },
+    name: 'start',
+    entry: 'scripts/start.ts',
+    logDir: logDirectory(),
+    env: {
+      ...(await baseEnv()),
+      ...servers,
+      EDGE_PORT: String(edgePort),
+      CORE_PORT: String(corePort),
+      PAYMENT_PORT: String(paymentPort),
+    },
     ready: () => answers200(`${edgeUrl}/healthz`),
     startTimeoutMs: 90_000,
   });
@@ -98,11 +110,20 @@ async function startSeparate(options: { coreWithoutPrefix?: boolean } = {}): Pro
   const redis = await startPrivateRedis();
   cleanups.push(() => redis.stop());
   const [edgePort, corePort, paymentPort] = [await freePort(), await freePort(), await freePort()];
-  const [edgeUrl, coreUrl, paymentsUrl] = [edgePort, corePort, paymentPort].map((port) => `http://127.0.0.1:${port}`) as [string, string, string];
+  const [edgeUrl, coreUrl, paymentsUrl] = [edgePort, corePort, paymentPort].map(
+    (port) => `http://127.0.0.1:${port}`,
+  ) as [string, string, string];
   const prefix = 'flash:';
   const nodeEnv = {
-    ...(await baseEnv()), DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${redis.ports[0]}`, REDIS_KEY_PREFIX: prefix,
-    CORE_URL: coreUrl, PAYMENT_URL: paymentsUrl, CORE_SERVICE_TOKEN: SERVICE, HOST: '127.0.0.1', PAYMENT_HOST: '127.0.0.1',
+    ...(await baseEnv()),
+    DATABASE_URL: database.url,
+    REDIS_URL: `redis://127.0.0.1:${redis.ports[0]}`,
+    REDIS_KEY_PREFIX: prefix,
+    CORE_URL: coreUrl,
+    PAYMENT_URL: paymentsUrl,
+    CORE_SERVICE_TOKEN: SERVICE,
+    HOST: '127.0.0.1',
+    PAYMENT_HOST: '127.0.0.1',
   };
   const cli = { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...nodeEnv } };
   await run(process.execPath, ['--import', 'tsx', 'core/src/db/migrate-cli.ts'], cli);
@@ -110,25 +131,39 @@ async function startSeparate(options: { coreWithoutPrefix?: boolean } = {}): Pro
   const { REDIS_KEY_PREFIX: _dropped, ...coreEnvWithoutPrefix } = nodeEnv;
   const logDir = logDirectory();
   const core = serviceProcess({
-    name: 'core', entry: 'core/src/main.ts', logDir,
-    env: { ...(options.coreWithoutPrefix ? coreEnvWithoutPrefix : nodeEnv), CORE_PORT: String(corePort), PUBLIC_URL: edgeUrl },
+    name: 'core',
+    entry: 'core/src/main.ts',
+    logDir,
+    env: {
+      ...(options.coreWithoutPrefix ? coreEnvWithoutPrefix : nodeEnv),
+      CORE_PORT: String(corePort),
+      PUBLIC_URL: edgeUrl,
+    },
     ready: () => answers200(`${coreUrl}/readyz`),
   });
   const payment = serviceProcess({
-    name: 'payment', entry: 'payment-sandbox/src/node.ts', logDir,
+    name: 'payment',
+    entry: 'payment-sandbox/src/node.ts',
+    logDir,
     env: { ...nodeEnv, PAYMENT_PORT: String(paymentPort), PAYMENT_PUBLIC_URL: paymentsUrl },
     ready: () => answers200(`${paymentsUrl}/healthz`),
   });
   const edge = serviceProcess({
-    name: 'edge', entry: 'edge/src/main.ts', logDir,
+    name: 'edge',
+    entry: 'edge/src/main.ts',
+    logDir,
     env: { ...nodeEnv, EDGE_PORT: String(edgePort) },
     ready: () => answers200(`${edgeUrl}/healthz`),
   });
   let tickerStarted = false;
   const ticker = serviceProcess({
-    name: 'ticker', entry: 'queue/src/ticker.ts', logDir, env: nodeEnv,
+    name: 'ticker',
+    entry: 'queue/src/ticker.ts',
+    logDir,
+    env: nodeEnv,
     // No port: alive a moment after spawning is all there is to wait for.
-    ready: async () => tickerStarted || ((tickerStarted = true), await new Promise((resolve) => setTimeout(resolve, 500)), true),
+    ready: async () =>
+      tickerStarted || ((tickerStarted = true), await new Promise((resolve) => setTimeout(resolve, 500)), true),
   });
   await startServices([core, payment, edge, ticker]);
   const unprefixedKeys = async () => {
@@ -147,7 +182,8 @@ async function startSeparate(options: { coreWithoutPrefix?: boolean } = {}): Pro
  * admitted, or null when that did not happen within the bound.
  */
 async function twoBuyers(stack: Stack): Promise<number | null> {
-  const api = (method: string, path: string, init?: JsonCallInit) => callJson(fetchFrom(stack.edgeUrl), method, path, init);
+  const api = (method: string, path: string, init?: JsonCallInit) =>
+    callJson(fetchFrom(stack.edgeUrl), method, path, init);
   const showtimes = await api('GET', '/api/showtimes');
   expect(showtimes.status).toBe(200);
   const showtimeId = showtimes.json[0].id as number;
@@ -159,7 +195,10 @@ async function twoBuyers(stack: Stack): Promise<number | null> {
 
   const first = (await api('POST', '/api/auth/demo', { body: { customerId: 'prefix-first' } })).json.token as string;
   const second = (await api('POST', '/api/auth/demo', { body: { customerId: 'prefix-second' } })).json.token as string;
-  const admitted = await eventually(() => api('POST', `/api/showtimes/${showtimeId}/queue`, { token: first }), (r) => r.json?.state === 'admitted');
+  const admitted = await eventually(
+    () => api('POST', `/api/showtimes/${showtimeId}/queue`, { token: first }),
+    (r) => r.json?.state === 'admitted',
+  );
   expect(admitted.json?.state, admitted.text).toBe('admitted');
   const waiting = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: second });
   expect(waiting.json.state).toBe('waiting');
@@ -170,12 +209,20 @@ async function twoBuyers(stack: Stack): Promise<number | null> {
   const seat = (map.json.seats as { code: string; status: string }[]).find((s) => s.status === 'AVAILABLE')!.code;
   const hold = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: [seat] } });
   expect(hold.status, hold.text).toBe(201);
-  const checkout = await api('POST', `/api/holds/${hold.json.holdId}/checkout`, { token: access, headers: { 'idempotency-key': 'prefix-1' } });
+  const checkout = await api('POST', `/api/holds/${hold.json.holdId}/checkout`, {
+    token: access,
+    headers: { 'idempotency-key': 'prefix-1' },
+  });
   expect(checkout.status, checkout.text).toBe(201);
-  const paid = await callJson(fetchFrom(stack.paymentsUrl), 'POST', `/v1/payments/${checkout.json.paymentId}/approve`, { headers: { authorization: `Bearer ${API_KEY}` } });
+  const paid = await callJson(fetchFrom(stack.paymentsUrl), 'POST', `/v1/payments/${checkout.json.paymentId}/approve`, {
+    headers: { authorization: `Bearer ${API_KEY}` },
+  });
   expect(paid.status, paid.text).toBe(200);
   // The sandbox's webhook reaches the core, which books the seat.
-  const confirmed = await eventually(() => api('GET', `/api/holds/${hold.json.holdId}`, { token: access }), (r) => r.json?.status === 'CONFIRMED');
+  const confirmed = await eventually(
+    () => api('GET', `/api/holds/${hold.json.holdId}`, { token: access }),
+    (r) => r.json?.status === 'CONFIRMED',
+  );
   expect(confirmed.json.status).toBe('CONFIRMED');
   const bookedAt = Date.now();
 
@@ -191,29 +238,45 @@ async function twoBuyers(stack: Stack): Promise<number | null> {
 const START_AND_JOURNEY_MS = 150_000;
 
 describe('one REDIS_KEY_PREFIX for every process', () => {
-  it('npm start (scripts/start.ts) with DATABASE_URL, REDIS_URL and a prefix: the booking admits the next buyer at once', async () => {
-    const waitedMs = await twoBuyers(await startEmbedded());
-    expect(waitedMs).not.toBeNull();
-    expect(waitedMs!).toBeLessThanOrEqual(SECOND_BUYER_BOUND_MS);
-  }, START_AND_JOURNEY_MS);
+  it(
+    'npm start (scripts/start.ts) with DATABASE_URL, REDIS_URL and a prefix: the booking admits the next buyer at once',
+    async () => {
+      const waitedMs = await twoBuyers(await startEmbedded());
+      expect(waitedMs).not.toBeNull();
+      expect(waitedMs!).toBeLessThanOrEqual(SECOND_BUYER_BOUND_MS);
+    },
+    START_AND_JOURNEY_MS,
+  );
 
-  it('npm start with nothing set (in-process store and events): the booking admits the next buyer at once', async () => {
-    const waitedMs = await twoBuyers(await startEmbedded({ inProcess: true }));
-    expect(waitedMs).not.toBeNull();
-    expect(waitedMs!).toBeLessThanOrEqual(SECOND_BUYER_BOUND_MS);
-  }, START_AND_JOURNEY_MS);
+  it(
+    'npm start with nothing set (in-process store and events): the booking admits the next buyer at once',
+    async () => {
+      const waitedMs = await twoBuyers(await startEmbedded({ inProcess: true }));
+      expect(waitedMs).not.toBeNull();
+      expect(waitedMs!).toBeLessThanOrEqual(SECOND_BUYER_BOUND_MS);
+    },
+    START_AND_JOURNEY_MS,
+  );
 
-  it('the separate services as docker-compose runs them, with a prefix: the booking admits the next buyer at once', async () => {
-    const stack = await startSeparate();
-    const waitedMs = await twoBuyers(stack);
-    expect(waitedMs).not.toBeNull();
-    expect(waitedMs!).toBeLessThanOrEqual(SECOND_BUYER_BOUND_MS);
-    expect(await stack.unprefixedKeys!()).toEqual([]); // no process wrote outside the namespace
-  }, START_AND_JOURNEY_MS);
+  it(
+    'the separate services as docker-compose runs them, with a prefix: the booking admits the next buyer at once',
+    async () => {
+      const stack = await startSeparate();
+      const waitedMs = await twoBuyers(stack);
+      expect(waitedMs).not.toBeNull();
+      expect(waitedMs!).toBeLessThanOrEqual(SECOND_BUYER_BOUND_MS);
+      expect(await stack.unprefixedKeys!()).toEqual([]); // no process wrote outside the namespace
+    },
+    START_AND_JOURNEY_MS,
+  );
 
-  it('broken variant: the core without the prefix publishes where nobody reads; the next buyer waits past the bound', async () => {
-    const stack = await startSeparate({ coreWithoutPrefix: true });
-    expect(await twoBuyers(stack)).toBeNull();
-    expect(await stack.unprefixedKeys!()).toContain('booking-events');
-  }, START_AND_JOURNEY_MS);
+  it(
+    'broken variant: the core without the prefix publishes where nobody reads; the next buyer waits past the bound',
+    async () => {
+      const stack = await startSeparate({ coreWithoutPrefix: true });
+      expect(await twoBuyers(stack)).toBeNull();
+      expect(await stack.unprefixedKeys!()).toContain('booking-events');
+    },
+    START_AND_JOURNEY_MS,
+  );
 });

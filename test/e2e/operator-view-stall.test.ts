@@ -45,14 +45,33 @@ beforeAll(async () => {
   const namespace = testRedisNamespace('stall');
   const keys = await testTokenKeys();
   core = await startCore(
-    parseCoreConfig({ CORE_PORT: '0', CORE_HOST: '127.0.0.1', ADMIN_TOKEN: EDGE_ADMIN_TOKEN, PAYMENT_WEBHOOK_SECRET: 'whsec_stall', LOG_LEVEL: 'silent' }),
-    { sql, tokenKeys: keys, eventSink: redisStreamSink(redis, { keyPrefix: namespace }), jobSettings: { relayEveryMs: 100, sweepEveryMs: 500 } },
+    parseCoreConfig({
+      CORE_PORT: '0',
+      CORE_HOST: '127.0.0.1',
+      ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+      PAYMENT_WEBHOOK_SECRET: 'whsec_stall',
+      LOG_LEVEL: 'silent',
+    }),
+    {
+      sql,
+      tokenKeys: keys,
+      eventSink: redisStreamSink(redis, { keyPrefix: namespace }),
+      jobSettings: { relayEveryMs: 100, sweepEveryMs: 500 },
+    },
   );
   const edgeWith = (extra: Record<string, string>) =>
     startEdge(
       parseEdgeConfig({
-        EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: core.url, REDIS_URL: testRedisUrl(), REDIS_KEY_PREFIX: namespace,
-        ADMIN_TOKEN: EDGE_ADMIN_TOKEN, FLOOD_POINTS: '100000', CORE_TIMEOUT_MS: '20000', LOG_LEVEL: 'silent', ...extra,
+        EDGE_PORT: '0',
+        EDGE_HOST: '127.0.0.1',
+        CORE_URL: core.url,
+        REDIS_URL: testRedisUrl(),
+        REDIS_KEY_PREFIX: namespace,
+        ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+        FLOOD_POINTS: '100000',
+        CORE_TIMEOUT_MS: '20000',
+        LOG_LEVEL: 'silent',
+        ...extra,
       }),
       { tokenKeys: keys, consumeEvents: false },
     );
@@ -82,7 +101,8 @@ const admin = { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` };
 async function openShowtime(): Promise<number> {
   const showtimeId = await createCoreShowtime(core.url, admin, 'Stall');
   const room = await callJson(fetchFrom(edge.url), 'PUT', `/api/admin/showtimes/${showtimeId}/room`, {
-    headers: admin, body: { capacity: 10, admitPerMinute: RATE, adaptiveAdmission: true, state: 'open' },
+    headers: admin,
+    body: { capacity: 10, admitPerMinute: RATE, adaptiveAdmission: true, state: 'open' },
   });
   expect(room.status).toBe(200);
   return showtimeId;
@@ -105,18 +125,22 @@ async function stall(): Promise<{ released: () => boolean; done: Promise<void> }
   return { released: () => isReleased, done };
 }
 
-const view = (at: RunningEdge, showtimeId: number) => callJson(fetchFrom(at.url), 'GET', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin });
+const view = (at: RunningEdge, showtimeId: number) =>
+  callJson(fetchFrom(at.url), 'GET', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin });
 
-describe('the operator\'s room view while the core stalls', () => {
+describe("the operator's room view while the core stalls", () => {
   let shared: number | null = null;
   const showtimeId0 = () => shared as number;
   beforeAll(async () => {
     shared = await openShowtime();
   });
 
-  it('answers during the stall, with the sale state last known (stale since when) and the closed loop\'s lowered rate', async () => {
+  it("answers during the stall, with the sale state last known (stale since when) and the closed loop's lowered rate", async () => {
     const showtimeId = await openShowtime();
-    const healthy = await eventually(() => view(edge, showtimeId), (r) => r.json?.admission?.reason === 'healthy');
+    const healthy = await eventually(
+      () => view(edge, showtimeId),
+      (r) => r.json?.admission?.reason === 'healthy',
+    );
     expect(healthy.json).toMatchObject({ saleState: 'on_sale', core: { fresh: true, staleSince: null, stale: [] } });
 
     const lock = await stall();
@@ -139,20 +163,31 @@ describe('the operator\'s room view while the core stalls', () => {
       expect(Date.parse(answer.json.core.staleSince)).toBeGreaterThanOrEqual(Date.parse(answer.json.core.answeredAt));
     }
     // The governor could not read the core's health: its cut is visible while the stall lasts.
-    const cut = during.find((answer) => answer.json.admission.reason !== 'healthy' && answer.json.admission.effectiveAdmitPerMinute < RATE);
+    const cut = during.find(
+      (answer) => answer.json.admission.reason !== 'healthy' && answer.json.admission.effectiveAdmitPerMinute < RATE,
+    );
     expect(cut?.json.admission).toBeDefined();
 
     // After the stall the view is fresh again.
-    const after = await eventually(() => view(edge, showtimeId), (r) => r.json?.core?.fresh === true);
+    const after = await eventually(
+      () => view(edge, showtimeId),
+      (r) => r.json?.core?.fresh === true,
+    );
     expect(after.json.core).toMatchObject({ fresh: true, staleSince: null });
   });
 
-  it('the live stream keeps sending stats during the stall, saying the core\'s part is stale', async () => {
+  it("the live stream keeps sending stats during the stall, saying the core's part is stale", async () => {
     const showtimeId = await openShowtime();
-    await eventually(() => view(edge, showtimeId), (r) => r.json?.core?.fresh === true);
+    await eventually(
+      () => view(edge, showtimeId),
+      (r) => r.json?.core?.fresh === true,
+    );
     const lock = await stall();
     const controller = new AbortController();
-    const response = await fetch(`${edge.url}/api/admin/showtimes/${showtimeId}/room/events`, { headers: admin, signal: controller.signal });
+    const response = await fetch(`${edge.url}/api/admin/showtimes/${showtimeId}/room/events`, {
+      headers: admin,
+      signal: controller.signal,
+    });
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let text = '';
@@ -182,10 +217,15 @@ describe('the operator\'s room view while the core stalls', () => {
    * lock until the core gives up) or the edge's view (sent 300 ms later). Order, not speed.
    */
   async function firstDuringStall(at: RunningEdge, showtimeId: number): Promise<string[]> {
-    await eventually(() => view(at, showtimeId), (r) => r.json?.core?.fresh === true);
+    await eventually(
+      () => view(at, showtimeId),
+      (r) => r.json?.core?.fresh === true,
+    );
     const lock = await stall();
     const order: string[] = [];
-    const direct = callJson(fetchFrom(core.url), 'GET', `/admin/showtimes/${showtimeId}/room`, { headers: admin }).then(() => order.push('core'));
+    const direct = callJson(fetchFrom(core.url), 'GET', `/admin/showtimes/${showtimeId}/room`, { headers: admin }).then(
+      () => order.push('core'),
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const viewed = view(at, showtimeId).then((answer) => order.push(`view ${answer.status}`));
     await Promise.all([direct, viewed]);

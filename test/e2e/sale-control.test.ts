@@ -38,13 +38,29 @@ beforeAll(async () => {
   roomRedis = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   roomRedis.on('error', () => {});
   core = await startCore(
-    parseCoreConfig({ CORE_PORT: '0', ADMIN_TOKEN: ADMIN, CORE_SERVICE_TOKEN: SERVICE, JOBS_ENABLED: 'false', LOG_LEVEL: 'silent' }),
+    parseCoreConfig({
+      CORE_PORT: '0',
+      ADMIN_TOKEN: ADMIN,
+      CORE_SERVICE_TOKEN: SERVICE,
+      JOBS_ENABLED: 'false',
+      LOG_LEVEL: 'silent',
+    }),
     { sql, tokenKeys, admissionStore: createIoredisStore(roomRedis) },
   );
   edge = await startEdge(
     parseEdgeConfig({
-      EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: core.url, CORE_SERVICE_TOKEN: SERVICE, REDIS_URL: redis.url, ADMIN_TOKEN: ADMIN, DEMO_LOGIN: '1',
-      DEMO_LOGIN_PER_MINUTE: '100000', SNAPSHOT_TTL_MS: '50', ROOM_SYNC_MS: '200', FLOOD_POINTS: '100000', CORE_TIMEOUT_MS: '2000',
+      EDGE_PORT: '0',
+      EDGE_HOST: '127.0.0.1',
+      CORE_URL: core.url,
+      CORE_SERVICE_TOKEN: SERVICE,
+      REDIS_URL: redis.url,
+      ADMIN_TOKEN: ADMIN,
+      DEMO_LOGIN: '1',
+      DEMO_LOGIN_PER_MINUTE: '100000',
+      SNAPSHOT_TTL_MS: '50',
+      ROOM_SYNC_MS: '200',
+      FLOOD_POINTS: '100000',
+      CORE_TIMEOUT_MS: '2000',
       LOG_LEVEL: 'silent',
     }),
     { tokenKeys, consumeEvents: false },
@@ -63,7 +79,8 @@ const api = (method: string, path: string, init?: JsonCallInit) => callJson(fetc
 const atCore = (method: string, path: string, init: JsonCallInit = {}) =>
   callJson(fetchFrom(core.url), method, path, { ...init, headers: { 'x-service-token': SERVICE, ...init.headers } });
 const admin = { authorization: `Bearer ${ADMIN}` };
-const setRoom = (showtimeId: number, body: unknown) => api('PUT', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin, body });
+const setRoom = (showtimeId: number, body: unknown) =>
+  api('PUT', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin, body });
 const readRoom = (showtimeId: number) => api('GET', `/api/admin/showtimes/${showtimeId}/room`, { headers: admin });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -96,7 +113,9 @@ async function admitted(showtimeId: number, buyer: Buyer) {
   await eventually(
     async () => {
       if (buyer.accessToken) return buyer;
-      const poll = await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': buyer.queueToken ?? '' } });
+      const poll = await api('GET', `/api/showtimes/${showtimeId}/queue`, {
+        headers: { 'x-queue-token': buyer.queueToken ?? '' },
+      });
       if (poll.json?.accessToken) buyer.accessToken = poll.json.accessToken;
       return buyer;
     },
@@ -110,7 +129,9 @@ function pollers(showtimeId: number, buyers: Buyer[]) {
   let running = true;
   const loops = buyers.map(async (buyer) => {
     while (running) {
-      const poll = await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': buyer.queueToken ?? '' } });
+      const poll = await api('GET', `/api/showtimes/${showtimeId}/queue`, {
+        headers: { 'x-queue-token': buyer.queueToken ?? '' },
+      });
       if (poll.status === 200) {
         buyer.states.push(poll.json.state);
         if (poll.json.accessToken) buyer.accessToken = poll.json.accessToken;
@@ -150,7 +171,11 @@ async function pausedRoomSurvives(showtimeId: number, loseTheRoom: () => Promise
 
   await loseTheRoom();
   // Restored from PostgreSQL by the sync, not from defaults: still paused, capacity 5.
-  const restored = await eventually(() => readRoom(showtimeId), (r) => r.status === 200 && r.json.settings?.state === 'paused', 10_000);
+  const restored = await eventually(
+    () => readRoom(showtimeId),
+    (r) => r.status === 200 && r.json.settings?.state === 'paused',
+    10_000,
+  );
   expect(restored.json.settings).toMatchObject({ capacity: 5, admitPerMinute: 6_000, sessionTtlSeconds: 120 });
   await sleep(1_500); // buyers keep polling (and joining again) against the restored room
   expect(line.flatMap((buyer) => buyer.states).filter((state) => state === 'admitted')).toEqual([]);
@@ -158,12 +183,19 @@ async function pausedRoomSurvives(showtimeId: number, loseTheRoom: () => Promise
   expect(audit.map((entry: { after: { state: string } }) => entry.after.state)).toEqual(['paused', 'open']);
 
   // The turns granted before the loss came back with the room: they keep buying, and they count.
-  const hold = await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: early[0]!.accessToken!, body: { seats: ['A1'] } });
+  const hold = await api('POST', `/api/showtimes/${showtimeId}/holds`, {
+    token: early[0]!.accessToken!,
+    body: { seats: ['A1'] },
+  });
   expect(hold.status).toBe(201);
 
   const cap = capSampler(showtimeId);
   expect((await setRoom(showtimeId, { state: 'open' })).status).toBe(200);
-  await eventually(async () => line.filter((buyer) => buyer.accessToken).length, (admitted) => admitted === 3, 10_000);
+  await eventually(
+    async () => line.filter((buyer) => buyer.accessToken).length,
+    (admitted) => admitted === 3,
+    10_000,
+  );
   await sleep(500);
   await polling.stop();
   expect(await cap.stop()).toBeLessThanOrEqual(5);
@@ -181,7 +213,7 @@ describe('sale control on the real stack', () => {
     });
   });
 
-  it('the same when only the room\'s keys are deleted (FLUSHDB of one showtime)', async () => {
+  it("the same when only the room's keys are deleted (FLUSHDB of one showtime)", async () => {
     const { showtimeId } = await h.createShowtime({ layout: { rows: 4, columns: 10 } });
     await pausedRoomSurvives(showtimeId, async () => {
       const probe = new Redis(redis.url);
@@ -198,48 +230,87 @@ describe('sale control on the real stack', () => {
     await admitted(showtimeId, holder);
     const leaver = await newBuyer();
     await admitted(showtimeId, leaver);
-    expect((await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: holder.accessToken!, body: { seats: ['A1'] } })).status).toBe(201);
+    expect(
+      (await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: holder.accessToken!, body: { seats: ['A1'] } }))
+        .status,
+    ).toBe(201);
 
     // The buyer who left: their token is refused by the core itself, not only by the edge.
-    expect((await api('DELETE', `/api/showtimes/${showtimeId}/queue`, { token: leaver.token })).status).toBeLessThan(300);
-    const direct = await atCore('POST', `/showtimes/${showtimeId}/holds`, { token: leaver.accessToken!, body: { seats: ['B1'] } });
+    expect((await api('DELETE', `/api/showtimes/${showtimeId}/queue`, { token: leaver.token })).status).toBeLessThan(
+      300,
+    );
+    const direct = await atCore('POST', `/showtimes/${showtimeId}/holds`, {
+      token: leaver.accessToken!,
+      body: { seats: ['B1'] },
+    });
     expect(direct).toMatchObject({ status: 410, json: { error: { code: 'TURN_ENDED' } } });
 
     // The catalog's switch, changed straight at the core: the room follows within the sync interval.
-    expect((await atCore('PATCH', `/admin/showtimes/${showtimeId}`, { headers: admin, body: { saleState: 'PAUSED' } })).status).toBe(200);
+    expect(
+      (await atCore('PATCH', `/admin/showtimes/${showtimeId}`, { headers: admin, body: { saleState: 'PAUSED' } }))
+        .status,
+    ).toBe(200);
     const late = await newBuyer();
-    await eventually(() => join(showtimeId, late), (r) => r.json?.state === 'paused', 5_000);
+    await eventually(
+      () => join(showtimeId, late),
+      (r) => r.json?.state === 'paused',
+      5_000,
+    );
     // Pause stops admissions, not the buyers already admitted.
-    expect((await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: holder.accessToken!, body: { seats: ['A2'] } })).status).toBe(201);
-    await eventually(() => api('GET', '/api/showtimes'), (r) => r.json.find((s: { id: number }) => s.id === showtimeId)?.saleState === 'paused', 3_000);
+    expect(
+      (await api('POST', `/api/showtimes/${showtimeId}/holds`, { token: holder.accessToken!, body: { seats: ['A2'] } }))
+        .status,
+    ).toBe(201);
+    await eventually(
+      () => api('GET', '/api/showtimes'),
+      (r) => r.json.find((s: { id: number }) => s.id === showtimeId)?.saleState === 'paused',
+      3_000,
+    );
 
     const closedAt = Date.now();
-    expect((await atCore('PATCH', `/admin/showtimes/${showtimeId}`, { headers: admin, body: { saleState: 'CLOSED' } })).status).toBe(200);
+    expect(
+      (await atCore('PATCH', `/admin/showtimes/${showtimeId}`, { headers: admin, body: { saleState: 'CLOSED' } }))
+        .status,
+    ).toBe(200);
     const atEdge = await eventually(
       () => api('POST', `/api/showtimes/${showtimeId}/holds`, { token: holder.accessToken!, body: { seats: ['A3'] } }),
       (r) => r.status === 410,
       5_000,
     );
     expect(atEdge.json.error.code).toBe('TURN_ENDED');
-    const coreSide = await atCore('POST', `/showtimes/${showtimeId}/holds`, { token: holder.accessToken!, body: { seats: ['A4'] } });
+    const coreSide = await atCore('POST', `/showtimes/${showtimeId}/holds`, {
+      token: holder.accessToken!,
+      body: { seats: ['A4'] },
+    });
     expect(coreSide.status).toBe(410);
     expect(Date.now() - closedAt).toBeLessThan(5_000);
-    const poll = await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': late.queueToken! } });
+    const poll = await api('GET', `/api/showtimes/${showtimeId}/queue`, {
+      headers: { 'x-queue-token': late.queueToken! },
+    });
     expect(poll.json.state).toBe('closed');
     // The edge's copy of the showtime list is at most a second old.
-    await eventually(() => api('GET', '/api/showtimes'), (r) => !r.json.some((s: { id: number }) => s.id === showtimeId), 3_000);
+    await eventually(
+      () => api('GET', '/api/showtimes'),
+      (r) => !r.json.some((s: { id: number }) => s.id === showtimeId),
+      3_000,
+    );
   });
 
   it('the core listens on loopback by default and answers only the edge: without its credential every buyer and operator route is 401', async () => {
     expect(new URL(core.url).hostname).toBe('127.0.0.1');
-    const bare = (method: string, path: string, init?: JsonCallInit) => callJson(fetchFrom(core.url), method, path, init);
+    const bare = (method: string, path: string, init?: JsonCallInit) =>
+      callJson(fetchFrom(core.url), method, path, init);
     expect((await bare('GET', '/showtimes')).json.error.code).toBe('SERVICE_TOKEN_REQUIRED');
     expect((await bare('GET', '/admin/rooms', { headers: admin })).status).toBe(401);
     expect((await bare('POST', '/showtimes/1/holds', { body: { seats: ['A1'] } })).status).toBe(401);
-    expect((await bare('GET', '/showtimes', { headers: { 'x-service-token': 'wrong-wrong-wrong-wrong' } })).status).toBe(401);
+    expect(
+      (await bare('GET', '/showtimes', { headers: { 'x-service-token': 'wrong-wrong-wrong-wrong' } })).status,
+    ).toBe(401);
     // Probes and the gateway's (signed) webhook stay open.
     expect((await bare('GET', '/healthz')).status).toBe(200);
-    expect((await bare('POST', '/payments/callback', { rawBody: '{}' })).json.error.code).not.toBe('SERVICE_TOKEN_REQUIRED');
+    expect((await bare('POST', '/payments/callback', { rawBody: '{}' })).json.error.code).not.toBe(
+      'SERVICE_TOKEN_REQUIRED',
+    );
     expect((await atCore('GET', '/showtimes')).status).toBe(200);
   });
 

@@ -61,8 +61,19 @@ beforeAll(async () => {
   const namespace = testRedisNamespace('stampede');
   const keys = await testTokenKeys();
   core = await startCore(
-    parseCoreConfig({ CORE_PORT: '0', CORE_HOST: '127.0.0.1', ADMIN_TOKEN: EDGE_ADMIN_TOKEN, PAYMENT_WEBHOOK_SECRET: 'whsec_stampede', LOG_LEVEL: 'silent' }),
-    { sql, tokenKeys: keys, eventSink: redisStreamSink(redis, { keyPrefix: namespace }), jobSettings: { relayEveryMs: 100, sweepEveryMs: 500 } },
+    parseCoreConfig({
+      CORE_PORT: '0',
+      CORE_HOST: '127.0.0.1',
+      ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+      PAYMENT_WEBHOOK_SECRET: 'whsec_stampede',
+      LOG_LEVEL: 'silent',
+    }),
+    {
+      sql,
+      tokenKeys: keys,
+      eventSink: redisStreamSink(redis, { keyPrefix: namespace }),
+      jobSettings: { relayEveryMs: 100, sweepEveryMs: 500 },
+    },
   );
   proxy = await serveRestartable(async (request) => {
     const url = new URL(request.url);
@@ -76,9 +87,16 @@ beforeAll(async () => {
     }
     try {
       const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
-      const answer = await fetch(`${core.url}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body });
+      const answer = await fetch(`${core.url}${url.pathname}${url.search}`, {
+        method: request.method,
+        headers: request.headers,
+        body,
+      });
       const bytes = await answer.arrayBuffer();
-      return new Response(answer.status === 204 || answer.status === 304 ? null : bytes, { status: answer.status, headers: answer.headers });
+      return new Response(answer.status === 204 || answer.status === 304 ? null : bytes, {
+        status: answer.status,
+        headers: answer.headers,
+      });
     } finally {
       if (read) readsInFlight.set(who, (readsInFlight.get(who) ?? 1) - 1);
     }
@@ -86,9 +104,21 @@ beforeAll(async () => {
   const edgeWith = (extra: Record<string, string>) =>
     startEdge(
       parseEdgeConfig({
-        EDGE_PORT: '0', EDGE_HOST: '127.0.0.1', CORE_URL: proxy.url, REDIS_URL: testRedisUrl(), REDIS_KEY_PREFIX: namespace,
-        ADMIN_TOKEN: EDGE_ADMIN_TOKEN, FLOOD_POINTS: '100000', SHED_LAG_MS: '0', CORE_TIMEOUT_MS: '10000', LOG_LEVEL: 'silent',
-        CORE_CALLS_PER_CUSTOMER: String(PER_CUSTOMER), CORE_QUEUE_WAIT_MS: '10000', POW_ADDRESS_JOINS_PER_MINUTE: '1000000', POW_SHOWTIME_JOINS_PER_SECOND: '1000000', ...extra,
+        EDGE_PORT: '0',
+        EDGE_HOST: '127.0.0.1',
+        CORE_URL: proxy.url,
+        REDIS_URL: testRedisUrl(),
+        REDIS_KEY_PREFIX: namespace,
+        ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+        FLOOD_POINTS: '100000',
+        SHED_LAG_MS: '0',
+        CORE_TIMEOUT_MS: '10000',
+        LOG_LEVEL: 'silent',
+        CORE_CALLS_PER_CUSTOMER: String(PER_CUSTOMER),
+        CORE_QUEUE_WAIT_MS: '10000',
+        POW_ADDRESS_JOINS_PER_MINUTE: '1000000',
+        POW_SHOWTIME_JOINS_PER_SECOND: '1000000',
+        ...extra,
       }),
       { tokenKeys: keys, consumeEvents: false },
     );
@@ -109,14 +139,22 @@ afterAll(async () => {
 });
 
 const admin = { authorization: `Bearer ${EDGE_ADMIN_TOKEN}` };
-const api = (at: RunningEdge, method: string, path: string, init?: JsonCallInit) => callJson(fetchFrom(at.url), method, path, init);
+const api = (at: RunningEdge, method: string, path: string, init?: JsonCallInit) =>
+  callJson(fetchFrom(at.url), method, path, init);
 
 /** A showtime of 2 × 6 seats whose room lets everyone in at once. */
 async function openShowtime(): Promise<number> {
   const showtimeId = await createCoreShowtime(core.url, admin, 'Stampede');
   const room = await api(edge, 'PUT', `/api/admin/showtimes/${showtimeId}/room`, {
     headers: admin,
-    body: { capacity: BUYERS + 10, admitPerMinute: 1_000_000, admitBurst: 10_000, placesPerAddress: 100_000, sessionTtlSeconds: 600, state: 'open' },
+    body: {
+      capacity: BUYERS + 10,
+      admitPerMinute: 1_000_000,
+      admitBurst: 10_000,
+      placesPerAddress: 100_000,
+      sessionTtlSeconds: 600,
+      state: 'open',
+    },
   });
   expect(room.status).toBe(200);
   return showtimeId;
@@ -137,7 +175,11 @@ async function admit(showtimeId: number, label: string, count: number): Promise<
             ? await api(edge, 'GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': queueToken } })
             : await api(edge, 'POST', `/api/showtimes/${showtimeId}/queue`, { token: customer });
         }
-        expect({ status: answer.status, state: answer.json?.state, error: answer.json?.error?.code }).toEqual({ status: 200, state: 'admitted', error: undefined });
+        expect({ status: answer.status, state: answer.json?.state, error: answer.json?.error?.code }).toEqual({
+          status: 200,
+          state: 'admitted',
+          error: undefined,
+        });
         return answer.json.accessToken as string;
       }),
     );
@@ -149,17 +191,22 @@ async function admit(showtimeId: number, label: string, count: number): Promise<
 /** Every buyer asks for A3 and A4 at the same moment; the statuses, counted. */
 async function race(through: RunningEdge, showtimeId: number, tokens: string[]): Promise<Record<string, number>> {
   const answers = await Promise.all(
-    tokens.map((token) => api(through, 'POST', `/api/showtimes/${showtimeId}/holds`, { token, body: { seats: ['A3', 'A4'] } })),
+    tokens.map((token) =>
+      api(through, 'POST', `/api/showtimes/${showtimeId}/holds`, { token, body: { seats: ['A3', 'A4'] } }),
+    ),
   );
   const counts: Record<string, number> = {};
   for (const answer of answers) {
-    const key = answer.status >= 500 ? `${answer.status} ${answer.json?.error?.code} ${answer.json?.error?.message}` : String(answer.status);
+    const key =
+      answer.status >= 500
+        ? `${answer.status} ${answer.json?.error?.code} ${answer.json?.error?.message}`
+        : String(answer.status);
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return counts;
 }
 
-describe('the stampede at the core\'s door', () => {
+describe("the stampede at the core's door", () => {
   it(`${BUYERS} admitted buyers racing for two seats: one hold, ${BUYERS - 1} conflicts, no 5xx, round after round`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const showtimeId = await openShowtime();
@@ -176,7 +223,9 @@ describe('the stampede at the core\'s door', () => {
     const tokens = await admit(showtimeId, 'naive-race', BUYERS);
     const counts = await race(naiveQueue, showtimeId, tokens);
     expect(counts[201]).toBe(1);
-    expect(Object.keys(counts).some((key) => key.startsWith('503 BUSY Too many requests to the seat service'))).toBe(true);
+    expect(Object.keys(counts).some((key) => key.startsWith('503 BUSY Too many requests to the seat service'))).toBe(
+      true,
+    );
   });
 });
 
@@ -185,7 +234,9 @@ describe('one token cannot starve the others', () => {
     const showtimeId = await openShowtime();
     const [abuser, buyer] = await admit(showtimeId, label, 2);
     const flood = Promise.all(
-      Array.from({ length: ABUSER_READS }, (_, i) => api(through, 'GET', `/api/holds/made-up-${i}`, { token: abuser! })),
+      Array.from({ length: ABUSER_READS }, (_, i) =>
+        api(through, 'GET', `/api/holds/made-up-${i}`, { token: abuser! }),
+      ),
     );
     const reads: JsonResult[] = [];
     for (let i = 0; i < 10; i++) reads.push(await api(through, 'GET', '/api/bookings', { token: buyer! }));

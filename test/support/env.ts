@@ -7,10 +7,14 @@ import postgres from 'postgres';
  * project, which has no servers and no setup (vitest.config.ts): such a test asking for a
  * database is in the wrong place, and says so instead of failing on `undefined`.
  */
-function provided<K extends 'databaseUrl' | 'redisUrl' | 'redisNamespace' | 'templateDatabase' | 'adminDatabaseUrl'>(key: K): string {
+function provided<K extends 'databaseUrl' | 'redisUrl' | 'redisNamespace' | 'templateDatabase' | 'adminDatabaseUrl'>(
+  key: K,
+): string {
   const value = inject(key);
   if (typeof value !== 'string') {
-    throw new Error(`no ${key}: tests that need PostgreSQL or Redis live under a test/ folder (the integration project)`);
+    throw new Error(
+      `no ${key}: tests that need PostgreSQL or Redis live under a test/ folder (the integration project)`,
+    );
   }
   return value;
 }

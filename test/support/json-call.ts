@@ -21,7 +21,12 @@ export interface JsonResult {
 
 export type FetchLike = (path: string, init: RequestInit) => Response | Promise<Response>;
 
-export async function callJson(fetchLike: FetchLike, method: string, path: string, init: JsonCallInit = {}): Promise<JsonResult> {
+export async function callJson(
+  fetchLike: FetchLike,
+  method: string,
+  path: string,
+  init: JsonCallInit = {},
+): Promise<JsonResult> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   let body: string | undefined;
@@ -42,10 +47,17 @@ export async function callJson(fetchLike: FetchLike, method: string, path: strin
 }
 
 /** Against a server on a port. */
-export const fetchFrom = (baseUrl: string): FetchLike => (path, init) => fetch(`${baseUrl}${path}`, init);
+export const fetchFrom =
+  (baseUrl: string): FetchLike =>
+  (path, init) =>
+    fetch(`${baseUrl}${path}`, init);
 
 /** Polls `probe` until `accept` says yes or the time is up; returns the last value either way. */
-export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

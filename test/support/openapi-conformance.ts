@@ -8,7 +8,11 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
 import { callJson, fetchFrom, type JsonCallInit, type JsonResult } from './json-call';
 
-interface Answer { headers?: Record<string, { $ref: string }>; content?: Record<string, { schema: object }>; 'x-error-codes'?: string[] }
+interface Answer {
+  headers?: Record<string, { $ref: string }>;
+  content?: Record<string, { schema: object }>;
+  'x-error-codes'?: string[];
+}
 export interface ApiDocument {
   paths: Record<string, Record<string, { responses: Record<string, Answer> }>>;
   components: { schemas: Record<string, object>; headers: Record<string, { required: boolean }> };
@@ -18,7 +22,11 @@ export function openApiConformance(doc: ApiDocument, schemaId: string) {
   // ajv is CommonJS: under Node's ESM loader the class is on .default, under a bundler it is the import itself.
   const Ajv2020 = (Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
-  ajv.addFormat('date-time', { type: 'string', validate: (value: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value) && !Number.isNaN(Date.parse(value)) });
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (value: string) =>
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value) && !Number.isNaN(Date.parse(value)),
+  });
   ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
   ajv.addFormat('uri', { type: 'string', validate: (value: string) => URL.canParse(value) });
   ajv.addSchema({ $id: schemaId, components: { schemas: doc.components.schemas } });
@@ -37,18 +45,27 @@ export function openApiConformance(doc: ApiDocument, schemaId: string) {
     const json = answer!.content?.['application/json'];
     if (json) {
       const ref = (json.schema as { $ref?: string; items?: { $ref: string } }).$ref;
-      const schema = ref ? { $ref: `${schemaId}${ref}` } : { type: 'array', items: { $ref: `${schemaId}${(json.schema as { items: { $ref: string } }).items.$ref}` } };
+      const schema = ref
+        ? { $ref: `${schemaId}${ref}` }
+        : { type: 'array', items: { $ref: `${schemaId}${(json.schema as { items: { $ref: string } }).items.$ref}` } };
       const valid = ajv.validate(schema, result.json);
       expect(valid, `${ajv.errorsText(ajv.errors)}: ${where}`).toBe(true);
     } else if (result.status === 204) {
       expect(result.text).toBe('');
     }
-    if (answer!['x-error-codes']) expect(answer!['x-error-codes'], `undocumented error code: ${where}`).toContain(result.json?.error?.code);
+    if (answer!['x-error-codes'])
+      expect(answer!['x-error-codes'], `undocumented error code: ${where}`).toContain(result.json?.error?.code);
     exercised.add(`${method} ${template} ${result.status}`);
   }
 
   /** Calls `baseUrl` on the document's operation `method template` and holds the answer to it. */
-  async function call(baseUrl: string, method: string, template: string, params: Record<string, string | number>, init?: JsonCallInit): Promise<JsonResult> {
+  async function call(
+    baseUrl: string,
+    method: string,
+    template: string,
+    params: Record<string, string | number>,
+    init?: JsonCallInit,
+  ): Promise<JsonResult> {
     const path = template.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
     const result = await callJson(fetchFrom(baseUrl), method.toUpperCase(), path, init);
     conforms(method, template, result);

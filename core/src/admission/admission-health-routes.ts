@@ -56,9 +56,13 @@ export function admissionHealthRoutes(deps: { sql: Sql; adminToken: string; wind
     const raw = c.req.query('showtimes') ?? '';
     const ids = raw === '' ? [] : raw.split(',');
     if (ids.length > MAX_SHOWTIMES || ids.some((id) => !/^\d{1,18}$/.test(id))) {
-      throw unprocessable('VALIDATION_FAILED', `showtimes must be up to ${MAX_SHOWTIMES} showtime ids, comma-separated`, {
-        issues: [{ path: ['showtimes'], message: 'comma-separated showtime ids' }],
-      });
+      throw unprocessable(
+        'VALIDATION_FAILED',
+        `showtimes must be up to ${MAX_SHOWTIMES} showtime ids, comma-separated`,
+        {
+          issues: [{ path: ['showtimes'], message: 'comma-separated showtime ids' }],
+        },
+      );
     }
     const showtimes = await readInventory(deps.sql, ids.map(Number));
     // This request is in flight too, and is not load.

@@ -14,5 +14,7 @@ export const listedBookingView = (b: ListedBookingRow) => ({
   ...(b.refund_cents !== null ? { refundCents: b.refund_cents } : {}),
   /** Whether the buyer may cancel now, and what the policy would give back. */
   cancellable: b.status === 'CONFIRMED' && !b.started,
-  ...(b.status === 'CONFIRMED' && !b.started ? { cancelRefundCents: b.quote_refund_cents, cancelPercent: b.quote_percent } : {}),
+  ...(b.status === 'CONFIRMED' && !b.started
+    ? { cancelRefundCents: b.quote_refund_cents, cancelPercent: b.quote_percent }
+    : {}),
 });

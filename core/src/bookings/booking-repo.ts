@@ -82,7 +82,11 @@ export interface ListedBookingRow {
 export const MAX_LISTED_BOOKINGS = 100;
 
 /** The customer's bookings, newest first (one showtime's only when `showtimeId` is set). */
-export async function listCustomerBookings(sql: Db, customerId: string, showtimeId: number | null): Promise<ListedBookingRow[]> {
+export async function listCustomerBookings(
+  sql: Db,
+  customerId: string,
+  showtimeId: number | null,
+): Promise<ListedBookingRow[]> {
   return sql<ListedBookingRow[]>`
     SELECT b.id, b.showtime_id, t.title, t.starts_at, b.status, b.seat_codes, h.fare_class, h.quantity,
            b.amount_cents, b.currency, b.refund_cents, b.created_at,

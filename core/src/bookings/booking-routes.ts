@@ -7,8 +7,15 @@ import { requireBuyer, type Buyer, type BuyerVariables } from '../http/buyer-aut
 import type { VerifyCustomerAccess } from '../../../lib/customer-access-token';
 import { listedBookingView } from './booking-list';
 import {
-  bookingHistory, bookingPaymentId, cancelBooking, findBooking, listCustomerBookings, readRefundPolicy, refundQuote,
-  replaceRefundPolicy, type BookingRow,
+  bookingHistory,
+  bookingPaymentId,
+  cancelBooking,
+  findBooking,
+  listCustomerBookings,
+  readRefundPolicy,
+  refundQuote,
+  replaceRefundPolicy,
+  type BookingRow,
 } from './booking-repo';
 import { operatorOf } from '../sale/sale-routes';
 import { showtimeIdParam, uuidParam } from '../http/params';
@@ -40,15 +47,25 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * turn ended, with the customer access token the edge signs once it verified the customer token
  * (any showtime of that customer). Someone else's booking is refused the same way with either.
  */
-export function bookingRoutes(deps: { sql: Sql; verifyAccessToken: VerifyAccessToken; verifyCustomerAccess?: VerifyCustomerAccess | null }) {
+export function bookingRoutes(deps: {
+  sql: Sql;
+  verifyAccessToken: VerifyAccessToken;
+  verifyCustomerAccess?: VerifyCustomerAccess | null;
+}) {
   const app = new Hono<{ Variables: BuyerVariables }>();
-  const buyerAuth = requireBuyer({ verifyAccessToken: deps.verifyAccessToken, verifyCustomerAccess: deps.verifyCustomerAccess ?? null });
+  const buyerAuth = requireBuyer({
+    verifyAccessToken: deps.verifyAccessToken,
+    verifyCustomerAccess: deps.verifyCustomerAccess ?? null,
+  });
 
   /** The buyer's own booking (403 for anyone else's, and for another showtime's with a turn's token). */
   async function ownBooking(bookingId: string, buyer: Buyer) {
     const booking = await findBooking(deps.sql, bookingId);
     if (!booking) throw notFound('BOOKING_NOT_FOUND', 'No such booking');
-    if (booking.customer_id !== buyer.customerId || (buyer.showtimeId !== null && booking.showtime_id !== buyer.showtimeId)) {
+    if (
+      booking.customer_id !== buyer.customerId ||
+      (buyer.showtimeId !== null && booking.showtime_id !== buyer.showtimeId)
+    ) {
       throw forbidden('NOT_YOUR_BOOKING', 'This booking belongs to someone else');
     }
     return booking;
@@ -62,18 +79,29 @@ export function bookingRoutes(deps: { sql: Sql; verifyAccessToken: VerifyAccessT
   });
 
   app.get('/bookings/:bookingId', buyerAuth, async (c) => {
-    const booking = await ownBooking(uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking'), c.get('buyer'));
+    const booking = await ownBooking(
+      uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking'),
+      c.get('buyer'),
+    );
     return c.json(bookingView(booking));
   });
 
   // What the buyer would get back, shown before they confirm the cancellation.
   app.get('/bookings/:bookingId/cancellation', buyerAuth, async (c) => {
-    const booking = await ownBooking(uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking'), c.get('buyer'));
+    const booking = await ownBooking(
+      uuidParam(c.req.param('bookingId'), 'BOOKING_NOT_FOUND', 'booking'),
+      c.get('buyer'),
+    );
     const quote = await refundQuote(deps.sql, booking.id);
     return c.json({
-      bookingId: booking.id, status: booking.status, cancellable: booking.status === 'CONFIRMED' && !quote.started,
+      bookingId: booking.id,
+      status: booking.status,
+      cancellable: booking.status === 'CONFIRMED' && !quote.started,
       refundCents: booking.status === 'CANCELLED' ? booking.refund_cents : quote.refund_cents,
-      percent: quote.percent, amountCents: booking.amount_cents, currency: booking.currency, startsAt: quote.starts_at.toISOString(),
+      percent: quote.percent,
+      amountCents: booking.amount_cents,
+      currency: booking.currency,
+      startsAt: quote.starts_at.toISOString(),
     });
   });
 
@@ -87,10 +115,18 @@ export function bookingRoutes(deps: { sql: Sql; verifyAccessToken: VerifyAccessT
     for (let attempt = 1; ; attempt++) {
       try {
         // The booking's own showtime: ownBooking has checked it against a turn's token.
-        const row = await cancelBooking(deps.sql, { bookingId: booking.id, customerId: buyer.customerId, showtimeId: booking.showtime_id });
+        const row = await cancelBooking(deps.sql, {
+          bookingId: booking.id,
+          customerId: buyer.customerId,
+          showtimeId: booking.showtime_id,
+        });
         return c.json({
-          bookingId: booking.id, status: 'CANCELLED', refundCents: row.refund_cents, percent: row.percent,
-          currency: booking.currency, seats: booking.seat_codes,
+          bookingId: booking.id,
+          status: 'CANCELLED',
+          refundCents: row.refund_cents,
+          percent: row.percent,
+          currency: booking.currency,
+          seats: booking.seat_codes,
         });
       } catch (error) {
         if (isTransientDatabaseError(error) && attempt < ATTEMPTS) {
@@ -104,7 +140,9 @@ export function bookingRoutes(deps: { sql: Sql; verifyAccessToken: VerifyAccessT
   return app;
 }
 
-const refundTier = z.object({ beforeStartMinutes: z.number().int().min(0).max(525_600), percent: z.number().int().min(0).max(100) }).strict();
+const refundTier = z
+  .object({ beforeStartMinutes: z.number().int().min(0).max(525_600), percent: z.number().int().min(0).max(100) })
+  .strict();
 /**
  * Tiers of "at least this many minutes before the start: this percent back". Each time once
  * (two answers for one moment would be ambiguous), and a later cancellation never gets more back
@@ -117,7 +155,10 @@ export const refundPolicySchema = z
     message: 'each time before the start may appear only once',
   })
   .refine(
-    (p) => [...p.tiers].sort((a, b) => b.beforeStartMinutes - a.beforeStartMinutes).every((t, i, all) => i === 0 || t.percent <= all[i - 1]!.percent),
+    (p) =>
+      [...p.tiers]
+        .sort((a, b) => b.beforeStartMinutes - a.beforeStartMinutes)
+        .every((t, i, all) => i === 0 || t.percent <= all[i - 1]!.percent),
     { message: 'a cancellation closer to the start cannot give back more than an earlier one' },
   );
 

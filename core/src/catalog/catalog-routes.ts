@@ -47,7 +47,15 @@ export function adminCatalogRoutes(deps: { sql: Sql; adminToken: string; sale: S
     const venueId = numericIdParam(c.req.param('venueId'), 'VENUE_NOT_FOUND', 'venue');
     const body = await readJsonBody(c, hallSchema);
     const seats = body.seats.map((seat) => ({ ...seat, label: seat.label ?? seat.code }));
-    return c.json(await insertHallWithSeats(deps.sql, { venueId, name: body.name, seats, ...(body.idealRow ? { idealRow: body.idealRow } : {}) }).catch(rethrow), 201);
+    return c.json(
+      await insertHallWithSeats(deps.sql, {
+        venueId,
+        name: body.name,
+        seats,
+        ...(body.idealRow ? { idealRow: body.idealRow } : {}),
+      }).catch(rethrow),
+      201,
+    );
   });
 
   app.post('/showtimes', async (c) => {

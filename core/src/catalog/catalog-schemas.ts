@@ -16,7 +16,10 @@ const seatSchema = z.object({
   label: z.string().min(1).max(32).optional(),
   type: z.enum(['standard', 'couple', 'accessible']).default('standard'),
   /** The fare class the seat is sold in (its price and quota per showtime). */
-  fareClass: z.string().regex(/^[A-Z][A-Z0-9_]{0,15}$/, 'expected a class code such as "STALLS"').default('STANDARD'),
+  fareClass: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,15}$/, 'expected a class code such as "STALLS"')
+    .default('STANDARD'),
 });
 
 export const hallSchema = z
@@ -30,9 +33,15 @@ export const hallSchema = z
     const codes = new Set<string>();
     const places = new Set<string>();
     hall.seats.forEach((seat, index) => {
-      if (codes.has(seat.code)) ctx.addIssue({ code: 'custom', path: ['seats', index, 'code'], message: `duplicate seat code ${seat.code}` });
+      if (codes.has(seat.code))
+        ctx.addIssue({ code: 'custom', path: ['seats', index, 'code'], message: `duplicate seat code ${seat.code}` });
       const place = `${seat.row}/${seat.column}`;
-      if (places.has(place)) ctx.addIssue({ code: 'custom', path: ['seats', index], message: `two seats at row ${seat.row}, column ${seat.column}` });
+      if (places.has(place))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['seats', index],
+          message: `two seats at row ${seat.row}, column ${seat.column}`,
+        });
       codes.add(seat.code);
       places.add(place);
     });

@@ -18,7 +18,10 @@ export async function insertVenue(sql: Db, input: { name: string; city: string }
 }
 
 /** Creates a hall and all its physical seats in one statement (all or nothing). */
-export async function insertHallWithSeats(sql: Db, input: { venueId: number; name: string; seats: SeatLayoutEntry[]; idealRow?: number }) {
+export async function insertHallWithSeats(
+  sql: Db,
+  input: { venueId: number; name: string; seats: SeatLayoutEntry[]; idealRow?: number },
+) {
   const seats = input.seats;
   const [row] = await sql<{ id: number; seats: number }[]>`
     WITH created AS (

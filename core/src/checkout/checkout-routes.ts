@@ -15,14 +15,24 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 export const checkoutSchema = z.object({ returnUrl: z.string().max(2000).optional() }).strict();
 
 /** POST /holds/:holdId/checkout, with a required Idempotency-Key scoped to the customer. */
-export function checkoutRoutes(deps: { sql: Sql; checkout: CheckoutService; verifyAccessToken: VerifyAccessToken; admission?: AdmissionCheck | null }) {
+export function checkoutRoutes(deps: {
+  sql: Sql;
+  checkout: CheckoutService;
+  verifyAccessToken: VerifyAccessToken;
+  admission?: AdmissionCheck | null;
+}) {
   const app = new Hono<{ Variables: AccessVariables }>();
 
   app.post('/holds/:holdId/checkout', requireAccessToken(deps.verifyAccessToken), async (c) => {
     const holdId = uuidParam(c.req.param('holdId'), 'HOLD_NOT_FOUND', 'hold');
     const key = c.req.header('idempotency-key');
-    if (!key) throw badRequest('IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key header (a unique string per checkout attempt)');
-    if (!IDEMPOTENCY_KEY.test(key)) throw badRequest('IDEMPOTENCY_KEY_INVALID', 'Idempotency-Key must be 1-255 visible ASCII characters');
+    if (!key)
+      throw badRequest(
+        'IDEMPOTENCY_KEY_REQUIRED',
+        'Send an Idempotency-Key header (a unique string per checkout attempt)',
+      );
+    if (!IDEMPOTENCY_KEY.test(key))
+      throw badRequest('IDEMPOTENCY_KEY_INVALID', 'Idempotency-Key must be 1-255 visible ASCII characters');
 
     // The body is optional; when present it must be JSON (it is part of what the key protects).
     // Depth, NUL and lone surrogates are refused before any fingerprinting (lib/json-guard.ts).
@@ -37,7 +47,12 @@ export function checkoutRoutes(deps: { sql: Sql; checkout: CheckoutService; veri
       deps.sql,
       { customerId: access.customerId, key, fingerprint: requestFingerprint('POST', c.req.path, raw) },
       async () => {
-        const { existing, ...session } = await deps.checkout.checkout({ holdId, access, idempotencyKey: key, ...(body.returnUrl ? { returnUrl: body.returnUrl } : {}) });
+        const { existing, ...session } = await deps.checkout.checkout({
+          holdId,
+          access,
+          idempotencyKey: key,
+          ...(body.returnUrl ? { returnUrl: body.returnUrl } : {}),
+        });
         // 200: the hold's pending session, opened by an earlier checkout (one payable session per hold).
         return { status: existing ? 200 : 201, body: JSON.stringify(session) };
       },

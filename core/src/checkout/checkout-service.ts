@@ -29,7 +29,14 @@ export const MIN_REMAINING_HOLD_MS = 5_000;
  */
 export function paymentSessionRequest(
   hold: PurchasedHold & { id: string; created_at: Date; expires_at: Date },
-  args: { customerId: string; idempotencyKey: string; amountCents: number; currency: string; returnUrl: string; showing: Showing },
+  args: {
+    customerId: string;
+    idempotencyKey: string;
+    amountCents: number;
+    currency: string;
+    returnUrl: string;
+    showing: Showing;
+  },
 ) {
   const ttlMs = hold.expires_at.getTime() - hold.created_at.getTime();
   return {
@@ -39,7 +46,11 @@ export function paymentSessionRequest(
     reference: hold.id,
     expiresAt: new Date(hold.created_at.getTime() + Math.floor(ttlMs * PAYMENT_SHARE_OF_HOLD)),
     returnUrl: args.returnUrl,
-    metadata: { showtimeId: String(hold.showtime_id), seats: hold.seat_codes.join(' '), description: purchaseDescription(hold, args.showing) },
+    metadata: {
+      showtimeId: String(hold.showtime_id),
+      seats: hold.seat_codes.join(' '),
+      description: purchaseDescription(hold, args.showing),
+    },
   };
 }
 
@@ -52,7 +63,12 @@ export interface Showing {
   hall: string;
 }
 
-type PurchasedHold = { showtime_id: number; seat_codes: string[]; fare_class?: string | null; quantity?: number | null };
+type PurchasedHold = {
+  showtime_id: number;
+  seat_codes: string[];
+  fare_class?: string | null;
+  quantity?: number | null;
+};
 
 /** The gateway keeps at most 500 characters per metadata value. */
 const DESCRIPTION_MAX = 500;
@@ -71,9 +87,10 @@ function whenWords(at: Date): string {
  */
 export function purchaseDescription(hold: PurchasedHold, showing: Showing): string {
   const where = [[showing.venue, showing.city].filter(Boolean).join(', '), showing.hall].filter(Boolean).join(' · ');
-  const what = hold.seat_codes.length > 0
-    ? `${hold.seat_codes.length === 1 ? 'Seat' : 'Seats'} ${hold.seat_codes.join(', ')}`
-    : `${hold.quantity ?? 0} ${hold.quantity === 1 ? 'place' : 'places'}${hold.fare_class ? ` (${hold.fare_class})` : ''}`;
+  const what =
+    hold.seat_codes.length > 0
+      ? `${hold.seat_codes.length === 1 ? 'Seat' : 'Seats'} ${hold.seat_codes.join(', ')}`
+      : `${hold.quantity ?? 0} ${hold.quantity === 1 ? 'place' : 'places'}${hold.fare_class ? ` (${hold.fare_class})` : ''}`;
   const lines = [showing.title, whenWords(showing.startsAt), where, what].filter(Boolean);
   return lines.join('\n').slice(0, DESCRIPTION_MAX);
 }
@@ -83,7 +100,8 @@ export interface CheckoutConfig {
   publicBaseUrl: string;
 }
 
-const holdExpired = () => new AppError('HOLD_EXPIRED', 'This hold has expired, or too little of it is left to pay; choose your seats again');
+const holdExpired = () =>
+  new AppError('HOLD_EXPIRED', 'This hold has expired, or too little of it is left to pay; choose your seats again');
 
 /**
  * Checkout turns a live hold of this buyer into a payment session at the gateway. The gateway
@@ -93,7 +111,11 @@ const holdExpired = () => new AppError('HOLD_EXPIRED', 'This hold has expired, o
  * replaced only by the test that shows what happens without it).
  */
 export function createCheckoutService(deps: {
-  sql: Sql; holds: HoldService; gateway: PaymentGateway; config: CheckoutConfig; sessionGuard?: SessionGuard;
+  sql: Sql;
+  holds: HoldService;
+  gateway: PaymentGateway;
+  config: CheckoutConfig;
+  sessionGuard?: SessionGuard;
 }) {
   const sessionGuard = deps.sessionGuard ?? oneSessionPerHold;
   const publicOrigin = new URL(deps.config.publicBaseUrl).origin;
@@ -103,7 +125,8 @@ export function createCheckoutService(deps: {
     if (!requested) return fallback;
     const url = new URL(requested, deps.config.publicBaseUrl);
     // Only back to our own pages: a checkout must not become an open redirect.
-    if (url.origin !== publicOrigin) throw unprocessable('RETURN_URL_NOT_ALLOWED', `returnUrl must be on ${publicOrigin}`);
+    if (url.origin !== publicOrigin)
+      throw unprocessable('RETURN_URL_NOT_ALLOWED', `returnUrl must be on ${publicOrigin}`);
     return url.toString();
   }
 
@@ -122,7 +145,6 @@ export function createCheckoutService(deps: {
     hold: Awaited<ReturnType<HoldService['loadOwnHold']>>,
     showtime: NonNullable<Awaited<ReturnType<typeof findShowtime>>>,
   ): Promise<CheckoutSession> {
-
     const request = paymentSessionRequest(hold, {
       customerId: input.access.customerId,
       idempotencyKey: input.idempotencyKey,
@@ -130,7 +152,13 @@ export function createCheckoutService(deps: {
       amountCents: await holdAmountCents(deps.sql, hold.id, hold.showtime_id),
       currency: showtime.currency,
       returnUrl: resolveReturnUrl(hold.showtime_id, hold.id, input.returnUrl),
-      showing: { title: showtime.title, startsAt: showtime.starts_at, venue: showtime.venue_name, city: showtime.venue_city, hall: showtime.hall_name },
+      showing: {
+        title: showtime.title,
+        startsAt: showtime.starts_at,
+        venue: showtime.venue_name,
+        city: showtime.venue_city,
+        hall: showtime.hall_name,
+      },
     });
     // The payment window, measured with the database's clock (remaining_ms) like the hold.
     const paymentWindowMs = hold.remaining_ms - (hold.expires_at.getTime() - request.expiresAt.getTime());

@@ -25,13 +25,18 @@ const IN_FLIGHT_LEASE = '10 seconds';
 
 /** Same key + same body means the same JSON, whatever the key order or spacing. */
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${stableStringify(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method} ${path}\n${stableStringify(body)}`)
+    .digest('hex');
 }
 
 function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -79,16 +84,26 @@ export async function runIdempotently(
   return { ...outcome, replayed: false };
 }
 
-async function existing(sql: Sql, scope: { customerId: string; key: string; fingerprint: string }): Promise<StoredResponse> {
-  const [row] = await sql<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }[]>`
+async function existing(
+  sql: Sql,
+  scope: { customerId: string; key: string; fingerprint: string },
+): Promise<StoredResponse> {
+  const [row] = await sql<
+    { request_hash: string; state: string; response_status: number | null; response_body: string | null }[]
+  >`
     SELECT request_hash, state, response_status, response_body FROM idempotency_key
      WHERE customer_id = ${scope.customerId} AND key = ${scope.key}`;
-  if (!row) throw new AppError('IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key just finished; retry', { retryAfterSeconds: 1 });
+  if (!row)
+    throw new AppError('IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key just finished; retry', {
+      retryAfterSeconds: 1,
+    });
   if (row.request_hash !== scope.fingerprint) {
     throw unprocessable('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different request');
   }
   if (row.state === 'IN_FLIGHT') {
-    throw new AppError('IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed', { retryAfterSeconds: 1 });
+    throw new AppError('IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed', {
+      retryAfterSeconds: 1,
+    });
   }
   return { status: row.response_status!, body: row.response_body!, replayed: true };
 }

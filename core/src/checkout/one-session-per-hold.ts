@@ -33,14 +33,20 @@ const LEASE_KEY = 'checkout-session';
 
 /** The hold's session that can still be paid (the gateway's expiry, as the core recorded it). */
 export async function findPendingSession(sql: Sql, holdId: string): Promise<CheckoutSession | null> {
-  const [row] = await sql<{ id: string; checkout_url: string; expires_at: Date; amount_cents: number; currency: string }[]>`
+  const [row] = await sql<
+    { id: string; checkout_url: string; expires_at: Date; amount_cents: number; currency: string }[]
+  >`
     SELECT id, checkout_url, expires_at, amount_cents, currency FROM payment
      WHERE hold_id = ${holdId}::uuid AND status = 'PENDING' AND expires_at > now()
      ORDER BY created_at LIMIT 1`;
   if (!row) return null;
   return {
-    paymentId: row.id, checkoutUrl: row.checkout_url, expiresAt: row.expires_at.toISOString(),
-    amountCents: row.amount_cents, currency: row.currency, holdId,
+    paymentId: row.id,
+    checkoutUrl: row.checkout_url,
+    expiresAt: row.expires_at.toISOString(),
+    amountCents: row.amount_cents,
+    currency: row.currency,
+    holdId,
   };
 }
 
@@ -59,14 +65,20 @@ async function dropLease(sql: Sql, holdId: string): Promise<void> {
 }
 
 const checkoutInProgress = () =>
-  new AppError('IDEMPOTENCY_KEY_IN_FLIGHT', 'A checkout of this hold is being set up; retry to get its payment session', { retryAfterSeconds: 1 });
+  new AppError(
+    'IDEMPOTENCY_KEY_IN_FLIGHT',
+    'A checkout of this hold is being set up; retry to get its payment session',
+    { retryAfterSeconds: 1 },
+  );
 
 /**
  * A guard around opening a session: `open` runs only when the hold has no pending session and
  * no other checkout of it is opening one. `existing` marks an answer that reused a session.
  */
 export type SessionGuard = (
-  sql: Sql, holdId: string, open: () => Promise<CheckoutSession>,
+  sql: Sql,
+  holdId: string,
+  open: () => Promise<CheckoutSession>,
 ) => Promise<CheckoutSession & { existing?: boolean }>;
 
 export const oneSessionPerHold: SessionGuard = async (sql, holdId, open) => {

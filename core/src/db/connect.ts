@@ -36,7 +36,12 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Sql 
     },
     types: {
       // int8 (ids, count(*)) as numbers: they stay far below 2^53 and JSON has no bigint.
-      int8AsNumber: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) },
+      int8AsNumber: {
+        to: 20,
+        from: [20],
+        serialize: (value: number) => String(value),
+        parse: (value: string) => Number(value),
+      },
     },
   });
 }

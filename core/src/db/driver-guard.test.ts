@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isDriverCloseRace } from './driver-guard';
 
 describe('the postgres.js close-race guard', () => {
-  it('recognises exactly the driver\'s write after close', () => {
+  it("recognises exactly the driver's write after close", () => {
     const race = new TypeError("Cannot read properties of null (reading 'write')");
     race.stack = `TypeError: Cannot read properties of null (reading 'write')
     at Immediate.nextWrite (file:///app/node_modules/postgres/src/connection.js:255:22)

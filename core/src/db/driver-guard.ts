@@ -9,16 +9,21 @@
  * for everything else (print, exit 1). Remove it once the driver guards the write itself.
  */
 export function isDriverCloseRace(error: unknown): boolean {
-  return error instanceof TypeError
-    && /reading 'write'/.test(error.message)
-    && /postgres[\\/]src[\\/]connection\.js/.test(error.stack ?? '')
-    && /nextWrite/.test(error.stack ?? '');
+  return (
+    error instanceof TypeError &&
+    /reading 'write'/.test(error.message) &&
+    /postgres[\\/]src[\\/]connection\.js/.test(error.stack ?? '') &&
+    /nextWrite/.test(error.stack ?? '')
+  );
 }
 
 export function installDriverCloseRaceGuard(log: { warn(object: object, message: string): void }): void {
   process.on('uncaughtException', (error, origin) => {
     if (isDriverCloseRace(error)) {
-      log.warn({ err: { message: error.message } }, 'database connection closed under a queued write (postgres.js close race); the pool reconnects');
+      log.warn(
+        { err: { message: error.message } },
+        'database connection closed under a queued write (postgres.js close race); the pool reconnects',
+      );
       return;
     }
     // What Node does without a handler: report and exit.

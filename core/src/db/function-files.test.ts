@@ -22,17 +22,27 @@ describe('function files are read strictly', () => {
   });
 
   it('accepts one CREATE OR REPLACE FUNCTION of the file name', async () => {
-    const [file] = await withFile('answer.sql', '-- why\nCREATE OR REPLACE FUNCTION answer() RETURNS int LANGUAGE sql AS $$ SELECT 42 $$;\n');
+    const [file] = await withFile(
+      'answer.sql',
+      '-- why\nCREATE OR REPLACE FUNCTION answer() RETURNS int LANGUAGE sql AS $$ SELECT 42 $$;\n',
+    );
     expect(file!.name).toBe('answer');
     expect(file!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('refuses a file named after another function, a plain CREATE, or two functions in one file', async () => {
-    await expect(withFile('answer.sql', 'CREATE OR REPLACE FUNCTION other() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;')).rejects.toThrow(/answer/);
-    await expect(withFile('answer.sql', 'CREATE FUNCTION answer() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;')).rejects.toThrow(/OR REPLACE/);
     await expect(
-      withFile('answer.sql', 'CREATE OR REPLACE FUNCTION answer() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\n'
-        + 'CREATE OR REPLACE FUNCTION helper() RETURNS int LANGUAGE sql AS $$ SELECT 2 $$;'),
+      withFile('answer.sql', 'CREATE OR REPLACE FUNCTION other() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;'),
+    ).rejects.toThrow(/answer/);
+    await expect(
+      withFile('answer.sql', 'CREATE FUNCTION answer() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;'),
+    ).rejects.toThrow(/OR REPLACE/);
+    await expect(
+      withFile(
+        'answer.sql',
+        'CREATE OR REPLACE FUNCTION answer() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\n' +
+          'CREATE OR REPLACE FUNCTION helper() RETURNS int LANGUAGE sql AS $$ SELECT 2 $$;',
+      ),
     ).rejects.toThrow(/one CREATE OR REPLACE/);
   });
 

@@ -41,7 +41,9 @@ export async function readFunctionFiles(dir = FUNCTIONS_DIR): Promise<FunctionFi
       const sql = await readFile(path.join(dir, fileName), 'utf8');
       const creates = [...sql.matchAll(CREATE_FUNCTION)];
       if (creates.length !== 1 || creates[0]![2]!.toLowerCase() !== name || !creates[0]![1]) {
-        throw new Error(`functions/${fileName} must hold one CREATE OR REPLACE FUNCTION ${name}(…), and nothing else that creates a function`);
+        throw new Error(
+          `functions/${fileName} must hold one CREATE OR REPLACE FUNCTION ${name}(…), and nothing else that creates a function`,
+        );
       }
       return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
     }),
@@ -94,7 +96,10 @@ async function allRecorded(sql: Sql, files: FunctionFile[]): Promise<boolean> {
  */
 export async function applyChangedFunctionFiles(tx: TransactionSql, files: FunctionFile[]): Promise<string[]> {
   const recorded = new Map(
-    (await tx<{ name: string; checksum: string }[]>`SELECT name, checksum FROM schema_functions`).map((r) => [r.name, r.checksum]),
+    (await tx<{ name: string; checksum: string }[]>`SELECT name, checksum FROM schema_functions`).map((r) => [
+      r.name,
+      r.checksum,
+    ]),
   );
   const changed = files.filter((file) => recorded.get(file.name) !== file.checksum);
   for (const file of changed) {

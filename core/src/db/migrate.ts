@@ -44,7 +44,11 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationFil
  * Then the function files whose text changed (function-files.ts), so every SQL function ends
  * with the body its file holds. Returns what ran: `0008_fare_inventory`, `functions/hold_seats`.
  */
-export async function migrate(sql: Sql, dir = MIGRATIONS_DIR, functionsDir = path.join(dir, 'functions')): Promise<string[]> {
+export async function migrate(
+  sql: Sql,
+  dir = MIGRATIONS_DIR,
+  functionsDir = path.join(dir, 'functions'),
+): Promise<string[]> {
   const migrations = await readMigrations(dir);
   await sql`
     CREATE TABLE IF NOT EXISTS schema_migrations (

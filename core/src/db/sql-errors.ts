@@ -35,17 +35,31 @@ export function mapDatabaseError(error: unknown): unknown {
     case 'WR409':
       return conflict('SALE_NOT_OPEN', 'This showtime is not on sale right now', detail);
     case 'WR422':
-      return unprocessable('UNKNOWN_SEATS', 'Some seats do not exist in this showtime\'s hall', detail);
+      return unprocessable('UNKNOWN_SEATS', "Some seats do not exist in this showtime's hall", detail);
     case 'WRL22':
-      return unprocessable('SEAT_LIMIT_EXCEEDED', `A customer may hold or own at most ${String(detail.limit)} seats of this showtime`, detail);
+      return unprocessable(
+        'SEAT_LIMIT_EXCEEDED',
+        `A customer may hold or own at most ${String(detail.limit)} seats of this showtime`,
+        detail,
+      );
     case 'WRC09':
       return conflict('SEATS_UNAVAILABLE', 'Some seats are no longer available', detail);
     // Best available (migrations/functions/hold_best_seats.sql): no N adjacent seats in one row left.
     case 'WRN09':
-      return conflict('NO_SEATS_TOGETHER', `No ${String(detail.requested)} seats together are left; at most ${String(detail.maxTogether)} sit together`, detail);
+      return conflict(
+        'NO_SEATS_TOGETHER',
+        `No ${String(detail.requested)} seats together are left; at most ${String(detail.maxTogether)} sit together`,
+        detail,
+      );
     // Fare classes (migrations/functions/hold_places.sql, fare_apply.sql, fare_configure_places.sql)
     case 'WRK22':
-      return unprocessable('UNKNOWN_FARE_CLASS', detail.seated ? 'This class has numbered seats: choose seats instead' : 'This showtime has no such general-admission class', detail);
+      return unprocessable(
+        'UNKNOWN_FARE_CLASS',
+        detail.seated
+          ? 'This class has numbered seats: choose seats instead'
+          : 'This showtime has no such general-admission class',
+        detail,
+      );
     case 'WRS09':
       return conflict('PLACES_UNAVAILABLE', 'Not enough places are left in this class', detail);
     case 'WRK09':
@@ -53,15 +67,23 @@ export function mapDatabaseError(error: unknown): unknown {
     case 'WRB04':
       return notFound('BOOKING_NOT_FOUND', 'No such booking');
     case 'WRB09':
-      return conflict('BOOKING_NOT_CANCELLABLE', `A ${String(detail.status ?? '')} booking cannot be cancelled`.replace('  ', ' '), detail);
+      return conflict(
+        'BOOKING_NOT_CANCELLABLE',
+        `A ${String(detail.status ?? '')} booking cannot be cancelled`.replace('  ', ' '),
+        detail,
+      );
     case 'WRF09':
       return conflict('FARE_CLASS_FULL', 'This class has no room left', detail);
     case '23505':
       return conflict('DUPLICATE', 'That already exists', { constraint: error.constraint_name ?? null });
     case '23503':
-      return unprocessable('REFERENCE_NOT_FOUND', 'A referenced record does not exist', { constraint: error.constraint_name ?? null });
+      return unprocessable('REFERENCE_NOT_FOUND', 'A referenced record does not exist', {
+        constraint: error.constraint_name ?? null,
+      });
     case '23514':
-      return unprocessable('CONSTRAINT_VIOLATED', 'The values break a rule of the schema', { constraint: error.constraint_name ?? null });
+      return unprocessable('CONSTRAINT_VIOLATED', 'The values break a rule of the schema', {
+        constraint: error.constraint_name ?? null,
+      });
     case '22P02':
     case '22003':
     case '22007':
@@ -72,7 +94,10 @@ export function mapDatabaseError(error: unknown): unknown {
     // this is the second line for text arriving any other way (a path, a query, a header).
     case '22021':
     case '22P05':
-      return unprocessable('INVALID_VALUE', 'A text value contains a character that cannot be stored (NUL or invalid Unicode)');
+      return unprocessable(
+        'INVALID_VALUE',
+        'A text value contains a character that cannot be stored (NUL or invalid Unicode)',
+      );
     case '40P01': // deadlock detected
     case '40001': // serialization failure
     case '55P03': // lock_timeout
@@ -93,9 +118,23 @@ const databaseUnavailable = (cause: unknown) =>
   });
 
 /** postgres.js's own codes for a connection it lost or could not open. */
-const CLIENT_CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT']);
+const CLIENT_CONNECTION_CODES = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+]);
 /** Socket errors on the way to the server. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /**
  * The database is shutting down, restarting, not accepting connections, or the connection to
@@ -107,7 +146,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
-    if (code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code.startsWith('08')) return true;
+    if (code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code.startsWith('08'))
+      return true;
     if (CLIENT_CONNECTION_CODES.has(code) || SOCKET_CODES.has(code)) return true;
   }
   // Node reports a refused connect to several addresses as an AggregateError of socket errors.

@@ -28,8 +28,10 @@ export const demoLayout = () =>
 export async function seedDemo(sql: Sql, now = new Date()) {
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(hashtextextended('seed-demo', 0))`;
-    const venueId = (await findVenueByName(tx, VENUE))?.id ?? (await insertVenue(tx, { name: VENUE, city: 'Demo City' })).id;
-    const hallId = (await findHallByName(tx, venueId, HALL))?.id ??
+    const venueId =
+      (await findVenueByName(tx, VENUE))?.id ?? (await insertVenue(tx, { name: VENUE, city: 'Demo City' })).id;
+    const hallId =
+      (await findHallByName(tx, venueId, HALL))?.id ??
       (await insertHallWithSeats(tx, { venueId, name: HALL, seats: demoLayout() })).id;
 
     const wanted = [
@@ -41,17 +43,21 @@ export async function seedDemo(sql: Sql, now = new Date()) {
       const [existing] = await tx<{ id: number }[]>`
         SELECT id FROM showtime WHERE hall_id = ${hallId} AND title = ${showtime.title} AND starts_at > now()
         ORDER BY id LIMIT 1`;
-      const id = existing?.id ?? (await insertShowtime(tx, {
-        hallId,
-        title: showtime.title,
-        startsAt: new Date(now.getTime() + showtime.startsInMs),
-        opensAt: new Date(now.getTime() + showtime.opensInMs),
-        saleState: 'OPEN',
-        priceCents: 1250,
-        currency: 'EUR',
-        maxSeatsPerCustomer: 8,
-        holdTtlMs: 600_000,
-      })).id;
+      const id =
+        existing?.id ??
+        (
+          await insertShowtime(tx, {
+            hallId,
+            title: showtime.title,
+            startsAt: new Date(now.getTime() + showtime.startsInMs),
+            opensAt: new Date(now.getTime() + showtime.opensInMs),
+            saleState: 'OPEN',
+            priceCents: 1250,
+            currency: 'EUR',
+            maxSeatsPerCustomer: 8,
+            holdTtlMs: 600_000,
+          })
+        ).id;
       showtimeIds.push(id);
     }
     return { venueId, hallId, showtimeIds };

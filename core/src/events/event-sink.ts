@@ -1,7 +1,12 @@
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import {
-  bookingEventsEpochKey, bookingEventsRepublishKey, bookingEventsStreamKey, compareStreamIds, encodeBookingEvent, streamIdMs,
+  bookingEventsEpochKey,
+  bookingEventsRepublishKey,
+  bookingEventsStreamKey,
+  compareStreamIds,
+  encodeBookingEvent,
+  streamIdMs,
   type BookingEvent,
 } from '../../../lib/booking-events';
 import { redisReplayLedger, widenReplay, type Replay } from './replay-ledger';
@@ -51,7 +56,8 @@ export function redisStreamSink(redis: Redis, options: { keyPrefix: string; maxL
     async publish(events, publishOptions = {}) {
       if (events.length === 0) return;
       const pipeline = redis.pipeline();
-      for (const event of events) pipeline.xadd(key, 'MAXLEN', '~', String(maxLength), '*', ...encodeBookingEvent(event, publishOptions));
+      for (const event of events)
+        pipeline.xadd(key, 'MAXLEN', '~', String(maxLength), '*', ...encodeBookingEvent(event, publishOptions));
       const results = await pipeline.exec();
       const failed = results?.find(([error]) => error);
       if (failed) throw failed[0];

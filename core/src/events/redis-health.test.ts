@@ -6,9 +6,13 @@ import { watchRedisClient } from './redis-health';
 it('an outage is logged once when it starts and once when it ends, however many retries fail', () => {
   const client = new EventEmitter();
   const lines: string[] = [];
-  const isDown = watchRedisClient(client as unknown as Redis, { warn: (_o, m) => lines.push(`warn ${m}`), info: (_o, m) => lines.push(`info ${m}`) });
+  const isDown = watchRedisClient(client as unknown as Redis, {
+    warn: (_o, m) => lines.push(`warn ${m}`),
+    info: (_o, m) => lines.push(`info ${m}`),
+  });
   client.emit('ready'); // a normal start logs nothing
-  for (let i = 0; i < 50; i++) client.emit('error', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+  for (let i = 0; i < 50; i++)
+    client.emit('error', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
   expect(isDown()).toBe(true);
   client.emit('ready');
   expect(isDown()).toBe(false);

@@ -16,7 +16,10 @@ export function watchRedisClient(redis: Redis, logger: RedisHealthLogger, name =
   redis.on('error', (error: Error) => {
     if (down) return;
     down = true;
-    logger.warn({ client: name, err: { message: error.message, code: (error as { code?: string }).code } }, 'redis unreachable; booking events wait in the outbox');
+    logger.warn(
+      { client: name, err: { message: error.message, code: (error as { code?: string }).code } },
+      'redis unreachable; booking events wait in the outbox',
+    );
   });
   redis.on('ready', () => {
     if (!down) return;

@@ -58,7 +58,10 @@ export function redisReplayLedger(redis: Redis, keyPrefix: string) {
     },
     /** Queues the commands that start `next` into the caller's transaction (with the loss's acknowledgement). */
     queueStart(tx: ChainableCommander, next: Replay, superseded: Replay | null): ChainableCommander {
-      tx.hset(progressKey(next.token), { fromMs: String(next.fromMs), untilMs: String(next.untilMs) }).set(pointerKey, next.token);
+      tx.hset(progressKey(next.token), { fromMs: String(next.fromMs), untilMs: String(next.untilMs) }).set(
+        pointerKey,
+        next.token,
+      );
       if (superseded) tx.pexpire(progressKey(superseded.token), FINISHED_REPLAY_TTL_MS);
       return tx;
     },

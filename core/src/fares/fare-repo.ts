@@ -67,7 +67,10 @@ export async function listFareClasses(sql: Db, showtimeId: number): Promise<Fare
 }
 
 /** A new general-admission class with no places yet (configurePlaces gives it its capacity). */
-export async function insertPlacesClass(sql: Db, args: { showtimeId: number; fareClass: string; label: string; priceCents: number | null }) {
+export async function insertPlacesClass(
+  sql: Db,
+  args: { showtimeId: number; fareClass: string; label: string; priceCents: number | null },
+) {
   const rows = await sql`
     INSERT INTO fare_class (showtime_id, fare_class, label, price_cents, seated, buckets)
     VALUES (${args.showtimeId}, ${args.fareClass}, ${args.label}, ${args.priceCents}, false, 1)
@@ -191,6 +194,7 @@ export async function moveSeatsToClass(sql: Db, args: { showtimeId: number; fare
 export async function recountOrRemoveSeatedClass(sql: Db, showtimeId: number, fareClass: string) {
   const [left] = await sql<{ seats: number }[]>`
     SELECT count(*)::int AS seats FROM show_seat WHERE showtime_id = ${showtimeId} AND fare_class = ${fareClass}`;
-  if (left!.seats === 0) await sql`DELETE FROM fare_class WHERE showtime_id = ${showtimeId} AND fare_class = ${fareClass} AND seated`;
+  if (left!.seats === 0)
+    await sql`DELETE FROM fare_class WHERE showtime_id = ${showtimeId} AND fare_class = ${fareClass} AND seated`;
   else await sql`SELECT fare_recount_seated(${showtimeId}::bigint, ${fareClass}::text)`;
 }

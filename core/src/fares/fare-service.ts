@@ -3,8 +3,14 @@ import { z } from 'zod';
 import { notFound, unprocessable } from '../../../lib/errors';
 import { toHttpError } from '../db/sql-errors';
 import {
-  configurePlaces, insertPlacesClass, listFareClasses, lockFareClass, setSeatedBuckets, showtimeExists,
-  updateFareClassLabelAndPrice, type FareClassRow,
+  configurePlaces,
+  insertPlacesClass,
+  listFareClasses,
+  lockFareClass,
+  setSeatedBuckets,
+  showtimeExists,
+  updateFareClassLabelAndPrice,
+  type FareClassRow,
 } from './fare-repo';
 
 export const FARE_CLASS_CODE = /^[A-Z][A-Z0-9_]{0,15}$/;
@@ -59,9 +65,17 @@ export function createFareService(deps: { sql: Sql }) {
     return (await listFareClasses(sql, showtimeId)).map(fareClassView);
   }
 
-  async function change(showtimeId: number, fareClass: string, input: FareClassChange, operator: { actor: string; source: string | null }) {
+  async function change(
+    showtimeId: number,
+    fareClass: string,
+    input: FareClassChange,
+    operator: { actor: string; source: string | null },
+  ) {
     if (!FARE_CLASS_CODE.test(fareClass)) {
-      throw unprocessable('INVALID_FARE_CLASS', 'A class code is 1-16 capital letters, digits or underscores, starting with a letter');
+      throw unprocessable(
+        'INVALID_FARE_CLASS',
+        'A class code is 1-16 capital letters, digits or underscores, starting with a letter',
+      );
     }
     try {
       const created = await sql.begin(async (tx) => {
@@ -72,24 +86,43 @@ export function createFareService(deps: { sql: Sql }) {
           if (input.capacity === undefined) {
             throw unprocessable('CAPACITY_REQUIRED', 'A new general-admission class needs its capacity');
           }
-          await insertPlacesClass(tx, { showtimeId, fareClass, label: input.label ?? humanLabel(fareClass), priceCents: input.priceCents ?? null });
+          await insertPlacesClass(tx, {
+            showtimeId,
+            fareClass,
+            label: input.label ?? humanLabel(fareClass),
+            priceCents: input.priceCents ?? null,
+          });
           current = (await lockFareClass(tx, showtimeId, fareClass))!;
           isNew = true;
         }
         const before = (await listFareClasses(tx, showtimeId)).find((row) => row.fare_class === fareClass)!;
         if (current.seated && (input.capacity !== undefined || input.overbookLimit !== undefined)) {
-          throw unprocessable('SEATED_CLASS_CAPACITY', 'A seated class sells its seats: its capacity is its seat count and it cannot be overbooked', {
-            fareClass,
-          });
+          throw unprocessable(
+            'SEATED_CLASS_CAPACITY',
+            'A seated class sells its seats: its capacity is its seat count and it cannot be overbooked',
+            {
+              fareClass,
+            },
+          );
         }
         if (input.label !== undefined || input.priceCents !== undefined) {
-          await updateFareClassLabelAndPrice(tx, { showtimeId, fareClass, label: input.label, priceCents: input.priceCents });
+          await updateFareClassLabelAndPrice(tx, {
+            showtimeId,
+            fareClass,
+            label: input.label,
+            priceCents: input.priceCents,
+          });
         }
         if (current.seated) {
           if (input.buckets !== undefined && input.buckets !== current.buckets) {
             await setSeatedBuckets(tx, { showtimeId, fareClass, buckets: input.buckets });
           }
-        } else if (isNew || input.capacity !== undefined || input.overbookLimit !== undefined || input.buckets !== undefined) {
+        } else if (
+          isNew ||
+          input.capacity !== undefined ||
+          input.overbookLimit !== undefined ||
+          input.buckets !== undefined
+        ) {
           await configurePlaces(tx, {
             showtimeId,
             fareClass,
@@ -118,8 +151,12 @@ export function createFareService(deps: { sql: Sql }) {
 
 function settingsOf(row: FareClassRow) {
   return {
-    fareClass: row.fare_class, label: row.label, priceCents: row.own_price ? row.price_cents : null,
-    capacity: row.capacity, overbookLimit: row.overbook_limit, buckets: row.buckets,
+    fareClass: row.fare_class,
+    label: row.label,
+    priceCents: row.own_price ? row.price_cents : null,
+    capacity: row.capacity,
+    overbookLimit: row.overbook_limit,
+    buckets: row.buckets,
   };
 }
 

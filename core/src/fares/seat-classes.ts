@@ -4,14 +4,22 @@ import { conflict, notFound, unprocessable } from '../../../lib/errors';
 import { toHttpError } from '../db/sql-errors';
 import { FARE_CLASS_CODE } from './fare-service';
 import {
-  insertSeatedClass, lockFareClasses, lockSeatsOfClasses, moveSeatsToClass, recountOrRemoveSeatedClass, seatClassesOf,
+  insertSeatedClass,
+  lockFareClasses,
+  lockSeatsOfClasses,
+  moveSeatsToClass,
+  recountOrRemoveSeatedClass,
+  seatClassesOf,
   showtimeSettingsVersion,
 } from './fare-repo';
 
 /** PUT /admin/showtimes/:id/seat-classes: these seats are sold in that class from now on. */
 export const seatClassChangeSchema = z
   .object({
-    seats: z.array(z.string().regex(/^[A-Za-z0-9]{1,8}$/, 'a seat code such as F12')).min(1).max(1000),
+    seats: z
+      .array(z.string().regex(/^[A-Za-z0-9]{1,8}$/, 'a seat code such as F12'))
+      .min(1)
+      .max(1000),
     fareClass: z.string().regex(FARE_CLASS_CODE, '1-16 capital letters, digits or underscores, starting with a letter'),
   })
   .strict();
@@ -35,7 +43,11 @@ const humanLabel = (code: string) => code.charAt(0) + code.slice(1).toLowerCase(
 export function createSeatClassService(deps: { sql: Sql }) {
   const { sql } = deps;
 
-  async function change(showtimeId: number, input: SeatClassChange, operator: { actor: string; source: string | null }) {
+  async function change(
+    showtimeId: number,
+    input: SeatClassChange,
+    operator: { actor: string; source: string | null },
+  ) {
     const seats = [...new Set(input.seats)].sort();
     try {
       return await sql.begin(async (tx) => {
@@ -44,13 +56,19 @@ export function createSeatClassService(deps: { sql: Sql }) {
         const current = await seatClassesOf(tx, showtimeId, seats);
         if (current.length !== seats.length) {
           const known = new Set(current.map((s) => s.seat_code));
-          throw unprocessable('UNKNOWN_SEATS', 'Some of these seats are not in this showtime\'s hall', { seats: seats.filter((s) => !known.has(s)) });
+          throw unprocessable('UNKNOWN_SEATS', "Some of these seats are not in this showtime's hall", {
+            seats: seats.filter((s) => !known.has(s)),
+          });
         }
         const classes = [...new Set([input.fareClass, ...current.map((s) => s.fare_class)])].sort();
         const locked = await lockFareClasses(tx, showtimeId, classes);
         const target = locked.find((c) => c.fare_class === input.fareClass);
         if (target && !target.seated) {
-          throw unprocessable('INVALID_FARE_CLASS', `${input.fareClass} is a general-admission class: it has places, not seats`, { fareClass: input.fareClass });
+          throw unprocessable(
+            'INVALID_FARE_CLASS',
+            `${input.fareClass} is a general-admission class: it has places, not seats`,
+            { fareClass: input.fareClass },
+          );
         }
         if (!target) {
           await insertSeatedClass(tx, { showtimeId, fareClass: input.fareClass, label: humanLabel(input.fareClass) });
@@ -59,9 +77,13 @@ export function createSeatClassService(deps: { sql: Sql }) {
         const states = await lockSeatsOfClasses(tx, showtimeId, classes);
         const busy = states.filter((s) => seats.includes(s.seat_code) && s.status !== 'AVAILABLE');
         if (busy.length > 0) {
-          throw conflict('SEATS_UNAVAILABLE', 'Some of these seats are held or sold: a seat changes class only while it is free', {
-            seats: busy.map((s) => s.seat_code),
-          });
+          throw conflict(
+            'SEATS_UNAVAILABLE',
+            'Some of these seats are held or sold: a seat changes class only while it is free',
+            {
+              seats: busy.map((s) => s.seat_code),
+            },
+          );
         }
         const moved = current.filter((s) => s.fare_class !== input.fareClass);
         if (moved.length > 0) {
@@ -75,7 +97,13 @@ export function createSeatClassService(deps: { sql: Sql }) {
                     ${tx.json({ seats: moved.map((s) => s.seat_code), fareClass: input.fareClass, created: !target })},
                     ${showtime.version ?? 0})`;
         }
-        return { showtimeId, fareClass: input.fareClass, seats, moved: moved.map((s) => s.seat_code), created: !target && moved.length > 0 };
+        return {
+          showtimeId,
+          fareClass: input.fareClass,
+          seats,
+          moved: moved.map((s) => s.seat_code),
+          created: !target && moved.length > 0,
+        };
       });
     } catch (error) {
       throw toHttpError(error);

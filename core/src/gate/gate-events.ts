@@ -5,7 +5,13 @@
  * releases them. Each operation is guarded in the script (lua/gate-apply-5.lua) and each event
  * applied once per showtime (by eventId), so the at-least-once stream cannot undo a newer state.
  */
-import { compareStreamIds, decodeBookingEvent, bookingEventsStreamKey, isReplayedEntry, type BookingEvent } from '../../../lib/booking-events';
+import {
+  compareStreamIds,
+  decodeBookingEvent,
+  bookingEventsStreamKey,
+  isReplayedEntry,
+  type BookingEvent,
+} from '../../../lib/booking-events';
 import type { GateOp } from '../../../queue/src/index';
 import type { SeatGate } from './seat-gate';
 
@@ -19,7 +25,13 @@ export function gateOpsForEvent(event: BookingEvent): GateOp[] {
     case 'HoldCreated': {
       const expiresAtMs = Date.parse(String(payload.expiresAt ?? ''));
       if (!payload.holdId || !payload.customerId || !Number.isFinite(expiresAtMs)) return [];
-      return seats.map((seat) => ({ op: 'held', seat, expiresAtMs, holdId: String(payload.holdId), customerId: String(payload.customerId) }));
+      return seats.map((seat) => ({
+        op: 'held',
+        seat,
+        expiresAtMs,
+        holdId: String(payload.holdId),
+        customerId: String(payload.customerId),
+      }));
     }
     case 'HoldReleased':
       // 'confirmed' is followed by BookingConfirmed, which sells the seats.
@@ -27,7 +39,12 @@ export function gateOpsForEvent(event: BookingEvent): GateOp[] {
       return seats.map((seat) => ({ op: 'freehold', seat, holdId: String(payload.holdId) }));
     case 'BookingConfirmed':
       if (!payload.bookingId || !payload.customerId) return [];
-      return seats.map((seat) => ({ op: 'sold', seat, bookingId: String(payload.bookingId), customerId: String(payload.customerId) }));
+      return seats.map((seat) => ({
+        op: 'sold',
+        seat,
+        bookingId: String(payload.bookingId),
+        customerId: String(payload.customerId),
+      }));
     case 'SeatsReleased':
       if (!payload.bookingId) return [];
       return seats.map((seat) => ({ op: 'freebooking', seat, bookingId: String(payload.bookingId) }));

@@ -14,9 +14,16 @@ interface SeatStateRow {
 
 /** A lapsed hold reads as available, by the database clock, as hold_seats treats it. */
 function toGateSeat(row: SeatStateRow): GateSeatState {
-  if (row.state === 'S') return { seat: row.seat_code, state: 'S', bookingId: row.booking_id ?? '', customerId: row.customer_id ?? '' };
+  if (row.state === 'S')
+    return { seat: row.seat_code, state: 'S', bookingId: row.booking_id ?? '', customerId: row.customer_id ?? '' };
   if (row.state === 'H') {
-    return { seat: row.seat_code, state: 'H', expiresAtMs: Number(row.expires_ms), holdId: row.hold_id ?? '', customerId: row.customer_id ?? '' };
+    return {
+      seat: row.seat_code,
+      state: 'H',
+      expiresAtMs: Number(row.expires_ms),
+      holdId: row.hold_id ?? '',
+      customerId: row.customer_id ?? '',
+    };
   }
   return { seat: row.seat_code, state: 'A' };
 }

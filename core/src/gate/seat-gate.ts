@@ -79,7 +79,9 @@ export function createSeatGate(deps: {
       const source = await readGateSource(deps.sql, showtimeId);
       if (!source) return false;
       const result = await scripts.sync(String(showtimeId), {
-        ...source, pendingGraceMs: settings.pendingGraceMs, keyTtlMs: settings.keyTtlMs,
+        ...source,
+        pendingGraceMs: settings.pendingGraceMs,
+        keyTtlMs: settings.keyTtlMs,
       });
       syncedAt.set(showtimeId, Date.now());
       metrics.syncs.inc({ why });
@@ -96,7 +98,12 @@ export function createSeatGate(deps: {
    * hold will carry. Throws the database's own refusal (409 SEATS_UNAVAILABLE, 422
    * SEAT_LIMIT_EXCEEDED) when the gate says no; otherwise says whether a claim must be settled.
    */
-  async function admit(input: { showtimeId: number; customerId: string; holdId: string; seats: string[] }): Promise<GatePass> {
+  async function admit(input: {
+    showtimeId: number;
+    customerId: string;
+    holdId: string;
+    seats: string[];
+  }): Promise<GatePass> {
     active.set(input.showtimeId, Date.now());
     const show = String(input.showtimeId);
     let decision;
@@ -107,7 +114,10 @@ export function createSeatGate(deps: {
         decision = await scripts.claim(show, input.customerId, input.holdId, input.seats);
       }
     } catch (error) {
-      deps.logger?.warn({ err: error, showtimeId: input.showtimeId }, 'seat gate unavailable: the database decides alone');
+      deps.logger?.warn(
+        { err: error, showtimeId: input.showtimeId },
+        'seat gate unavailable: the database decides alone',
+      );
       return skip('store_down');
     }
     metrics.decisions.inc({ decision: decision.kind });
@@ -117,13 +127,20 @@ export function createSeatGate(deps: {
       case 'taken':
         throw conflict('SEATS_UNAVAILABLE', 'Some seats are no longer available', { seats: decision.seats });
       case 'over_limit':
-        throw unprocessable('SEAT_LIMIT_EXCEEDED', `A customer may hold or own at most ${decision.maxPerCustomer} seats of this showtime`, {
-          limit: decision.maxPerCustomer, owned: decision.owned, requested: input.seats.length,
-        });
+        throw unprocessable(
+          'SEAT_LIMIT_EXCEEDED',
+          `A customer may hold or own at most ${decision.maxPerCustomer} seats of this showtime`,
+          {
+            limit: decision.maxPerCustomer,
+            owned: decision.owned,
+            requested: input.seats.length,
+          },
+        );
       case 'unknown_seats':
         // Not in the hall (the database says 422), or part of the gate lost: look again, at
         // most once a second, so a flood of made-up seat codes cannot turn into a flood of syncs.
-        if (Date.now() - (syncedAt.get(input.showtimeId) ?? 0) > 1_000) void sync(input.showtimeId, 'unknown_seats').catch(() => {});
+        if (Date.now() - (syncedAt.get(input.showtimeId) ?? 0) > 1_000)
+          void sync(input.showtimeId, 'unknown_seats').catch(() => {});
         return skip('unknown_seats');
       default:
         return skip('not_built');
@@ -140,7 +157,14 @@ export function createSeatGate(deps: {
    * database's state of those seats into the gate. Never throws: a claim left behind lapses
    * with its hold time or is dropped by the next check.
    */
-  async function refused(input: { showtimeId: number; holdId: string; seats: string[]; pass: GatePass; code: string | undefined; refusedSeats: string[] }) {
+  async function refused(input: {
+    showtimeId: number;
+    holdId: string;
+    seats: string[];
+    pass: GatePass;
+    code: string | undefined;
+    refusedSeats: string[];
+  }) {
     const show = String(input.showtimeId);
     if (input.pass.claimed) {
       try {
@@ -166,16 +190,31 @@ export function createSeatGate(deps: {
   async function holdEnded(showtimeId: number, holdId: string, seats: string[]) {
     if (seats.length === 0) return;
     try {
-      await scripts.apply(String(showtimeId), seats.map((seat) => ({ op: 'freehold', seat, holdId })));
+      await scripts.apply(
+        String(showtimeId),
+        seats.map((seat) => ({ op: 'freehold', seat, holdId })),
+      );
     } catch {
       // The HoldReleased event or the next check frees them.
     }
   }
 
   /** A hold the database chose the seats of (best available): held at the gate at once (the event follows anyway). */
-  async function holdCreated(showtimeId: number, hold: { holdId: string; customerId: string; seats: string[]; expiresAtMs: number }) {
+  async function holdCreated(
+    showtimeId: number,
+    hold: { holdId: string; customerId: string; seats: string[]; expiresAtMs: number },
+  ) {
     try {
-      await scripts.apply(String(showtimeId), hold.seats.map((seat) => ({ op: 'held', seat, holdId: hold.holdId, customerId: hold.customerId, expiresAtMs: hold.expiresAtMs })));
+      await scripts.apply(
+        String(showtimeId),
+        hold.seats.map((seat) => ({
+          op: 'held',
+          seat,
+          holdId: hold.holdId,
+          customerId: hold.customerId,
+          expiresAtMs: hold.expiresAtMs,
+        })),
+      );
     } catch {
       // The HoldCreated event or the next check marks them.
     }
@@ -243,8 +282,16 @@ export function createSeatGate(deps: {
 }
 
 function toOp(state: Awaited<ReturnType<typeof readSeatStates>>[number]): GateOp {
-  if (state.state === 'S') return { op: 'sold', seat: state.seat, bookingId: state.bookingId, customerId: state.customerId };
-  if (state.state === 'H') return { op: 'held', seat: state.seat, expiresAtMs: state.expiresAtMs, holdId: state.holdId, customerId: state.customerId };
+  if (state.state === 'S')
+    return { op: 'sold', seat: state.seat, bookingId: state.bookingId, customerId: state.customerId };
+  if (state.state === 'H')
+    return {
+      op: 'held',
+      seat: state.seat,
+      expiresAtMs: state.expiresAtMs,
+      holdId: state.holdId,
+      customerId: state.customerId,
+    };
   return { op: 'free', seat: state.seat };
 }
 

@@ -17,7 +17,11 @@ export interface AdmissionMetrics {
   admissionRefused: { inc(labels: { reason: string }): void };
 }
 
-export function createAdmissionCheck(options: { store: ScriptStore; keyPrefix?: string; metrics: AdmissionMetrics }): AdmissionCheck {
+export function createAdmissionCheck(options: {
+  store: ScriptStore;
+  keyPrefix?: string;
+  metrics: AdmissionMetrics;
+}): AdmissionCheck {
   const buckets = createPurchaseBuckets({ store: options.store, keyPrefix: options.keyPrefix ?? '', scope: 'core' });
   const { metrics } = options;
 

@@ -8,7 +8,6 @@ export interface AccessVariables {
   access: AccessClaims;
 }
 
-
 /**
  * Buyers reach the core only with an access token signed by the edge; no plain header is
  * trusted. The claims are stored for handlers, which check the showtime they touch.

@@ -20,7 +20,10 @@ export interface BuyerVariables {
  * showtime's bookings) or a customer access token (the customer's bookings of any showtime,
  * after the turn ended). The token's header type picks the verifier; each refuses the other's.
  */
-export function requireBuyer(deps: { verifyAccessToken: VerifyAccessToken; verifyCustomerAccess: VerifyCustomerAccess | null }): MiddlewareHandler<{ Variables: BuyerVariables }> {
+export function requireBuyer(deps: {
+  verifyAccessToken: VerifyAccessToken;
+  verifyCustomerAccess: VerifyCustomerAccess | null;
+}): MiddlewareHandler<{ Variables: BuyerVariables }> {
   return async function requireBuyerMiddleware(c, next) {
     const token = bearerToken(c);
     if (!token) throw unauthorized('MISSING_TOKEN', 'Send the access token as Authorization: Bearer <token>');
@@ -36,7 +39,9 @@ export function requireBuyer(deps: { verifyAccessToken: VerifyAccessToken; verif
 }
 
 /** A customer access token only: the list of one's own bookings. */
-export function requireCustomerAccess(verify: VerifyCustomerAccess | null): MiddlewareHandler<{ Variables: BuyerVariables }> {
+export function requireCustomerAccess(
+  verify: VerifyCustomerAccess | null,
+): MiddlewareHandler<{ Variables: BuyerVariables }> {
   return async function requireCustomerAccessMiddleware(c, next) {
     const token = bearerToken(c);
     if (!token) throw unauthorized('MISSING_TOKEN', 'Send the customer access token as Authorization: Bearer <token>');

@@ -14,7 +14,6 @@ export interface RequestContextVariables {
   log: Logger;
 }
 
-
 /**
  * Gives every request an id (the caller's X-Request-Id when it looks sane, so one id follows a
  * buyer from the edge to the core) and a latency observation. The response header is set
@@ -23,7 +22,10 @@ export interface RequestContextVariables {
  * The caller's traceparent is continued under a span of the core's own, logged with the request
  * and passed on to the payment gateway (payments/gateway-client.ts).
  */
-export function requestContext(options: { logger: Logger; metrics: CoreMetrics }): MiddlewareHandler<{ Variables: RequestContextVariables }> {
+export function requestContext(options: {
+  logger: Logger;
+  metrics: CoreMetrics;
+}): MiddlewareHandler<{ Variables: RequestContextVariables }> {
   const { logger, metrics } = options;
   return async function requestContextMiddleware(c, next) {
     const requestId = incomingRequestId(c.req.header('x-request-id')) ?? randomUUID();
@@ -41,10 +43,20 @@ export function requestContext(options: { logger: Logger; metrics: CoreMetrics }
     }
     const seconds = (performance.now() - startedAt) / 1000;
     const status = c.res.status;
-    metrics.httpRequestDuration.observe({ method: c.req.method, route: c.req.routePath || 'unmatched', status: String(status) }, seconds);
+    metrics.httpRequestDuration.observe(
+      { method: c.req.method, route: c.req.routePath || 'unmatched', status: String(status) },
+      seconds,
+    );
     if (status >= 500 || logger.isLevelEnabled('debug')) {
       logger[status >= 500 ? 'error' : 'debug'](
-        { requestId, ...traceLogFields(trace), method: c.req.method, path: c.req.path, status, ms: Math.round(seconds * 1000) },
+        {
+          requestId,
+          ...traceLogFields(trace),
+          method: c.req.method,
+          path: c.req.path,
+          status,
+          ms: Math.round(seconds * 1000),
+        },
         'request',
       );
     }

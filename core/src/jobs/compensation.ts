@@ -31,7 +31,10 @@ export async function compensate(sql: Sql, options: { graceMs: number }) {
     const done = await sql.begin(async (tx) => {
       const payment = await lockPayment(tx, row.payment_id);
       if (payment?.status !== 'SUCCEEDED') return false;
-      await requestRefundOf(tx, payment, { reason: 'compensation: failed booking without refund', bookingId: row.booking_id });
+      await requestRefundOf(tx, payment, {
+        reason: 'compensation: failed booking without refund',
+        bookingId: row.booking_id,
+      });
       return true;
     });
     if (done) repaired++;
@@ -43,7 +46,8 @@ export async function compensate(sql: Sql, options: { graceMs: number }) {
      WHERE b.status = 'CONFIRMED' AND p.status = 'REFUNDED' AND p.updated_at <= now() - ${grace} * interval '1 millisecond'
      LIMIT 100`;
   for (const { id } of unreleased) {
-    if (await sql.begin((tx) => refundBookingAndAnnounce(tx, id, 'compensation: payment refunded at the gateway'))) repaired++;
+    if (await sql.begin((tx) => refundBookingAndAnnounce(tx, id, 'compensation: payment refunded at the gateway')))
+      repaired++;
   }
 
   // A REFUNDED booking whose seats are still BOOKED under it (freed and announced together).

@@ -7,7 +7,12 @@ import { relayWithRecovery } from './outbox-relay';
 import { reconcilePendingPayments } from './reconciler';
 import { DEFAULT_RETENTION, runRetention, type RetentionSettings } from './retention';
 import { runRefundCommands } from './refund-worker';
-import { announceSoldOutShowtimes, purgeExpiredIdempotencyKeys, purgePublishedOutbox, sweepExpiredHolds } from './sweeper';
+import {
+  announceSoldOutShowtimes,
+  purgeExpiredIdempotencyKeys,
+  purgePublishedOutbox,
+  sweepExpiredHolds,
+} from './sweeper';
 
 export interface JobSettings {
   sweepEveryMs: number;
@@ -60,11 +65,20 @@ export function backgroundJobs(deps: JobDeps) {
         const sink = deps.sink;
         if (!sink) return 0;
         return relayWithRecovery(deps.sql, sink, {
-          onRequeue: (why, rows) => deps.logger.warn({ job: 'relay', why, rows }, 'booking events lost by the stream: publishing them again from the outbox'),
+          onRequeue: (why, rows) =>
+            deps.logger.warn(
+              { job: 'relay', why, rows },
+              'booking events lost by the stream: publishing them again from the outbox',
+            ),
         });
       },
       reconciler: async () =>
-        (await reconcilePendingPayments(deps.sql, deps.gateway, { pendingAfterMs: s.reconcileAfterMs, recheckAfterMs: Math.max(s.reconcileEveryMs, 1000) })).settled,
+        (
+          await reconcilePendingPayments(deps.sql, deps.gateway, {
+            pendingAfterMs: s.reconcileAfterMs,
+            recheckAfterMs: Math.max(s.reconcileEveryMs, 1000),
+          })
+        ).settled,
       refunds: async () => (await runRefundCommands(deps.sql, deps.gateway)).refunded,
       compensation: async () => (await compensate(deps.sql, { graceMs: s.compensationGraceMs })).repaired,
       retention: async () => runRetention(deps.sql, s.retention),

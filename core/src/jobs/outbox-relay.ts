@@ -62,7 +62,12 @@ export async function relayWithRecovery(sql: Sql, sink: BookingEventSink, option
     const live = await relayOutbox(sql, sink);
     let more = 0;
     if (replay && replayed < replayPerPass) {
-      const step = await replayStep(sql, sink, replay, Math.min(options.replayBatchSize ?? 500, replayPerPass - replayed));
+      const step = await replayStep(
+        sql,
+        sink,
+        replay,
+        Math.min(options.replayBatchSize ?? 500, replayPerPass - replayed),
+      );
       replay = step.next;
       more = step.published;
     }
@@ -80,7 +85,12 @@ export const DEFAULT_REPLAY_PER_PASS = 2_000;
  * published are left to the live lane; rows published again meanwhile are sent twice, which
  * consumers dedupe on eventId.
  */
-export async function replayStep(sql: Sql, sink: BookingEventSink, replay: Replay, batchSize: number): Promise<{ published: number; next: Replay | null }> {
+export async function replayStep(
+  sql: Sql,
+  sink: BookingEventSink,
+  replay: Replay,
+  batchSize: number,
+): Promise<{ published: number; next: Replay | null }> {
   const rows = await sql<OutboxRow[]>`
     SELECT id, event_id, type, showtime_id, payload, created_at FROM outbox
      WHERE published_at >= ${new Date(replay.fromMs)} AND published_at < ${new Date(replay.untilMs)}
@@ -103,10 +113,23 @@ async function countReplay(sql: Sql, replay: Replay): Promise<number> {
   return row?.n ?? 0;
 }
 
-interface OutboxRow { id: number; event_id: string; type: BookingEventType; showtime_id: number; payload: Record<string, unknown>; created_at: Date }
+interface OutboxRow {
+  id: number;
+  event_id: string;
+  type: BookingEventType;
+  showtime_id: number;
+  payload: Record<string, unknown>;
+  created_at: Date;
+}
 
 function toEvent(row: OutboxRow): BookingEvent {
-  return { eventId: row.event_id, type: row.type, showtimeId: row.showtime_id, occurredAt: row.created_at.toISOString(), payload: row.payload };
+  return {
+    eventId: row.event_id,
+    type: row.type,
+    showtimeId: row.showtime_id,
+    occurredAt: row.created_at.toISOString(),
+    payload: row.payload,
+  };
 }
 
 /**

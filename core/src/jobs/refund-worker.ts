@@ -7,7 +7,11 @@ import { settlePayment } from '../payments/settlement';
  * is the payment id, so a retried or doubled command can never refund twice). A lease claimed
  * with SKIP LOCKED shares the work between instances; failures back off exponentially.
  */
-export async function runRefundCommands(sql: Sql, gateway: PaymentGateway, options: { batchSize?: number; leaseMs?: number } = {}) {
+export async function runRefundCommands(
+  sql: Sql,
+  gateway: PaymentGateway,
+  options: { batchSize?: number; leaseMs?: number } = {},
+) {
   const due = await sql<{ payment_id: string; reason: string; attempts: number; amount_cents: number | null }[]>`
     UPDATE refund_command r SET attempts = r.attempts + 1,
            next_attempt_at = now() + ${options.leaseMs ?? 30_000} * interval '1 millisecond'
@@ -18,9 +22,18 @@ export async function runRefundCommands(sql: Sql, gateway: PaymentGateway, optio
   let refunded = 0;
   for (const command of due) {
     try {
-      const refund = await gateway.refund(command.payment_id, `refund-${command.payment_id}`, command.reason.slice(0, 200), command.amount_cents);
+      const refund = await gateway.refund(
+        command.payment_id,
+        `refund-${command.payment_id}`,
+        command.reason.slice(0, 200),
+        command.amount_cents,
+      );
       await sql`UPDATE refund_command SET gateway_refund_id = ${refund.id} WHERE payment_id = ${command.payment_id}`;
-      await settlePayment(sql, { paymentId: command.payment_id, outcome: 'refunded', cause: `refund ${refund.id} executed` });
+      await settlePayment(sql, {
+        paymentId: command.payment_id,
+        outcome: 'refunded',
+        cause: `refund ${refund.id} executed`,
+      });
       refunded++;
     } catch (error) {
       const backoffMs = Math.min(3_600_000, 1000 * 2 ** Math.min(command.attempts, 12));

@@ -59,10 +59,15 @@ export interface PartitionPass {
  * Creates the partitions ahead and detaches those past retention, for state_transition,
  * show_seat and seat_hold, in one short transaction.
  */
-export async function maintainPartitions(sql: Sql, settings: RetentionSettings = DEFAULT_RETENTION): Promise<PartitionPass> {
+export async function maintainPartitions(
+  sql: Sql,
+  settings: RetentionSettings = DEFAULT_RETENTION,
+): Promise<PartitionPass> {
   try {
     return await sql.begin(async (tx) => {
-      const [lock] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtextextended(${PARTITION_LOCK}, 0)) AS ok`;
+      const [lock] = await tx<
+        { ok: boolean }[]
+      >`SELECT pg_try_advisory_xact_lock(hashtextextended(${PARTITION_LOCK}, 0)) AS ok`;
       if (!lock!.ok) return { ran: false, created: 0, detached: [] };
       // Creating or detaching a partition locks the parent briefly; a hold writing its
       // transition waits at most this long, and the pass is retried next time instead.
@@ -97,7 +102,10 @@ export async function maintainPartitions(sql: Sql, settings: RetentionSettings =
 }
 
 /** Deletes webhook events past their retention, one batch; returns how many went. */
-export async function purgeOldWebhookEvents(sql: Sql, settings: RetentionSettings = DEFAULT_RETENTION): Promise<number> {
+export async function purgeOldWebhookEvents(
+  sql: Sql,
+  settings: RetentionSettings = DEFAULT_RETENTION,
+): Promise<number> {
   const rows = await sql`
     DELETE FROM payment_event WHERE event_id IN (
       SELECT event_id FROM payment_event
@@ -137,7 +145,10 @@ export interface RetentionBacklog {
 }
 
 /** What is past its retention and still there, read at each scrape. */
-export async function readRetentionBacklog(sql: Sql, settings: RetentionSettings = DEFAULT_RETENTION): Promise<RetentionBacklog> {
+export async function readRetentionBacklog(
+  sql: Sql,
+  settings: RetentionSettings = DEFAULT_RETENTION,
+): Promise<RetentionBacklog> {
   const [row] = await sql<RetentionBacklog[]>`
     WITH months AS (
       SELECT c.reltuples,
@@ -192,7 +203,14 @@ export function registerRetentionGauges(registry: Registry, sql: Sql, settings: 
     registers: [registry],
     async collect() {
       const backlog = await read();
-      for (const table of ['outbox', 'idempotency_key', 'payment_event', 'state_transition', 'show_seat', 'seat_hold'] as const) {
+      for (const table of [
+        'outbox',
+        'idempotency_key',
+        'payment_event',
+        'state_transition',
+        'show_seat',
+        'seat_hold',
+      ] as const) {
         this.set({ table }, backlog?.[table] ?? 0);
       }
     },
@@ -217,7 +235,10 @@ export function registerRetentionGauges(registry: Registry, sql: Sql, settings: 
     async collect() {
       const backlog = await read();
       // Unknown (database unreachable) reads as healthy here; core_database_up reports that.
-      this.set({ table: 'state_transition' }, backlog?.state_transition_ahead ?? DEFAULT_RETENTION.partitionsAheadMonths);
+      this.set(
+        { table: 'state_transition' },
+        backlog?.state_transition_ahead ?? DEFAULT_RETENTION.partitionsAheadMonths,
+      );
       this.set({ table: 'show_seat' }, backlog?.show_seat_ahead ?? DEFAULT_RETENTION.showSeatBlocksAhead);
       this.set({ table: 'seat_hold' }, backlog?.seat_hold_ahead ?? DEFAULT_RETENTION.showSeatBlocksAhead);
     },

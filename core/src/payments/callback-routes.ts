@@ -39,7 +39,13 @@ export function paymentCallbackRoutes(deps: { sql: Sql; webhookSecrets: string[]
 
   app.post('/payments/callback', async (c) => {
     const rawBody = await c.req.text();
-    const verdict = verifyWebhookSignature(rawBody, c.req.header(SIGNATURE_HEADER), deps.webhookSecrets, Math.floor(now() / 1000), DEFAULT_TOLERANCE_SECONDS);
+    const verdict = verifyWebhookSignature(
+      rawBody,
+      c.req.header(SIGNATURE_HEADER),
+      deps.webhookSecrets,
+      Math.floor(now() / 1000),
+      DEFAULT_TOLERANCE_SECONDS,
+    );
     if (!verdict.ok) throw unauthorized('INVALID_SIGNATURE', `Webhook signature refused: ${verdict.reason}`);
     const parsed = parseSafeJson(rawBody);
     const event = parseWith(webhookSchema, parsed);
@@ -63,16 +69,26 @@ export function paymentCallbackRoutes(deps: { sql: Sql; webhookSecrets: string[]
       // The gateway sends the checkout's traceparent back with its events: this line joins the
       // purchase's trace (the request-context middleware continued it under the core's span).
       const trace = c.get('trace');
-      c.get('log')?.info({
-        requestId: c.get('requestId'), ...(trace ? traceLogFields(trace) : {}),
-        eventId: event.id, eventType: event.type, paymentId: event.data.paymentId, outcome: result.kind,
-      }, 'payment event settled');
+      c.get('log')?.info(
+        {
+          requestId: c.get('requestId'),
+          ...(trace ? traceLogFields(trace) : {}),
+          eventId: event.id,
+          eventType: event.type,
+          paymentId: event.data.paymentId,
+          outcome: result.kind,
+        },
+        'payment event settled',
+      );
       return c.json({ received: true, outcome: result.kind });
     } catch (error) {
       if (error instanceof AppError) throw error;
       // The gateway retries until acknowledged: a database hiccup must ask for a redelivery.
       c.get('log')?.error({ err: error, eventId: event.id, requestId: c.get('requestId') }, 'payment callback failed');
-      throw new AppError('BUSY', 'Could not record the event now; deliver it again', { retryAfterSeconds: 2, cause: error });
+      throw new AppError('BUSY', 'Could not record the event now; deliver it again', {
+        retryAfterSeconds: 2,
+        cause: error,
+      });
     }
   });
 

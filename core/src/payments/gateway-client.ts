@@ -33,22 +33,39 @@ export interface PaymentGateway {
   }): Promise<GatewayPayment>;
   getPayment(paymentId: string): Promise<GatewayPayment | null>;
   /** A full refund, or `amountCents` of it (a cancellation under a partial refund policy). */
-  refund(paymentId: string, idempotencyKey: string, reason: string, amountCents?: number | null): Promise<GatewayRefund>;
+  refund(
+    paymentId: string,
+    idempotencyKey: string,
+    reason: string,
+    amountCents?: number | null,
+  ): Promise<GatewayRefund>;
 }
 
 export const gatewayUnavailable = (cause?: unknown) =>
-  new AppError('PAYMENT_GATEWAY_UNAVAILABLE', 'The payment provider is not answering; try again shortly', { retryAfterSeconds: 2, cause });
+  new AppError('PAYMENT_GATEWAY_UNAVAILABLE', 'The payment provider is not answering; try again shortly', {
+    retryAfterSeconds: 2,
+    cause,
+  });
 
 /**
  * HTTP client for the gateway's API: bearer key, a timeout on every call, and every failure
  * that is not a definite answer (network error, timeout, 5xx) reported as 503 so callers retry.
  */
-export function createGatewayClient(options: { baseUrl: string; apiKey: string; timeoutMs?: number; fetch?: typeof fetch }): PaymentGateway {
+export function createGatewayClient(options: {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}): PaymentGateway {
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 5000;
   const base = options.baseUrl.replace(/\/+$/, '');
 
-  async function call<T>(method: string, path: string, init: { body?: unknown; idempotencyKey?: string } = {}): Promise<{ status: number; json: T }> {
+  async function call<T>(
+    method: string,
+    path: string,
+    init: { body?: unknown; idempotencyKey?: string } = {},
+  ): Promise<{ status: number; json: T }> {
     let response: Response;
     // A call made while serving a request joins its trace, the core's span as the parent.
     const trace = currentTrace();
@@ -74,19 +91,26 @@ export function createGatewayClient(options: { baseUrl: string; apiKey: string; 
 
   return {
     async createPayment(input) {
-      const { status, json } = await call<GatewayPayment & { error?: { code: string; message: string } }>('POST', '/v1/payments', {
-        idempotencyKey: input.idempotencyKey,
-        body: {
-          amount: input.amountCents,
-          currency: input.currency,
-          reference: input.reference,
-          expiresAt: input.expiresAt.toISOString(),
-          returnUrl: input.returnUrl,
-          metadata: input.metadata,
+      const { status, json } = await call<GatewayPayment & { error?: { code: string; message: string } }>(
+        'POST',
+        '/v1/payments',
+        {
+          idempotencyKey: input.idempotencyKey,
+          body: {
+            amount: input.amountCents,
+            currency: input.currency,
+            reference: input.reference,
+            expiresAt: input.expiresAt.toISOString(),
+            returnUrl: input.returnUrl,
+            metadata: input.metadata,
+          },
         },
-      });
+      );
       if (status !== 201 && status !== 200) {
-        throw new AppError('PAYMENT_GATEWAY_REFUSED', `The payment provider refused the session: ${json?.error?.message ?? status}`);
+        throw new AppError(
+          'PAYMENT_GATEWAY_REFUSED',
+          `The payment provider refused the session: ${json?.error?.message ?? status}`,
+        );
       }
       return json;
     },
@@ -98,7 +122,9 @@ export function createGatewayClient(options: { baseUrl: string; apiKey: string; 
     },
     async refund(paymentId, idempotencyKey, reason, amountCents) {
       const { status, json } = await call<GatewayRefund & { error?: { code: string; message: string } }>(
-        'POST', `/v1/payments/${encodeURIComponent(paymentId)}/refunds`, { idempotencyKey, body: amountCents ? { reason, amount: amountCents } : { reason } },
+        'POST',
+        `/v1/payments/${encodeURIComponent(paymentId)}/refunds`,
+        { idempotencyKey, body: amountCents ? { reason, amount: amountCents } : { reason } },
       );
       if (status !== 201 && status !== 200) {
         throw new AppError('PAYMENT_GATEWAY_REFUSED', `Refund refused: ${json?.error?.code ?? status}`);

@@ -52,7 +52,10 @@ export async function setPaymentEventOutcome(sql: Db, eventId: string, outcome: 
  * `seats_booked` with the hold's seat count: fewer means a seat was taken by someone after the
  * hold lapsed, and the whole attempt must be rolled back.
  */
-export async function confirmHold(sql: Db, args: { holdId: string; showtimeId: number; bookingId: string; paymentId: string }) {
+export async function confirmHold(
+  sql: Db,
+  args: { holdId: string; showtimeId: number; bookingId: string; paymentId: string },
+) {
   const [row] = await sql<{ confirmed: boolean; seat_count: number; seats_booked: number }[]>`
     WITH confirmed AS (
       UPDATE seat_hold SET status = 'CONFIRMED', status_cause = ${`paid by ${args.paymentId}`}, ended_at = now()
@@ -77,10 +80,21 @@ export async function confirmHold(sql: Db, args: { holdId: string; showtimeId: n
   return row!;
 }
 
-export async function insertBooking(sql: Db, b: {
-  id: string; holdId: string; paymentId: string; showtimeId: number; customerId: string;
-  seats: string[]; amountCents: number; currency: string; status: 'CONFIRMED' | 'FAILED'; cause: string;
-}) {
+export async function insertBooking(
+  sql: Db,
+  b: {
+    id: string;
+    holdId: string;
+    paymentId: string;
+    showtimeId: number;
+    customerId: string;
+    seats: string[];
+    amountCents: number;
+    currency: string;
+    status: 'CONFIRMED' | 'FAILED';
+    cause: string;
+  },
+) {
   await sql`
     INSERT INTO booking (id, hold_id, payment_id, showtime_id, customer_id, seat_codes, amount_cents, currency, status, status_cause)
     VALUES (${b.id}::uuid, ${b.holdId}::uuid, ${b.paymentId}, ${b.showtimeId}, ${b.customerId},
@@ -88,7 +102,9 @@ export async function insertBooking(sql: Db, b: {
 }
 
 export async function findBookingByPayment(sql: Db, paymentId: string) {
-  const [row] = await sql<{ id: string; status: string }[]>`SELECT id, status FROM booking WHERE payment_id = ${paymentId}`;
+  const [row] = await sql<
+    { id: string; status: string }[]
+  >`SELECT id, status FROM booking WHERE payment_id = ${paymentId}`;
   return row ?? null;
 }
 
@@ -124,7 +140,9 @@ export async function markSoldOutIfFull(sql: Db, showtimeId: number): Promise<bo
  * AVAILABLE in one statement. Returns the freed seats, or null if the booking was not CONFIRMED.
  */
 export async function refundBookingAndFreeSeats(sql: Db, bookingId: string, cause: string) {
-  const [row] = await sql<{ showtime_id: number; customer_id: string; payment_id: string; hold_id: string; seats: string[] }[]>`
+  const [row] = await sql<
+    { showtime_id: number; customer_id: string; payment_id: string; hold_id: string; seats: string[] }[]
+  >`
     WITH refunded AS (
       UPDATE booking SET status = 'REFUNDED', status_cause = ${cause}
        WHERE id = ${bookingId}::uuid AND status = 'CONFIRMED'

@@ -3,8 +3,19 @@ import type { Sql, TransactionSql } from 'postgres';
 import { AppError } from '../../../lib/errors';
 import type { Db } from '../db/connect';
 import {
-  appendOutbox, confirmHold, findBookingByPayment, holdSeatCodes, insertBooking, lockPayment, markSoldOutIfFull,
-  recordPaymentEvent, refundBookingAndFreeSeats, requestRefund, setPaymentEventOutcome, setPaymentStatus, type PaymentRow,
+  appendOutbox,
+  confirmHold,
+  findBookingByPayment,
+  holdSeatCodes,
+  insertBooking,
+  lockPayment,
+  markSoldOutIfFull,
+  recordPaymentEvent,
+  refundBookingAndFreeSeats,
+  requestRefund,
+  setPaymentEventOutcome,
+  setPaymentStatus,
+  type PaymentRow,
 } from './payment-repo';
 
 export type GatewayOutcome = 'succeeded' | 'failed' | 'refunded';
@@ -43,7 +54,14 @@ class LostRace extends Error {}
  */
 export async function settlePayment(sql: Sql, input: SettlementInput): Promise<SettlementResult> {
   return sql.begin(async (tx) => {
-    if (input.eventId && !(await recordPaymentEvent(tx, { eventId: input.eventId, paymentId: input.paymentId, type: input.eventType ?? input.outcome }))) {
+    if (
+      input.eventId &&
+      !(await recordPaymentEvent(tx, {
+        eventId: input.eventId,
+        paymentId: input.paymentId,
+        type: input.eventType ?? input.outcome,
+      }))
+    ) {
       return { kind: 'duplicate' } as const;
     }
     const payment = await lockPayment(tx, input.paymentId);
@@ -58,12 +76,18 @@ export async function settlePayment(sql: Sql, input: SettlementInput): Promise<S
   });
 }
 
-async function applyOutcome(tx: TransactionSql, payment: PaymentRow, input: SettlementInput): Promise<SettlementResult> {
+async function applyOutcome(
+  tx: TransactionSql,
+  payment: PaymentRow,
+  input: SettlementInput,
+): Promise<SettlementResult> {
   switch (input.outcome) {
     case 'succeeded': {
-      if (payment.status !== 'PENDING' && payment.status !== 'FAILED') return { kind: 'already_settled', status: payment.status };
+      if (payment.status !== 'PENDING' && payment.status !== 'FAILED')
+        return { kind: 'already_settled', status: payment.status };
       await setPaymentStatus(tx, payment.id, 'SUCCEEDED', input.cause);
-      const mismatch = (input.amountCents !== undefined && input.amountCents !== payment.amount_cents) ||
+      const mismatch =
+        (input.amountCents !== undefined && input.amountCents !== payment.amount_cents) ||
         (input.currency !== undefined && input.currency.toUpperCase() !== payment.currency);
       if (mismatch) return failBookingAndRefund(tx, payment, 'amount or currency differs from the checkout');
       return bookOrRefund(tx, payment);
@@ -94,20 +118,43 @@ async function bookOrRefund(tx: TransactionSql, payment: PaymentRow): Promise<Se
     // A savepoint, so a partial confirmation (a seat retaken after the hold lapsed) is undone
     // without losing the payment's SUCCEEDED state recorded above.
     const seats = await tx.savepoint(async (sp) => {
-      const result = await confirmHold(sp, { holdId: payment.hold_id, showtimeId: payment.showtime_id, bookingId, paymentId: payment.id });
+      const result = await confirmHold(sp, {
+        holdId: payment.hold_id,
+        showtimeId: payment.showtime_id,
+        bookingId,
+        paymentId: payment.id,
+      });
       if (!result.confirmed || result.seats_booked !== result.seat_count) throw new LostRace();
       const codes = await holdSeatCodes(sp, payment.hold_id, payment.showtime_id);
       await insertBooking(sp, {
-        id: bookingId, holdId: payment.hold_id, paymentId: payment.id, showtimeId: payment.showtime_id,
-        customerId: payment.customer_id, seats: codes, amountCents: payment.amount_cents, currency: payment.currency,
-        status: 'CONFIRMED', cause: `paid by ${payment.id}`,
+        id: bookingId,
+        holdId: payment.hold_id,
+        paymentId: payment.id,
+        showtimeId: payment.showtime_id,
+        customerId: payment.customer_id,
+        seats: codes,
+        amountCents: payment.amount_cents,
+        currency: payment.currency,
+        status: 'CONFIRMED',
+        cause: `paid by ${payment.id}`,
       });
       return codes;
     });
-    const common = { holdId: payment.hold_id, customerId: payment.customer_id, bookingId, paymentId: payment.id, seats };
-    await appendOutbox(tx, 'BookingConfirmed', payment.showtime_id, { ...common, amountCents: payment.amount_cents, currency: payment.currency });
+    const common = {
+      holdId: payment.hold_id,
+      customerId: payment.customer_id,
+      bookingId,
+      paymentId: payment.id,
+      seats,
+    };
+    await appendOutbox(tx, 'BookingConfirmed', payment.showtime_id, {
+      ...common,
+      amountCents: payment.amount_cents,
+      currency: payment.currency,
+    });
     await appendOutbox(tx, 'HoldReleased', payment.showtime_id, { ...common, reason: 'confirmed' });
-    if (await markSoldOutIfFull(tx, payment.showtime_id)) await appendOutbox(tx, 'ShowtimeSoldOut', payment.showtime_id, {});
+    if (await markSoldOutIfFull(tx, payment.showtime_id))
+      await appendOutbox(tx, 'ShowtimeSoldOut', payment.showtime_id, {});
     return { kind: 'booked', bookingId };
   } catch (error) {
     if (!(error instanceof LostRace)) throw error;
@@ -118,12 +165,23 @@ async function bookOrRefund(tx: TransactionSql, payment: PaymentRow): Promise<Se
 async function failBookingAndRefund(tx: Db, payment: PaymentRow, reason: string): Promise<SettlementResult> {
   const bookingId = randomUUID();
   await insertBooking(tx, {
-    id: bookingId, holdId: payment.hold_id, paymentId: payment.id, showtimeId: payment.showtime_id,
-    customerId: payment.customer_id, seats: await holdSeatCodes(tx, payment.hold_id, payment.showtime_id), amountCents: payment.amount_cents,
-    currency: payment.currency, status: 'FAILED', cause: reason,
+    id: bookingId,
+    holdId: payment.hold_id,
+    paymentId: payment.id,
+    showtimeId: payment.showtime_id,
+    customerId: payment.customer_id,
+    seats: await holdSeatCodes(tx, payment.hold_id, payment.showtime_id),
+    amountCents: payment.amount_cents,
+    currency: payment.currency,
+    status: 'FAILED',
+    cause: reason,
   });
   await appendOutbox(tx, 'BookingFailed', payment.showtime_id, {
-    holdId: payment.hold_id, customerId: payment.customer_id, bookingId, paymentId: payment.id, reason,
+    holdId: payment.hold_id,
+    customerId: payment.customer_id,
+    bookingId,
+    paymentId: payment.id,
+    reason,
   });
   await requestRefundOf(tx, { ...payment, status: 'SUCCEEDED' }, { reason, bookingId });
   return { kind: 'refund_requested', bookingId, reason };
@@ -137,8 +195,13 @@ export async function requestRefundOf(tx: Db, payment: PaymentRow, args: { reaso
   if (payment.status === 'SUCCEEDED') await setPaymentStatus(tx, payment.id, 'REFUND_REQUESTED', args.reason);
   await requestRefund(tx, payment.id, args.reason);
   await appendOutbox(tx, 'RefundRequested', payment.showtime_id, {
-    holdId: payment.hold_id, customerId: payment.customer_id, bookingId: args.bookingId, paymentId: payment.id,
-    reason: args.reason, amountCents: payment.amount_cents, currency: payment.currency,
+    holdId: payment.hold_id,
+    customerId: payment.customer_id,
+    bookingId: args.bookingId,
+    paymentId: payment.id,
+    reason: args.reason,
+    amountCents: payment.amount_cents,
+    currency: payment.currency,
   });
 }
 
@@ -148,7 +211,11 @@ export async function refundBookingAndAnnounce(tx: Db, bookingId: string, cause:
   if (!refunded) return null;
   await tx`UPDATE showtime SET sold_out_at = NULL WHERE id = ${refunded.showtime_id} AND sold_out_at IS NOT NULL`;
   await appendOutbox(tx, 'SeatsReleased', refunded.showtime_id, {
-    bookingId, customerId: refunded.customer_id, paymentId: refunded.payment_id, seats: refunded.seats, reason: 'refund',
+    bookingId,
+    customerId: refunded.customer_id,
+    paymentId: refunded.payment_id,
+    seats: refunded.seats,
+    reason: 'refund',
   });
   return refunded;
 }

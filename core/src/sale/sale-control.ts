@@ -6,12 +6,33 @@
  */
 import type { Sql } from 'postgres';
 import { AppError, conflict, notFound, unprocessable } from '../../../lib/errors';
-import { burstFor, DEFAULT_SETTINGS, type RoomSettings, type RoomSettingsPatch, type RoomState } from '../../../queue/src/index';
+import {
+  burstFor,
+  DEFAULT_SETTINGS,
+  type RoomSettings,
+  type RoomSettingsPatch,
+  type RoomState,
+} from '../../../queue/src/index';
 import { operatorSettingsOf, publicSettings, type RoomUpdate } from '../../../queue/src/room-update';
-import { findShowtime, listCurrentShowtimes, updateShowtime, type SaleSwitch, type ShowtimeChanges, type ShowtimeRow } from '../catalog/showtime-repo';
+import {
+  findShowtime,
+  listCurrentShowtimes,
+  updateShowtime,
+  type SaleSwitch,
+  type ShowtimeChanges,
+  type ShowtimeRow,
+} from '../catalog/showtime-repo';
 import type { Db } from '../db/connect';
 import { mapDatabaseError } from '../db/sql-errors';
-import { findRoomSettings, insertAudit, listAudit, listRoomSettings, lockShowtime, mergeRoomSettings, type RoomSettingsRow } from './sale-repo';
+import {
+  findRoomSettings,
+  insertAudit,
+  listAudit,
+  listRoomSettings,
+  lockShowtime,
+  mergeRoomSettings,
+  type RoomSettingsRow,
+} from './sale-repo';
 import { endTurns, listLiveTurns, recordTurn, type LiveTurn } from './turn-repo';
 
 export interface SaleControl {
@@ -36,7 +57,9 @@ export interface Operator {
 }
 
 /** The waiting room's state for a derived sale state. */
-export function roomStateFor(row: Pick<ShowtimeRow, 'sale_state' | 'sale_state_setting' | 'seats_booked' | 'seats_total'>): SaleControl['room']['state'] {
+export function roomStateFor(
+  row: Pick<ShowtimeRow, 'sale_state' | 'sale_state_setting' | 'seats_booked' | 'seats_total'>,
+): SaleControl['room']['state'] {
   switch (row.sale_state) {
     case 'closed':
     case 'started':
@@ -58,7 +81,8 @@ export function saleControlOf(row: ShowtimeRow, settingsRow: RoomSettingsRow): S
   const { state: _state, opensAtMs: _opensAtMs, ...defaults } = { ...DEFAULT_SETTINGS, opensAtMs: null };
   // A burst the operator did not set follows the rate (a few seconds' worth), not the default
   // room's: 50 at once is 25 s of a 120-a-minute room.
-  const admitBurst = settingsRow.settings.admitBurst ?? burstFor(settingsRow.settings.admitPerMinute ?? defaults.admitPerMinute);
+  const admitBurst =
+    settingsRow.settings.admitBurst ?? burstFor(settingsRow.settings.admitPerMinute ?? defaults.admitPerMinute);
   return {
     showtimeId: row.id,
     version: settingsRow.version,
@@ -81,12 +105,23 @@ export function saleControlOf(row: ShowtimeRow, settingsRow: RoomSettingsRow): S
 /** What the audit log keeps of a sale before and after a change. */
 /** What the audit log keeps of a sale: the room's settings, the sale state, and the sale's own hold time and seat limit. */
 function auditView(control: SaleControl, row: ShowtimeRow | null) {
-  const { engine: _engine, ...view } = publicSettings({ ...control.room, opensAtMs: control.room.opensAtMs ?? null } as RoomSettings);
-  const sale = row ? { holdTtlSeconds: Math.round(row.hold_ttl_ms / 1000), maxSeatsPerCustomer: row.max_seats_per_customer } : {};
+  const { engine: _engine, ...view } = publicSettings({
+    ...control.room,
+    opensAtMs: control.room.opensAtMs ?? null,
+  } as RoomSettings);
+  const sale = row
+    ? { holdTtlSeconds: Math.round(row.hold_ttl_ms / 1000), maxSeatsPerCustomer: row.max_seats_per_customer }
+    : {};
   return { ...view, saleState: control.saleState, ...sale };
 }
 
-const SWITCH_FOR_STATE = { open: 'OPEN', scheduled: 'OPEN', paused: 'PAUSED', closed: 'CLOSED', sold_out: 'SOLD_OUT' } as const;
+const SWITCH_FOR_STATE = {
+  open: 'OPEN',
+  scheduled: 'OPEN',
+  paused: 'PAUSED',
+  closed: 'CLOSED',
+  sold_out: 'SOLD_OUT',
+} as const;
 
 export interface SaleChange {
   update?: RoomUpdate;
@@ -106,14 +141,19 @@ export function createSaleControlService(deps: { sql: Sql }) {
     const opensAt = update.opensAt === undefined ? null : new Date(update.opensAt);
     const opened = row.sale_opens_at.getTime() <= nowMs;
     if (opensAt) {
-      if (opensAt >= row.starts_at) throw unprocessable('VALIDATION_FAILED', 'opensAt must be before the showtime starts', { issues: [{ path: ['opensAt'], message: 'must be before startsAt' }] });
-      if (opened && opensAt.getTime() > nowMs) throw conflict('ALREADY_OPENED', 'This sale has already opened; it cannot be scheduled again');
+      if (opensAt >= row.starts_at)
+        throw unprocessable('VALIDATION_FAILED', 'opensAt must be before the showtime starts', {
+          issues: [{ path: ['opensAt'], message: 'must be before startsAt' }],
+        });
+      if (opened && opensAt.getTime() > nowMs)
+        throw conflict('ALREADY_OPENED', 'This sale has already opened; it cannot be scheduled again');
       changes.opensAt = opensAt;
     }
     if (update.state === undefined) return changes;
     changes.saleState = SWITCH_FOR_STATE[update.state];
     if (update.state === 'open' && !opened && !opensAt) changes.opensAt = new Date(nowMs);
-    if (update.state === 'scheduled' && opened && !opensAt) throw conflict('ALREADY_OPENED', 'This sale has already opened; it cannot be scheduled again');
+    if (update.state === 'scheduled' && opened && !opensAt)
+      throw conflict('ALREADY_OPENED', 'This sale has already opened; it cannot be scheduled again');
     return changes;
   }
 
@@ -123,19 +163,29 @@ export function createSaleControlService(deps: { sql: Sql }) {
     /** The control plus the turns still live: what a room Redis lost is restored from. */
     async readForRestore(showtimeId: number): Promise<(SaleControl & { turns: LiveTurn[] }) | null> {
       const control = await read(deps.sql, showtimeId);
-      return control ? { ...control, turns: control.room.state === 'closed' ? [] : await listLiveTurns(deps.sql, showtimeId) } : null;
+      return control
+        ? { ...control, turns: control.room.state === 'closed' ? [] : await listLiveTurns(deps.sql, showtimeId) }
+        : null;
     },
 
     /** Records a turn the waiting room granted; false when the showtime does not exist. */
     recordTurn: (showtimeId: number, turn: LiveTurn) => recordTurn(deps.sql, showtimeId, turn),
 
     /** The customer left the line: their turns (granted by `grantedBefore`, when given) are over. */
-    endTurns: (showtimeId: number, customerId: string, grantedBefore: Date | null = null) => endTurns(deps.sql, showtimeId, customerId, grantedBefore),
+    endTurns: (showtimeId: number, customerId: string, grantedBefore: Date | null = null) =>
+      endTurns(deps.sql, showtimeId, customerId, grantedBefore),
 
     /** Every showtime whose room matters now (for the edge's and the ticker's sync). */
     async listCurrent(limit = 500): Promise<SaleControl[]> {
       const rows = await listCurrentShowtimes(deps.sql, limit);
-      const settings = new Map((await listRoomSettings(deps.sql, rows.map((row) => row.id))).map((s) => [s.showtime_id, s]));
+      const settings = new Map(
+        (
+          await listRoomSettings(
+            deps.sql,
+            rows.map((row) => row.id),
+          )
+        ).map((s) => [s.showtime_id, s]),
+      );
       return rows.flatMap((row) => {
         const stored = settings.get(row.id);
         return stored ? [saleControlOf(row, stored)] : [];
@@ -147,7 +197,12 @@ export function createSaleControlService(deps: { sql: Sql }) {
      * moves along the sale state machine (the trigger refuses anything else and logs the
      * move), the settings merge and the version grows, and the audit entry is written.
      */
-    async change(showtimeId: number, change: SaleChange, operator: Operator, action = 'room.update'): Promise<SaleControl> {
+    async change(
+      showtimeId: number,
+      change: SaleChange,
+      operator: Operator,
+      action = 'room.update',
+    ): Promise<SaleControl> {
       try {
         return await deps.sql.begin(async (tx) => {
           if (!(await lockShowtime(tx, showtimeId))) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
@@ -157,7 +212,10 @@ export function createSaleControlService(deps: { sql: Sql }) {
             tx<{ now: Date }[]>`SELECT now() AS now`,
           ]);
           const before = saleControlOf(row!, settingsRow!);
-          const changes: ShowtimeChanges = { ...change.catalog, ...(change.update ? catalogChangesFor(change.update, row!, clock!.now.getTime()) : {}) };
+          const changes: ShowtimeChanges = {
+            ...change.catalog,
+            ...(change.update ? catalogChangesFor(change.update, row!, clock!.now.getTime()) : {}),
+          };
           if (changes.saleState !== undefined) changes.saleStateCause = `${action} by ${operator.actor}`;
           if (Object.keys(changes).length > 0) await updateShowtime(tx, showtimeId, changes);
           const settings = change.update ? operatorSettingsOf(change.update) : {};
@@ -165,7 +223,15 @@ export function createSaleControlService(deps: { sql: Sql }) {
           // Closing ends every turn, here as in Redis, so a restore cannot bring one back.
           if (changes.saleState === 'CLOSED') await endTurns(tx, showtimeId, null);
           const [after, afterRow] = await Promise.all([read(tx, showtimeId), findShowtime(tx, showtimeId)]);
-          await insertAudit(tx, { showtimeId, actor: operator.actor, source: operator.source, action, before: auditView(before, row), after: auditView(after!, afterRow), version: after!.version });
+          await insertAudit(tx, {
+            showtimeId,
+            actor: operator.actor,
+            source: operator.source,
+            action,
+            before: auditView(before, row),
+            after: auditView(after!, afterRow),
+            version: after!.version,
+          });
           return after!;
         });
       } catch (error) {

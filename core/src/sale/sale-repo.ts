@@ -43,7 +43,15 @@ export async function mergeRoomSettings(tx: Db, showtimeId: number, settings: Op
 
 export async function insertAudit(
   tx: Db,
-  entry: { showtimeId: number; actor: string; source: string | null; action: string; before: unknown; after: unknown; version: number },
+  entry: {
+    showtimeId: number;
+    actor: string;
+    source: string | null;
+    action: string;
+    before: unknown;
+    after: unknown;
+    version: number;
+  },
 ): Promise<void> {
   await tx`
     INSERT INTO operator_audit (showtime_id, actor, source, action, before, after, version)

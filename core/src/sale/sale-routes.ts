@@ -17,19 +17,23 @@ const OPERATOR = /^[\w .@:-]{1,64}$/;
 const SOURCE = /^[0-9A-Fa-f:.]{1,64}$/;
 const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(200) });
 const customerId = z.string().refine(isValidCustomerId, 'a customer id: 1-128 of [A-Za-z0-9_.:@-]');
-export const turnSchema = z.object({
-  customerId,
-  ticket: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  expiresAtMs: z.number().int().positive().max(8.64e15),
-}).strict();
-export const endTurnSchema = z.object({
-  customerId,
-  /**
-   * Only turns granted at or before this moment end (an edge retrying a leave the core missed
-   * must not end a turn the buyer has been given since).
-   */
-  grantedBefore: z.iso.datetime({ offset: true }).optional(),
-}).strict();
+export const turnSchema = z
+  .object({
+    customerId,
+    ticket: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    expiresAtMs: z.number().int().positive().max(8.64e15),
+  })
+  .strict();
+export const endTurnSchema = z
+  .object({
+    customerId,
+    /**
+     * Only turns granted at or before this moment end (an edge retrying a leave the core missed
+     * must not end a turn the buyer has been given since).
+     */
+    grantedBefore: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();
 
 /**
  * Who made the change: the edge names the signed-in operator and their address; a caller that
@@ -73,7 +77,9 @@ export function saleControlRoutes(deps: { sale: SaleControlService; adminToken: 
   app.post('/showtimes/:showtimeId/turns/end', async (c) => {
     const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
     const { customerId: customer, grantedBefore } = await readJsonBody(c, endTurnSchema);
-    return c.json({ ended: await deps.sale.endTurns(showtimeId, customer, grantedBefore ? new Date(grantedBefore) : null) });
+    return c.json({
+      ended: await deps.sale.endTurns(showtimeId, customer, grantedBefore ? new Date(grantedBefore) : null),
+    });
   });
 
   app.get('/showtimes/:showtimeId/room/audit', async (c) => {

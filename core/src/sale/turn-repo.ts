@@ -19,7 +19,12 @@ export async function recordTurn(sql: Db, showtimeId: number, turn: LiveTurn): P
 }
 
 /** Ends the customer's live turns (left the line); `ticket` null ends every one. */
-export async function endTurns(sql: Db, showtimeId: number, customerId: string | null, grantedBefore: Date | null = null): Promise<number> {
+export async function endTurns(
+  sql: Db,
+  showtimeId: number,
+  customerId: string | null,
+  grantedBefore: Date | null = null,
+): Promise<number> {
   const rows = await sql`
     UPDATE admission_turn SET ended_at = now()
      WHERE showtime_id = ${showtimeId} AND ended_at IS NULL
@@ -42,5 +47,9 @@ export async function listLiveTurns(sql: Db, showtimeId: number): Promise<LiveTu
                         WHERE b.showtime_id = t.showtime_id AND b.customer_id = t.customer_id
                           AND b.status = 'CONFIRMED' AND b.created_at >= t.created_at)
      ORDER BY t.ticket`;
-  return rows.map((row) => ({ customerId: row.customer_id, ticket: row.ticket, expiresAtMs: row.expires_at.getTime() }));
+  return rows.map((row) => ({
+    customerId: row.customer_id,
+    ticket: row.ticket,
+    expiresAtMs: row.expires_at.getTime(),
+  }));
 }

@@ -20,7 +20,9 @@ export function createCouplePairs(sql: Sql) {
         SELECT hs.seat_code AS code, hs.row_number AS row, hs.column_number AS column
           FROM showtime s
           JOIN hall_seat hs ON hs.hall_id = s.hall_id
-         WHERE s.id = ${showtimeId} AND hs.seat_type = 'couple'`.then((rows) => couplePartners(rows.map((r) => ({ ...r, type: 'couple' }))));
+         WHERE s.id = ${showtimeId} AND hs.seat_type = 'couple'`.then((rows) =>
+        couplePartners(rows.map((r) => ({ ...r, type: 'couple' }))),
+      );
       if (known.size >= SHOWTIMES_KEPT) known.delete(known.keys().next().value!);
       known.set(showtimeId, partners);
       // A failed read is not remembered: the next hold reads again.
@@ -34,7 +36,11 @@ export function createCouplePairs(sql: Sql) {
     async assertWholePairs(showtimeId: number, seats: readonly string[]): Promise<void> {
       const missing = missingPartners(seats, await partnersOf(showtimeId));
       if (missing.length > 0) {
-        throw unprocessable('COUPLE_SEATS_SPLIT', `Couple seats are sold in pairs: ask for ${missing.join(', ')} as well`, { seats: missing });
+        throw unprocessable(
+          'COUPLE_SEATS_SPLIT',
+          `Couple seats are sold in pairs: ask for ${missing.join(', ')} as well`,
+          { seats: missing },
+        );
       }
     },
   };

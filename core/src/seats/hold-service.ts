@@ -25,7 +25,11 @@ const seatsHoldSchema = z.object({
 /** General admission: a class without seat numbers and how many places in it. */
 const placesHoldSchema = z.object({
   fareClass: z.string().regex(/^[A-Z][A-Z0-9_]{0,15}$/, 'expected a class code such as "GA_FLOOR"'),
-  quantity: z.number().int().min(1, 'at least one place').max(MAX_SEATS_PER_REQUEST, `at most ${MAX_SEATS_PER_REQUEST} places per request`),
+  quantity: z
+    .number()
+    .int()
+    .min(1, 'at least one place')
+    .max(MAX_SEATS_PER_REQUEST, `at most ${MAX_SEATS_PER_REQUEST} places per request`),
 });
 
 /**
@@ -34,10 +38,17 @@ const placesHoldSchema = z.object({
  * choice to one seated class. The showtime's own per-customer limit is checked in SQL.
  */
 const bestHoldSchema = z.object({
-  count: z.number().int().min(1, 'at least one seat').max(MAX_SEATS_PER_REQUEST, `at most ${MAX_SEATS_PER_REQUEST} seats per request`),
+  count: z
+    .number()
+    .int()
+    .min(1, 'at least one seat')
+    .max(MAX_SEATS_PER_REQUEST, `at most ${MAX_SEATS_PER_REQUEST} seats per request`),
   together: z.boolean(),
   accessible: z.boolean().optional(),
-  fareClass: z.string().regex(/^[A-Z][A-Z0-9_]{0,15}$/, 'expected a class code such as "STALLS"').optional(),
+  fareClass: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,15}$/, 'expected a class code such as "STALLS"')
+    .optional(),
 });
 
 /**
@@ -83,7 +94,9 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics; gate?:
     // lets one attempt at a time through to the database, which still decides (gate/seat-gate.ts).
     let pass: GatePass | null = null;
     try {
-      pass = gate ? await gate.admit({ showtimeId: input.showtimeId, customerId: input.customerId, holdId, seats: sorted }) : null;
+      pass = gate
+        ? await gate.admit({ showtimeId: input.showtimeId, customerId: input.customerId, holdId, seats: sorted })
+        : null;
     } catch (refusal) {
       const code = (refusal as { code?: string }).code;
       if (code === 'SEATS_UNAVAILABLE') metrics.holdConflicts.inc();
@@ -93,7 +106,12 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics; gate?:
     for (let attempt = 1; ; attempt++) {
       try {
         metrics.holdDatabaseAttempts.inc();
-        const row = await holdSeats(sql, { showtimeId: input.showtimeId, customerId: input.customerId, seatCodes: sorted, holdId });
+        const row = await holdSeats(sql, {
+          showtimeId: input.showtimeId,
+          customerId: input.customerId,
+          seatCodes: sorted,
+          holdId,
+        });
         metrics.holdsCreated.inc();
         metrics.holdSeatsCreated.inc(row.seat_codes.length);
         return { holdId: row.hold_id, expiresAt: row.expires_at.toISOString(), seats: row.seat_codes };
@@ -108,7 +126,14 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics; gate?:
         else if (typeof mapped.code === 'string') metrics.holdRefusals.inc({ code: mapped.code });
         if (gate && pass) {
           const refusedSeats = Array.isArray(mapped.details?.seats) ? mapped.details.seats.map(String) : [];
-          await gate.refused({ showtimeId: input.showtimeId, holdId, seats: sorted, pass, code: mapped.code, refusedSeats });
+          await gate.refused({
+            showtimeId: input.showtimeId,
+            holdId,
+            seats: sorted,
+            pass,
+            code: mapped.code,
+            refusedSeats,
+          });
         }
         throw mapped;
       }
@@ -120,18 +145,36 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics; gate?:
    * buyers are locking (hold_best_seats). The seat gate cannot claim seats nobody has named
    * yet, so it is not asked first; it learns the chosen seats at once, and from the event.
    */
-  async function createBestHold(input: { showtimeId: number; customerId: string; count: number; together: boolean; accessible?: boolean; fareClass?: string }) {
+  async function createBestHold(input: {
+    showtimeId: number;
+    customerId: string;
+    count: number;
+    together: boolean;
+    accessible?: boolean;
+    fareClass?: string;
+  }) {
     const holdId = randomUUID();
     for (let attempt = 1; ; attempt++) {
       try {
         metrics.holdDatabaseAttempts.inc();
         const row = await holdBestSeats(sql, {
-          showtimeId: input.showtimeId, customerId: input.customerId, count: input.count, together: input.together,
-          accessible: input.accessible ?? false, fareClass: input.fareClass ?? null, holdId,
+          showtimeId: input.showtimeId,
+          customerId: input.customerId,
+          count: input.count,
+          together: input.together,
+          accessible: input.accessible ?? false,
+          fareClass: input.fareClass ?? null,
+          holdId,
         });
         metrics.holdsCreated.inc();
         metrics.holdSeatsCreated.inc(row.seat_codes.length);
-        if (gate) await gate.holdCreated(input.showtimeId, { holdId, customerId: input.customerId, seats: row.seat_codes, expiresAtMs: row.expires_at.getTime() });
+        if (gate)
+          await gate.holdCreated(input.showtimeId, {
+            holdId,
+            customerId: input.customerId,
+            seats: row.seat_codes,
+            expiresAtMs: row.expires_at.getTime(),
+          });
         return { holdId: row.hold_id, expiresAt: row.expires_at.toISOString(), seats: row.seat_codes };
       } catch (error) {
         if (isTransientDatabaseError(error) && attempt < ATTEMPTS) {
@@ -148,14 +191,25 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics; gate?:
   }
 
   /** A general-admission hold: same retry and error rules as seats (hold_places in SQL). */
-  async function createPlacesHold(input: { showtimeId: number; customerId: string; fareClass: string; quantity: number }) {
+  async function createPlacesHold(input: {
+    showtimeId: number;
+    customerId: string;
+    fareClass: string;
+    quantity: number;
+  }) {
     const holdId = randomUUID();
     for (let attempt = 1; ; attempt++) {
       try {
         const row = await holdPlaces(sql, { ...input, holdId });
         metrics.holdsCreated.inc();
         metrics.holdSeatsCreated.inc(row.quantity);
-        return { holdId: row.hold_id, expiresAt: row.expires_at.toISOString(), seats: [] as string[], fareClass: row.fare_class, quantity: row.quantity };
+        return {
+          holdId: row.hold_id,
+          expiresAt: row.expires_at.toISOString(),
+          seats: [] as string[],
+          fareClass: row.fare_class,
+          quantity: row.quantity,
+        };
       } catch (error) {
         if (isTransientDatabaseError(error) && attempt < ATTEMPTS) {
           metrics.holdRetries.inc();
@@ -191,7 +245,12 @@ export function createHoldService(deps: { sql: Sql; metrics: CoreMetrics; gate?:
   async function cancelHold(holdId: string, access: AccessClaims): Promise<void> {
     // Happy path first: one statement ends the buyer's own live hold. Only when it ends
     // nothing do we read the hold to say why (unknown, someone else's, already ended, paid).
-    const ended = await endHold(sql, { holdId, customerId: access.customerId, showtimeId: access.showtimeId, cause: 'cancelled by customer' });
+    const ended = await endHold(sql, {
+      holdId,
+      customerId: access.customerId,
+      showtimeId: access.showtimeId,
+      cause: 'cancelled by customer',
+    });
     if (ended) {
       if (gate) await gate.holdEnded(access.showtimeId, holdId, ended.seats);
       return;

@@ -34,7 +34,9 @@ export interface SeatAvailability {
 /** Seats as listSeats returns them: ordered by row, then column. */
 export function seatAvailability(seats: readonly SeatRow[]): SeatAvailability {
   const partners = couplePartners(
-    seats.filter((seat) => seat.seat_type === 'couple').map((seat) => ({ code: seat.seat_code, row: seat.row_number, column: seat.column_number, type: 'couple' })),
+    seats
+      .filter((seat) => seat.seat_type === 'couple')
+      .map((seat) => ({ code: seat.seat_code, row: seat.row_number, column: seat.column_number, type: 'couple' })),
   );
   const codeWidth = seats.reduce((width, seat) => Math.max(width, seat.seat_code.length), 1);
   const rows: SeatRowAvailability[] = [];
@@ -64,5 +66,11 @@ function rowOf(row: readonly SeatRow[], partners: ReadonlyMap<string, string>, c
       marks[at] = partnerColumn === undefined ? 'a' : partnerColumn > seat.column_number ? '(' : ')';
     }
   }
-  return { row: row[0]!.row_number, rowLabel: row[0]!.row_label, firstColumn, seats: marks.join(''), codes: codes.join('') };
+  return {
+    row: row[0]!.row_number,
+    rowLabel: row[0]!.row_label,
+    firstColumn,
+    seats: marks.join(''),
+    codes: codes.join(''),
+  };
 }

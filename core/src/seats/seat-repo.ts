@@ -48,7 +48,15 @@ export async function holdSeats(
  */
 export async function holdBestSeats(
   sql: Db,
-  args: { showtimeId: number; customerId: string; count: number; together: boolean; accessible: boolean; fareClass: string | null; holdId: string },
+  args: {
+    showtimeId: number;
+    customerId: string;
+    count: number;
+    together: boolean;
+    accessible: boolean;
+    fareClass: string | null;
+    holdId: string;
+  },
 ): Promise<{ hold_id: string; expires_at: Date; seat_codes: string[] }> {
   const [row] = await sql<{ hold_id: string; expires_at: Date; seat_codes: string[] }[]>`
     SELECT hold_id, expires_at, seat_codes

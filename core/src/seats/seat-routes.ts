@@ -14,7 +14,12 @@ import { seatAvailability, seatMapQuerySchema } from './seat-availability';
 import { listFareClasses } from '../fares/fare-repo';
 
 /** Buyer routes on seats and holds; every one needs an access token for the showtime. */
-export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessToken: VerifyAccessToken; admission?: AdmissionCheck | null }) {
+export function seatRoutes(deps: {
+  sql: Sql;
+  holds: HoldService;
+  verifyAccessToken: VerifyAccessToken;
+  admission?: AdmissionCheck | null;
+}) {
   const app = new Hono<{ Variables: AccessVariables }>();
   // Per route, not app.use('*'): this app is mounted at '/' beside public and admin routes.
   const auth = requireAccessToken(deps.verifyAccessToken);
@@ -25,14 +30,23 @@ export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessTok
     assertTokenForShowtime(c.get('access'), showtimeId);
     const { view } = parseWith(seatMapQuerySchema, { view: c.req.query('view') });
     const [showtime, seats, fareClasses] = await Promise.all([
-      findShowtime(deps.sql, showtimeId), listShowSeats(deps.sql, showtimeId), listFareClasses(deps.sql, showtimeId),
+      findShowtime(deps.sql, showtimeId),
+      listShowSeats(deps.sql, showtimeId),
+      listFareClasses(deps.sql, showtimeId),
     ]);
     if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
     const counts = { total: seats.length, available: 0, held: 0, booked: 0 };
-    for (const seat of seats) counts[seat.status === 'AVAILABLE' ? 'available' : seat.status === 'HELD' ? 'held' : 'booked']++;
+    for (const seat of seats)
+      counts[seat.status === 'AVAILABLE' ? 'available' : seat.status === 'HELD' ? 'held' : 'booked']++;
     if (view === 'available') {
       // Load clients: the seats as strings per row (seat-availability.ts), not 1,440 objects.
-      return c.json({ showtimeId, saleState: showtime.sale_state, counts, ...seatAvailability(seats), generatedAt: new Date().toISOString() });
+      return c.json({
+        showtimeId,
+        saleState: showtime.sale_state,
+        counts,
+        ...seatAvailability(seats),
+        generatedAt: new Date().toISOString(),
+      });
     }
     return c.json({
       showtimeId,
@@ -74,11 +88,17 @@ export function seatRoutes(deps: { sql: Sql; holds: HoldService; verifyAccessTok
     await deps.admission?.(access);
     if ('seats' in body) await couplePairs.assertWholePairs(showtimeId, body.seats);
     const customerId = access.customerId;
-    const hold = 'seats' in body
-      ? await deps.holds.createHold({ showtimeId, customerId, seats: body.seats })
-      : 'count' in body
-        ? await deps.holds.createBestHold({ showtimeId, customerId, ...body })
-        : await deps.holds.createPlacesHold({ showtimeId, customerId, fareClass: body.fareClass, quantity: body.quantity });
+    const hold =
+      'seats' in body
+        ? await deps.holds.createHold({ showtimeId, customerId, seats: body.seats })
+        : 'count' in body
+          ? await deps.holds.createBestHold({ showtimeId, customerId, ...body })
+          : await deps.holds.createPlacesHold({
+              showtimeId,
+              customerId,
+              fareClass: body.fareClass,
+              quantity: body.quantity,
+            });
     c.header('Location', `/holds/${hold.holdId}`);
     return c.json(hold, 201);
   });

@@ -14,7 +14,11 @@ import { Redis } from 'ioredis';
 import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl, testRedisNamespace, testRedisUrl } from '../../../test/support/env';
-import { coreHealthReader, createAdmissionGovernor, type AdmissionGovernor } from '../../../queue/src/admission-governor';
+import {
+  coreHealthReader,
+  createAdmissionGovernor,
+  type AdmissionGovernor,
+} from '../../../queue/src/admission-governor';
 import { DEFAULT_TUNING } from '../../../queue/src/admission-control';
 import { createIoredisStore } from '../../../queue/src/ioredis-store';
 import { createRoomEngine, type RoomEngine } from '../../../queue/src/room-engine';
@@ -90,7 +94,12 @@ async function admissionOf(show: string) {
 }
 
 /** Steps the governor until `done` holds, or fails after `withinMs`; returns how long it took. */
-async function governUntil(g: AdmissionGovernor, show: string, done: (view: Awaited<ReturnType<typeof admissionOf>>['admission']) => boolean, withinMs: number) {
+async function governUntil(
+  g: AdmissionGovernor,
+  show: string,
+  done: (view: Awaited<ReturnType<typeof admissionOf>>['admission']) => boolean,
+  withinMs: number,
+) {
   const started = Date.now();
   for (;;) {
     await g.governAll();
@@ -108,9 +117,14 @@ describe('the closed loop on the core', () => {
     expect((await fetch(url)).status).toBe(401);
     const response = await fetch(url, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { showtimes: { showtimeId: number; seatsLeft: number; seatsPerHold: number }[]; errorRate: number };
+    const body = (await response.json()) as {
+      showtimes: { showtimeId: number; seatsLeft: number; seatsPerHold: number }[];
+      errorRate: number;
+    };
     expect(body.showtimes).toEqual([{ showtimeId, seatsLeft: 10, seatsPerHold: 1, holdsSeen: 0 }]);
-    const bad = await fetch(`${coreUrl}/admin/admission-health?showtimes=1,x`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    const bad = await fetch(`${coreUrl}/admin/admission-health?showtimes=1,x`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    });
     expect(bad.status).toBe(422);
     // The same signals for Prometheus.
     const metrics = await (await fetch(`${coreUrl}/metrics`)).text();
@@ -135,7 +149,8 @@ describe('the closed loop on the core', () => {
           const seat = `A${1 + (buyer % 15)}`;
           const attempt = h.hold(showtimeId, `loop-${buyer++}`, [seat]).then(async (answer) => {
             const holdId = (answer.json as { holdId?: string } | null)?.holdId;
-            if (answer.status === 201 && holdId) await h.call('DELETE', `/holds/${holdId}`, { token: await h.tokenFor(`loop-${buyer}`, showtimeId) });
+            if (answer.status === 201 && holdId)
+              await h.call('DELETE', `/holds/${holdId}`, { token: await h.tokenFor(`loop-${buyer}`, showtimeId) });
           });
           running.add(attempt);
           void attempt.finally(() => running.delete(attempt));
@@ -167,7 +182,8 @@ describe('the closed loop on the core', () => {
       await locker.end({ timeout: 1 });
     }
     const back = await governUntil(g, show, (v) => v.effectiveAdmitPerMinute === 600, 20_000);
-    if (process.env.LOOP_TIMINGS) console.log('loop timings', { cutMs: down.ms, floorMs: floor.ms, backMs: back.ms, reason: down.view.reason });
+    if (process.env.LOOP_TIMINGS)
+      console.log('loop timings', { cutMs: down.ms, floorMs: floor.ms, backMs: back.ms, reason: down.view.reason });
     expect(back.view.reason).toBe('healthy');
     stop = true;
     await load;
@@ -200,7 +216,11 @@ describe('the closed loop on the core', () => {
   it('lets 200 buyers waiting for 10 seats in only as far as the seats could serve', async () => {
     const { showtimeId } = await h.createShowtime({ layout: { rows: 1, columns: 10 } });
     // Three earlier buyers took two seats each, then let them go: about 2 seats a buyer.
-    for (const [i, seats] of [['A1', 'A2'], ['A3', 'A4'], ['A5', 'A6']].entries()) {
+    for (const [i, seats] of [
+      ['A1', 'A2'],
+      ['A3', 'A4'],
+      ['A5', 'A6'],
+    ].entries()) {
       const answer = await h.hold(showtimeId, `pair-${i}`, seats);
       const holdId = (answer.json as { holdId: string }).holdId;
       await h.call('DELETE', `/holds/${holdId}`, { token: await h.tokenFor(`pair-${i}`, showtimeId) });
@@ -221,7 +241,13 @@ describe('the closed loop on the core', () => {
     const stats = await admissionOf(show);
     // k = (6 + 3) / (3 + 3) = 1.5 seats a buyer (the mean starts from one seat, worth three holds):
     // 10 / 1.5 x 1.25 = 8.33, so 9 turns at once.
-    expect(stats.admission).toMatchObject({ seatsLeft: 10, seatsPerHold: 1.5, turnCap: 9, effectiveAdmitPerMinute: 0, reason: 'seats_covered' });
+    expect(stats.admission).toMatchObject({
+      seatsLeft: 10,
+      seatsPerHold: 1.5,
+      turnCap: 9,
+      effectiveAdmitPerMinute: 0,
+      reason: 'seats_covered',
+    });
     expect(stats.offered + stats.active).toBe(9);
     expect(stats.waiting).toBe(191);
   });

@@ -19,7 +19,13 @@ beforeAll(async () => {
   database = await isolatedDatabase('cancel');
   sql = connectDatabase(database.url, { max: 12, applicationName: 'test-cancel' });
   h = await createPaymentHarness(sql);
-  jobs = backgroundJobs({ sql, gateway: h.gateway, sink: inProcessSink(), logger: pino({ level: 'silent' }), settings: { reconcileAfterMs: 0, compensationGraceMs: 0 } }).jobs;
+  jobs = backgroundJobs({
+    sql,
+    gateway: h.gateway,
+    sink: inProcessSink(),
+    logger: pino({ level: 'silent' }),
+    settings: { reconcileAfterMs: 0, compensationGraceMs: 0 },
+  }).jobs;
 });
 afterAll(async () => {
   await h.close();
@@ -30,7 +36,9 @@ afterAll(async () => {
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 /** The server's deadlock counter for this file's own database. */
 const deadlocksSoFar = async () =>
-  (await sql<{ deadlocks: number }[]>`SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`)[0]!.deadlocks;
+  (
+    await sql<{ deadlocks: number }[]>`SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`
+  )[0]!.deadlocks;
 
 /** A paid booking through checkout, the sandbox's approval and its webhook. */
 async function booked(options: { seats?: string[]; places?: { fareClass: string; quantity: number } } = {}) {
@@ -38,13 +46,18 @@ async function booked(options: { seats?: string[]; places?: { fareClass: string;
   if (options.places) await createPlacesClass(sql, { showtimeId, fareClass: options.places.fareClass, capacity: 10 });
   const customerId = unique('buyer');
   const token = await h.core.tokenFor(customerId, showtimeId);
-  const hold = await h.core.call('POST', `/showtimes/${showtimeId}/holds`, { token, body: options.places ?? { seats: options.seats ?? ['C1', 'C2'] } });
+  const hold = await h.core.call('POST', `/showtimes/${showtimeId}/holds`, {
+    token,
+    body: options.places ?? { seats: options.seats ?? ['C1', 'C2'] },
+  });
   expect(hold.status).toBe(201);
   const checkout = await h.checkout(showtimeId, customerId, hold.json.holdId);
   expect(checkout.status).toBe(201);
   await h.sandboxApi('POST', `/v1/payments/${checkout.json.paymentId}/approve`);
   await h.sandbox.sandbox.dispatcher.idle();
-  const [booking] = await sql<{ id: string }[]>`SELECT id FROM booking WHERE payment_id = ${checkout.json.paymentId} AND status = 'CONFIRMED'`;
+  const [booking] = await sql<
+    { id: string }[]
+  >`SELECT id FROM booking WHERE payment_id = ${checkout.json.paymentId} AND status = 'CONFIRMED'`;
   expect(booking).toBeDefined();
   return { showtimeId, customerId, token, bookingId: booking!.id, paymentId: checkout.json.paymentId as string };
 }
@@ -58,7 +71,12 @@ describe('buyer cancellation with the showtime refund policy', () => {
     const b = await booked();
     const quote = () => h.core.call('GET', `/bookings/${b.bookingId}/cancellation`, { token: b.token });
     await startsIn(b.showtimeId, '24 hours 20 seconds');
-    expect((await quote()).json).toMatchObject({ percent: 100, refundCents: 4000, amountCents: 4000, cancellable: true });
+    expect((await quote()).json).toMatchObject({
+      percent: 100,
+      refundCents: 4000,
+      amountCents: 4000,
+      cancellable: true,
+    });
     await startsIn(b.showtimeId, '23 hours 59 minutes 40 seconds');
     expect((await quote()).json).toMatchObject({ percent: 50, refundCents: 2000 });
     await startsIn(b.showtimeId, '2 hours 20 seconds');
@@ -84,27 +102,47 @@ describe('buyer cancellation with the showtime refund policy', () => {
     expect(cancelled.json).toMatchObject({ status: 'CANCELLED', refundCents: 2000, percent: 50, seats: ['D1', 'D2'] });
     const again = await h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token });
     expect(again.json).toEqual(cancelled.json);
-    expect((await sql`SELECT status FROM show_seat WHERE showtime_id = ${b.showtimeId} AND seat_code IN ('D1', 'D2')`).map((r) => r.status)).toEqual(['AVAILABLE', 'AVAILABLE']);
+    expect(
+      (await sql`SELECT status FROM show_seat WHERE showtime_id = ${b.showtimeId} AND seat_code IN ('D1', 'D2')`).map(
+        (r) => r.status,
+      ),
+    ).toEqual(['AVAILABLE', 'AVAILABLE']);
     expect((await h.core.hold(b.showtimeId, unique('next'), ['D1'])).status).toBe(201);
 
-    expect(await h.paymentState(b.paymentId)).toEqual({ payment: 'REFUND_REQUESTED', booking: 'CANCELLED', refund: 'PENDING' });
+    expect(await h.paymentState(b.paymentId)).toEqual({
+      payment: 'REFUND_REQUESTED',
+      booking: 'CANCELLED',
+      refund: 'PENDING',
+    });
     await Promise.all([jobs.refunds(), jobs.refunds()]);
     await h.sandbox.sandbox.dispatcher.idle();
     expect(await h.paymentState(b.paymentId)).toEqual({ payment: 'REFUNDED', booking: 'CANCELLED', refund: 'DONE' });
     const atGateway = await h.sandboxApi('GET', `/v1/payments/${b.paymentId}`);
     expect(atGateway.json.status).toBe('refunded');
     const history = await h.core.call('GET', `/admin/bookings/${b.bookingId}`, { headers: admin });
-    expect(history.json.history).toContainEqual(expect.objectContaining({ entityType: 'booking', from: 'CONFIRMED', to: 'CANCELLED' }));
-    expect(await h.outboxTypes(b.showtimeId)).toEqual(expect.arrayContaining(['BookingCancelled', 'SeatsReleased', 'RefundRequested']));
+    expect(history.json.history).toContainEqual(
+      expect.objectContaining({ entityType: 'booking', from: 'CONFIRMED', to: 'CANCELLED' }),
+    );
+    expect(await h.outboxTypes(b.showtimeId)).toEqual(
+      expect.arrayContaining(['BookingCancelled', 'SeatsReleased', 'RefundRequested']),
+    );
     expect(await countMismatches(sql, b.showtimeId)).toEqual([]);
   });
 
   it('general-admission places go back to the class when the booking is cancelled', async () => {
     const b = await booked({ places: { fareClass: 'GA', quantity: 3 } });
-    const sold = async () => (await sql<{ sold: number }[]>`SELECT sum(sold)::int AS sold FROM fare_inventory WHERE showtime_id = ${b.showtimeId} AND fare_class = 'GA'`)[0]!.sold;
+    const sold = async () =>
+      (
+        await sql<
+          { sold: number }[]
+        >`SELECT sum(sold)::int AS sold FROM fare_inventory WHERE showtime_id = ${b.showtimeId} AND fare_class = 'GA'`
+      )[0]!.sold;
     expect(await sold()).toBe(3);
     await startsIn(b.showtimeId, '48 hours');
-    expect((await h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token })).json).toMatchObject({ refundCents: 6000, percent: 100 });
+    expect((await h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token })).json).toMatchObject({
+      refundCents: 6000,
+      percent: 100,
+    });
     expect(await sold()).toBe(0);
     expect(await countMismatches(sql, b.showtimeId)).toEqual([]);
   });
@@ -113,21 +151,25 @@ describe('buyer cancellation with the showtime refund policy', () => {
     const before = await deadlocksSoFar();
     for (let round = 0; round < 12; round++) {
       const b = await booked({ seats: [`E${round + 1}`] });
-      const [cancel, refund] = await releasedTogether(2, (i) => i === 0
-        ? h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token })
-        : h.core.call('POST', `/admin/bookings/${b.bookingId}/refund`, { headers: admin }));
+      const [cancel, refund] = await releasedTogether(2, (i) =>
+        i === 0
+          ? h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token })
+          : h.core.call('POST', `/admin/bookings/${b.bookingId}/refund`, { headers: admin }),
+      );
       expect([cancel!.status, refund!.status].sort()).toEqual([200, 409]);
       const [state] = await sql<{ status: string; commands: number }[]>`
         SELECT b.status, (SELECT count(*)::int FROM refund_command r WHERE r.payment_id = b.payment_id) AS commands FROM booking b WHERE b.id = ${b.bookingId}`;
       expect(state!.commands).toBe(1);
       expect(state!.status).toBe(cancel!.status === 200 ? 'CANCELLED' : 'REFUNDED');
-      expect((await sql`SELECT status FROM show_seat WHERE showtime_id = ${b.showtimeId} AND status <> 'AVAILABLE'`)).toHaveLength(0);
+      expect(
+        await sql`SELECT status FROM show_seat WHERE showtime_id = ${b.showtimeId} AND status <> 'AVAILABLE'`,
+      ).toHaveLength(0);
     }
     await sql`SELECT pg_stat_force_next_flush()`;
     expect(await deadlocksSoFar()).toBe(before);
   });
 
-  it('cancel racing the gateway\'s signed refund webhook over HTTP, 30 rounds: one refund at the gateway, none from the worker, the seats free once, the booking ends once, no deadlock', async () => {
+  it("cancel racing the gateway's signed refund webhook over HTTP, 30 rounds: one refund at the gateway, none from the worker, the seats free once, the booking ends once, no deadlock", async () => {
     const before = await deadlocksSoFar();
     // The worker's gateway, counted: a second refund would have to go through it.
     // (Commands other tests of this file left pending go through it too: only this test's count.)
@@ -135,9 +177,17 @@ describe('buyer cancellation with the showtime refund policy', () => {
     let workerRefunds = 0;
     const countingGateway = {
       ...h.gateway,
-      refund: (...args: Parameters<typeof h.gateway.refund>) => ((workerRefunds += racedPayments.has(args[0]) ? 1 : 0), h.gateway.refund(...args)),
+      refund: (...args: Parameters<typeof h.gateway.refund>) => (
+        (workerRefunds += racedPayments.has(args[0]) ? 1 : 0), h.gateway.refund(...args)
+      ),
     };
-    const worker = backgroundJobs({ sql, gateway: countingGateway, sink: inProcessSink(), logger: pino({ level: 'silent' }), settings: { reconcileAfterMs: 0, compensationGraceMs: 0 } }).jobs;
+    const worker = backgroundJobs({
+      sql,
+      gateway: countingGateway,
+      sink: inProcessSink(),
+      logger: pino({ level: 'silent' }),
+      settings: { reconcileAfterMs: 0, compensationGraceMs: 0 },
+    }).jobs;
     const outcomes: string[] = [];
     for (let round = 0; round < 30; round++) {
       const b = await booked({ seats: [`F${(round % 15) + 1}`] });
@@ -146,16 +196,18 @@ describe('buyer cancellation with the showtime refund policy', () => {
       // it, byte for byte and signed as the gateway signs it, together with the buyer's cancel.
       await h.sandboxApi('PUT', `/v1/payments/${b.paymentId}/faults`, { dropWebhooks: ['refund.succeeded'] });
       const refund = await fetch(`${h.sandbox.url}/v1/payments/${b.paymentId}/refunds`, {
-        method: 'POST', headers: { authorization: `Bearer ${SANDBOX_API_KEY}`, 'idempotency-key': unique('refund') },
+        method: 'POST',
+        headers: { authorization: `Bearer ${SANDBOX_API_KEY}`, 'idempotency-key': unique('refund') },
       });
       expect(refund.status).toBe(201);
-      const [record] = (await h.sandboxApi('GET', `/v1/events?paymentId=${b.paymentId}&type=refund.succeeded`)).json.data;
+      const [record] = (await h.sandboxApi('GET', `/v1/events?paymentId=${b.paymentId}&type=refund.succeeded`)).json
+        .data;
       const body = JSON.stringify(record.event);
       const webhook = { body, signature: signWebhook(body, [TEST_WEBHOOK_SECRET], Math.floor(Date.now() / 1000)) };
 
-      const [cancel, delivered] = await releasedTogether(2, (i) => i === 0
-        ? h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token })
-        : h.postCallback(webhook));
+      const [cancel, delivered] = await releasedTogether(2, (i) =>
+        i === 0 ? h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: b.token }) : h.postCallback(webhook),
+      );
       expect([200, 409]).toContain(cancel!.status);
       expect(delivered!.status).toBe(200);
       expect(delivered!.json.outcome).toBe('refunded');
@@ -173,12 +225,22 @@ describe('buyer cancellation with the showtime refund policy', () => {
       expect(state!.pending).toBe(0);
       const atGateway = await h.sandboxApi('GET', `/v1/payments/${b.paymentId}`);
       expect(atGateway.json).toMatchObject({ status: 'refunded' });
-      expect((await sql`SELECT 1 FROM outbox WHERE type = 'SeatsReleased' AND payload->>'bookingId' = ${b.bookingId}`)).toHaveLength(1);
-      expect((await sql`SELECT 1 FROM show_seat WHERE showtime_id = ${b.showtimeId} AND status <> 'AVAILABLE'`)).toHaveLength(0);
+      expect(
+        await sql`SELECT 1 FROM outbox WHERE type = 'SeatsReleased' AND payload->>'bookingId' = ${b.bookingId}`,
+      ).toHaveLength(1);
+      expect(
+        await sql`SELECT 1 FROM show_seat WHERE showtime_id = ${b.showtimeId} AND status <> 'AVAILABLE'`,
+      ).toHaveLength(0);
       expect(await countMismatches(sql, b.showtimeId)).toEqual([]);
     }
     expect(workerRefunds).toBe(0);
-    console.log('cancel vs refund webhook:', outcomes.filter((o) => o === 'cancel-first').length, 'cancel first,', outcomes.filter((o) => o === 'webhook-first').length, 'webhook first');
+    console.log(
+      'cancel vs refund webhook:',
+      outcomes.filter((o) => o === 'cancel-first').length,
+      'cancel first,',
+      outcomes.filter((o) => o === 'webhook-first').length,
+      'webhook first',
+    );
     await sql`SELECT pg_stat_force_next_flush()`;
     expect(await deadlocksSoFar()).toBe(before);
   });

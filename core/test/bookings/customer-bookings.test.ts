@@ -38,13 +38,15 @@ async function booked(customerId: string, seats: string[], showtimeId?: number) 
   expect(checkout.status).toBe(201);
   await h.sandboxApi('POST', `/v1/payments/${checkout.json.paymentId}/approve`);
   await h.sandbox.sandbox.dispatcher.idle();
-  const [booking] = await sql<{ id: string }[]>`SELECT id FROM booking WHERE payment_id = ${checkout.json.paymentId} AND status = 'CONFIRMED'`;
+  const [booking] = await sql<
+    { id: string }[]
+  >`SELECT id FROM booking WHERE payment_id = ${checkout.json.paymentId} AND status = 'CONFIRMED'`;
   expect(booking).toBeDefined();
   return { showtimeId: showtime, token, bookingId: booking!.id, paymentId: checkout.json.paymentId as string };
 }
 
 describe('bookings with the customer access token', () => {
-  it('lists the customer\'s own bookings across showtimes, newest first, with what cancelling gives back; a turn\'s token lists its showtime only', async () => {
+  it("lists the customer's own bookings across showtimes, newest first, with what cancelling gives back; a turn's token lists its showtime only", async () => {
     const customer = unique('lister');
     const first = await booked(customer, ['A1', 'A2']);
     const second = await booked(customer, ['B3']);
@@ -54,10 +56,19 @@ describe('bookings with the customer access token', () => {
     const listed = await h.core.call('GET', '/bookings', { token: await h.core.customerTokenFor(customer) });
     expect(listed.status).toBe(200);
     expect(listed.json.customerId).toBe(customer);
-    expect(listed.json.bookings.map((b: { bookingId: string }) => b.bookingId)).toEqual([second.bookingId, first.bookingId]);
+    expect(listed.json.bookings.map((b: { bookingId: string }) => b.bookingId)).toEqual([
+      second.bookingId,
+      first.bookingId,
+    ]);
     expect(listed.json.bookings[1]).toMatchObject({
-      showtimeId: first.showtimeId, status: 'CONFIRMED', seats: ['A1', 'A2'], amountCents: 3000, currency: 'EUR',
-      cancellable: true, cancelRefundCents: 3000, cancelPercent: 100,
+      showtimeId: first.showtimeId,
+      status: 'CONFIRMED',
+      seats: ['A1', 'A2'],
+      amountCents: 3000,
+      currency: 'EUR',
+      cancellable: true,
+      cancelRefundCents: 3000,
+      cancelPercent: 100,
     });
     expect(typeof listed.json.bookings[1].title).toBe('string');
 
@@ -67,12 +78,14 @@ describe('bookings with the customer access token', () => {
     expect(nobody.json.bookings).toEqual([]);
   });
 
-  it('cancels after the turn ended: the turn\'s expired token is refused, the customer token is accepted, a repeat answers the same', async () => {
+  it("cancels after the turn ended: the turn's expired token is refused, the customer token is accepted, a repeat answers the same", async () => {
     const customer = unique('late');
     const b = await booked(customer, ['C1', 'C2']);
     await sql`UPDATE showtime SET starts_at = now() + interval '10 hours' WHERE id = ${b.showtimeId}`;
     const expiredTurn = await h.core.tokenFor(customer, b.showtimeId, -60_000);
-    expect((await h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: expiredTurn })).json.error.code).toBe('TOKEN_EXPIRED');
+    expect((await h.core.call('DELETE', `/bookings/${b.bookingId}`, { token: expiredTurn })).json.error.code).toBe(
+      'TOKEN_EXPIRED',
+    );
 
     const token = await h.core.customerTokenFor(customer);
     const quote = await h.core.call('GET', `/bookings/${b.bookingId}/cancellation`, { token });
@@ -81,7 +94,11 @@ describe('bookings with the customer access token', () => {
     expect(cancelled.status).toBe(200);
     expect(cancelled.json).toMatchObject({ status: 'CANCELLED', refundCents: 1500, percent: 50, seats: ['C1', 'C2'] });
     expect((await h.core.call('DELETE', `/bookings/${b.bookingId}`, { token })).json).toEqual(cancelled.json);
-    expect(await h.paymentState(b.paymentId)).toMatchObject({ payment: 'REFUND_REQUESTED', booking: 'CANCELLED', refund: 'PENDING' });
+    expect(await h.paymentState(b.paymentId)).toMatchObject({
+      payment: 'REFUND_REQUESTED',
+      booking: 'CANCELLED',
+      refund: 'PENDING',
+    });
     const after = await h.core.call('GET', `/bookings/${b.bookingId}`, { token });
     expect(after.json).toMatchObject({ status: 'CANCELLED', refundCents: 1500 });
     const listed = await h.core.call('GET', '/bookings', { token });
@@ -103,11 +120,15 @@ describe('bookings with the customer access token', () => {
     expect(state).toEqual({ commands: 1, cancelled: 1 });
   });
 
-  it('someone else\'s booking is refused with either token and nothing of it is shown; nothing changes', async () => {
+  it("someone else's booking is refused with either token and nothing of it is shown; nothing changes", async () => {
     const owner = unique('owner');
     const b = await booked(owner, ['E5']);
     const stranger = await h.core.customerTokenFor(unique('stranger'));
-    for (const [method, path] of [['GET', `/bookings/${b.bookingId}`], ['GET', `/bookings/${b.bookingId}/cancellation`], ['DELETE', `/bookings/${b.bookingId}`]] as const) {
+    for (const [method, path] of [
+      ['GET', `/bookings/${b.bookingId}`],
+      ['GET', `/bookings/${b.bookingId}/cancellation`],
+      ['DELETE', `/bookings/${b.bookingId}`],
+    ] as const) {
       const refused = await h.core.call(method, path, { token: stranger });
       expect(refused.status).toBe(403);
       expect(refused.json.error.code).toBe('NOT_YOUR_BOOKING');
@@ -137,7 +158,9 @@ describe('bookings with the customer access token', () => {
     // A customer access token is not an admission: the seat map and holds refuse it.
     const token = await h.core.customerTokenFor(customer);
     expect((await h.core.call('GET', `/showtimes/${b.showtimeId}/seats`, { token })).status).toBe(401);
-    expect((await h.core.call('POST', `/showtimes/${b.showtimeId}/holds`, { token, body: { seats: ['F7'] } })).status).toBe(401);
+    expect(
+      (await h.core.call('POST', `/showtimes/${b.showtimeId}/holds`, { token, body: { seats: ['F7'] } })).status,
+    ).toBe(401);
     expect((await sql`SELECT status FROM booking WHERE id = ${b.bookingId}`)[0]!.status).toBe('CONFIRMED');
   });
 });

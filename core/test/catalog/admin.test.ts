@@ -19,27 +19,52 @@ afterAll(async () => {
   await sql.end();
 });
 
-const layout = () => rectangularLayout({ rows: 3, columns: 4, coupleRows: [3], accessible: [[1, 1]] })
-  .map(({ code, rowLabel, row, column, type }) => ({ code, rowLabel, row, column, type }));
+const layout = () =>
+  rectangularLayout({ rows: 3, columns: 4, coupleRows: [3], accessible: [[1, 1]] }).map(
+    ({ code, rowLabel, row, column, type }) => ({ code, rowLabel, row, column, type }),
+  );
 
 describe('operator sets a sale up', () => {
   it('venue → hall with a seat layout → showtime on sale → buyers see it and its seat map', async () => {
-    const venue = await h.call('POST', '/admin/venues', { headers: admin, body: { name: unique('Odeon'), city: 'Lyon' } });
+    const venue = await h.call('POST', '/admin/venues', {
+      headers: admin,
+      body: { name: unique('Odeon'), city: 'Lyon' },
+    });
     expect(venue.status).toBe(201);
-    const hall = await h.call('POST', `/admin/venues/${venue.json.id}/halls`, { headers: admin, body: { name: 'Salle 1', seats: layout() } });
+    const hall = await h.call('POST', `/admin/venues/${venue.json.id}/halls`, {
+      headers: admin,
+      body: { name: 'Salle 1', seats: layout() },
+    });
     expect(hall.status).toBe(201);
     expect(hall.json.seatCount).toBe(12);
     const startsAt = new Date(Date.now() + 86_400_000).toISOString();
     const showtime = await h.call('POST', '/admin/showtimes', {
       headers: admin,
-      body: { hallId: hall.json.id, title: 'Opening night', startsAt, priceCents: 1500, maxSeatsPerCustomer: 4, holdTtlMs: 5000 },
+      body: {
+        hallId: hall.json.id,
+        title: 'Opening night',
+        startsAt,
+        priceCents: 1500,
+        maxSeatsPerCustomer: 4,
+        holdTtlMs: 5000,
+      },
     });
     expect(showtime.status).toBe(201);
-    expect(showtime.json).toMatchObject({ title: 'Opening night', saleState: 'on_sale', maxSeatsPerCustomer: 4, holdTtlMs: 5000, counts: { total: 12, available: 12, held: 0, booked: 0 } });
+    expect(showtime.json).toMatchObject({
+      title: 'Opening night',
+      saleState: 'on_sale',
+      maxSeatsPerCustomer: 4,
+      holdTtlMs: 5000,
+      counts: { total: 12, available: 12, held: 0, booked: 0 },
+    });
 
     const list = await h.call('GET', '/showtimes');
     expect(list.json.find((s: { id: number }) => s.id === showtime.json.id)).toMatchObject({
-      title: 'Opening night', saleState: 'on_sale', seatsAvailable: 12, venue: { name: venue.json.name, city: 'Lyon' }, hall: { name: 'Salle 1' },
+      title: 'Opening night',
+      saleState: 'on_sale',
+      seatsAvailable: 12,
+      venue: { name: venue.json.name, city: 'Lyon' },
+      hall: { name: 'Salle 1' },
     });
 
     const token = await h.tokenFor(unique('buyer'), showtime.json.id);
@@ -47,11 +72,23 @@ describe('operator sets a sale up', () => {
     const map = await h.call('GET', `/showtimes/${showtime.json.id}/seats`, { token });
     expect(map.status).toBe(200);
     expect(map.json.counts).toEqual({ total: 12, available: 11, held: 1, booked: 0 });
-    expect(map.json.seats[0]).toEqual({ code: 'A1', row: 1, rowLabel: 'A', column: 1, label: 'A1', type: 'accessible', fareClass: 'STANDARD', status: 'AVAILABLE' });
+    expect(map.json.seats[0]).toEqual({
+      code: 'A1',
+      row: 1,
+      rowLabel: 'A',
+      column: 1,
+      label: 'A1',
+      type: 'accessible',
+      fareClass: 'STANDARD',
+      status: 'AVAILABLE',
+    });
     expect(map.json.seats.find((s: { code: string }) => s.code === 'A2').status).toBe('HELD');
     expect(map.json.seats.filter((s: { type: string }) => s.type === 'couple')).toHaveLength(4);
 
-    const closed = await h.call('PATCH', `/admin/showtimes/${showtime.json.id}`, { headers: admin, body: { saleState: 'CLOSED' } });
+    const closed = await h.call('PATCH', `/admin/showtimes/${showtime.json.id}`, {
+      headers: admin,
+      body: { saleState: 'CLOSED' },
+    });
     expect(closed.json.saleState).toBe('closed');
     expect((await h.hold(showtime.json.id, unique('late'), ['A3'])).json.error.code).toBe('SALE_NOT_OPEN');
   });
@@ -62,11 +99,17 @@ describe('operator sets a sale up', () => {
     const duplicate = [...layout(), { code: 'A1', rowLabel: 'Z', row: 9, column: 9 }];
     const samePlace = [...layout(), { code: 'Q1', rowLabel: 'Q', row: 1, column: 1 }];
     for (const seats of [duplicate, samePlace, [], [{ code: 'a1', rowLabel: 'A', row: 1, column: 1 }]]) {
-      const refused = await h.call('POST', `/admin/venues/${venue.json.id}/halls`, { headers: admin, body: { name: 'X', seats } });
+      const refused = await h.call('POST', `/admin/venues/${venue.json.id}/halls`, {
+        headers: admin,
+        body: { name: 'X', seats },
+      });
       expect(refused.status).toBe(422);
     }
     expect((await halls())[0]!.n).toBe(0);
-    const unknownVenue = await h.call('POST', '/admin/venues/99999999/halls', { headers: admin, body: { name: 'X', seats: layout() } });
+    const unknownVenue = await h.call('POST', '/admin/venues/99999999/halls', {
+      headers: admin,
+      body: { name: 'X', seats: layout() },
+    });
     expect(unknownVenue.status).toBe(422);
 
     const startsAt = new Date(Date.now() + 86_400_000).toISOString();
@@ -74,7 +117,13 @@ describe('operator sets a sale up', () => {
       { title: 'x', startsAt, priceCents: 100 },
       { hallId: 99999999, title: 'x', startsAt, priceCents: 100 },
       { hallId: 1, title: 'x', startsAt: 'tomorrow', priceCents: 100 },
-      { hallId: 1, title: 'x', startsAt, opensAt: new Date(Date.now() + 2 * 86_400_000).toISOString(), priceCents: 100 },
+      {
+        hallId: 1,
+        title: 'x',
+        startsAt,
+        opensAt: new Date(Date.now() + 2 * 86_400_000).toISOString(),
+        priceCents: 100,
+      },
       { hallId: 1, title: 'x', startsAt, priceCents: -1 },
       { hallId: 1, title: 'x', startsAt, priceCents: 100, holdTtlMs: 10 },
     ];
@@ -87,7 +136,9 @@ describe('operator sets a sale up', () => {
 
   it('admin routes need the admin token', async () => {
     expect((await h.call('GET', '/admin/venues')).status).toBe(401);
-    expect((await h.call('GET', '/admin/venues', { headers: { authorization: 'Bearer wrong-token-wrong-token' } })).status).toBe(401);
+    expect(
+      (await h.call('GET', '/admin/venues', { headers: { authorization: 'Bearer wrong-token-wrong-token' } })).status,
+    ).toBe(401);
     const buyerToken = await h.tokenFor('buyer', 1);
     expect((await h.call('GET', '/admin/venues', { token: buyerToken })).status).toBe(401);
   });
@@ -99,13 +150,25 @@ describe('operator sets a sale up', () => {
     let created = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.record({
-          hallId: fc.oneof(fc.constant(hall.id), fc.integer({ min: 2_000_000_000 }), fc.integer({ max: 0 }), fc.string(), fc.constant(null)),
-          title: fc.oneof(fc.string({ maxLength: 300 }), fc.integer()),
-          startsAt: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.string()),
-          priceCents: fc.oneof(fc.integer(), fc.double(), fc.string()),
-          holdTtlMs: fc.oneof(fc.integer(), fc.constant(undefined)),
-        }, { requiredKeys: [] }),
+        fc.record(
+          {
+            hallId: fc.oneof(
+              fc.constant(hall.id),
+              fc.integer({ min: 2_000_000_000 }),
+              fc.integer({ max: 0 }),
+              fc.string(),
+              fc.constant(null),
+            ),
+            title: fc.oneof(fc.string({ maxLength: 300 }), fc.integer()),
+            startsAt: fc.oneof(
+              fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+              fc.string(),
+            ),
+            priceCents: fc.oneof(fc.integer(), fc.double(), fc.string()),
+            holdTtlMs: fc.oneof(fc.integer(), fc.constant(undefined)),
+          },
+          { requiredKeys: [] },
+        ),
         async (body) => {
           const response = await h.call('POST', '/admin/showtimes', { headers: admin, body });
           expect([201, 400, 404, 409, 422]).toContain(response.status);

@@ -31,7 +31,10 @@ afterAll(async () => {
 
 describe('without the JSON guard (broken variant)', () => {
   it('stores a lone surrogate as U+FFFD and does not name the field of a NUL', async () => {
-    const lone = await h.call('POST', '/admin/venues', { headers: admin, body: { name: 'Rex \uD800 Cinema', city: 'Lyon' } });
+    const lone = await h.call('POST', '/admin/venues', {
+      headers: admin,
+      body: { name: 'Rex \uD800 Cinema', city: 'Lyon' },
+    });
     expect(lone.status).toBe(201);
     const [row] = await sql<{ name: string }[]>`SELECT name FROM venue WHERE id = ${lone.json.id}`;
     expect(row!.name).toContain('\uFFFD');

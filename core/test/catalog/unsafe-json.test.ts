@@ -47,9 +47,24 @@ describe('the core refuses text PostgreSQL cannot store, naming the field', () =
     const cases: Array<[string, string, unknown, string]> = [
       ['POST', '/admin/venues', { name: NUL, city: 'Lyon' }, 'name'],
       ['POST', '/admin/venues', { name: 'Rex', city: LONE }, 'city'],
-      ['POST', `/admin/venues/${venueId}/halls`, { name: NUL, seats: [{ code: 'A1', rowLabel: 'A', row: 1, column: 1, type: 'standard' }] }, 'name'],
-      ['POST', `/admin/venues/${venueId}/halls`, { name: 'Hall', seats: [{ code: 'A1', rowLabel: LONE, row: 1, column: 1, type: 'standard' }] }, 'seats.0.rowLabel'],
-      ['POST', '/admin/showtimes', { hallId, title: NUL, startsAt: new Date(Date.now() + 86_400_000).toISOString(), priceCents: 1000 }, 'title'],
+      [
+        'POST',
+        `/admin/venues/${venueId}/halls`,
+        { name: NUL, seats: [{ code: 'A1', rowLabel: 'A', row: 1, column: 1, type: 'standard' }] },
+        'name',
+      ],
+      [
+        'POST',
+        `/admin/venues/${venueId}/halls`,
+        { name: 'Hall', seats: [{ code: 'A1', rowLabel: LONE, row: 1, column: 1, type: 'standard' }] },
+        'seats.0.rowLabel',
+      ],
+      [
+        'POST',
+        '/admin/showtimes',
+        { hallId, title: NUL, startsAt: new Date(Date.now() + 86_400_000).toISOString(), priceCents: 1000 },
+        'title',
+      ],
       ['PATCH', `/admin/showtimes/${showtimeId}`, { title: LONE }, 'title'],
       ['PUT', `/admin/showtimes/${showtimeId}/fares/GA_FLOOR`, { label: NUL, priceCents: 3000, capacity: 50 }, 'label'],
       ['PUT', `/admin/showtimes/${showtimeId}/fares/STANDARD`, { label: LONE }, 'label'],
@@ -77,7 +92,11 @@ describe('the core refuses text PostgreSQL cannot store, naming the field', () =
     ];
     const token = await h.tokenFor('deep-buyer', showtimeId);
     for (const [method, path] of routes) {
-      const answer = await h.call(method, path, { headers: admin, rawBody: deep(5_000), ...(path.includes('/holds') ? { token } : {}) });
+      const answer = await h.call(method, path, {
+        headers: admin,
+        rawBody: deep(5_000),
+        ...(path.includes('/holds') ? { token } : {}),
+      });
       expect(answer.status, `${method} ${path}`).toBe(422);
       expect(answer.json.error.code).toBe('VALIDATION_FAILED');
       expect(answer.json.error.message).toContain('deeper than 32');
@@ -105,7 +124,8 @@ describe('SQLSTATE 22021 and 22P05 from the server are a 422 (the second line)',
   });
 
   it('broken variant: without the mapping both are 500s', async () => {
-    const unmapped = (error: unknown) => (['22021', '22P05'].includes((error as { code?: string }).code ?? '') ? error : toHttpError(error));
+    const unmapped = (error: unknown) =>
+      ['22021', '22P05'].includes((error as { code?: string }).code ?? '') ? error : toHttpError(error);
     const app = appWith(unmapped);
     expect((await app.request('/nul')).status).toBe(500);
     expect((await app.request('/jsonb')).status).toBe(500);

@@ -30,7 +30,12 @@ describe('the core without its database', () => {
     const holdId = randomUUID();
     const token = await h.tokenFor(unique('buyer'), 1);
     const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
-    const callbackBody = JSON.stringify({ id: `evt_${randomUUID()}`, type: 'payment.succeeded', created: Math.floor(Date.now() / 1000), data: { paymentId: 'pay_x', amount: 1000, currency: 'EUR' } });
+    const callbackBody = JSON.stringify({
+      id: `evt_${randomUUID()}`,
+      type: 'payment.succeeded',
+      created: Math.floor(Date.now() / 1000),
+      data: { paymentId: 'pay_x', amount: 1000, currency: 'EUR' },
+    });
     const routes: [string, string, Parameters<CoreHarness['call']>[2]][] = [
       ['GET', '/showtimes', {}],
       ['GET', '/showtimes/1/seats', { token }],
@@ -39,7 +44,17 @@ describe('the core without its database', () => {
       ['DELETE', `/holds/${holdId}`, { token }],
       ['POST', `/holds/${holdId}/checkout`, { token, headers: { 'idempotency-key': unique('key') } }],
       ['GET', `/bookings/${randomUUID()}`, { token }],
-      ['POST', '/payments/callback', { rawBody: callbackBody, headers: { 'content-type': 'application/json', 'x-signature': signWebhook(callbackBody, [TEST_WEBHOOK_SECRET], Math.floor(Date.now() / 1000)) } }],
+      [
+        'POST',
+        '/payments/callback',
+        {
+          rawBody: callbackBody,
+          headers: {
+            'content-type': 'application/json',
+            'x-signature': signWebhook(callbackBody, [TEST_WEBHOOK_SECRET], Math.floor(Date.now() / 1000)),
+          },
+        },
+      ],
       ['GET', '/admin/venues', { headers: admin }],
       ['POST', '/admin/venues', { headers: admin, body: { name: 'x' } }],
       ['GET', '/admin/showtimes/1', { headers: admin }],
@@ -51,7 +66,9 @@ describe('the core without its database', () => {
     const seen: string[] = [];
     for (const [method, path, init] of routes) {
       const response = await h.call(method, path, init);
-      seen.push(`${method} ${path.replace(/[0-9a-f-]{36}/, ':id')} ${response.status} ${response.json?.error?.code ?? response.json?.status ?? ''}`);
+      seen.push(
+        `${method} ${path.replace(/[0-9a-f-]{36}/, ':id')} ${response.status} ${response.json?.error?.code ?? response.json?.status ?? ''}`,
+      );
       expect(response.status, `${method} ${path}`).toBe(503);
       expect(Number(response.headers.get('retry-after')), `${method} ${path}`).toBeGreaterThan(0);
     }
@@ -78,7 +95,9 @@ describe('a connection the server ends', () => {
     // shutdown ends it (FATAL 57P01), while a buyer's read waits behind it.
     const [{ pid }] = (await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`) as unknown as [{ pid: number }];
     const sleeper = sql`SELECT pg_sleep(5)`.catch((error: unknown) => error);
-    const waitingRead = h.call('GET', `/showtimes/${showtimeId}/seats`, { token: await h.tokenFor(customer, showtimeId) });
+    const waitingRead = h.call('GET', `/showtimes/${showtimeId}/seats`, {
+      token: await h.tokenFor(customer, showtimeId),
+    });
     const killer = connectDatabase(testDatabaseUrl(), { max: 1 });
     await new Promise((resolve) => setTimeout(resolve, 200));
     await killer`SELECT pg_terminate_backend(${pid})`;
@@ -89,7 +108,9 @@ describe('a connection the server ends', () => {
     // The read queued behind it either ran on a fresh connection or was refused as 503; never 500.
     expect([200, 503]).toContain((await waitingRead).status);
     // And the next request finds a new connection without anyone restarting anything.
-    const after = await h.call('GET', `/showtimes/${showtimeId}/seats`, { token: await h.tokenFor(customer, showtimeId) });
+    const after = await h.call('GET', `/showtimes/${showtimeId}/seats`, {
+      token: await h.tokenFor(customer, showtimeId),
+    });
     expect(after.status).toBe(200);
     expect((await h.call('GET', '/readyz')).status).toBe(200);
   });
@@ -97,15 +118,29 @@ describe('a connection the server ends', () => {
 
 describe('what counts as the database being away', () => {
   it.each([
-    ['57P01', true], ['57P02', true], ['57P03', true], ['08006', true], ['08001', true], ['53300', true],
-    ['ECONNREFUSED', true], ['ECONNRESET', true], ['CONNECTION_CLOSED', true], ['CONNECT_TIMEOUT', true],
-    ['23505', false], ['WRC09', false], ['42P01', false],
+    ['57P01', true],
+    ['57P02', true],
+    ['57P03', true],
+    ['08006', true],
+    ['08001', true],
+    ['53300', true],
+    ['ECONNREFUSED', true],
+    ['ECONNRESET', true],
+    ['CONNECTION_CLOSED', true],
+    ['CONNECT_TIMEOUT', true],
+    ['23505', false],
+    ['WRC09', false],
+    ['42P01', false],
   ])('%s → %s', (code, expected) => {
     expect(isDatabaseUnavailable(Object.assign(new Error('x'), { code }))).toBe(expected);
   });
   it('lock timeouts, deadlocks and serialization failures are BUSY (503)', () => {
     for (const code of ['55P03', '40P01', '40001', '57014']) {
-      expect(mapDatabaseError(Object.assign(new Error('x'), { code }))).toMatchObject({ status: 503, code: 'BUSY', retryAfterSeconds: 1 });
+      expect(mapDatabaseError(Object.assign(new Error('x'), { code }))).toMatchObject({
+        status: 503,
+        code: 'BUSY',
+        retryAfterSeconds: 1,
+      });
     }
   });
 });

@@ -78,8 +78,9 @@ describe('function bodies equal their files', () => {
   it('broken variant: a later migration redefines a function and its file is left as it was', async () => {
     const redefinition = {
       name: '9999_more_buckets.sql',
-      sql: 'CREATE OR REPLACE FUNCTION fare_default_buckets(p_seats bigint) RETURNS smallint\n'
-        + 'LANGUAGE sql IMMUTABLE AS $$ SELECT greatest(1, least(32, p_seats / 18))::smallint $$;\n',
+      sql:
+        'CREATE OR REPLACE FUNCTION fare_default_buckets(p_seats bigint) RETURNS smallint\n' +
+        'LANGUAGE sql IMMUTABLE AS $$ SELECT greatest(1, least(32, p_seats / 18))::smallint $$;\n',
     };
     expect(await migrateReleaseByRelease([redefinition])).toEqual(['fare_default_buckets(bigint)']);
   });

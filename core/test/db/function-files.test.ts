@@ -5,7 +5,12 @@ import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isolatedDatabase } from '../../../test/support/env';
 import { connectDatabase } from '../../src/db/connect';
-import { applyChangedFunctionFiles, applyFunctionFiles, FUNCTIONS_DIR, readFunctionFiles } from '../../src/db/function-files';
+import {
+  applyChangedFunctionFiles,
+  applyFunctionFiles,
+  FUNCTIONS_DIR,
+  readFunctionFiles,
+} from '../../src/db/function-files';
 import { migrate, MIGRATIONS_DIR } from '../../src/db/migrate';
 import { functionDrift } from './function-drift';
 
@@ -32,10 +37,18 @@ describe('function files', () => {
   });
 
   const answerFile = (name: string, value: number) =>
-    writeFile(path.join(dir, `${name}.sql`), `-- test only\nCREATE OR REPLACE FUNCTION ${name}() RETURNS integer LANGUAGE sql AS $$ SELECT ${value} $$;\n`);
+    writeFile(
+      path.join(dir, `${name}.sql`),
+      `-- test only\nCREATE OR REPLACE FUNCTION ${name}() RETURNS integer LANGUAGE sql AS $$ SELECT ${value} $$;\n`,
+    );
   const answer = async (name: string) => (await sql<{ v: number }[]>`SELECT ${sql(name)}() AS v`)[0]!.v;
   const recorded = async () =>
-    new Map((await sql<{ name: string; checksum: string }[]>`SELECT name, checksum FROM schema_functions`).map((r) => [r.name, r.checksum]));
+    new Map(
+      (await sql<{ name: string; checksum: string }[]>`SELECT name, checksum FROM schema_functions`).map((r) => [
+        r.name,
+        r.checksum,
+      ]),
+    );
 
   it('a migrated database has every function from its file, each file recorded with its checksum', async () => {
     const files = await readFunctionFiles();
@@ -65,7 +78,10 @@ describe('function files', () => {
     expect(await answer('test_answer')).toBe(2);
     // Runs after test_answer (name order), so test_answer's new body was already created in
     // the transaction when this one fails.
-    await writeFile(path.join(dir, 'zz_broken.sql'), 'CREATE OR REPLACE FUNCTION zz_broken() RETURNS integer LANGUAGE plpgsql AS $$ BEGIN RETURN 1 END; $$;\n');
+    await writeFile(
+      path.join(dir, 'zz_broken.sql'),
+      'CREATE OR REPLACE FUNCTION zz_broken() RETURNS integer LANGUAGE plpgsql AS $$ BEGIN RETURN 1 END; $$;\n',
+    );
     try {
       await expect(migrate(sql, MIGRATIONS_DIR, dir)).rejects.toThrow(/functions\/zz_broken\.sql failed: syntax error/);
       expect(await answer('test_answer')).toBe(2);

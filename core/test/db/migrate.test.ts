@@ -47,8 +47,14 @@ describe('migration checksums', () => {
       const file = path.join(dir, `${first.version}_${first.name}.sql`);
       await writeFile(file, `${await readFile(file, 'utf8')}\n-- an edit after the fact\n`);
       await expect(migrate(sql, dir)).rejects.toThrow(/changed after it was applied/);
-      const [row] = await sql<{ checksum: string }[]>`SELECT checksum FROM schema_migrations WHERE version = ${first.version}`;
-      expect(row!.checksum).toBe(createHash('sha256').update(await readFile(path.join(MIGRATIONS_DIR, `${first.version}_${first.name}.sql`), 'utf8')).digest('hex'));
+      const [row] = await sql<
+        { checksum: string }[]
+      >`SELECT checksum FROM schema_migrations WHERE version = ${first.version}`;
+      expect(row!.checksum).toBe(
+        createHash('sha256')
+          .update(await readFile(path.join(MIGRATIONS_DIR, `${first.version}_${first.name}.sql`), 'utf8'))
+          .digest('hex'),
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

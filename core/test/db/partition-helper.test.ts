@@ -25,12 +25,15 @@ describe('the generic partition helper', () => {
   });
 
   const partitionsOf = async (parent: string) =>
-    (await sql<{ name: string; bound: string }[]>`
+    (
+      await sql<{ name: string; bound: string }[]>`
       SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
         FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-       WHERE i.inhparent = ${parent}::regclass ORDER BY c.relname`).map((r) => `${r.name} ${r.bound}`);
+       WHERE i.inhparent = ${parent}::regclass ORDER BY c.relname`
+    ).map((r) => `${r.name} ${r.bound}`);
   const ensure = async (parent: string, name: string, column: string, from: string, to: string) =>
-    (await sql<{ made: boolean }[]>`SELECT partition_ensure(${parent}, ${name}, ${column}, ${from}, ${to}) AS made`)[0]!.made;
+    (await sql<{ made: boolean }[]>`SELECT partition_ensure(${parent}, ${name}, ${column}, ${from}, ${to}) AS made`)[0]!
+      .made;
 
   it('creates a range once; rows already in DEFAULT move into it, the others stay', async () => {
     await sql`INSERT INTO scratch_blocks SELECT k, 'early' FROM generate_series(1, 30) AS k`;
@@ -38,8 +41,8 @@ describe('the generic partition helper', () => {
     expect(await ensure('scratch_blocks', 'scratch_blocks_b0', 'k', '0', '10')).toBe(false);
     expect(await ensure('scratch_blocks', 'scratch_blocks_b10', 'k', '10', '20')).toBe(true);
     expect(await partitionsOf('scratch_blocks')).toEqual([
-      'scratch_blocks_b0 FOR VALUES FROM (\'0\') TO (\'10\')',
-      'scratch_blocks_b10 FOR VALUES FROM (\'10\') TO (\'20\')',
+      "scratch_blocks_b0 FOR VALUES FROM ('0') TO ('10')",
+      "scratch_blocks_b10 FOR VALUES FROM ('10') TO ('20')",
       'scratch_blocks_default DEFAULT',
     ]);
     const counts = await sql<{ part: string; n: number }[]>`
@@ -58,25 +61,32 @@ describe('the generic partition helper', () => {
       const from = '2030-03-01 00:00:00+00';
       const to = '2030-04-01 00:00:00+00';
       expect(await ensure('scratch_months', 'scratch_months_y2030m03', 'at', from, to)).toBe(true);
-      const rows = await sql<{ part: string; n: number }[]>`SELECT tableoid::regclass::text AS part, n FROM scratch_months ORDER BY n`;
-      expect(rows).toEqual([{ part: 'scratch_months_y2030m03', n: 1 }, { part: 'scratch_months_default', n: 2 }]);
+      const rows = await sql<
+        { part: string; n: number }[]
+      >`SELECT tableoid::regclass::text AS part, n FROM scratch_months ORDER BY n`;
+      expect(rows).toEqual([
+        { part: 'scratch_months_y2030m03', n: 1 },
+        { part: 'scratch_months_default', n: 2 },
+      ]);
     } finally {
       await sql`SET TIME ZONE 'UTC'`;
     }
   });
 
   it('archives a partition with its rows, and never recreates an archived range', async () => {
-    expect((await sql`SELECT partition_archive('scratch_blocks', 'scratch_blocks_b0') AS name`)[0]!.name).toBe('scratch_blocks_b0');
+    expect((await sql`SELECT partition_archive('scratch_blocks', 'scratch_blocks_b0') AS name`)[0]!.name).toBe(
+      'scratch_blocks_b0',
+    );
     const [archived] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM archive.scratch_blocks_b0`;
     expect(archived!.n).toBe(9);
     expect(await ensure('scratch_blocks', 'scratch_blocks_b0', 'k', '0', '10')).toBe(false);
-    expect(await partitionsOf('scratch_blocks')).not.toContain('scratch_blocks_b0 FOR VALUES FROM (\'0\') TO (\'10\')');
+    expect(await partitionsOf('scratch_blocks')).not.toContain("scratch_blocks_b0 FOR VALUES FROM ('0') TO ('10')");
   });
 
-  it('broken variant: creating the range without moving DEFAULT\'s rows first is refused', async () => {
-    await expect(sql`CREATE TABLE scratch_blocks_b20 PARTITION OF scratch_blocks FOR VALUES FROM (20) TO (30)`).rejects.toThrow(
-      /default partition .* would be violated/,
-    );
+  it("broken variant: creating the range without moving DEFAULT's rows first is refused", async () => {
+    await expect(
+      sql`CREATE TABLE scratch_blocks_b20 PARTITION OF scratch_blocks FOR VALUES FROM (20) TO (30)`,
+    ).rejects.toThrow(/default partition .* would be violated/);
     expect(await ensure('scratch_blocks', 'scratch_blocks_b20', 'k', '20', '30')).toBe(true);
   });
 });

@@ -50,7 +50,10 @@ async function whenConnected<T>(work: () => Promise<T>): Promise<T> {
 async function setUp() {
   const database = await isolatedDatabase('catchup');
   const sql: Sql = connectDatabase(database.url, { max: 4, applicationName: 'test-catch-up' });
-  closers.push(() => database.drop(), () => sql.end({ timeout: 1 }));
+  closers.push(
+    () => database.drop(),
+    () => sql.end({ timeout: 1 }),
+  );
   const server: PrivateRedis = await startPrivateRedis();
   closers.push(() => server.stop());
   const redis = new Redis({ port: server.ports[0]!, host: '127.0.0.1', maxRetriesPerRequest: 1 });
@@ -105,7 +108,9 @@ async function catchUp(variant: { relay: RelayOptions; applyOneByOne: boolean })
     },
   };
   const consumer = createBookingEventsConsumer({
-    edgeStore: counting, engine: watching, metrics: { bookingEvents: { inc() {} } } as unknown as EdgeMetrics,
+    edgeStore: counting,
+    engine: watching,
+    metrics: { bookingEvents: { inc() {} } } as unknown as EdgeMetrics,
     applyOneByOne: variant.applyOneByOne,
   });
 
@@ -173,7 +178,10 @@ it('the seat gate, rebuilt from the database, skips replayed entries (out of ord
   await consumer.pumpOnce(); // plants the cursor at the stream's end
   const sink = redisStreamSink(redis, { keyPrefix });
   const sold = (eventId: string) => ({
-    eventId, type: 'BookingConfirmed' as const, showtimeId: 7, occurredAt: new Date().toISOString(),
+    eventId,
+    type: 'BookingConfirmed' as const,
+    showtimeId: 7,
+    occurredAt: new Date().toISOString(),
     payload: { bookingId: `b-${eventId}`, customerId: 'c', seats: ['A1'] },
   });
   await sink.publish([sold('replayed-1')], { replayed: true });

@@ -77,7 +77,9 @@ async function bookings(count: number) {
     const customerId = unique('paid');
     const hold = await h.core.hold(showtimeId, customerId, [`A${i + 1}`]);
     const paymentId = await h.fakePayment({ holdId: hold.json.holdId, showtimeId, customerId });
-    expect((await h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId }))).json.outcome).toBe('booked');
+    expect((await h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId }))).json.outcome).toBe(
+      'booked',
+    );
     customers.push(customerId);
   }
   return { showtimeId, customers };
@@ -115,7 +117,9 @@ it('Redis restarted empty: the relay publishes the retained events again, verify
   const republished = await whenConnected(relay);
   expect(republished).toBeGreaterThanOrEqual(3 * 2); // bookings' events at least (holds, confirmations, releases)
   expect((await checkInvariants(sql, { showtimeIds: [showtimeId], redis: { client: redis } })).breaches).toEqual([]);
-  const [outboxIds] = await sql<{ ids: string[] }[]>`SELECT array_agg(event_id::text) AS ids FROM outbox WHERE showtime_id = ${showtimeId}`;
+  const [outboxIds] = await sql<
+    { ids: string[] }[]
+  >`SELECT array_agg(event_id::text) AS ids FROM outbox WHERE showtime_id = ${showtimeId}`;
   const inStream = await streamEventIds();
   expect(outboxIds!.ids.filter((id) => !inStream.has(id))).toEqual([]);
   await whenConnected(() => consumer.pumpOnce());
@@ -159,8 +163,12 @@ it('Redis back from an older append-only file: the relay sees the stream end bef
   await relay(); // these entries are lost: Redis comes back from a file written before them
   await redis.del(key);
   for (const [id, fields] of before) await redis.xadd(key, id, ...fields);
-  const lostIds = new Set((await sql<{ event_id: string }[]>`
-    SELECT event_id::text FROM outbox WHERE showtime_id = ${later.showtimeId}`).map((r) => r.event_id));
+  const lostIds = new Set(
+    (
+      await sql<{ event_id: string }[]>`
+    SELECT event_id::text FROM outbox WHERE showtime_id = ${later.showtimeId}`
+    ).map((r) => r.event_id),
+  );
   expect([...lostIds].some((id) => !before.some(([, fields]) => fields.includes(id)))).toBe(true);
 
   await relay(); // the epoch key survived; the relay's own position tells it the stream went back

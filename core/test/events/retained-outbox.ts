@@ -6,7 +6,10 @@ import type { Sql } from 'postgres';
  * `showtimes` showtimes, published evenly over the last `spreadMs`, ids in publishing order.
  * Shared by the catch-up test and `npm run bench -- catchup`.
  */
-export async function insertRetainedOutbox(sql: Sql, options: { rows: number; showtimes: number; spreadMs: number; firstShowtimeId?: number }): Promise<void> {
+export async function insertRetainedOutbox(
+  sql: Sql,
+  options: { rows: number; showtimes: number; spreadMs: number; firstShowtimeId?: number },
+): Promise<void> {
   const firstShowtimeId = options.firstShowtimeId ?? 1_000;
   await sql`
     INSERT INTO outbox (type, showtime_id, payload, created_at, published_at)

@@ -21,7 +21,13 @@ afterAll(async () => {
   await sql.end();
 });
 
-interface Row { bucket: number; capacity: number; overbook_limit: number; held: number; sold: number }
+interface Row {
+  bucket: number;
+  capacity: number;
+  overbook_limit: number;
+  held: number;
+  sold: number;
+}
 const rowsOf = (fareClass: string) => sql<Row[]>`
   SELECT bucket, capacity, overbook_limit, held, sold FROM fare_inventory
    WHERE showtime_id = ${showtimeId} AND fare_class = ${fareClass} ORDER BY bucket`;
@@ -50,12 +56,26 @@ it('bucket fallback: takes q places iff q are free in total, from rows with room
         await createPlacesClass(sql, { showtimeId, fareClass, capacity, overbookLimit: overbook, buckets });
         // Fill the buckets unevenly with earlier holds (each lands in a random bucket first).
         for (const quantity of prefill) {
-          await holdPlaces(sql, { showtimeId, customerId: unique('fill'), fareClass, quantity, holdId: randomUUID() }).catch(() => null);
+          await holdPlaces(sql, {
+            showtimeId,
+            customerId: unique('fill'),
+            fareClass,
+            quantity,
+            holdId: randomUUID(),
+          }).catch(() => null);
         }
         const before = await rowsOf(fareClass);
         const holdId = randomUUID();
-        const outcome = await holdPlaces(sql, { showtimeId, customerId: unique('ask'), fareClass, quantity: ask, holdId })
-          .then(() => 'held' as const, (error: { code?: string }) => error.code);
+        const outcome = await holdPlaces(sql, {
+          showtimeId,
+          customerId: unique('ask'),
+          fareClass,
+          quantity: ask,
+          holdId,
+        }).then(
+          () => 'held' as const,
+          (error: { code?: string }) => error.code,
+        );
         const after = await rowsOf(fareClass);
         const allocations = await sql<{ bucket: number; quantity: number }[]>`
           SELECT bucket, quantity FROM hold_allocation WHERE hold_id = ${holdId}`;
@@ -89,18 +109,31 @@ it('operator rebalancing: any capacity, overbooking and bucket count keeps what 
       fc.record({
         start: fc.record({ capacity: fc.integer({ min: 5, max: 40 }), buckets: fc.integer({ min: 1, max: 8 }) }),
         fill: fc.array(fc.integer({ min: 1, max: 4 }), { maxLength: 6 }),
-        next: fc.record({ capacity: fc.integer({ min: 0, max: 60 }), overbook: fc.integer({ min: 0, max: 6 }), buckets: fc.integer({ min: 1, max: 10 }) }),
+        next: fc.record({
+          capacity: fc.integer({ min: 0, max: 60 }),
+          overbook: fc.integer({ min: 0, max: 6 }),
+          buckets: fc.integer({ min: 1, max: 10 }),
+        }),
       }),
       async ({ start, fill, next }) => {
         const fareClass = `R${++classCounter}`;
         await createPlacesClass(sql, { showtimeId, fareClass, capacity: start.capacity, buckets: start.buckets });
         for (const quantity of fill) {
-          await holdPlaces(sql, { showtimeId, customerId: unique('fill'), fareClass, quantity, holdId: randomUUID() }).catch(() => null);
+          await holdPlaces(sql, {
+            showtimeId,
+            customerId: unique('fill'),
+            fareClass,
+            quantity,
+            holdId: randomUUID(),
+          }).catch(() => null);
         }
         const before = await rowsOf(fareClass);
         const held = before.reduce((s, r) => s + r.held, 0);
-        const result = await sql`SELECT fare_configure_places(${showtimeId}::bigint, ${fareClass}::text, ${next.capacity}::int, ${next.overbook}::int, ${next.buckets}::smallint)`
-          .then(() => 'ok', (error: { code?: string }) => error.code);
+        const result =
+          await sql`SELECT fare_configure_places(${showtimeId}::bigint, ${fareClass}::text, ${next.capacity}::int, ${next.overbook}::int, ${next.buckets}::smallint)`.then(
+            () => 'ok',
+            (error: { code?: string }) => error.code,
+          );
         const after = await rowsOf(fareClass);
         const dropsUsedBucket = before.some((r) => r.bucket >= next.buckets && r.held + r.sold > 0);
         if (held > next.capacity + next.overbook || dropsUsedBucket) {

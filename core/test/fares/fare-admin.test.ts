@@ -27,17 +27,48 @@ describe('operator: fare classes', () => {
     const listed = await h.call('GET', `/admin/showtimes/${showtimeId}/fares`, { headers: admin });
     expect(listed.status).toBe(200);
     expect(listed.json.fareClasses).toEqual([
-      expect.objectContaining({ fareClass: 'STANDARD', seated: true, capacity: 40, overbookLimit: 0, priceCents: 1200, ownPrice: false, sold: 0, held: 0, available: 40 }),
+      expect.objectContaining({
+        fareClass: 'STANDARD',
+        seated: true,
+        capacity: 40,
+        overbookLimit: 0,
+        priceCents: 1200,
+        ownPrice: false,
+        sold: 0,
+        held: 0,
+        available: 40,
+      }),
     ]);
 
-    const created = await put(showtimeId, 'GA_FLOOR', { label: 'Standing floor', priceCents: 3000, capacity: 50, overbookLimit: 3, buckets: 10 });
+    const created = await put(showtimeId, 'GA_FLOOR', {
+      label: 'Standing floor',
+      priceCents: 3000,
+      capacity: 50,
+      overbookLimit: 3,
+      buckets: 10,
+    });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ fareClass: 'GA_FLOOR', label: 'Standing floor', seated: false, capacity: 50, overbookLimit: 3, buckets: 10, available: 53 });
+    expect(created.json).toMatchObject({
+      fareClass: 'GA_FLOOR',
+      label: 'Standing floor',
+      seated: false,
+      capacity: 50,
+      overbookLimit: 3,
+      buckets: 10,
+      available: 53,
+    });
 
-    const repriced = await put(showtimeId, 'STANDARD', { priceCents: 1500, buckets: 4 }, { ...admin, 'x-operator': 'ops-anna' });
+    const repriced = await put(
+      showtimeId,
+      'STANDARD',
+      { priceCents: 1500, buckets: 4 },
+      { ...admin, 'x-operator': 'ops-anna' },
+    );
     expect(repriced.status).toBe(200);
     expect(repriced.json).toMatchObject({ priceCents: 1500, ownPrice: true, buckets: 4, capacity: 40 });
-    expect(await sql`SELECT 1 FROM fare_inventory WHERE showtime_id = ${showtimeId} AND fare_class = 'STANDARD'`).toHaveLength(4);
+    expect(
+      await sql`SELECT 1 FROM fare_inventory WHERE showtime_id = ${showtimeId} AND fare_class = 'STANDARD'`,
+    ).toHaveLength(4);
 
     // A buyer sees both classes with their prices on the seat map, each seat with its class.
     const token = await h.tokenFor(unique('buyer'), showtimeId);
@@ -52,8 +83,14 @@ describe('operator: fare classes', () => {
     await h.call('POST', `/showtimes/${showtimeId}/holds`, { token, body: { fareClass: 'GA_FLOOR', quantity: 4 } });
     await h.call('POST', `/showtimes/${showtimeId}/holds`, { token, body: { seats: ['A1', 'A2'] } });
     const live = await h.call('GET', `/admin/showtimes/${showtimeId}/fares`, { headers: admin });
-    expect(live.json.fareClasses.find((c: { fareClass: string }) => c.fareClass === 'GA_FLOOR')).toMatchObject({ held: 4, available: 49 });
-    expect(live.json.fareClasses.find((c: { fareClass: string }) => c.fareClass === 'STANDARD')).toMatchObject({ held: 2, available: 38 });
+    expect(live.json.fareClasses.find((c: { fareClass: string }) => c.fareClass === 'GA_FLOOR')).toMatchObject({
+      held: 4,
+      available: 49,
+    });
+    expect(live.json.fareClasses.find((c: { fareClass: string }) => c.fareClass === 'STANDARD')).toMatchObject({
+      held: 2,
+      available: 38,
+    });
     const tooSmall = await put(showtimeId, 'GA_FLOOR', { capacity: 2, overbookLimit: 0 });
     expect(tooSmall.status).toBe(409);
     expect(tooSmall.json.error).toMatchObject({ code: 'FARE_CLASS_IN_USE', used: 4 });
@@ -71,8 +108,17 @@ describe('operator: fare classes', () => {
 
   it('a hall whose seats are in two classes: each showtime gets both, counted by their seats, priced apart', async () => {
     const venue = await h.call('POST', '/admin/venues', { headers: admin, body: { name: unique('venue') } });
-    const seats = [1, 2, 3, 4].map((column) => ({ code: `A${column}`, row: 1, rowLabel: 'A', column, fareClass: column <= 2 ? 'PREMIUM' : 'STALLS' }));
-    const hall = await h.call('POST', `/admin/venues/${venue.json.id}/halls`, { headers: admin, body: { name: 'Two classes', seats } });
+    const seats = [1, 2, 3, 4].map((column) => ({
+      code: `A${column}`,
+      row: 1,
+      rowLabel: 'A',
+      column,
+      fareClass: column <= 2 ? 'PREMIUM' : 'STALLS',
+    }));
+    const hall = await h.call('POST', `/admin/venues/${venue.json.id}/halls`, {
+      headers: admin,
+      body: { name: 'Two classes', seats },
+    });
     expect(hall.status).toBe(201);
     const { showtimeId } = await h.createShowtime({ hallId: hall.json.id, priceCents: 900 });
     expect((await put(showtimeId, 'PREMIUM', { priceCents: 2000 })).status).toBe(200);
@@ -108,14 +154,19 @@ describe('operator: fare classes', () => {
     expect((await put(showtimeId, 'GA', { capacity: 1 }, {})).status).toBe(401);
     expect((await put(987654321, 'GA', { capacity: 1 })).status).toBe(404);
     expect((await h.call('GET', '/admin/showtimes/987654321/fares', { headers: admin })).status).toBe(404);
-    expect(await sql`SELECT fare_class FROM fare_class WHERE showtime_id = ${showtimeId}`).toEqual([{ fare_class: 'STANDARD' }]);
-    expect(await sql`SELECT 1 FROM operator_audit WHERE showtime_id = ${showtimeId} AND action LIKE 'fare.%'`).toHaveLength(0);
+    expect(await sql`SELECT fare_class FROM fare_class WHERE showtime_id = ${showtimeId}`).toEqual([
+      { fare_class: 'STANDARD' },
+    ]);
+    expect(
+      await sql`SELECT 1 FROM operator_audit WHERE showtime_id = ${showtimeId} AND action LIKE 'fare.%'`,
+    ).toHaveLength(0);
 
     // Buyers: a seated class by quantity, an unknown class, a bad quantity.
     const token = await h.tokenFor(unique('bad'), showtimeId);
     const holds = `/showtimes/${showtimeId}/holds`;
-    expect((await h.call('POST', holds, { token, body: { fareClass: 'STANDARD', quantity: 1 } })).json.error)
-      .toMatchObject({ code: 'UNKNOWN_FARE_CLASS', seated: true });
+    expect(
+      (await h.call('POST', holds, { token, body: { fareClass: 'STANDARD', quantity: 1 } })).json.error,
+    ).toMatchObject({ code: 'UNKNOWN_FARE_CLASS', seated: true });
     expect((await h.call('POST', holds, { token, body: { fareClass: 'NOPE', quantity: 1 } })).status).toBe(422);
     expect((await h.call('POST', holds, { token, body: { fareClass: 'GA', quantity: 0 } })).status).toBe(422);
     expect((await h.call('POST', holds, { token, body: { fareClass: 'GA', quantity: 1.5 } })).status).toBe(422);

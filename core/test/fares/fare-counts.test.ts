@@ -30,8 +30,14 @@ const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 async function pay(holdId: string, showtimeId: number, customerId: string) {
   const paymentId = `pay_${unique('p').replace(/\W/g, '')}`;
   await insertPayment(sql, {
-    id: paymentId, hold_id: holdId, showtime_id: showtimeId, customer_id: customerId,
-    amount_cents: await holdAmountCents(sql, holdId, showtimeId), currency: 'EUR', checkout_url: 'http://pay.test', expires_at: new Date(Date.now() + 60_000),
+    id: paymentId,
+    hold_id: holdId,
+    showtime_id: showtimeId,
+    customer_id: customerId,
+    amount_cents: await holdAmountCents(sql, holdId, showtimeId),
+    currency: 'EUR',
+    checkout_url: 'http://pay.test',
+    expires_at: new Date(Date.now() + 60_000),
   });
   return settlePayment(sql, { paymentId, outcome: 'succeeded', cause: 'test payment' });
 }
@@ -39,9 +45,13 @@ async function pay(holdId: string, showtimeId: number, customerId: string) {
 describe('class counters always equal the seats and holds', () => {
   it('seated stampede with cancels: every snapshot taken during the crowd agrees, bucket by bucket', async () => {
     const { showtimeId } = await harness.createShowtime({ layout: { rows: 15, columns: 20 } });
-    const [standard] = await sql<{ buckets: number }[]>`SELECT buckets FROM fare_class WHERE showtime_id = ${showtimeId} AND fare_class = 'STANDARD'`;
+    const [standard] = await sql<
+      { buckets: number }[]
+    >`SELECT buckets FROM fare_class WHERE showtime_id = ${showtimeId} AND fare_class = 'STANDARD'`;
     expect(standard!.buckets).toBeGreaterThan(1);
-    const seats = (await sql<{ seat_code: string }[]>`SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId}`).map((r) => r.seat_code);
+    const seats = (
+      await sql<{ seat_code: string }[]>`SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId}`
+    ).map((r) => r.seat_code);
     const buyers = Array.from({ length: 1200 }, (_, i) => ({
       customerId: unique('st'),
       seats: Array.from({ length: 1 + (i % 3) }, (_, k) => seats[(i * 7 + k * 13) % 60]!),
@@ -62,8 +72,12 @@ describe('class counters always equal the seats and holds', () => {
     })();
     const statuses = await releasedTogether(buyers.length, async (i) => {
       const buyer = buyers[i]!;
-      const response = await harness.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { seats: [...new Set(buyer.seats)] } });
-      if (response.status === 201 && buyer.cancels) await harness.call('DELETE', `/holds/${response.json.holdId}`, { token: tokens[i] });
+      const response = await harness.call('POST', `/showtimes/${showtimeId}/holds`, {
+        token: tokens[i],
+        body: { seats: [...new Set(buyer.seats)] },
+      });
+      if (response.status === 201 && buyer.cancels)
+        await harness.call('DELETE', `/holds/${response.json.holdId}`, { token: tokens[i] });
       return response.status;
     });
     running = false;
@@ -111,20 +125,33 @@ describe('class counters always equal the seats and holds', () => {
     const { showtimeId } = await harness.createShowtime({ holdTtlMs: 1000, layout: { rows: 1, columns: 2 } });
     await createPlacesClass(sql, { showtimeId, fareClass: 'GA', capacity: 5, buckets: 2 });
     const first = await harness.call('POST', `/showtimes/${showtimeId}/holds`, {
-      token: await harness.tokenFor(unique('a'), showtimeId), body: { fareClass: 'GA', quantity: 5 },
+      token: await harness.tokenFor(unique('a'), showtimeId),
+      body: { fareClass: 'GA', quantity: 5 },
     });
     expect(first.status).toBe(201);
     expect(first.json).toMatchObject({ seats: [], fareClass: 'GA', quantity: 5 });
     const late = unique('b');
-    const refused = await harness.call('POST', `/showtimes/${showtimeId}/holds`, { token: await harness.tokenFor(late, showtimeId), body: { fareClass: 'GA', quantity: 1 } });
+    const refused = await harness.call('POST', `/showtimes/${showtimeId}/holds`, {
+      token: await harness.tokenFor(late, showtimeId),
+      body: { fareClass: 'GA', quantity: 1 },
+    });
     expect(refused.status).toBe(409);
-    expect(refused.json.error).toMatchObject({ code: 'PLACES_UNAVAILABLE', fareClass: 'GA', available: 0, requested: 1 });
+    expect(refused.json.error).toMatchObject({
+      code: 'PLACES_UNAVAILABLE',
+      fareClass: 'GA',
+      available: 0,
+      requested: 1,
+    });
     await sleep(1200);
-    const second = await harness.call('POST', `/showtimes/${showtimeId}/holds`, { token: await harness.tokenFor(late, showtimeId), body: { fareClass: 'GA', quantity: 5 } });
+    const second = await harness.call('POST', `/showtimes/${showtimeId}/holds`, {
+      token: await harness.tokenFor(late, showtimeId),
+      body: { fareClass: 'GA', quantity: 5 },
+    });
     expect(second.status).toBe(201);
     const [old] = await sql<{ status: string }[]>`SELECT status FROM seat_hold WHERE id = ${first.json.holdId}`;
     expect(old!.status).toBe('EXPIRED');
-    const released = await sql`SELECT 1 FROM outbox WHERE type = 'HoldReleased' AND payload->>'holdId' = ${first.json.holdId}`;
+    const released =
+      await sql`SELECT 1 FROM outbox WHERE type = 'HoldReleased' AND payload->>'holdId' = ${first.json.holdId}`;
     expect(released).toHaveLength(1);
     expect(await classTotals(sql, showtimeId, 'GA')).toMatchObject({ held: 5, sold: 0 });
     expect(await countMismatches(sql, showtimeId)).toEqual([]);
@@ -132,29 +159,57 @@ describe('class counters always equal the seats and holds', () => {
 
   it('general admission: cancel, pay at the class price, refund; each moves the count once', async () => {
     const { showtimeId } = await harness.createShowtime({ layout: { rows: 1, columns: 2 }, priceCents: 1000 });
-    await createPlacesClass(sql, { showtimeId, fareClass: 'GA', capacity: 10, overbookLimit: 2, buckets: 3, priceCents: 2500 });
+    await createPlacesClass(sql, {
+      showtimeId,
+      fareClass: 'GA',
+      capacity: 10,
+      overbookLimit: 2,
+      buckets: 3,
+      priceCents: 2500,
+    });
     const buyer = unique('ga');
     const token = await harness.tokenFor(buyer, showtimeId);
-    const cancelled = await harness.call('POST', `/showtimes/${showtimeId}/holds`, { token, body: { fareClass: 'GA', quantity: 2 } });
+    const cancelled = await harness.call('POST', `/showtimes/${showtimeId}/holds`, {
+      token,
+      body: { fareClass: 'GA', quantity: 2 },
+    });
     expect((await classTotals(sql, showtimeId, 'GA')).held).toBe(2);
     expect((await harness.call('DELETE', `/holds/${cancelled.json.holdId}`, { token })).status).toBe(204);
     expect((await harness.call('DELETE', `/holds/${cancelled.json.holdId}`, { token })).status).toBe(204);
     expect((await classTotals(sql, showtimeId, 'GA')).held).toBe(0);
 
-    const kept = await harness.call('POST', `/showtimes/${showtimeId}/holds`, { token, body: { fareClass: 'GA', quantity: 3 } });
+    const kept = await harness.call('POST', `/showtimes/${showtimeId}/holds`, {
+      token,
+      body: { fareClass: 'GA', quantity: 3 },
+    });
     expect(await holdAmountCents(sql, kept.json.holdId, showtimeId)).toBe(7500);
     const settled = await pay(kept.json.holdId, showtimeId, buyer);
     expect(settled.kind).toBe('booked');
     expect(await classTotals(sql, showtimeId, 'GA')).toMatchObject({ held: 0, sold: 3 });
     const view = await harness.call('GET', `/holds/${kept.json.holdId}`, { token });
-    expect(view.json).toMatchObject({ status: 'CONFIRMED', fareClass: 'GA', quantity: 3, bookingId: (settled as { bookingId: string }).bookingId });
+    expect(view.json).toMatchObject({
+      status: 'CONFIRMED',
+      fareClass: 'GA',
+      quantity: 3,
+      bookingId: (settled as { bookingId: string }).bookingId,
+    });
     // Places already owned count against the per-customer limit (8 by default).
-    const tooMany = await harness.call('POST', `/showtimes/${showtimeId}/holds`, { token, body: { fareClass: 'GA', quantity: 6 } });
+    const tooMany = await harness.call('POST', `/showtimes/${showtimeId}/holds`, {
+      token,
+      body: { fareClass: 'GA', quantity: 6 },
+    });
     expect(tooMany.json.error).toMatchObject({ code: 'SEAT_LIMIT_EXCEEDED', owned: 3 });
-    const seatsToo = await harness.call('POST', `/showtimes/${showtimeId}/holds`, { token, body: { seats: ['A1', 'A2'] } });
+    const seatsToo = await harness.call('POST', `/showtimes/${showtimeId}/holds`, {
+      token,
+      body: { seats: ['A1', 'A2'] },
+    });
     expect(seatsToo.status).toBe(201);
 
-    const refund = await harness.call('POST', `/admin/bookings/${(settled as { bookingId: string }).bookingId}/refund`, { headers: admin });
+    const refund = await harness.call(
+      'POST',
+      `/admin/bookings/${(settled as { bookingId: string }).bookingId}/refund`,
+      { headers: admin },
+    );
     expect(refund.status).toBe(200);
     expect(await classTotals(sql, showtimeId, 'GA')).toMatchObject({ held: 0, sold: 0 });
     expect(await countMismatches(sql, showtimeId)).toEqual([]);
@@ -163,18 +218,26 @@ describe('class counters always equal the seats and holds', () => {
   it('a showtime is sold out only when its seats are booked and its general-admission places sold', async () => {
     const { showtimeId } = await harness.createShowtime({ layout: { rows: 1, columns: 2 } });
     await createPlacesClass(sql, { showtimeId, fareClass: 'GA', capacity: 1 });
-    const soldOut = async () => (await sql<{ at: Date | null }[]>`SELECT sold_out_at AS at FROM showtime WHERE id = ${showtimeId}`)[0]!.at !== null;
-    const state = async () => (await harness.call('GET', '/showtimes')).json.find((s: { id: number }) => s.id === showtimeId)?.saleState;
+    const soldOut = async () =>
+      (await sql<{ at: Date | null }[]>`SELECT sold_out_at AS at FROM showtime WHERE id = ${showtimeId}`)[0]!.at !==
+      null;
+    const state = async () =>
+      (await harness.call('GET', '/showtimes')).json.find((s: { id: number }) => s.id === showtimeId)?.saleState;
     const seatBuyer = unique('seats');
     const seats = await harness.hold(showtimeId, seatBuyer, ['A1', 'A2']);
     expect((await pay(seats.json.holdId, showtimeId, seatBuyer)).kind).toBe('booked');
     expect(await soldOut()).toBe(false);
     expect(await state()).toBe('on_sale');
     const placeBuyer = unique('place');
-    const place = await harness.call('POST', `/showtimes/${showtimeId}/holds`, { token: await harness.tokenFor(placeBuyer, showtimeId), body: { fareClass: 'GA', quantity: 1 } });
+    const place = await harness.call('POST', `/showtimes/${showtimeId}/holds`, {
+      token: await harness.tokenFor(placeBuyer, showtimeId),
+      body: { fareClass: 'GA', quantity: 1 },
+    });
     expect(await state()).toBe('sold_out');
     expect((await pay(place.json.holdId, showtimeId, placeBuyer)).kind).toBe('booked');
     expect(await soldOut()).toBe(true);
-    expect(await sql`SELECT 1 FROM outbox WHERE type = 'ShowtimeSoldOut' AND showtime_id = ${showtimeId}`).toHaveLength(1);
+    expect(await sql`SELECT 1 FROM outbox WHERE type = 'ShowtimeSoldOut' AND showtime_id = ${showtimeId}`).toHaveLength(
+      1,
+    );
   });
 });

@@ -4,13 +4,28 @@ import { configurePlaces, insertPlacesClass } from '../../src/fares/fare-repo';
 /** A general-admission class on a showtime, set up through the same SQL the operator API uses. */
 export async function createPlacesClass(
   sql: Sql,
-  args: { showtimeId: number; fareClass: string; capacity: number; overbookLimit?: number; buckets?: number; priceCents?: number | null },
+  args: {
+    showtimeId: number;
+    fareClass: string;
+    capacity: number;
+    overbookLimit?: number;
+    buckets?: number;
+    priceCents?: number | null;
+  },
 ) {
   await sql.begin(async (tx) => {
-    await insertPlacesClass(tx, { showtimeId: args.showtimeId, fareClass: args.fareClass, label: args.fareClass, priceCents: args.priceCents ?? null });
+    await insertPlacesClass(tx, {
+      showtimeId: args.showtimeId,
+      fareClass: args.fareClass,
+      label: args.fareClass,
+      priceCents: args.priceCents ?? null,
+    });
     await configurePlaces(tx, {
-      showtimeId: args.showtimeId, fareClass: args.fareClass, capacity: args.capacity,
-      overbookLimit: args.overbookLimit ?? 0, buckets: args.buckets ?? 1,
+      showtimeId: args.showtimeId,
+      fareClass: args.fareClass,
+      capacity: args.capacity,
+      overbookLimit: args.overbookLimit ?? 0,
+      buckets: args.buckets ?? 1,
     });
   });
 }

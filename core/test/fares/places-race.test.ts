@@ -24,38 +24,75 @@ describe('general admission with controlled overbooking', () => {
   // Rounds alternate one counter row and ten bucket rows (the fallback across buckets is what
   // decides the last places when the buckets run dry one by one).
   it.each([
-    [1, 1], [2, 10], [3, 1], [4, 10], [5, 10], [6, 1],
-  ])(`round %i: ${BUYERS} buyers released together on capacity ${CAPACITY} + overbooking ${OVERBOOK} (%i buckets): exactly ${CAPACITY + OVERBOOK} held`, async (_round, buckets) => {
-    const { showtimeId } = await harness.createShowtime({ layout: { rows: 1, columns: 4 } });
-    await createPlacesClass(sql, { showtimeId, fareClass: 'GA_FLOOR', capacity: CAPACITY, overbookLimit: OVERBOOK, buckets });
-    const customers = Array.from({ length: BUYERS }, () => unique('ga'));
-    const tokens = await Promise.all(customers.map((customer) => harness.tokenFor(customer, showtimeId)));
-
-    const outcomes = await releasedTogether(BUYERS, async (i) => {
-      const response = await harness.call('POST', `/showtimes/${showtimeId}/holds`, {
-        token: tokens[i], body: { fareClass: 'GA_FLOOR', quantity: 1 },
+    [1, 1],
+    [2, 10],
+    [3, 1],
+    [4, 10],
+    [5, 10],
+    [6, 1],
+  ])(
+    `round %i: ${BUYERS} buyers released together on capacity ${CAPACITY} + overbooking ${OVERBOOK} (%i buckets): exactly ${CAPACITY + OVERBOOK} held`,
+    async (_round, buckets) => {
+      const { showtimeId } = await harness.createShowtime({ layout: { rows: 1, columns: 4 } });
+      await createPlacesClass(sql, {
+        showtimeId,
+        fareClass: 'GA_FLOOR',
+        capacity: CAPACITY,
+        overbookLimit: OVERBOOK,
+        buckets,
       });
-      return { status: response.status, code: response.json?.error?.code as string | undefined };
-    });
+      const customers = Array.from({ length: BUYERS }, () => unique('ga'));
+      const tokens = await Promise.all(customers.map((customer) => harness.tokenFor(customer, showtimeId)));
 
-    const won = outcomes.filter((o) => o.status === 201).length;
-    expect(outcomes.filter((o) => o.status !== 201 && !(o.status === 409 && o.code === 'PLACES_UNAVAILABLE'))).toEqual([]);
-    expect(won).toBe(CAPACITY + OVERBOOK);
-    const totals = await classTotals(sql, showtimeId, 'GA_FLOOR');
-    expect(totals).toMatchObject({ capacity: CAPACITY, overbook_limit: OVERBOOK, held: CAPACITY + OVERBOOK, sold: 0, rows: buckets });
-    const [holds] = await sql<{ places: number }[]>`
+      const outcomes = await releasedTogether(BUYERS, async (i) => {
+        const response = await harness.call('POST', `/showtimes/${showtimeId}/holds`, {
+          token: tokens[i],
+          body: { fareClass: 'GA_FLOOR', quantity: 1 },
+        });
+        return { status: response.status, code: response.json?.error?.code as string | undefined };
+      });
+
+      const won = outcomes.filter((o) => o.status === 201).length;
+      expect(
+        outcomes.filter((o) => o.status !== 201 && !(o.status === 409 && o.code === 'PLACES_UNAVAILABLE')),
+      ).toEqual([]);
+      expect(won).toBe(CAPACITY + OVERBOOK);
+      const totals = await classTotals(sql, showtimeId, 'GA_FLOOR');
+      expect(totals).toMatchObject({
+        capacity: CAPACITY,
+        overbook_limit: OVERBOOK,
+        held: CAPACITY + OVERBOOK,
+        sold: 0,
+        rows: buckets,
+      });
+      const [holds] = await sql<{ places: number }[]>`
       SELECT coalesce(sum(quantity), 0)::int AS places FROM seat_hold WHERE showtime_id = ${showtimeId} AND status = 'ACTIVE'`;
-    expect(holds!.places).toBe(CAPACITY + OVERBOOK);
-    expect(await countMismatches(sql, showtimeId)).toEqual([]);
-  });
+      expect(holds!.places).toBe(CAPACITY + OVERBOOK);
+      expect(await countMismatches(sql, showtimeId)).toEqual([]);
+    },
+  );
 
   it('buyers asking for several places each: never more than the limit, and the last places still go', async () => {
     const { showtimeId } = await harness.createShowtime({ layout: { rows: 1, columns: 4 } });
-    await createPlacesClass(sql, { showtimeId, fareClass: 'GA', capacity: CAPACITY, overbookLimit: OVERBOOK, buckets: 10 });
+    await createPlacesClass(sql, {
+      showtimeId,
+      fareClass: 'GA',
+      capacity: CAPACITY,
+      overbookLimit: OVERBOOK,
+      buckets: 10,
+    });
     const asks = Array.from({ length: 200 }, (_, i) => 1 + (i % 4));
     const tokens = await Promise.all(asks.map(() => harness.tokenFor(unique('ga-n'), showtimeId)));
-    const outcomes = await releasedTogether(asks.length, async (i) =>
-      (await harness.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { fareClass: 'GA', quantity: asks[i] } })).status);
+    const outcomes = await releasedTogether(
+      asks.length,
+      async (i) =>
+        (
+          await harness.call('POST', `/showtimes/${showtimeId}/holds`, {
+            token: tokens[i],
+            body: { fareClass: 'GA', quantity: asks[i] },
+          })
+        ).status,
+    );
     const placesWon = outcomes.reduce((sum, status, i) => sum + (status === 201 ? asks[i]! : 0), 0);
     expect(outcomes.every((status) => status === 201 || status === 409)).toBe(true);
     expect(placesWon).toBeLessThanOrEqual(CAPACITY + OVERBOOK);
@@ -92,16 +129,20 @@ describe('general admission with controlled overbooking', () => {
   it('the CHECK refuses a hand-written oversell, whatever the code above it does', async () => {
     const { showtimeId } = await harness.createShowtime({ layout: { rows: 1, columns: 4 } });
     await createPlacesClass(sql, { showtimeId, fareClass: 'GA', capacity: 5, overbookLimit: 1 });
-    await expect(sql`UPDATE fare_inventory SET held = 7 WHERE showtime_id = ${showtimeId} AND fare_class = 'GA'`)
-      .rejects.toMatchObject({ code: '23514', constraint_name: 'fare_inventory_within_limit' });
-    await expect(sql`UPDATE fare_inventory SET sold = 4, held = 3 WHERE showtime_id = ${showtimeId} AND fare_class = 'GA'`)
-      .rejects.toMatchObject({ code: '23514' });
+    await expect(
+      sql`UPDATE fare_inventory SET held = 7 WHERE showtime_id = ${showtimeId} AND fare_class = 'GA'`,
+    ).rejects.toMatchObject({ code: '23514', constraint_name: 'fare_inventory_within_limit' });
+    await expect(
+      sql`UPDATE fare_inventory SET sold = 4, held = 3 WHERE showtime_id = ${showtimeId} AND fare_class = 'GA'`,
+    ).rejects.toMatchObject({ code: '23514' });
     // Exactly at the limit is allowed; a seated class cannot be overbooked at all.
     await sql`UPDATE fare_inventory SET sold = 3, held = 3 WHERE showtime_id = ${showtimeId} AND fare_class = 'GA'`;
-    await expect(sql`UPDATE fare_inventory SET overbook_limit = 1 WHERE showtime_id = ${showtimeId} AND fare_class = 'STANDARD' AND bucket = 0`)
-      .rejects.toMatchObject({ code: '23514', constraint_name: 'fare_inventory_overbook_unseated' });
+    await expect(
+      sql`UPDATE fare_inventory SET overbook_limit = 1 WHERE showtime_id = ${showtimeId} AND fare_class = 'STANDARD' AND bucket = 0`,
+    ).rejects.toMatchObject({ code: '23514', constraint_name: 'fare_inventory_overbook_unseated' });
     // And a seat booked behind the counters' back cannot push a seated class past its seats.
-    await expect(sql`UPDATE fare_inventory SET held = capacity + 1 WHERE showtime_id = ${showtimeId} AND fare_class = 'STANDARD'`)
-      .rejects.toMatchObject({ code: '23514' });
+    await expect(
+      sql`UPDATE fare_inventory SET held = capacity + 1 WHERE showtime_id = ${showtimeId} AND fare_class = 'STANDARD'`,
+    ).rejects.toMatchObject({ code: '23514' });
   });
 });

@@ -23,7 +23,14 @@ import { createGateEventsConsumer, gateOpsForEvent } from '../../src/gate/gate-e
 import { decodeBookingEvent } from '../../../lib/booking-events';
 import { signWebhook } from '../../../lib/webhook-signature';
 import { insertPayment } from '../../src/payments/payment-repo';
-import { createCoreHarness, releasedTogether, TEST_ADMIN_TOKEN, TEST_WEBHOOK_SECRET, unique, type CoreHarness } from '../core-harness';
+import {
+  createCoreHarness,
+  releasedTogether,
+  TEST_ADMIN_TOKEN,
+  TEST_WEBHOOK_SECRET,
+  unique,
+  type CoreHarness,
+} from '../core-harness';
 
 let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let sql: Sql;
@@ -36,7 +43,9 @@ const prefix = 'gt:';
 
 const counter = async (h: CoreHarness, name: string, labels: Record<string, string> = {}) => {
   const metric = (await h.metrics.registry.getSingleMetric(name)?.get())?.values ?? [];
-  return metric.filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l)).reduce((sum, v) => sum + v.value, 0);
+  return metric
+    .filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
+    .reduce((sum, v) => sum + v.value, 0);
 };
 const dbAttempts = (h: CoreHarness) => counter(h, 'core_hold_database_attempts_total');
 
@@ -45,11 +54,19 @@ beforeAll(async () => {
   sql = connectDatabase(database.url, { max: 24, applicationName: 'test-seat-gate' });
   server = await startPrivateRedis();
   // Fail fast, as the core's own client does: a gate that cannot answer is skipped.
-  redis = new Redis({ port: server.ports[0]!, host: '127.0.0.1', enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000 });
+  redis = new Redis({
+    port: server.ports[0]!,
+    host: '127.0.0.1',
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 1_000,
+  });
   redis.on('error', () => {});
   admin = new Redis({ port: server.ports[0]!, host: '127.0.0.1', maxRetriesPerRequest: 1 });
   admin.on('error', () => {});
-  gated = await createCoreHarness(sql, { gate: { store: createIoredisStore(redis), keyPrefix: prefix, settings: { pendingGraceMs: 4_000 } } });
+  gated = await createCoreHarness(sql, {
+    gate: { store: createIoredisStore(redis), keyPrefix: prefix, settings: { pendingGraceMs: 4_000 } },
+  });
   alone = await createCoreHarness(sql);
 });
 afterAll(async () => {
@@ -61,7 +78,11 @@ afterAll(async () => {
 });
 
 async function seatCodes(h: CoreHarness, showtimeId: number) {
-  return (await h.sql<{ seat_code: string }[]>`SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} ORDER BY seat_code`).map((r) => r.seat_code);
+  return (
+    await h.sql<
+      { seat_code: string }[]
+    >`SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} ORDER BY seat_code`
+  ).map((r) => r.seat_code);
 }
 
 /** The gate's own view of a seat, straight from Redis. */
@@ -112,9 +133,13 @@ describe('the database stays the arbiter', () => {
   it('64 buyers on one seat: one reaches the database, the others are answered by the gate', async () => {
     const { showtimeId } = await gated.createShowtime();
     expect((await gated.hold(showtimeId, unique('warm'), ['A1'])).status).toBe(201);
-    const tokens = await Promise.all(Array.from({ length: 64 }, (_, i) => gated.tokenFor(unique(`hot${i}`), showtimeId)));
+    const tokens = await Promise.all(
+      Array.from({ length: 64 }, (_, i) => gated.tokenFor(unique(`hot${i}`), showtimeId)),
+    );
     const before = await dbAttempts(gated);
-    const results = await releasedTogether(64, (i) => gated.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { seats: ['D5'] } }));
+    const results = await releasedTogether(64, (i) =>
+      gated.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { seats: ['D5'] } }),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(63);
     expect(await dbAttempts(gated)).toBe(before + 1);
@@ -130,7 +155,9 @@ describe('Redis losing data or going away', () => {
     const winners: string[] = [];
     for (let round = 0; round < rounds; round++) {
       const seat = seats[round]!;
-      const tokens = await Promise.all(Array.from({ length: 32 }, (_, i) => gated.tokenFor(`flush-${round}-${i}`, showtimeId)));
+      const tokens = await Promise.all(
+        Array.from({ length: 32 }, (_, i) => gated.tokenFor(`flush-${round}-${i}`, showtimeId)),
+      );
       const flush = round % 4 === 1;
       const results = await releasedTogether(33, async (i) => {
         if (i === 32) {
@@ -140,15 +167,23 @@ describe('Redis losing data or going away', () => {
         return gated.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { seats: [seat] } });
       });
       const answered = results.filter((r) => r !== null);
-      expect(answered.filter((r) => r.status === 201), `round ${round}`).toHaveLength(1);
-      expect(answered.filter((r) => r.status !== 201 && r.status !== 409), `round ${round}`).toEqual([]);
+      expect(
+        answered.filter((r) => r.status === 201),
+        `round ${round}`,
+      ).toHaveLength(1);
+      expect(
+        answered.filter((r) => r.status !== 201 && r.status !== 409),
+        `round ${round}`,
+      ).toEqual([]);
       winners.push(seat);
     }
     const held = await sql<{ seat_code: string; n: number }[]>`
       SELECT seat_code, count(*)::int AS n FROM show_seat WHERE showtime_id = ${showtimeId} AND status = 'HELD' GROUP BY seat_code`;
     expect(held.map((r) => r.seat_code).sort()).toEqual(winners.sort());
     // Every flush emptied the gate, and the next buyer rebuilt it before it answered.
-    expect(await counter(gated, 'core_seat_gate_syncs_total', { why: 'not_built' })).toBeGreaterThanOrEqual(builtBefore + rounds / 4);
+    expect(await counter(gated, 'core_seat_gate_syncs_total', { why: 'not_built' })).toBeGreaterThanOrEqual(
+      builtBefore + rounds / 4,
+    );
     // After a rebuild the gate knows every held seat again: a late racer never reaches the database.
     const before = await dbAttempts(gated);
     expect((await gated.hold(showtimeId, unique('late'), [winners[0]!])).status).toBe(409);
@@ -161,15 +196,28 @@ describe('Redis losing data or going away', () => {
     const skippedBefore = await counter(gated, 'core_seat_gate_skipped_total', { reason: 'store_down' });
     await admin.call('SHUTDOWN', 'NOSAVE').catch(() => {});
     for (let round = 0; round < 5; round++) {
-      const tokens = await Promise.all(Array.from({ length: 16 }, (_, i) => gated.tokenFor(`down-${round}-${i}`, showtimeId)));
-      const results = await releasedTogether(16, (i) => gated.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { seats: [`E${round + 1}`] } }));
-      expect(results.filter((r) => r.status === 201), `round ${round}`).toHaveLength(1);
-      expect(results.filter((r) => r.status !== 201 && r.status !== 409), `round ${round}`).toEqual([]);
+      const tokens = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => gated.tokenFor(`down-${round}-${i}`, showtimeId)),
+      );
+      const results = await releasedTogether(16, (i) =>
+        gated.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { seats: [`E${round + 1}`] } }),
+      );
+      expect(
+        results.filter((r) => r.status === 201),
+        `round ${round}`,
+      ).toHaveLength(1);
+      expect(
+        results.filter((r) => r.status !== 201 && r.status !== 409),
+        `round ${round}`,
+      ).toEqual([]);
     }
-    expect(await counter(gated, 'core_seat_gate_skipped_total', { reason: 'store_down' })).toBeGreaterThanOrEqual(skippedBefore + 80);
+    expect(await counter(gated, 'core_seat_gate_skipped_total', { reason: 'store_down' })).toBeGreaterThanOrEqual(
+      skippedBefore + 80,
+    );
     // Redis back, empty: the first hold rebuilds the gate, which knows what was held meanwhile.
     await server.restart();
-    for (let i = 0; i < 50 && (await redis.ping().catch(() => null)) !== 'PONG'; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 50 && (await redis.ping().catch(() => null)) !== 'PONG'; i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     const before = await dbAttempts(gated);
     expect((await gated.hold(showtimeId, unique('after'), ['E3'])).status).toBe(409);
     expect(await dbAttempts(gated)).toBe(before);
@@ -202,7 +250,10 @@ describe('booking events and the periodic check keep the gate in step', () => {
     expect(await dbAttempts(gated)).toBe(before);
 
     // Cancelled there: free here.
-    expect((await alone.call('DELETE', `/holds/${other.json.holdId}`, { token: await alone.tokenFor(owner, showtimeId) })).status).toBe(204);
+    expect(
+      (await alone.call('DELETE', `/holds/${other.json.holdId}`, { token: await alone.tokenFor(owner, showtimeId) }))
+        .status,
+    ).toBe(204);
     await deliver();
     expect([await gateEntry(showtimeId, 'F1'), await gateEntry(showtimeId, 'F2')]).toEqual(['0', '0']);
 
@@ -230,7 +281,9 @@ describe('booking events and the periodic check keep the gate in step', () => {
     const again = await payAndConfirm(showtimeId, buyer, 'H1');
     await deliver();
     expect(await gateEntry(showtimeId, 'H1')).toBe(`S|${again}|${buyer}`);
-    expect((await gated.call('DELETE', `/bookings/${again}`, { token: await gated.tokenFor(buyer, showtimeId) })).status).toBe(200);
+    expect(
+      (await gated.call('DELETE', `/bookings/${again}`, { token: await gated.tokenFor(buyer, showtimeId) })).status,
+    ).toBe(200);
     await deliver();
     expect(await gateEntry(showtimeId, 'H1')).toBe('0');
 
@@ -249,7 +302,9 @@ describe('booking events and the periodic check keep the gate in step', () => {
     await consumer.pumpOnce();
     expect(await gateEntry(showtimeId, 'H1')).toBe('0');
     expect(moving).toBeGreaterThanOrEqual(8);
-    expect(await counter(gated, 'core_seat_gate_events_total', { outcome: 'duplicate' })).toBe(duplicatesBefore + moving + 1);
+    expect(await counter(gated, 'core_seat_gate_events_total', { outcome: 'duplicate' })).toBe(
+      duplicatesBefore + moving + 1,
+    );
     consumer.stop();
   });
 
@@ -267,7 +322,9 @@ describe('booking events and the periodic check keep the gate in step', () => {
     expect(inflight.kind).toBe('claimed');
     const corrections = await counter(gated, 'core_seat_gate_corrections_total', { why: 'periodic' });
     expect(await gated.gate!.checkNow()).toBeGreaterThanOrEqual(1);
-    expect(await counter(gated, 'core_seat_gate_corrections_total', { why: 'periodic' })).toBeGreaterThanOrEqual(corrections + 1);
+    expect(await counter(gated, 'core_seat_gate_corrections_total', { why: 'periodic' })).toBeGreaterThanOrEqual(
+      corrections + 1,
+    );
     expect(await gateEntry(showtimeId, 'J2')).toMatch(/^S\|/);
     // J1's claim and J3's are younger than the grace: attempts that may still be in flight.
     expect(await gateEntry(showtimeId, 'J1')).toMatch(/^H\|/);
@@ -287,15 +344,26 @@ async function payAndConfirm(showtimeId: number, customerId: string, seat: strin
   expect(hold.status).toBe(201);
   const paymentId = `pay_gate_${randomUUID().replaceAll('-', '')}`;
   await insertPayment(sql, {
-    id: paymentId, hold_id: hold.json.holdId, showtime_id: showtimeId, customer_id: customerId,
-    amount_cents: 1000, currency: 'EUR', checkout_url: 'http://pay.test', expires_at: new Date(Date.now() + 60_000),
+    id: paymentId,
+    hold_id: hold.json.holdId,
+    showtime_id: showtimeId,
+    customer_id: customerId,
+    amount_cents: 1000,
+    currency: 'EUR',
+    checkout_url: 'http://pay.test',
+    expires_at: new Date(Date.now() + 60_000),
   });
   const body = JSON.stringify({
-    id: `evt_${randomUUID().replaceAll('-', '')}`, type: 'payment.succeeded', created: Math.floor(Date.now() / 1000),
+    id: `evt_${randomUUID().replaceAll('-', '')}`,
+    type: 'payment.succeeded',
+    created: Math.floor(Date.now() / 1000),
     data: { paymentId, amount: 1000, currency: 'EUR', reference: hold.json.holdId },
   });
   const signature = signWebhook(body, [TEST_WEBHOOK_SECRET], Math.floor(Date.now() / 1000));
-  const settled = await gated.call('POST', '/payments/callback', { rawBody: body, headers: { 'content-type': 'application/json', 'x-signature': signature } });
+  const settled = await gated.call('POST', '/payments/callback', {
+    rawBody: body,
+    headers: { 'content-type': 'application/json', 'x-signature': signature },
+  });
   expect(settled.json.outcome).toBe('booked');
   const [booking] = await sql<{ id: string }[]>`SELECT id::text FROM booking WHERE payment_id = ${paymentId}`;
   return booking!.id;

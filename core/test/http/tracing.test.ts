@@ -31,7 +31,11 @@ beforeAll(async () => {
   sql = connectDatabase(testDatabaseUrl(), { max: 4, applicationName: 'test-tracing' });
   sandbox = await startPaymentSandbox({
     port: 0,
-    config: { apiKey: 'sk_test_trace', webhookUrl: 'http://core.internal/payments/callback', webhookSecrets: [TEST_WEBHOOK_SECRET] },
+    config: {
+      apiKey: 'sk_test_trace',
+      webhookUrl: 'http://core.internal/payments/callback',
+      webhookSecrets: [TEST_WEBHOOK_SECRET],
+    },
     // Webhooks are not part of this test: they go nowhere.
     fetch: async () => new Response(null, { status: 200 }),
   });
@@ -39,7 +43,10 @@ beforeAll(async () => {
     baseUrl: sandbox.url,
     apiKey: 'sk_test_trace',
     fetch: async (input, init) => {
-      gatewayCalls.push({ path: new URL(String(input)).pathname, traceparent: new Headers(init?.headers).get('traceparent') });
+      gatewayCalls.push({
+        path: new URL(String(input)).pathname,
+        traceparent: new Headers(init?.headers).get('traceparent'),
+      });
       return fetch(input, init);
     },
   });
@@ -51,7 +58,7 @@ afterAll(async () => {
 });
 
 describe('trace propagation in the core', () => {
-  it('a checkout with a traceparent calls the gateway in the same trace, under the core\'s span', async () => {
+  it("a checkout with a traceparent calls the gateway in the same trace, under the core's span", async () => {
     const { showtimeId } = await core.createShowtime();
     const customer = unique('trace');
     const hold = await core.hold(showtimeId, customer, ['A1']);
@@ -70,34 +77,53 @@ describe('trace propagation in the core', () => {
   it('gateway calls outside any request (background jobs) carry no trace', async () => {
     const before = gatewayCalls.length;
     await createGatewayClient({
-      baseUrl: sandbox.url, apiKey: 'sk_test_trace',
+      baseUrl: sandbox.url,
+      apiKey: 'sk_test_trace',
       fetch: async (input, init) => {
-        gatewayCalls.push({ path: new URL(String(input)).pathname, traceparent: new Headers(init?.headers).get('traceparent') });
+        gatewayCalls.push({
+          path: new URL(String(input)).pathname,
+          traceparent: new Headers(init?.headers).get('traceparent'),
+        });
         return fetch(input, init);
       },
     }).getPayment('pay_unknown');
     expect(gatewayCalls.slice(before)).toEqual([{ path: '/v1/payments/pay_unknown', traceparent: null }]);
   });
 
-  it('logs the trace id, its own span and the caller\'s span with the request', async () => {
+  it("logs the trace id, its own span and the caller's span with the request", async () => {
     const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({ write(chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
     const app = new Hono();
     app.use('*', requestContext({ logger: pino({ level: 'debug' }, sink), metrics: createCoreMetrics() }));
     app.get('/probe', (c) => c.json({ inside: currentTrace() }));
     const response = await app.request('/probe', { headers: { traceparent: `00-${TRACE}-${EDGE_SPAN}-01` } });
     const { inside } = (await response.json()) as { inside: { traceId: string; spanId: string } };
     expect(inside.traceId).toBe(TRACE);
-    expect(lines.at(-1)).toMatchObject({ trace_id: TRACE, span_id: inside.spanId, parent_span_id: EDGE_SPAN, path: '/probe' });
+    expect(lines.at(-1)).toMatchObject({
+      trace_id: TRACE,
+      span_id: inside.spanId,
+      parent_span_id: EDGE_SPAN,
+      path: '/probe',
+    });
   });
 });
 
-describe('the gateway\'s webhook carries the checkout\'s trace back to the core', () => {
-  it('the sandbox sends the payment\'s events with a traceparent of the checkout\'s trace, and the core logs its handling in it', async () => {
+describe("the gateway's webhook carries the checkout's trace back to the core", () => {
+  it("the sandbox sends the payment's events with a traceparent of the checkout's trace, and the core logs its handling in it", async () => {
     // The core's webhook route with a logger we can read, behind the request-context middleware
     // as in the app; the checkout goes through a full core app that calls this sandbox.
     const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({ write(chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
     const callbackApp = new Hono();
     callbackApp.use('*', requestContext({ logger: pino({ level: 'info' }, sink), metrics: createCoreMetrics() }));
     callbackApp.route('/', paymentCallbackRoutes({ sql, webhookSecrets: [TEST_WEBHOOK_SECRET] }));
@@ -105,12 +131,18 @@ describe('the gateway\'s webhook carries the checkout\'s trace back to the core'
     const gatewaySide = await startPaymentSandbox({
       port: 0,
       config: {
-        apiKey: 'sk_test_trace_back', webhookUrl: 'http://core.internal/payments/callback', webhookSecrets: [TEST_WEBHOOK_SECRET],
+        apiKey: 'sk_test_trace_back',
+        webhookUrl: 'http://core.internal/payments/callback',
+        webhookSecrets: [TEST_WEBHOOK_SECRET],
         webhook: { baseDelayMs: 5, maxDelayMs: 50, maxAttempts: 5, timeoutMs: 10_000 },
       },
       fetch: async (input, init) => {
         const response = await callbackApp.request(String(input), init as RequestInit);
-        webhooks.push({ type: JSON.parse(String(init?.body)).type, traceparent: new Headers(init?.headers).get('traceparent'), status: response.status });
+        webhooks.push({
+          type: JSON.parse(String(init?.body)).type,
+          traceparent: new Headers(init?.headers).get('traceparent'),
+          status: response.status,
+        });
         return response;
       },
     });
@@ -118,7 +150,8 @@ describe('the gateway\'s webhook carries the checkout\'s trace back to the core'
       const sent: string[] = [];
       const buyerCore = await createCoreHarness(sql, {
         gateway: createGatewayClient({
-          baseUrl: gatewaySide.url, apiKey: 'sk_test_trace_back',
+          baseUrl: gatewaySide.url,
+          apiKey: 'sk_test_trace_back',
           fetch: async (input, init) => {
             const header = new Headers(init?.headers).get('traceparent');
             if (header) sent.push(header);
@@ -136,19 +169,32 @@ describe('the gateway\'s webhook carries the checkout\'s trace back to the core'
       expect(checkout.status, checkout.text).toBe(201);
       const coreCheckoutSpan = sent[0]!.split('-')[2]!;
       const approved = await fetch(`${gatewaySide.url}/v1/payments/${checkout.json.paymentId}/approve`, {
-        method: 'POST', headers: { authorization: 'Bearer sk_test_trace_back' },
+        method: 'POST',
+        headers: { authorization: 'Bearer sk_test_trace_back' },
       });
       expect(approved.status).toBe(200);
       const deadline = Date.now() + 10_000;
-      while (!lines.some((line) => line.msg === 'payment event settled') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (!lines.some((line) => line.msg === 'payment event settled') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
 
       // The webhook: same trace, the sandbox's own span (neither the edge's nor the core's).
-      expect(webhooks).toEqual([{ type: 'payment.succeeded', traceparent: expect.stringMatching(new RegExp(`^00-${TRACE}-[0-9a-f]{16}-01$`)), status: 200 }]);
+      expect(webhooks).toEqual([
+        {
+          type: 'payment.succeeded',
+          traceparent: expect.stringMatching(new RegExp(`^00-${TRACE}-[0-9a-f]{16}-01$`)),
+          status: 200,
+        },
+      ]);
       const sandboxSpan = webhooks[0]!.traceparent!.split('-')[2]!;
       expect([EDGE_SPAN, coreCheckoutSpan]).not.toContain(sandboxSpan);
       // The core continues it: its log line for the event names the trace and the sandbox's span as parent.
       const settled = lines.find((line) => line.msg === 'payment event settled');
-      expect(settled).toMatchObject({ trace_id: TRACE, parent_span_id: sandboxSpan, paymentId: checkout.json.paymentId, outcome: 'booked' });
+      expect(settled).toMatchObject({
+        trace_id: TRACE,
+        parent_span_id: sandboxSpan,
+        paymentId: checkout.json.paymentId,
+        outcome: 'booked',
+      });
       expect(settled!.span_id).toMatch(/^[0-9a-f]{16}$/);
       expect([sandboxSpan, coreCheckoutSpan]).not.toContain(settled!.span_id);
     } finally {
@@ -160,7 +206,11 @@ describe('the gateway\'s webhook carries the checkout\'s trace back to the core'
     const webhooks: (string | null)[] = [];
     const gatewaySide = await startPaymentSandbox({
       port: 0,
-      config: { apiKey: 'sk_test_no_trace', webhookUrl: 'http://core.internal/payments/callback', webhookSecrets: [TEST_WEBHOOK_SECRET] },
+      config: {
+        apiKey: 'sk_test_no_trace',
+        webhookUrl: 'http://core.internal/payments/callback',
+        webhookSecrets: [TEST_WEBHOOK_SECRET],
+      },
       fetch: async (_input, init) => {
         webhooks.push(new Headers(init?.headers).get('traceparent'));
         return new Response(null, { status: 200 });
@@ -169,12 +219,26 @@ describe('the gateway\'s webhook carries the checkout\'s trace back to the core'
     try {
       const created = await fetch(`${gatewaySide.url}/v1/payments`, {
         method: 'POST',
-        headers: { authorization: 'Bearer sk_test_no_trace', 'content-type': 'application/json', 'idempotency-key': randomUUID(), traceparent: 'not-a-trace' },
-        body: JSON.stringify({ amount: 1000, currency: 'EUR', reference: 'r', returnUrl: 'http://buyers.test/x', expiresAt: new Date(Date.now() + 60_000).toISOString() }),
+        headers: {
+          authorization: 'Bearer sk_test_no_trace',
+          'content-type': 'application/json',
+          'idempotency-key': randomUUID(),
+          traceparent: 'not-a-trace',
+        },
+        body: JSON.stringify({
+          amount: 1000,
+          currency: 'EUR',
+          reference: 'r',
+          returnUrl: 'http://buyers.test/x',
+          expiresAt: new Date(Date.now() + 60_000).toISOString(),
+        }),
       });
       expect(created.status, await created.clone().text()).toBe(201);
       const { id } = (await created.json()) as { id: string };
-      await fetch(`${gatewaySide.url}/v1/payments/${id}/decline`, { method: 'POST', headers: { authorization: 'Bearer sk_test_no_trace' } });
+      await fetch(`${gatewaySide.url}/v1/payments/${id}/decline`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk_test_no_trace' },
+      });
       const deadline = Date.now() + 5_000;
       while (webhooks.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(webhooks).toEqual([null]);

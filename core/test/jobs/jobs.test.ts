@@ -94,7 +94,11 @@ describe('outbox relay', () => {
     const sink = redisStreamSink(redis, { keyPrefix: prefix });
     await drain(sink);
     const { showtimeId } = await h.core.createShowtime({ layout: { rows: 5, columns: 20 } });
-    await Promise.all(Array.from({ length: 100 }, (_, i) => h.core.hold(showtimeId, unique('p'), [`${'ABCDE'[Math.floor(i / 20)]}${(i % 20) + 1}`])));
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        h.core.hold(showtimeId, unique('p'), [`${'ABCDE'[Math.floor(i / 20)]}${(i % 20) + 1}`]),
+      ),
+    );
     await Promise.all([drain(sink), drain(sink), drain(sink)]);
     const ours = (await readStream(prefix)).filter((e) => e.showtimeId === showtimeId);
     expect(ours).toHaveLength(100);
@@ -105,7 +109,11 @@ describe('outbox relay', () => {
 describe('sweeper', () => {
   it('expires lapsed holds once across three concurrent sweepers, frees their seats, and announces them', async () => {
     const { showtimeId } = await h.core.createShowtime({ holdTtlMs: 1000, layout: { rows: 4, columns: 10 } });
-    const holds = await Promise.all(Array.from({ length: 40 }, (_, i) => h.core.hold(showtimeId, unique('s'), [`${'ABCD'[Math.floor(i / 10)]}${(i % 10) + 1}`])));
+    const holds = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        h.core.hold(showtimeId, unique('s'), [`${'ABCD'[Math.floor(i / 10)]}${(i % 10) + 1}`]),
+      ),
+    );
     expect(holds.every((x) => x.status === 201)).toBe(true);
     await sleep(1200);
     const [a, b, c] = await releasedTogether(3, () => sweepExpiredHolds(sql, 1000));
@@ -123,10 +131,14 @@ describe('sweeper', () => {
     const customerId = unique('all');
     const hold = await h.core.hold(showtimeId, customerId, ['A1', 'A2']);
     const paymentId = await h.fakePayment({ holdId: hold.json.holdId, showtimeId, customerId, amountCents: 2000 });
-    expect((await h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId, amount: 2000 }))).json.outcome).toBe('booked');
+    expect(
+      (await h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId, amount: 2000 }))).json.outcome,
+    ).toBe('booked');
     await announceSoldOutShowtimes(sql);
     expect((await h.outboxTypes(showtimeId)).filter((t) => t === 'ShowtimeSoldOut')).toHaveLength(1);
-    expect((await h.core.call('GET', '/showtimes')).json.find((s: { id: number }) => s.id === showtimeId).saleState).toBe('sold_out');
+    expect(
+      (await h.core.call('GET', '/showtimes')).json.find((s: { id: number }) => s.id === showtimeId).saleState,
+    ).toBe('sold_out');
   });
 });
 
@@ -136,12 +148,20 @@ describe('compensation', () => {
     // Paid but not booked: the payment row says SUCCEEDED, no booking exists (a crash or a manual fix).
     const unbookedCustomer = unique('unbooked');
     const unbookedHold = await h.core.hold(showtimeId, unbookedCustomer, ['C1']);
-    const unbooked = await h.fakePayment({ holdId: unbookedHold.json.holdId, showtimeId, customerId: unbookedCustomer });
+    const unbooked = await h.fakePayment({
+      holdId: unbookedHold.json.holdId,
+      showtimeId,
+      customerId: unbookedCustomer,
+    });
     await sql`UPDATE payment SET status = 'SUCCEEDED', status_cause = 'test: gateway said so' WHERE id = ${unbooked}`;
     // Refunded but not released: booked, then refunded at the gateway behind our back.
     const refundedCustomer = unique('refunded');
     const refundedHold = await h.core.hold(showtimeId, refundedCustomer, ['C2']);
-    const refunded = await h.fakePayment({ holdId: refundedHold.json.holdId, showtimeId, customerId: refundedCustomer });
+    const refunded = await h.fakePayment({
+      holdId: refundedHold.json.holdId,
+      showtimeId,
+      customerId: refundedCustomer,
+    });
     await h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId: refunded }));
     await sql`UPDATE payment SET status = 'REFUNDED', status_cause = 'test: refunded in the gateway dashboard' WHERE id = ${refunded}`;
 
@@ -149,13 +169,19 @@ describe('compensation', () => {
     expect(results.reduce((sum, r) => sum + r.repaired, 0)).toBeGreaterThanOrEqual(2);
     expect(await h.paymentState(unbooked)).toEqual({ payment: 'SUCCEEDED', booking: 'CONFIRMED', refund: null });
     expect(await h.paymentState(refunded)).toEqual({ payment: 'REFUNDED', booking: 'REFUNDED', refund: null });
-    const seats = await sql`SELECT seat_code, status FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code IN ('C1', 'C2') ORDER BY seat_code`;
+    const seats =
+      await sql`SELECT seat_code, status FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code IN ('C1', 'C2') ORDER BY seat_code`;
     expect(seats.map((s) => `${s.seat_code}:${s.status}`)).toEqual(['C1:BOOKED', 'C2:AVAILABLE']);
     expect((await compensate(sql, { graceMs: 0 })).repaired).toBe(0);
   });
 
   it('all jobs run one pass without error on an idle database', async () => {
-    const { jobs } = backgroundJobs({ sql, gateway: h.gateway, sink: redisStreamSink(redis, { keyPrefix: testRedisNamespace('idle') }), logger: pino({ level: 'silent' }) });
+    const { jobs } = backgroundJobs({
+      sql,
+      gateway: h.gateway,
+      sink: redisStreamSink(redis, { keyPrefix: testRedisNamespace('idle') }),
+      logger: pino({ level: 'silent' }),
+    });
     for (const job of Object.values(jobs)) await expect(job()).resolves.toBeTypeOf('number');
   });
 });

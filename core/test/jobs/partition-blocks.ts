@@ -12,7 +12,8 @@ import { createPaymentHarness, type PaymentHarness } from '../payment-harness';
 /** Showtime ids per partition block of show_seat and seat_hold. */
 export const BLOCK = 10_000;
 
-export const blockName = (table: 'show_seat' | 'seat_hold', low: number) => `${table}_b${String(low).padStart(12, '0')}`;
+export const blockName = (table: 'show_seat' | 'seat_hold', low: number) =>
+  `${table}_b${String(low).padStart(12, '0')}`;
 
 export interface PartitionDatabase {
   sql: Sql;

@@ -11,7 +11,12 @@ import { Registry } from 'prom-client';
 import { registerBacklogGauges } from '../../src/metrics';
 import { purgePublishedOutbox } from '../../src/jobs/sweeper';
 import {
-  DEFAULT_RETENTION, maintainPartitions, purgeOldWebhookEvents, readRetentionBacklog, registerRetentionGauges, runRetention,
+  DEFAULT_RETENTION,
+  maintainPartitions,
+  purgeOldWebhookEvents,
+  readRetentionBacklog,
+  registerRetentionGauges,
+  runRetention,
 } from '../../src/jobs/retention';
 import { releasedTogether, unique, type CoreHarness } from '../core-harness';
 import type { PaymentHarness } from '../payment-harness';
@@ -28,7 +33,8 @@ beforeAll(async () => {
 });
 afterAll(() => database?.close());
 
-const monthName = (date: Date) => `state_transition_y${date.getUTCFullYear()}m${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
+const monthName = (date: Date) =>
+  `state_transition_y${date.getUTCFullYear()}m${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
 const monthsFromNow = (months: number) => {
   const now = new Date();
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + months, 1));
@@ -52,7 +58,8 @@ describe('state_transition partitions', () => {
     expect(pass).toMatchObject({ ran: true });
     expect(pass.created).toBeGreaterThanOrEqual(1);
     const attached = await attachedPartitions();
-    for (let ahead = 0; ahead <= DEFAULT_RETENTION.partitionsAheadMonths; ahead++) expect(attached).toContain(monthName(monthsFromNow(ahead)));
+    for (let ahead = 0; ahead <= DEFAULT_RETENTION.partitionsAheadMonths; ahead++)
+      expect(attached).toContain(monthName(monthsFromNow(ahead)));
     expect(attached).toContain('state_transition_default');
     expect(await maintainPartitions(sql)).toEqual({ ran: true, created: 0, detached: [] });
     expect((await readRetentionBacklog(sql)).state_transition_ahead).toBe(DEFAULT_RETENTION.partitionsAheadMonths);
@@ -76,7 +83,9 @@ describe('state_transition partitions', () => {
     const pass = await maintainPartitions(sql);
     expect(pass.detached).toContain(monthName(old));
     expect(pass.detached).not.toContain(monthName(kept));
-    const [archived] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${sql('archive')}.${sql(monthName(old))} WHERE entity_id = ${entity}`;
+    const [archived] = await sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM ${sql('archive')}.${sql(monthName(old))} WHERE entity_id = ${entity}`;
     expect(archived!.n).toBe(500);
     const remaining = await sql<{ cause: string }[]>`SELECT cause FROM state_transition WHERE entity_id = ${entity}`;
     expect(remaining.map((row) => row.cause)).toEqual(['recent enough']);
@@ -97,7 +106,10 @@ describe('state_transition partitions', () => {
   it('holds, cancels and bookings keep working while partitions of both tables are created and detached', async () => {
     const { showtimeId } = await core.createShowtime({ layout: { rows: 4, columns: 16 } });
     const sold = await core.createShowtime({ layout: { rows: 4, columns: 26 } });
-    const seats = Array.from({ length: 64 }, (_, i) => `${String.fromCharCode(65 + Math.floor(i / 16))}${(i % 16) + 1}`);
+    const seats = Array.from(
+      { length: 64 },
+      (_, i) => `${String.fromCharCode(65 + Math.floor(i / 16))}${(i % 16) + 1}`,
+    );
     const rounds = 25;
     let stop = false;
     let jobPasses = 0;
@@ -108,19 +120,25 @@ describe('state_transition partitions', () => {
         await sql.unsafe(`DROP TABLE IF EXISTS ${monthName(monthsFromNow(DEFAULT_RETENTION.partitionsAheadMonths))}`);
         const ancient = new Date(Date.UTC(2000 + (i % 20), 0, 1));
         await sql.unsafe(`DROP TABLE IF EXISTS archive.${monthName(ancient)}`);
-        await sql`SELECT state_transition_ensure_partitions(${ancient}, ${new Date(ancient.getTime() + 86_400_000)})`.catch(() => {});
+        await sql`SELECT state_transition_ensure_partitions(${ancient}, ${new Date(ancient.getTime() + 86_400_000)})`.catch(
+          () => {},
+        );
         await maintainPartitions(sql);
         const far = `show_seat_b9${String(i).padStart(11, '0')}`;
         const low = 900_000_000_000 + i * 10_000;
-        await sql.begin(async (tx) => {
-          await tx`SET LOCAL lock_timeout = '200ms'`;
-          await tx.unsafe(`CREATE TABLE ${far} PARTITION OF show_seat FOR VALUES FROM (${low}) TO (${low + 10_000})`);
-        }).catch(() => {});
-        await sql.begin(async (tx) => {
-          await tx`SET LOCAL lock_timeout = '200ms'`;
-          await tx.unsafe(`ALTER TABLE show_seat DETACH PARTITION ${far}`);
-          await tx.unsafe(`DROP TABLE ${far}`);
-        }).catch(() => {});
+        await sql
+          .begin(async (tx) => {
+            await tx`SET LOCAL lock_timeout = '200ms'`;
+            await tx.unsafe(`CREATE TABLE ${far} PARTITION OF show_seat FOR VALUES FROM (${low}) TO (${low + 10_000})`);
+          })
+          .catch(() => {});
+        await sql
+          .begin(async (tx) => {
+            await tx`SET LOCAL lock_timeout = '200ms'`;
+            await tx.unsafe(`ALTER TABLE show_seat DETACH PARTITION ${far}`);
+            await tx.unsafe(`DROP TABLE ${far}`);
+          })
+          .catch(() => {});
         jobPasses++;
       }
     })();
@@ -138,15 +156,25 @@ describe('state_transition partitions', () => {
         const checkout = await payments.checkout(sold.showtimeId, customer, hold.json.holdId);
         statuses.push(checkout.status);
         if (checkout.status !== 201) return;
-        statuses.push((await payments.sandboxApi('POST', `/v1/payments/${checkout.json.paymentId}/approve`)).status === 200 ? 201 : 500);
+        statuses.push(
+          (await payments.sandboxApi('POST', `/v1/payments/${checkout.json.paymentId}/approve`)).status === 200
+            ? 201
+            : 500,
+        );
         paid.push({ holdId: hold.json.holdId, customer });
       });
-      const holds = await releasedTogether(32, (i) => core.hold(showtimeId, `ret-${round}-${i}`, [seats[2 * i]!, seats[2 * i + 1]!]));
+      const holds = await releasedTogether(32, (i) =>
+        core.hold(showtimeId, `ret-${round}-${i}`, [seats[2 * i]!, seats[2 * i + 1]!]),
+      );
       statuses.push(...holds.map((h) => h.status));
       const cancels = await releasedTogether(32, async (i) => {
         const hold = holds[i]!;
         if (hold.status !== 201) return hold.status;
-        return (await core.call('DELETE', `/holds/${hold.json.holdId}`, { token: await core.tokenFor(`ret-${round}-${i}`, showtimeId) })).status;
+        return (
+          await core.call('DELETE', `/holds/${hold.json.holdId}`, {
+            token: await core.tokenFor(`ret-${round}-${i}`, showtimeId),
+          })
+        ).status;
       });
       statuses.push(...cancels);
       await buyers;
@@ -157,7 +185,8 @@ describe('state_transition partitions', () => {
     const leftovers = await sql<{ name: string }[]>`
       SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
        WHERE i.inhparent = 'show_seat'::regclass AND c.relname LIKE 'show_seat_b9%'`;
-    for (const { name } of leftovers) await sql.unsafe(`ALTER TABLE show_seat DETACH PARTITION ${name}; DROP TABLE ${name}`);
+    for (const { name } of leftovers)
+      await sql.unsafe(`ALTER TABLE show_seat DETACH PARTITION ${name}; DROP TABLE ${name}`);
     expect(jobPasses).toBeGreaterThan(1);
     expect(statuses.filter((status) => status !== 201 && status !== 204)).toEqual([]);
     expect(paid).toHaveLength(rounds * 2);
@@ -203,7 +232,9 @@ describe('show_seat partitions (blocks of showtime ids)', () => {
   it('seats written before their block existed wait in DEFAULT, holds work on them, and the job moves them into the block', async () => {
     const id = 5 * BLOCK + 7;
     await showtimeAt(id, 3, true);
-    const [before] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM show_seat_default WHERE showtime_id = ${id}`;
+    const [before] = await sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM show_seat_default WHERE showtime_id = ${id}`;
     expect(before!.n).toBe(5);
     expect((await readRetentionBacklog(sql)).show_seat_default).toBe(5);
     expect((await core.hold(id, unique('early'), ['A1', 'A2'])).status).toBe(201);
@@ -227,14 +258,20 @@ describe('show_seat partitions (blocks of showtime ids)', () => {
     expect(pass.detached).not.toContain(blockNameOf(0));
     expect(pass.detached).not.toContain(blockNameOf(4 * BLOCK));
     expect(pass.detached).not.toContain(blockNameOf(6 * BLOCK));
-    const [archived] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${sql('archive')}.${sql(blockNameOf(3 * BLOCK))} WHERE showtime_id = ${3 * BLOCK + 1}`;
+    const [archived] = await sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM ${sql('archive')}.${sql(blockNameOf(3 * BLOCK))} WHERE showtime_id = ${3 * BLOCK + 1}`;
     expect(archived!.n).toBe(5);
-    const [left] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM show_seat WHERE showtime_id = ${3 * BLOCK + 1}`;
+    const [left] = await sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM show_seat WHERE showtime_id = ${3 * BLOCK + 1}`;
     expect(left!.n).toBe(0);
     // Blocks after the newest showtime's were created ahead of it.
     const attached = await sql<{ name: string }[]>`
       SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'show_seat'::regclass`;
-    expect(attached.map((r) => r.name)).toEqual(expect.arrayContaining([blockNameOf(6 * BLOCK), blockNameOf(7 * BLOCK), blockNameOf(8 * BLOCK)]));
+    expect(attached.map((r) => r.name)).toEqual(
+      expect.arrayContaining([blockNameOf(6 * BLOCK), blockNameOf(7 * BLOCK), blockNameOf(8 * BLOCK)]),
+    );
     expect((await readRetentionBacklog(sql)).show_seat_ahead).toBe(DEFAULT_RETENTION.showSeatBlocksAhead);
   });
 });
@@ -254,7 +291,9 @@ describe('row retention', () => {
     const removed = await Promise.all([purgeOldWebhookEvents(sql, settings), purgeOldWebhookEvents(sql, settings)]);
     expect(removed.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
     await runRetention(sql, settings);
-    const left = await sql<{ event_id: string }[]>`SELECT event_id FROM payment_event WHERE event_id LIKE ${`${tag}-%`}`;
+    const left = await sql<
+      { event_id: string }[]
+    >`SELECT event_id FROM payment_event WHERE event_id LIKE ${`${tag}-%`}`;
     expect(left.length).toBe(30);
     expect(left.every((row) => row.event_id.includes('-new-'))).toBe(true);
     expect((await readRetentionBacklog(sql)).payment_event).toBe(0);
@@ -270,7 +309,9 @@ describe('row retention', () => {
     expect((await readRetentionBacklog(sql)).outbox).toBeGreaterThanOrEqual(20);
     while ((await purgePublishedOutbox(sql)) > 0);
     await runRetention(sql);
-    const rows = await sql<{ published: boolean }[]>`SELECT published_at IS NOT NULL AS published FROM outbox WHERE showtime_id = ${showtimeId}`;
+    const rows = await sql<
+      { published: boolean }[]
+    >`SELECT published_at IS NOT NULL AS published FROM outbox WHERE showtime_id = ${showtimeId}`;
     expect(rows.length).toBe(20);
     expect(rows.every((row) => !row.published)).toBe(true);
     expect((await readRetentionBacklog(sql)).outbox).toBe(0);
@@ -290,11 +331,20 @@ describe('row retention', () => {
     expect(text).toMatch(/^core_retention_backlog_rows\{table="show_seat"\} \d+$/m);
     expect(text).toMatch(/^core_retention_backlog_rows\{table="seat_hold"\} \d+$/m);
     expect(text).toMatch(/^core_partition_default_rows\{table="seat_hold"\} 0$/m);
-    expect(text).toMatch(new RegExp(`^core_partitions_ahead\\{table="seat_hold"\\} ${DEFAULT_RETENTION.showSeatBlocksAhead}$`, 'm'));
+    expect(text).toMatch(
+      new RegExp(`^core_partitions_ahead\\{table="seat_hold"\\} ${DEFAULT_RETENTION.showSeatBlocksAhead}$`, 'm'),
+    );
     expect(text).toMatch(/^core_partition_default_rows\{table="state_transition"\} 0$/m);
     expect(text).toMatch(/^core_partition_default_rows\{table="show_seat"\} 0$/m);
-    expect(text).toMatch(new RegExp(`^core_partitions_ahead\\{table="state_transition"\\} ${DEFAULT_RETENTION.partitionsAheadMonths}$`, 'm'));
-    expect(text).toMatch(new RegExp(`^core_partitions_ahead\\{table="show_seat"\\} ${DEFAULT_RETENTION.showSeatBlocksAhead}$`, 'm'));
+    expect(text).toMatch(
+      new RegExp(
+        `^core_partitions_ahead\\{table="state_transition"\\} ${DEFAULT_RETENTION.partitionsAheadMonths}$`,
+        'm',
+      ),
+    );
+    expect(text).toMatch(
+      new RegExp(`^core_partitions_ahead\\{table="show_seat"\\} ${DEFAULT_RETENTION.showSeatBlocksAhead}$`, 'm'),
+    );
   });
 
   it('reports the age of the oldest unpublished event and pending payment, and whether the database answered', async () => {
@@ -307,7 +357,11 @@ describe('row retention', () => {
     expect(text).toMatch(/^core_payments_oldest_pending_age_seconds \d+(\.\d+)?$/m);
     expect(text).toMatch(/^core_database_up 1$/m);
 
-    const unreachable = postgres('postgres://postgres@127.0.0.1:1/none', { max: 1, connect_timeout: 1, onnotice: () => {} });
+    const unreachable = postgres('postgres://postgres@127.0.0.1:1/none', {
+      max: 1,
+      connect_timeout: 1,
+      onnotice: () => {},
+    });
     const down = new Registry();
     registerBacklogGauges(down, unreachable);
     expect(await down.metrics()).toMatch(/^core_database_up 0$/m);

@@ -36,7 +36,9 @@ describe('seat_hold partitions (the same blocks as show_seat)', () => {
     const hold = await core.hold(showtimeId, buyer, ['A1', 'A2']);
     expect(hold.status).toBe(201);
     const paymentId = await payments.fakePayment({ holdId: hold.json.holdId, showtimeId, customerId: buyer });
-    expect((await payments.postCallback(payments.signedCallback({ type: 'payment.succeeded', paymentId }))).status).toBe(200);
+    expect(
+      (await payments.postCallback(payments.signedCallback({ type: 'payment.succeeded', paymentId }))).status,
+    ).toBe(200);
     expect(await payments.paymentState(paymentId)).toMatchObject({ payment: 'SUCCEEDED', booking: 'CONFIRMED' });
     const other = await core.hold(showtimeId, unique(tag), ['A3', 'A4']);
     expect(other.status).toBe(201);
@@ -51,18 +53,22 @@ describe('seat_hold partitions (the same blocks as show_seat)', () => {
        WHERE id = ${showtimeId}`;
   }
 
-  it('every hold lives in its showtime\'s block; payments and bookings must name a hold of their own showtime', async () => {
+  it("every hold lives in its showtime's block; payments and bookings must name a hold of their own showtime", async () => {
     const { showtimeId } = await core.createShowtime();
     const hold = await core.hold(showtimeId, unique('part'), ['A1']);
     expect(hold.status).toBe(201);
-    const [row] = await sql<{ part: string }[]>`SELECT tableoid::regclass::text AS part FROM seat_hold WHERE showtime_id = ${showtimeId}`;
+    const [row] = await sql<
+      { part: string }[]
+    >`SELECT tableoid::regclass::text AS part FROM seat_hold WHERE showtime_id = ${showtimeId}`;
     expect(row!.part).toBe(holdBlock(Math.floor(showtimeId / BLOCK) * BLOCK));
     // The check that replaced the foreign key: a real hold under another showtime is refused.
     const other = await core.createShowtime();
-    await expect(payments.fakePayment({ holdId: hold.json.holdId, showtimeId: other.showtimeId, customerId: 'x' }))
-      .rejects.toMatchObject({ code: '23503', constraint_name: 'payment_hold_exists' });
-    await expect(payments.fakePayment({ holdId: '00000000-0000-4000-8000-000000000000', showtimeId, customerId: 'x' }))
-      .rejects.toMatchObject({ code: '23503' });
+    await expect(
+      payments.fakePayment({ holdId: hold.json.holdId, showtimeId: other.showtimeId, customerId: 'x' }),
+    ).rejects.toMatchObject({ code: '23503', constraint_name: 'payment_hold_exists' });
+    await expect(
+      payments.fakePayment({ holdId: '00000000-0000-4000-8000-000000000000', showtimeId, customerId: 'x' }),
+    ).rejects.toMatchObject({ code: '23503' });
   });
 
   it('holds written before their block existed wait in DEFAULT, sell normally, and the job moves them into the block', async () => {
@@ -72,15 +78,21 @@ describe('seat_hold partitions (the same blocks as show_seat)', () => {
     const sold = await sell(id, 'early-hold');
     expect((await readRetentionBacklog(sql)).seat_hold_default).toBe(2);
     await sql`SELECT seat_hold_ensure_partitions(${id})`;
-    const rows = await sql<{ part: string }[]>`SELECT DISTINCT tableoid::regclass::text AS part FROM seat_hold WHERE showtime_id = ${id}`;
+    const rows = await sql<
+      { part: string }[]
+    >`SELECT DISTINCT tableoid::regclass::text AS part FROM seat_hold WHERE showtime_id = ${id}`;
     expect(rows.map((r) => r.part)).toEqual([holdBlock(11 * BLOCK)]);
     expect((await readRetentionBacklog(sql)).seat_hold_default).toBe(0);
     // The open hold still ends normally from its new partition.
-    const token = await core.tokenFor((await sql`SELECT customer_id FROM seat_hold WHERE showtime_id = ${id} AND id = ${sold.openHold}`)[0]!.customer_id, id);
+    const token = await core.tokenFor(
+      (await sql`SELECT customer_id FROM seat_hold WHERE showtime_id = ${id} AND id = ${sold.openHold}`)[0]!
+        .customer_id,
+      id,
+    );
     expect((await core.call('DELETE', `/holds/${sold.openHold}`, { token })).status).toBe(204);
   });
 
-  it('archives a finished block\'s holds with its seats; payments and bookings stay and still name them', async () => {
+  it("archives a finished block's holds with its seats; payments and bookings stay and still name them", async () => {
     const finished = 13 * BLOCK + 1;
     const upcoming = 14 * BLOCK + 1;
     await showtimeAt(finished);
@@ -97,7 +109,10 @@ describe('seat_hold partitions (the same blocks as show_seat)', () => {
     expect(pass.detached).not.toContain(holdBlock(14 * BLOCK));
     const archived = await sql<{ id: string; status: string }[]>`
       SELECT id, status FROM ${sql('archive')}.${sql(holdBlock(13 * BLOCK))} WHERE showtime_id = ${finished} ORDER BY status`;
-    expect(archived).toEqual([{ id: old.openHold, status: 'ACTIVE' }, { id: old.paidHold, status: 'CONFIRMED' }]);
+    expect(archived).toEqual([
+      { id: old.openHold, status: 'ACTIVE' },
+      { id: old.paidHold, status: 'CONFIRMED' },
+    ]);
     const [left] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM seat_hold WHERE showtime_id = ${finished}`;
     expect(left!.n).toBe(0);
     // The money records are kept, and still join to their hold in the archive.
@@ -108,7 +123,10 @@ describe('seat_hold partitions (the same blocks as show_seat)', () => {
        WHERE b.payment_id = ${old.paymentId}`;
     expect(kept).toEqual({ booking: 'CONFIRMED', payment: 'SUCCEEDED', seats: ['A1', 'A2'] });
     // The live block is untouched: its paid hold still reads as booked.
-    const token = await core.tokenFor((await sql`SELECT customer_id FROM booking WHERE payment_id = ${live.paymentId}`)[0]!.customer_id, upcoming);
+    const token = await core.tokenFor(
+      (await sql`SELECT customer_id FROM booking WHERE payment_id = ${live.paymentId}`)[0]!.customer_id,
+      upcoming,
+    );
     const view = await core.call('GET', `/holds/${live.paidHold}`, { token });
     expect(view.status).toBe(200);
     expect(view.json.bookingId).toEqual(expect.any(String));
@@ -120,7 +138,10 @@ describe('seat_hold partitions (the same blocks as show_seat)', () => {
     await showtimeAt(40 * BLOCK + 1); // the newest block
     const live = await core.createShowtime({ layout: { rows: 4, columns: 16 } });
     const paying = await core.createShowtime({ layout: { rows: 2, columns: 20 } });
-    const seats = Array.from({ length: 64 }, (_, i) => `${String.fromCharCode(65 + Math.floor(i / 16))}${(i % 16) + 1}`);
+    const seats = Array.from(
+      { length: 64 },
+      (_, i) => `${String.fromCharCode(65 + Math.floor(i / 16))}${(i % 16) + 1}`,
+    );
     const statuses: number[] = [];
     // One sold showtime per block, all made first (the job detaches empty blocks below the newest).
     for (let round = 0; round < rounds; round++) {
@@ -136,16 +157,31 @@ describe('seat_hold partitions (the same blocks as show_seat)', () => {
         releasedTogether(2, async (i) => {
           const buyer = `rp-${round}-${i}`;
           const code = round * 2 + i;
-          const hold = await core.hold(paying.showtimeId, buyer, [`${String.fromCharCode(65 + Math.floor(code / 20))}${(code % 20) + 1}`]);
+          const hold = await core.hold(paying.showtimeId, buyer, [
+            `${String.fromCharCode(65 + Math.floor(code / 20))}${(code % 20) + 1}`,
+          ]);
           if (hold.status !== 201) return hold.status;
-          const paymentId = await payments.fakePayment({ holdId: hold.json.holdId, showtimeId: paying.showtimeId, customerId: buyer });
-          const settled = await payments.postCallback(payments.signedCallback({ type: 'payment.succeeded', paymentId }));
+          const paymentId = await payments.fakePayment({
+            holdId: hold.json.holdId,
+            showtimeId: paying.showtimeId,
+            customerId: buyer,
+          });
+          const settled = await payments.postCallback(
+            payments.signedCallback({ type: 'payment.succeeded', paymentId }),
+          );
           return settled.status === 200 ? 201 : settled.status;
         }),
       ]);
       statuses.push(...holds.map((h) => h.status), ...paid);
-      const cancels = await releasedTogether(32, async (i) =>
-        (await core.call('DELETE', `/holds/${holds[i]!.json.holdId}`, { token: await core.tokenFor(`rr-${round}-${i}`, live.showtimeId) })).status);
+      const cancels = await releasedTogether(
+        32,
+        async (i) =>
+          (
+            await core.call('DELETE', `/holds/${holds[i]!.json.holdId}`, {
+              token: await core.tokenFor(`rr-${round}-${i}`, live.showtimeId),
+            })
+          ).status,
+      );
       statuses.push(...cancels);
       // A pass that lost the lock race to the buyers (lock_timeout) retries, as the next run would.
       const detached = pass.ran ? pass.detached : (await maintainPartitions(sql)).detached;
@@ -209,6 +245,8 @@ describe('seat_hold detach against a long transaction', () => {
       reader.release();
     }
     // Put the block back for the tests after this one (the job would have archived it anyway).
-    await sql.unsafe(`ALTER TABLE seat_hold ATTACH PARTITION ${blockName('seat_hold', 60 * BLOCK)} FOR VALUES FROM (${60 * BLOCK}) TO (${61 * BLOCK})`);
+    await sql.unsafe(
+      `ALTER TABLE seat_hold ATTACH PARTITION ${blockName('seat_hold', 60 * BLOCK)} FOR VALUES FROM (${60 * BLOCK}) TO (${61 * BLOCK})`,
+    );
   });
 });

@@ -34,14 +34,21 @@ async function seatOwners(showtimeId: number, seat: string) {
 describe('payment callbacks under duplication and races', () => {
   it('64 identical callbacks at once, 200 rounds: one booking and one BookingConfirmed per round, all answered 2xx', async () => {
     const { showtimeId } = await h.core.createShowtime({ layout: { rows: 10, columns: 20 } });
-    const seats = (await sql<{ seat_code: string }[]>`SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} ORDER BY seat_code`).map((r) => r.seat_code);
+    const seats = (
+      await sql<
+        { seat_code: string }[]
+      >`SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} ORDER BY seat_code`
+    ).map((r) => r.seat_code);
     for (let round = 0; round < 200; round++) {
       const customerId = unique(`dup-${round}`);
       const hold = await h.core.hold(showtimeId, customerId, [seats[round]!]);
       const paymentId = await h.fakePayment({ holdId: hold.json.holdId, showtimeId, customerId });
       const callback = h.signedCallback({ type: 'payment.succeeded', paymentId });
       const answers = await releasedTogether(64, () => h.postCallback(callback));
-      expect(answers.filter((a) => a.status !== 200), `round ${round}`).toEqual([]);
+      expect(
+        answers.filter((a) => a.status !== 200),
+        `round ${round}`,
+      ).toEqual([]);
       expect(answers.filter((a) => a.json.outcome === 'booked')).toHaveLength(1);
     }
     const [counts] = await sql<{ bookings: number; confirmed_events: number; booked: number }[]>`
@@ -57,54 +64,106 @@ describe('payment callbacks under duplication and races', () => {
     const after = { customer: unique('after'), seat: 'A2' };
     const resold = { customer: unique('resold'), seat: 'A3' };
     const holds = await Promise.all([before, after, resold].map((b) => h.core.hold(showtimeId, b.customer, [b.seat])));
-    const payments = await Promise.all([before, after, resold].map((b, i) => h.fakePayment({ holdId: holds[i]!.json.holdId, showtimeId, customerId: b.customer })));
+    const payments = await Promise.all(
+      [before, after, resold].map((b, i) =>
+        h.fakePayment({ holdId: holds[i]!.json.holdId, showtimeId, customerId: b.customer }),
+      ),
+    );
 
     await sleep(1000); // 1 s before expiry
-    expect((await h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId: payments[0]! }))).json.outcome).toBe('booked');
+    expect(
+      (await h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId: payments[0]! }))).json.outcome,
+    ).toBe('booked');
     await sleep(2000); // 1 s after expiry
     const rival = await h.core.hold(showtimeId, unique('rival'), ['A3']);
     expect(rival.status).toBe(201);
-    expect((await h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId: payments[1]! }))).json.outcome).toBe('refund_requested');
-    expect((await h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId: payments[2]! }))).json.outcome).toBe('refund_requested');
+    expect(
+      (await h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId: payments[1]! }))).json.outcome,
+    ).toBe('refund_requested');
+    expect(
+      (await h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId: payments[2]! }))).json.outcome,
+    ).toBe('refund_requested');
 
     expect(await h.paymentState(payments[0]!)).toEqual({ payment: 'SUCCEEDED', booking: 'CONFIRMED', refund: null });
-    expect(await h.paymentState(payments[1]!)).toEqual({ payment: 'REFUND_REQUESTED', booking: 'FAILED', refund: 'PENDING' });
-    expect(await h.paymentState(payments[2]!)).toEqual({ payment: 'REFUND_REQUESTED', booking: 'FAILED', refund: 'PENDING' });
+    expect(await h.paymentState(payments[1]!)).toEqual({
+      payment: 'REFUND_REQUESTED',
+      booking: 'FAILED',
+      refund: 'PENDING',
+    });
+    expect(await h.paymentState(payments[2]!)).toEqual({
+      payment: 'REFUND_REQUESTED',
+      booking: 'FAILED',
+      refund: 'PENDING',
+    });
     expect((await seatOwners(showtimeId, 'A1')).status).toBe('BOOKED');
     expect((await seatOwners(showtimeId, 'A2')).status).toBe('HELD'); // lapsed, not yet swept: free by the clock
     expect(await seatOwners(showtimeId, 'A3')).toMatchObject({ status: 'HELD', hold_id: rival.json.holdId });
-    const refunds = await sql`SELECT count(*)::int AS n FROM refund_command WHERE payment_id IN ${sql([payments[1]!, payments[2]!])}`;
+    const refunds =
+      await sql`SELECT count(*)::int AS n FROM refund_command WHERE payment_id IN ${sql([payments[1]!, payments[2]!])}`;
     expect(refunds[0]!.n).toBe(2);
   });
 
   it('payment against expiry, 500 trials racing at the expiry instant: never two owners, never money without a seat or a refund', async () => {
     const { showtimeId } = await h.core.createShowtime({ holdTtlMs: 1000, layout: { rows: 20, columns: 25 } });
-    const seats = (await sql<{ seat_code: string }[]>`SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} ORDER BY seat_code`).map((r) => r.seat_code);
-    const jobs = backgroundJobs({ sql, gateway: h.gateway, sink: inProcessSink(), logger: pino({ level: 'silent' }) }).jobs;
+    const seats = (
+      await sql<
+        { seat_code: string }[]
+      >`SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} ORDER BY seat_code`
+    ).map((r) => r.seat_code);
+    const jobs = backgroundJobs({
+      sql,
+      gateway: h.gateway,
+      sink: inProcessSink(),
+      logger: pino({ level: 'silent' }),
+    }).jobs;
     // Ten waves of 50 trials, so each expiry instant meets a burst the machine can serve on
     // time. In each trial the callback, a rival's hold and a sweeper pass fire at random
     // instants within ±100 ms of that hold's expiry.
-    type Outcome = { trial: { seat: string; holdId: string; paymentId: string }; callback: Awaited<ReturnType<PaymentHarness['postCallback']>>; rival: Awaited<ReturnType<PaymentHarness['core']['call']>>; seat: Awaited<ReturnType<typeof seatOwners>> };
+    type Outcome = {
+      trial: { seat: string; holdId: string; paymentId: string };
+      callback: Awaited<ReturnType<PaymentHarness['postCallback']>>;
+      rival: Awaited<ReturnType<PaymentHarness['core']['call']>>;
+      seat: Awaited<ReturnType<typeof seatOwners>>;
+    };
     const outcomes: Outcome[] = [];
     for (let wave = 0; wave < 10; wave++) {
-      const trials = await Promise.all(seats.slice(wave * 50, wave * 50 + 50).map(async (seat) => {
-        const customerId = unique('racer');
-        const rival = await h.core.tokenFor(unique('rival'), showtimeId);
-        const hold = await h.core.hold(showtimeId, customerId, [seat]);
-        const paymentId = await h.fakePayment({ holdId: hold.json.holdId, showtimeId, customerId });
-        return { seat, holdId: hold.json.holdId as string, expiresAtMs: Date.parse(hold.json.expiresAt), paymentId, rival };
-      }));
-      outcomes.push(...await Promise.all(trials.map(async (trial) => {
-        const at = (offsetMs: number) => sleep(Math.max(0, trial.expiresAtMs + offsetMs - Date.now()));
-        const jitter = () => Math.random() * 200 - 100;
-        const [callback, rival] = await Promise.all([
-          at(jitter()).then(() => h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId: trial.paymentId }))),
-          at(jitter()).then(() => h.core.call('POST', `/showtimes/${showtimeId}/holds`, { token: trial.rival, body: { seats: [trial.seat] } })),
-          at(jitter()).then(() => jobs.sweeper()),
-        ]);
-        // Read at once: the rival's own hold lasts only a second too.
-        return { trial, callback, rival, seat: await seatOwners(showtimeId, trial.seat) };
-      })));
+      const trials = await Promise.all(
+        seats.slice(wave * 50, wave * 50 + 50).map(async (seat) => {
+          const customerId = unique('racer');
+          const rival = await h.core.tokenFor(unique('rival'), showtimeId);
+          const hold = await h.core.hold(showtimeId, customerId, [seat]);
+          const paymentId = await h.fakePayment({ holdId: hold.json.holdId, showtimeId, customerId });
+          return {
+            seat,
+            holdId: hold.json.holdId as string,
+            expiresAtMs: Date.parse(hold.json.expiresAt),
+            paymentId,
+            rival,
+          };
+        }),
+      );
+      outcomes.push(
+        ...(await Promise.all(
+          trials.map(async (trial) => {
+            const at = (offsetMs: number) => sleep(Math.max(0, trial.expiresAtMs + offsetMs - Date.now()));
+            const jitter = () => Math.random() * 200 - 100;
+            const [callback, rival] = await Promise.all([
+              at(jitter()).then(() =>
+                h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId: trial.paymentId })),
+              ),
+              at(jitter()).then(() =>
+                h.core.call('POST', `/showtimes/${showtimeId}/holds`, {
+                  token: trial.rival,
+                  body: { seats: [trial.seat] },
+                }),
+              ),
+              at(jitter()).then(() => jobs.sweeper()),
+            ]);
+            // Read at once: the rival's own hold lasts only a second too.
+            return { trial, callback, rival, seat: await seatOwners(showtimeId, trial.seat) };
+          }),
+        )),
+      );
     }
 
     let booked = 0;
@@ -127,10 +186,12 @@ describe('payment callbacks under duplication and races', () => {
           // The seat stayed with the rival, unless the rival's own one-second hold lapsed since.
           if (seat.hold_id !== rival.json.holdId) {
             const [rivalHold] = await sql`SELECT status FROM seat_hold WHERE id = ${rival.json.holdId}`;
-            expect({ seat: seat.status, rivalHold: rivalHold!.status }).toEqual({ seat: 'AVAILABLE', rivalHold: 'EXPIRED' });
+            expect({ seat: seat.status, rivalHold: rivalHold!.status }).toEqual({
+              seat: 'AVAILABLE',
+              rivalHold: 'EXPIRED',
+            });
           }
-        }
-        else if (seat.status === 'HELD') expect(seat.hold_id).toBe(trial.holdId); // the lapsed hold, not yet swept
+        } else if (seat.status === 'HELD') expect(seat.hold_id).toBe(trial.holdId); // the lapsed hold, not yet swept
       }
     }
     expect(booked + refunded).toBe(500);
@@ -165,7 +226,11 @@ describe('webhook signature matrix', () => {
     ['signed 299 s ago', () => ({ signedAtSeconds: now() - 299 }), 200],
     ['signed 301 s ago', () => ({ signedAtSeconds: now() - 301 }), 401],
     ['signed 301 s in the future', () => ({ signedAtSeconds: now() + 301 }), 401],
-    ['two v1 values during a rotation, one of them ours', () => ({ secrets: ['whsec_new_one', 'whsec_test_secret'] }), 200],
+    [
+      'two v1 values during a rotation, one of them ours',
+      () => ({ secrets: ['whsec_new_one', 'whsec_test_secret'] }),
+      200,
+    ],
   ])('%s', async (_label, options, status) => {
     const paymentId = await pendingPayment();
     const answer = await h.postCallback(h.signedCallback({ type: 'payment.succeeded', paymentId }, options()));
@@ -190,8 +255,21 @@ describe('webhook signature matrix', () => {
     const post = (body: string) => h.postCallback({ body, signature: signWebhook(body, ['whsec_test_secret'], now()) });
     expect((await post('{"id":')).status).toBe(400);
     expect((await post('{"id":"evt_1","type":"payment.succeeded"}')).status).toBe(422);
-    expect((await post(JSON.stringify({ id: 'evt_x', type: 'customer.created', created: now(), data: { paymentId: 'pay_x' } }))).json.outcome).toBe('ignored');
-    const unknown = await post(JSON.stringify({ id: 'evt_unknown', type: 'payment.succeeded', created: now(), data: { paymentId: 'pay_nope', amount: 1000, currency: 'EUR' } }));
+    expect(
+      (
+        await post(
+          JSON.stringify({ id: 'evt_x', type: 'customer.created', created: now(), data: { paymentId: 'pay_x' } }),
+        )
+      ).json.outcome,
+    ).toBe('ignored');
+    const unknown = await post(
+      JSON.stringify({
+        id: 'evt_unknown',
+        type: 'payment.succeeded',
+        created: now(),
+        data: { paymentId: 'pay_nope', amount: 1000, currency: 'EUR' },
+      }),
+    );
     expect(unknown.status).toBe(503);
     expect(unknown.headers.get('retry-after')).toBeTruthy();
     const [events] = await sql`SELECT count(*)::int AS n FROM payment_event WHERE event_id = 'evt_unknown'`;
@@ -205,11 +283,21 @@ describe('the state machine', () => {
     const customerId = unique('sm');
     const hold = await h.core.hold(showtimeId, customerId, ['C1']);
     const paymentId = await h.fakePayment({ holdId: hold.json.holdId, showtimeId, customerId });
-    await expect(sql`UPDATE payment SET status = 'REFUNDED', status_cause = 'bug' WHERE id = ${paymentId}`).rejects.toMatchObject({ code: 'WRT09' });
-    await expect(sql`UPDATE seat_hold SET status = 'ACTIVE', status_cause = 'bug' WHERE id = ${hold.json.holdId}`).resolves.toBeDefined(); // unchanged: no transition
+    await expect(
+      sql`UPDATE payment SET status = 'REFUNDED', status_cause = 'bug' WHERE id = ${paymentId}`,
+    ).rejects.toMatchObject({ code: 'WRT09' });
+    await expect(
+      sql`UPDATE seat_hold SET status = 'ACTIVE', status_cause = 'bug' WHERE id = ${hold.json.holdId}`,
+    ).resolves.toBeDefined(); // unchanged: no transition
     await sql`UPDATE seat_hold SET status = 'CANCELLED', status_cause = 'test', ended_at = now() WHERE id = ${hold.json.holdId}`;
-    await expect(sql`UPDATE seat_hold SET status = 'ACTIVE', status_cause = 'bug', ended_at = NULL WHERE id = ${hold.json.holdId}`).rejects.toMatchObject({ code: 'WRT09' });
-    const log = await sql`SELECT from_state, to_state, cause FROM state_transition WHERE entity_type = 'hold' AND entity_id = ${hold.json.holdId} ORDER BY id`;
-    expect(log.map((r) => `${r.from_state}->${r.to_state}:${r.cause}`)).toEqual(['null->ACTIVE:hold requested', 'ACTIVE->CANCELLED:test']);
+    await expect(
+      sql`UPDATE seat_hold SET status = 'ACTIVE', status_cause = 'bug', ended_at = NULL WHERE id = ${hold.json.holdId}`,
+    ).rejects.toMatchObject({ code: 'WRT09' });
+    const log =
+      await sql`SELECT from_state, to_state, cause FROM state_transition WHERE entity_type = 'hold' AND entity_id = ${hold.json.holdId} ORDER BY id`;
+    expect(log.map((r) => `${r.from_state}->${r.to_state}:${r.cause}`)).toEqual([
+      'null->ACTIVE:hold requested',
+      'ACTIVE->CANCELLED:test',
+    ]);
   });
 });

@@ -49,7 +49,12 @@ async function liveHold() {
   const customerId = unique('crash');
   const hold = await core.hold(showtimeId, customerId, ['B2', 'B3']);
   expect(hold.status).toBe(201);
-  return { showtimeId, customerId, holdId: hold.json.holdId as string, token: await core.tokenFor(customerId, showtimeId) };
+  return {
+    showtimeId,
+    customerId,
+    holdId: hold.json.holdId as string,
+    token: await core.tokenFor(customerId, showtimeId),
+  };
 }
 
 const checkout = (holdId: string, token: string, key: string) =>

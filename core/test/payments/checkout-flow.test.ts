@@ -17,7 +17,13 @@ beforeAll(async () => {
   database = await isolatedDatabase('checkout');
   sql = connectDatabase(database.url, { max: 24, applicationName: 'test-checkout' });
   h = await createPaymentHarness(sql);
-  jobs = backgroundJobs({ sql, gateway: h.gateway, sink: inProcessSink(), logger: pino({ level: 'silent' }), settings: { reconcileAfterMs: 0, compensationGraceMs: 0 } }).jobs;
+  jobs = backgroundJobs({
+    sql,
+    gateway: h.gateway,
+    sink: inProcessSink(),
+    logger: pino({ level: 'silent' }),
+    settings: { reconcileAfterMs: 0, compensationGraceMs: 0 },
+  }).jobs;
 });
 afterAll(async () => {
   await h.close();
@@ -55,17 +61,29 @@ describe('checkout and payment, end to end through the sandbox', () => {
     const hold = await h.core.call('GET', `/holds/${holdId}`, { token });
     expect(hold.json.status).toBe('CONFIRMED');
     const booking = await h.core.call('GET', `/bookings/${hold.json.bookingId}`, { token });
-    expect(booking.json).toMatchObject({ status: 'CONFIRMED', seats: ['D4', 'D5'], amountCents: 2400, paymentStatus: 'SUCCEEDED' });
+    expect(booking.json).toMatchObject({
+      status: 'CONFIRMED',
+      seats: ['D4', 'D5'],
+      amountCents: 2400,
+      paymentStatus: 'SUCCEEDED',
+    });
     const stranger = await h.core.tokenFor(unique('stranger'), showtimeId);
     expect((await h.core.call('GET', `/bookings/${hold.json.bookingId}`, { token: stranger })).status).toBe(403);
-    const seats = await sql`SELECT status FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code IN ('D4', 'D5')`;
+    const seats =
+      await sql`SELECT status FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code IN ('D4', 'D5')`;
     expect(seats.map((s) => s.status)).toEqual(['BOOKED', 'BOOKED']);
     expect(await h.outboxTypes(showtimeId)).toEqual(['HoldCreated', 'BookingConfirmed', 'HoldReleased']);
 
-    const history = await h.core.call('GET', `/admin/bookings/${hold.json.bookingId}`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
-    expect(history.json.history.map((t: { entityType: string; to: string }) => `${t.entityType}:${t.to}`)).toEqual(
-      ['hold:ACTIVE', 'payment:PENDING', 'payment:SUCCEEDED', 'hold:CONFIRMED', 'booking:CONFIRMED'],
-    );
+    const history = await h.core.call('GET', `/admin/bookings/${hold.json.bookingId}`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    });
+    expect(history.json.history.map((t: { entityType: string; to: string }) => `${t.entityType}:${t.to}`)).toEqual([
+      'hold:ACTIVE',
+      'payment:PENDING',
+      'payment:SUCCEEDED',
+      'hold:CONFIRMED',
+      'booking:CONFIRMED',
+    ]);
   });
 
   it('a failed event after succeeded does not undo the booking; declines leave the hold for another try', async () => {
@@ -80,9 +98,15 @@ describe('checkout and payment, end to end through the sandbox', () => {
     const second = await h.checkout(showtimeId, customerId, holdId);
     await h.sandboxApi('POST', `/v1/payments/${second.json.paymentId}/approve`);
     await h.sandbox.sandbox.dispatcher.idle();
-    const late = await h.postCallback(h.signedCallback({ type: 'payment.failed', paymentId: second.json.paymentId, amount: 1200 }));
+    const late = await h.postCallback(
+      h.signedCallback({ type: 'payment.failed', paymentId: second.json.paymentId, amount: 1200 }),
+    );
     expect(late.status).toBe(200);
-    expect(await h.paymentState(second.json.paymentId)).toEqual({ payment: 'SUCCEEDED', booking: 'CONFIRMED', refund: null });
+    expect(await h.paymentState(second.json.paymentId)).toEqual({
+      payment: 'SUCCEEDED',
+      booking: 'CONFIRMED',
+      refund: null,
+    });
   });
 
   it('a callback that never comes: the reconciler asks the gateway and books', async () => {
@@ -93,7 +117,11 @@ describe('checkout and payment, end to end through the sandbox', () => {
     await h.sandbox.sandbox.dispatcher.idle();
     expect((await h.paymentState(checkout.json.paymentId))!.payment).toBe('PENDING');
     await jobs.reconciler();
-    expect(await h.paymentState(checkout.json.paymentId)).toEqual({ payment: 'SUCCEEDED', booking: 'CONFIRMED', refund: null });
+    expect(await h.paymentState(checkout.json.paymentId)).toEqual({
+      payment: 'SUCCEEDED',
+      booking: 'CONFIRMED',
+      refund: null,
+    });
   });
 
   it('operator refund: seats AVAILABLE and booking REFUNDED together, then the money goes back once', async () => {
@@ -103,17 +131,31 @@ describe('checkout and payment, end to end through the sandbox', () => {
     await h.sandbox.sandbox.dispatcher.idle();
     const [booking] = await sql<{ id: string }[]>`SELECT id FROM booking WHERE payment_id = ${checkout.json.paymentId}`;
     const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
-    const refunded = await releasedTogether(4, () => h.core.call('POST', `/admin/bookings/${booking!.id}/refund`, { headers: admin }));
+    const refunded = await releasedTogether(4, () =>
+      h.core.call('POST', `/admin/bookings/${booking!.id}/refund`, { headers: admin }),
+    );
     expect(refunded.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    const seats = await sql`SELECT status FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code IN ('G1', 'G2')`;
+    const seats =
+      await sql`SELECT status FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code IN ('G1', 'G2')`;
     expect(seats.map((s) => s.status)).toEqual(['AVAILABLE', 'AVAILABLE']);
-    expect(await h.paymentState(checkout.json.paymentId)).toEqual({ payment: 'REFUND_REQUESTED', booking: 'REFUNDED', refund: 'PENDING' });
+    expect(await h.paymentState(checkout.json.paymentId)).toEqual({
+      payment: 'REFUND_REQUESTED',
+      booking: 'REFUNDED',
+      refund: 'PENDING',
+    });
     await Promise.all([jobs.refunds(), jobs.refunds()]);
     await h.sandbox.sandbox.dispatcher.idle();
-    expect(await h.paymentState(checkout.json.paymentId)).toEqual({ payment: 'REFUNDED', booking: 'REFUNDED', refund: 'DONE' });
+    expect(await h.paymentState(checkout.json.paymentId)).toEqual({
+      payment: 'REFUNDED',
+      booking: 'REFUNDED',
+      refund: 'DONE',
+    });
     const atGateway = await h.sandboxApi('GET', `/v1/payments/${checkout.json.paymentId}`);
     expect(atGateway.json.status).toBe('refunded');
-    expect((await h.outboxTypes(showtimeId)).filter((t) => t === 'SeatsReleased' || t === 'RefundRequested')).toEqual(['SeatsReleased', 'RefundRequested']);
+    expect((await h.outboxTypes(showtimeId)).filter((t) => t === 'SeatsReleased' || t === 'RefundRequested')).toEqual([
+      'SeatsReleased',
+      'RefundRequested',
+    ]);
     expect((await h.core.hold(showtimeId, unique('next'), ['G1'])).status).toBe(201);
   });
 });
@@ -123,10 +165,17 @@ describe('Idempotency-Key on checkout', () => {
     const { showtimeId, customerId, holdId } = await heldSeats(['H7']);
     const token = await h.core.tokenFor(customerId, showtimeId);
     const key = unique('key');
-    const refused = await h.core.call('POST', `/holds/${holdId}/checkout`, { token, headers: { 'idempotency-key': key }, body: { returnUrl: 42 } });
+    const refused = await h.core.call('POST', `/holds/${holdId}/checkout`, {
+      token,
+      headers: { 'idempotency-key': key },
+      body: { returnUrl: 42 },
+    });
     expect(refused.status).toBe(422);
     expect(refused.json.error.code).toBe('VALIDATION_FAILED');
-    const corrected = await h.core.call('POST', `/holds/${holdId}/checkout`, { token, headers: { 'idempotency-key': key } });
+    const corrected = await h.core.call('POST', `/holds/${holdId}/checkout`, {
+      token,
+      headers: { 'idempotency-key': key },
+    });
     expect(corrected.status).toBe(201);
     const [stored] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM idempotency_key WHERE key = ${key}`;
     expect(stored?.n).toBe(1);
@@ -136,7 +185,11 @@ describe('Idempotency-Key on checkout', () => {
     const { showtimeId, customerId, holdId } = await heldSeats(['H8']);
     const token = await h.core.tokenFor(customerId, showtimeId);
     const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
-    const answer = await h.core.call('POST', `/holds/${holdId}/checkout`, { token, headers: { 'idempotency-key': unique('key'), 'content-type': 'application/json' }, rawBody: deep });
+    const answer = await h.core.call('POST', `/holds/${holdId}/checkout`, {
+      token,
+      headers: { 'idempotency-key': unique('key'), 'content-type': 'application/json' },
+      rawBody: deep,
+    });
     expect(answer.status).toBe(422);
     expect(answer.json.error.code).toBe('VALIDATION_FAILED');
   });
@@ -146,7 +199,8 @@ describe('Idempotency-Key on checkout', () => {
     const token = await h.core.tokenFor(customerId, showtimeId);
     const key = unique('key');
     const attempts = await releasedTogether(16, () =>
-      h.core.call('POST', `/holds/${holdId}/checkout`, { token, headers: { 'idempotency-key': key } }));
+      h.core.call('POST', `/holds/${holdId}/checkout`, { token, headers: { 'idempotency-key': key } }),
+    );
     const created = attempts.filter((a) => a.status === 201);
     const busy = attempts.filter((a) => a.status === 409);
     expect(created.length + busy.length).toBe(16);
@@ -156,14 +210,21 @@ describe('Idempotency-Key on checkout', () => {
       expect(b.headers.get('retry-after')).toBe('1');
     }
     expect(new Set(created.map((c) => c.text)).size).toBe(1);
-    const replay = await h.core.call('POST', `/holds/${holdId}/checkout`, { token, headers: { 'idempotency-key': key } });
+    const replay = await h.core.call('POST', `/holds/${holdId}/checkout`, {
+      token,
+      headers: { 'idempotency-key': key },
+    });
     expect(replay.status).toBe(201);
     expect(replay.text).toBe(created[0]!.text);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     const sessions = await h.sandboxApi('GET', `/v1/payments?reference=${holdId}`);
     expect(sessions.json.data).toHaveLength(1);
 
-    const other = await h.core.call('POST', `/holds/${holdId}/checkout`, { token, headers: { 'idempotency-key': key }, body: { returnUrl: '/elsewhere' } });
+    const other = await h.core.call('POST', `/holds/${holdId}/checkout`, {
+      token,
+      headers: { 'idempotency-key': key },
+      body: { returnUrl: '/elsewhere' },
+    });
     expect(other.status).toBe(422);
     expect(other.json.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
     const missing = await h.core.call('POST', `/holds/${holdId}/checkout`, { token });
@@ -171,16 +232,27 @@ describe('Idempotency-Key on checkout', () => {
     expect(missing.json.error.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
     // Keys are per customer: another buyer's identical key is a different key (and not their hold).
     const stranger = await h.core.tokenFor(unique('stranger'), showtimeId);
-    expect((await h.core.call('POST', `/holds/${holdId}/checkout`, { token: stranger, headers: { 'idempotency-key': key } })).status).toBe(403);
+    expect(
+      (await h.core.call('POST', `/holds/${holdId}/checkout`, { token: stranger, headers: { 'idempotency-key': key } }))
+        .status,
+    ).toBe(403);
   });
 
   it('a refused checkout is stored (replayed), a busy gateway answer is not', async () => {
     const { showtimeId, customerId, holdId } = await heldSeats(['H3']);
     const token = await h.core.tokenFor(customerId, showtimeId);
-    const offsite = await h.core.call('POST', `/holds/${holdId}/checkout`, { token, headers: { 'idempotency-key': 'k-offsite' }, body: { returnUrl: 'https://evil.example/steal' } });
+    const offsite = await h.core.call('POST', `/holds/${holdId}/checkout`, {
+      token,
+      headers: { 'idempotency-key': 'k-offsite' },
+      body: { returnUrl: 'https://evil.example/steal' },
+    });
     expect(offsite.status).toBe(422);
     expect(offsite.json.error.code).toBe('RETURN_URL_NOT_ALLOWED');
-    const again = await h.core.call('POST', `/holds/${holdId}/checkout`, { token, headers: { 'idempotency-key': 'k-offsite' }, body: { returnUrl: 'https://evil.example/steal' } });
+    const again = await h.core.call('POST', `/holds/${holdId}/checkout`, {
+      token,
+      headers: { 'idempotency-key': 'k-offsite' },
+      body: { returnUrl: 'https://evil.example/steal' },
+    });
     expect(again.text).toBe(offsite.text);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     const [row] = await sql`SELECT count(*)::int AS n FROM idempotency_key WHERE customer_id = ${customerId}`;

@@ -37,7 +37,13 @@ const passThrough: SessionGuard = (_sql, _holdId, open) => open();
 
 function checkoutService(sessionGuard?: SessionGuard) {
   const holds = createHoldService({ sql, metrics: createCoreMetrics() });
-  return createCheckoutService({ sql, holds, gateway: payments.gateway, config: { publicBaseUrl: TEST_PUBLIC_URL }, ...(sessionGuard ? { sessionGuard } : {}) });
+  return createCheckoutService({
+    sql,
+    holds,
+    gateway: payments.gateway,
+    config: { publicBaseUrl: TEST_PUBLIC_URL },
+    ...(sessionGuard ? { sessionGuard } : {}),
+  });
 }
 
 /** Each round: a fresh hold, two checkouts under two keys at once; the gateway's sessions for it. */
@@ -46,17 +52,20 @@ async function race(service: ReturnType<typeof checkoutService>) {
   const perHold: { sessions: number; answered: Set<string>; refused: number }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const customerId = unique('twokeys');
-    const seat = `${"ABCDEFGHIJ"[Math.floor(round / 15)]}${(round % 15) + 1}`;
+    const seat = `${'ABCDEFGHIJ'[Math.floor(round / 15)]}${(round % 15) + 1}`;
     const hold = await payments.core.hold(showtimeId, customerId, [seat]);
     expect(hold.status, JSON.stringify(hold.json)).toBe(201);
     const holdId = hold.json.holdId as string;
     const access = { customerId, showtimeId, sessionId: `s-${customerId}`, expiresAtMs: Date.now() + 600_000 };
-    const answers = await Promise.allSettled([0, 1].map(() => service.checkout({ holdId, access, idempotencyKey: randomUUID() })));
+    const answers = await Promise.allSettled(
+      [0, 1].map(() => service.checkout({ holdId, access, idempotencyKey: randomUUID() })),
+    );
     const atGateway = await payments.sandboxApi('GET', `/v1/payments?reference=${holdId}`);
     perHold.push({
       sessions: (atGateway.json.data as unknown[]).length,
       answered: new Set(answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value.paymentId] : []))),
-      refused: answers.filter((a) => a.status === 'rejected' && (a.reason as { status?: number }).status === 409).length,
+      refused: answers.filter((a) => a.status === 'rejected' && (a.reason as { status?: number }).status === 409)
+        .length,
     });
   }
   return perHold;
@@ -86,7 +95,11 @@ it('a retry of the refused checkout answers with the pending session (200), not 
   // Once that session is declined, a new checkout may open another.
   await payments.sandboxApi('POST', `/v1/payments/${first.json.paymentId}/decline`);
   await expect.poll(async () => (await payments.paymentState(first.json.paymentId))?.payment).toBe('FAILED');
-  const third = await service.checkout({ holdId, access: { customerId, showtimeId, sessionId: 's', expiresAtMs: Date.now() + 60_000 }, idempotencyKey: randomUUID() });
+  const third = await service.checkout({
+    holdId,
+    access: { customerId, showtimeId, sessionId: 's', expiresAtMs: Date.now() + 60_000 },
+    idempotencyKey: randomUUID(),
+  });
   expect(third.paymentId).not.toBe(first.json.paymentId);
 });
 

@@ -31,7 +31,9 @@ it('the pay page names the film, its time, the place and the seats, not the hold
   const checkout = await h.checkout(showtimeId, buyer, hold.json.holdId);
   expect(checkout.status).toBe(201);
   const session = await h.sandboxApi('GET', `/v1/payments/${checkout.json.paymentId}`);
-  expect(session.json.metadata.description).toMatch(/^Moonrise Premiere\nSat 14 Jun 2031, 19:30 UTC\nvenue-.+, Test · Hall\nSeats B2, B3$/);
+  expect(session.json.metadata.description).toMatch(
+    /^Moonrise Premiere\nSat 14 Jun 2031, 19:30 UTC\nvenue-.+, Test · Hall\nSeats B2, B3$/,
+  );
 
   const page = await (await fetch(checkout.json.checkoutUrl)).text();
   expect(page).toContain('<strong>Moonrise Premiere</strong><br>Sat 14 Jun 2031, 19:30 UTC<br>');

@@ -39,15 +39,52 @@ describe('checkout refusals: clear 4xx, nothing changed', () => {
     const before = await snapshot(hold.json.holdId);
     expect((await h.core.call('POST', `/holds/${hold.json.holdId}/checkout`, { headers: key })).status).toBe(401);
     expect((await h.core.call('POST', '/holds/not-a-uuid/checkout', { token, headers: key })).status).toBe(404);
-    expect((await h.core.call('POST', '/holds/00000000-0000-4000-8000-000000000000/checkout', { token, headers: key })).status).toBe(404);
-    expect((await h.core.call('POST', `/holds/${hold.json.holdId}/checkout`, { token, headers: { 'idempotency-key': 'x'.repeat(256) } })).status).toBe(400);
-    expect((await h.core.call('POST', `/holds/${hold.json.holdId}/checkout`, { token, headers: key, rawBody: '{"returnUrl":' })).status).toBe(400);
-    expect((await h.core.call('POST', `/holds/${hold.json.holdId}/checkout`, { token, headers: { 'idempotency-key': unique('k') }, body: { returnUrl: 5 } })).status).toBe(422);
-    expect((await h.core.call('POST', `/holds/${hold.json.holdId}/checkout`, { token, headers: { 'idempotency-key': unique('k') }, body: { extra: true } })).status).toBe(422);
+    expect(
+      (await h.core.call('POST', '/holds/00000000-0000-4000-8000-000000000000/checkout', { token, headers: key }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await h.core.call('POST', `/holds/${hold.json.holdId}/checkout`, {
+          token,
+          headers: { 'idempotency-key': 'x'.repeat(256) },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await h.core.call('POST', `/holds/${hold.json.holdId}/checkout`, {
+          token,
+          headers: key,
+          rawBody: '{"returnUrl":',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await h.core.call('POST', `/holds/${hold.json.holdId}/checkout`, {
+          token,
+          headers: { 'idempotency-key': unique('k') },
+          body: { returnUrl: 5 },
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (
+        await h.core.call('POST', `/holds/${hold.json.holdId}/checkout`, {
+          token,
+          headers: { 'idempotency-key': unique('k') },
+          body: { extra: true },
+        })
+      ).status,
+    ).toBe(422);
     expect(await snapshot(hold.json.holdId)).toEqual(before);
 
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const expired = await h.core.call('POST', `/holds/${hold.json.holdId}/checkout`, { token, headers: { 'idempotency-key': unique('k') } });
+    const expired = await h.core.call('POST', `/holds/${hold.json.holdId}/checkout`, {
+      token,
+      headers: { 'idempotency-key': unique('k') },
+    });
     expect(expired.status).toBe(410);
     expect(expired.json.error.code).toBe('HOLD_EXPIRED');
     expect(await snapshot(hold.json.holdId)).toEqual(before);
@@ -65,7 +102,9 @@ describe('checkout refusals: clear 4xx, nothing changed', () => {
         fc.oneof(fc.json(), fc.string({ maxLength: 50 }), fc.constant(''), fc.constant('{"returnUrl":"/showtimes/1"}')),
         async (key, rawBody) => {
           const answer = await h.core.call('POST', `/holds/${hold.json.holdId}/checkout`, {
-            token, rawBody, headers: { 'content-type': 'application/json', 'idempotency-key': key },
+            token,
+            rawBody,
+            headers: { 'content-type': 'application/json', 'idempotency-key': key },
           });
           expect(answer.status).toBeLessThan(500);
           if (answer.status === 201) keys.add(key);
@@ -83,7 +122,10 @@ describe('checkout refusals: clear 4xx, nothing changed', () => {
     expect((await h.core.call('GET', '/bookings/00000000-0000-4000-8000-000000000000', { token })).status).toBe(404);
     expect((await h.core.call('POST', '/admin/bookings/00000000-0000-4000-8000-000000000000/refund')).status).toBe(401);
     const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
-    expect((await h.core.call('POST', '/admin/bookings/00000000-0000-4000-8000-000000000000/refund', { headers: admin })).status).toBe(404);
+    expect(
+      (await h.core.call('POST', '/admin/bookings/00000000-0000-4000-8000-000000000000/refund', { headers: admin }))
+        .status,
+    ).toBe(404);
     // A FAILED booking (its payment lost the race) cannot be refunded by an operator: its refund is already on its way.
     const { showtimeId } = await h.core.createShowtime({ holdTtlMs: 1000 });
     const customerId = unique('late');

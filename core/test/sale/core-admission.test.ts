@@ -43,7 +43,16 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-const room = { state: 'open', capacity: 3, admitPerMinute: 60_000, admitBurst: 1_000, sessionTtlMs: 60_000, offerWindowMs: 30_000, abandonGraceMs: 30_000, tickGapMs: 0 } as const;
+const room = {
+  state: 'open',
+  capacity: 3,
+  admitPerMinute: 60_000,
+  admitBurst: 1_000,
+  sessionTtlMs: 60_000,
+  offerWindowMs: 30_000,
+  abandonGraceMs: 30_000,
+  tickGapMs: 0,
+} as const;
 
 /** Joins, is offered a place and claims it: the access token the edge would sign for that turn. */
 async function admitted(showtimeId: number, customerId: string) {
@@ -52,11 +61,17 @@ async function admitted(showtimeId: number, customerId: string) {
   await engine.tick(String(showtimeId));
   const claimed = await engine.claim(String(showtimeId), customerId);
   if (!claimed.ok) throw new Error(`not admitted: ${claimed.code}`);
-  const token = await signAccessToken(h.tokenKeys, { customerId, showtimeId, sessionId: claimed.sessionId, expiresAtMs: claimed.sessionExpiresAtMs });
+  const token = await signAccessToken(h.tokenKeys, {
+    customerId,
+    showtimeId,
+    sessionId: claimed.sessionId,
+    expiresAtMs: claimed.sessionExpiresAtMs,
+  });
   return { token, sessionId: claimed.sessionId, customerId, expiresAtMs: claimed.sessionExpiresAtMs };
 }
 
-const holdWith = (token: string, showtimeId: number, seats: string[]) => h.call('POST', `/showtimes/${showtimeId}/holds`, { token, body: { seats } });
+const holdWith = (token: string, showtimeId: number, seats: string[]) =>
+  h.call('POST', `/showtimes/${showtimeId}/holds`, { token, body: { seats } });
 
 describe('the core checks admission itself', () => {
   it('a live turn holds; after leaving, or with a token of an earlier turn, the core answers 410 TURN_ENDED', async () => {
@@ -67,7 +82,10 @@ describe('the core checks admission itself', () => {
     expect((await holdWith(first.token, showtimeId, ['A1'])).status).toBe(201);
 
     await engine.leave(String(showtimeId), buyer);
-    expect(await holdWith(first.token, showtimeId, ['A2'])).toMatchObject({ status: 410, json: { error: { code: 'TURN_ENDED' } } });
+    expect(await holdWith(first.token, showtimeId, ['A2'])).toMatchObject({
+      status: 410,
+      json: { error: { code: 'TURN_ENDED' } },
+    });
     // Joining again is a new turn: the old token stays dead, the new one works.
     const second = await admitted(showtimeId, buyer);
     expect(second.sessionId).not.toBe(first.sessionId);
@@ -75,7 +93,12 @@ describe('the core checks admission itself', () => {
     expect((await holdWith(second.token, showtimeId, ['A3'])).status).toBe(201);
 
     // A token for a customer never admitted (signed keys alone are not a turn).
-    const stranger = await signAccessToken(h.tokenKeys, { customerId: unique('never'), showtimeId, sessionId: `${showtimeId}.999999`, expiresAtMs: Date.now() + 60_000 });
+    const stranger = await signAccessToken(h.tokenKeys, {
+      customerId: unique('never'),
+      showtimeId,
+      sessionId: `${showtimeId}.999999`,
+      expiresAtMs: Date.now() + 60_000,
+    });
     expect((await holdWith(stranger, showtimeId, ['A4'])).status).toBe(410);
     // Nothing was written for the refused holds.
     expect((await h.seatStatusCounts(showtimeId)).held).toBe(2);
@@ -88,8 +111,14 @@ describe('the core checks admission itself', () => {
     const hold = await holdWith(buyer.token, showtimeId, ['A1']);
     expect(hold.status).toBe(201);
     await engine.configure(String(showtimeId), { state: 'closed' });
-    expect(await holdWith(buyer.token, showtimeId, ['A2'])).toMatchObject({ status: 410, json: { error: { code: 'TURN_ENDED' } } });
-    const checkout = await h.call('POST', `/holds/${hold.json.holdId}/checkout`, { token: buyer.token, headers: { 'idempotency-key': unique('k') } });
+    expect(await holdWith(buyer.token, showtimeId, ['A2'])).toMatchObject({
+      status: 410,
+      json: { error: { code: 'TURN_ENDED' } },
+    });
+    const checkout = await h.call('POST', `/holds/${hold.json.holdId}/checkout`, {
+      token: buyer.token,
+      headers: { 'idempotency-key': unique('k') },
+    });
     expect(checkout).toMatchObject({ status: 410, json: { error: { code: 'TURN_ENDED' } } });
     // Reading and cancelling the hold need only the token.
     expect((await h.call('DELETE', `/holds/${hold.json.holdId}`, { token: buyer.token })).status).toBe(204);
@@ -99,7 +128,9 @@ describe('the core checks admission itself', () => {
     const { showtimeId } = await h.createShowtime({ layout: { rows: 4, columns: 10 } });
     await engine.configure(String(showtimeId), room);
     const buyer = await admitted(showtimeId, unique('rapid'));
-    const results = await releasedTogether(40, (i) => holdWith(buyer.token, showtimeId, [`${String.fromCharCode(65 + Math.floor(i / 10))}${(i % 10) + 1}`]));
+    const results = await releasedTogether(40, (i) =>
+      holdWith(buyer.token, showtimeId, [`${String.fromCharCode(65 + Math.floor(i / 10))}${(i % 10) + 1}`]),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 429)).toHaveLength(30);
     // Ten passed the bucket; the per-customer seat limit (8) refuses two of them.
@@ -115,13 +146,19 @@ describe('the core checks admission itself', () => {
     const leaver = unique('left');
     const left = await admitted(showtimeId, leaver);
     await engine.leave(String(showtimeId), leaver);
-    const ledger = [{ customerId: kept.customerId, ticket: Number(kept.sessionId.split('.')[1]), expiresAtMs: kept.expiresAtMs }];
+    const ledger = [
+      { customerId: kept.customerId, ticket: Number(kept.sessionId.split('.')[1]), expiresAtMs: kept.expiresAtMs },
+    ];
     // Redis loses the room (its keys only: the shared server is not flushed).
     const keys = await redis.keys(`${prefix}wr:{show:${showtimeId}}:*`);
     expect(keys.length).toBeGreaterThan(0);
     await redis.del(...keys);
-    const unknown = () => (metrics.admissionUnchecked.get() as unknown as Promise<{ values: { labels: { reason?: string }; value: number }[] }>)
-      .then((m) => m.values.find((v) => v.labels.reason === 'turn_unknown')?.value ?? 0);
+    const unknown = () =>
+      (
+        metrics.admissionUnchecked.get() as unknown as Promise<{
+          values: { labels: { reason?: string }; value: number }[];
+        }>
+      ).then((m) => m.values.find((v) => v.labels.reason === 'turn_unknown')?.value ?? 0);
     const before = await unknown();
     // No copy at all: nothing is known, the turn goes on (and is counted as unchecked).
     expect((await holdWith(kept.token, showtimeId, ['A1'])).status).toBe(201);

@@ -27,8 +27,18 @@ async function nothingWritten(showtimeId: number) {
 describe('hold requests that must be refused before any write', () => {
   it.each([
     ['an empty list', { seats: [] }, 422, 'VALIDATION_FAILED'],
-    ['more seats than the showtime allows', { seats: ['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7', 'A8', 'A9'] }, 422, 'SEAT_LIMIT_EXCEEDED'],
-    ['more than any request may carry', { seats: Array.from({ length: 51 }, (_, i) => `A${i + 1}`) }, 422, 'VALIDATION_FAILED'],
+    [
+      'more seats than the showtime allows',
+      { seats: ['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7', 'A8', 'A9'] },
+      422,
+      'SEAT_LIMIT_EXCEEDED',
+    ],
+    [
+      'more than any request may carry',
+      { seats: Array.from({ length: 51 }, (_, i) => `A${i + 1}`) },
+      422,
+      'VALIDATION_FAILED',
+    ],
     ['duplicates', { seats: ['A1', 'A2', 'A1'] }, 422, 'DUPLICATE_SEATS'],
     ['unknown seats', { seats: ['A1', 'Z99'] }, 422, 'UNKNOWN_SEATS'],
     ['a seat of another, wider hall', { seats: ['A1', 'A20'] }, 422, 'UNKNOWN_SEATS'],
@@ -54,7 +64,13 @@ describe('hold requests that must be refused before any write', () => {
   it.each([
     ['malformed JSON', '{"seats": ["A1"', 'application/json', 400, 'MALFORMED_JSON'],
     ['another media type', '{"seats":["A1"]}', 'text/plain', 415, 'UNSUPPORTED_MEDIA_TYPE'],
-    ['an oversized body', JSON.stringify({ seats: ['A1'], pad: 'x'.repeat(300_000) }), 'application/json', 413, 'PAYLOAD_TOO_LARGE'],
+    [
+      'an oversized body',
+      JSON.stringify({ seats: ['A1'], pad: 'x'.repeat(300_000) }),
+      'application/json',
+      413,
+      'PAYLOAD_TOO_LARGE',
+    ],
   ])('%s', async (_label, rawBody, contentType, status, code) => {
     const { showtimeId } = await h.createShowtime();
     const response = await h.call('POST', `/showtimes/${showtimeId}/holds`, {
@@ -72,7 +88,12 @@ describe('hold requests that must be refused before any write', () => {
     // see core/test/sale/sale-control.test.ts.
     ['closed', { saleState: 'CLOSED' as const }, 409, 'SALE_NOT_OPEN'],
     ['not open yet', { opensAt: new Date(Date.now() + 3_600_000) }, 409, 'SALE_NOT_OPEN'],
-    ['already started', { opensAt: new Date(Date.now() - 7_200_000), startsAt: new Date(Date.now() - 60_000) }, 409, 'SHOWTIME_STARTED'],
+    [
+      'already started',
+      { opensAt: new Date(Date.now() - 7_200_000), startsAt: new Date(Date.now() - 60_000) },
+      409,
+      'SHOWTIME_STARTED',
+    ],
   ])('a showtime %s', async (_label, options, status, code) => {
     const { showtimeId } = await h.createShowtime(options);
     const response = await h.hold(showtimeId, unique('early'), ['A1']);
@@ -91,12 +112,20 @@ describe('hold requests that must be refused before any write', () => {
     const expired = await h.tokenFor(unique('late'), showtimeId, -60_000);
     expect((await h.call('POST', path, { body, token: expired })).json.error.code).toBe('TOKEN_EXPIRED');
     const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'wr-access+jwt' })).toString('base64url')}.${Buffer.from(
-      JSON.stringify({ sub: 'x', aud: `showtime:${showtimeId}`, exp: Math.floor(Date.now() / 1000) + 60, iss: 'flash-sale-edge' }),
+      JSON.stringify({
+        sub: 'x',
+        aud: `showtime:${showtimeId}`,
+        exp: Math.floor(Date.now() / 1000) + 60,
+        iss: 'flash-sale-edge',
+      }),
     ).toString('base64url')}.`;
     expect((await h.call('POST', path, { body, token: unsigned })).status).toBe(401);
     const wrongTyp = await new SignJWT({})
       .setProtectedHeader({ alg: 'ES256', kid: 'test-1', typ: 'wr-queue+jwt' })
-      .setSubject('x').setAudience(`showtime:${showtimeId}`).setIssuer('flash-sale-edge').setExpirationTime('1m')
+      .setSubject('x')
+      .setAudience(`showtime:${showtimeId}`)
+      .setIssuer('flash-sale-edge')
+      .setExpirationTime('1m')
       .sign(h.tokenKeys.signing!.privateKey);
     expect((await h.call('POST', path, { body, token: wrongTyp })).status).toBe(401);
     const elsewhere = await h.tokenFor(unique('elsewhere'), other);
@@ -125,13 +154,25 @@ describe('generated bodies (fast-check)', () => {
     const body = fc.oneof(
       fc.json().map((text) => ({ raw: text })),
       fc.anything().map((value) => ({ raw: JSON.stringify(value) ?? 'undefined' })),
-      fc.record({ seats: fc.array(seatLike, { maxLength: 12 }) }, { requiredKeys: [] }).map((v) => ({ raw: JSON.stringify(v) })),
+      fc
+        .record({ seats: fc.array(seatLike, { maxLength: 12 }) }, { requiredKeys: [] })
+        .map((v) => ({ raw: JSON.stringify(v) })),
       fc.string({ maxLength: 200 }).map((raw) => ({ raw })),
     );
-    const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', '');
+    const contentType = fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      '',
+    );
     await fc.assert(
       fc.asyncProperty(body, contentType, async ({ raw }, type) => {
-        const response = await h.call('POST', `/showtimes/${showtimeId}/holds`, { token, rawBody: raw, headers: { 'content-type': type } });
+        const response = await h.call('POST', `/showtimes/${showtimeId}/holds`, {
+          token,
+          rawBody: raw,
+          headers: { 'content-type': type },
+        });
         expect([201, 400, 409, 413, 415, 422]).toContain(response.status);
         expect(response.json?.error?.code ?? response.json?.holdId).toBeTruthy();
         if (response.status === 201) {

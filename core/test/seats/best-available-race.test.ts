@@ -20,7 +20,12 @@ const BUYERS = 64;
 const ROUNDS = 4;
 /** 12 rows x 20: 240 seats, row H (the ideal row) couple seats; 64 buyers take at most 160. */
 const layout = { rows: 12, columns: 20, coupleRows: [8] };
-const hall: HallSeat[] = rectangularLayout(layout).map((s) => ({ code: s.code, row: s.row, column: s.column, type: s.type }));
+const hall: HallSeat[] = rectangularLayout(layout).map((s) => ({
+  code: s.code,
+  row: s.row,
+  column: s.column,
+  type: s.type,
+}));
 const countFor = (i: number) => (i % 4 === 3 ? 3 : 2);
 
 let sql: Sql;
@@ -31,7 +36,9 @@ beforeAll(async () => {
   sql = connectDatabase(testDatabaseUrl(), { max: 24, applicationName: 'test-best-race' });
   redis = new Redis(testRedisUrl());
   harnesses.alone = await createCoreHarness(sql);
-  harnesses.gated = await createCoreHarness(sql, { gate: { store: createIoredisStore(redis), keyPrefix: testRedisNamespace('best-gate') } });
+  harnesses.gated = await createCoreHarness(sql, {
+    gate: { store: createIoredisStore(redis), keyPrefix: testRedisNamespace('best-gate') },
+  });
 });
 afterAll(async () => {
   await sql.end();
@@ -52,13 +59,27 @@ describe.each(['alone', 'gated'] as const)('best available, database %s', (mode)
     const h = harnesses[mode];
     for (let round = 0; round < ROUNDS; round++) {
       const { showtimeId } = await h.createShowtime({ layout });
-      const tokens = await Promise.all(Array.from({ length: BUYERS }, (_, i) => h.tokenFor(unique(`best-${round}-${i}`), showtimeId)));
+      const tokens = await Promise.all(
+        Array.from({ length: BUYERS }, (_, i) => h.tokenFor(unique(`best-${round}-${i}`), showtimeId)),
+      );
       const answers = await releasedTogether(BUYERS, (i) =>
-        h.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { count: countFor(i), together: true } }));
+        h.call('POST', `/showtimes/${showtimeId}/holds`, {
+          token: tokens[i],
+          body: { count: countFor(i), together: true },
+        }),
+      );
       // 0 conflicts: seats together remain for everyone, so every buyer gets a hold first time.
-      expect(answers.map((a) => a.status).filter((s) => s !== 201), JSON.stringify(answers.find((a) => a.status !== 201)?.json)).toEqual([]);
+      expect(
+        answers.map((a) => a.status).filter((s) => s !== 201),
+        JSON.stringify(answers.find((a) => a.status !== 201)?.json),
+      ).toEqual([]);
       answers.forEach((a, i) => expect(a.json.seats).toHaveLength(countFor(i)));
-      expect(bestHoldViolations(hall, answers.map((a) => ({ seats: a.json.seats, together: true })))).toEqual([]);
+      expect(
+        bestHoldViolations(
+          hall,
+          answers.map((a) => ({ seats: a.json.seats, together: true })),
+        ),
+      ).toEqual([]);
       // The database agrees with the answers: each hold's seats carry its id and nothing else does.
       const rows = await holdsInDatabase(showtimeId);
       expect(rows).toHaveLength(BUYERS);
@@ -74,18 +95,39 @@ describe('best available at sell-out', () => {
     const h = harnesses.alone;
     for (let round = 0; round < 3; round++) {
       const { showtimeId } = await h.createShowtime({ layout: { rows: 4, columns: 10 } });
-      const tokens = await Promise.all(Array.from({ length: BUYERS }, (_, i) => h.tokenFor(unique(`last-${round}-${i}`), showtimeId)));
+      const tokens = await Promise.all(
+        Array.from({ length: BUYERS }, (_, i) => h.tokenFor(unique(`last-${round}-${i}`), showtimeId)),
+      );
       const answers = await releasedTogether(BUYERS, (i) =>
-        h.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { count: 2, together: true } }));
+        h.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { count: 2, together: true } }),
+      );
       const refused = answers.filter((a) => a.status !== 201);
-      expect(refused.filter((a) => a.status !== 409 || a.json.error.code !== 'NO_SEATS_TOGETHER').map((a) => a.status)).toEqual([]);
+      expect(
+        refused.filter((a) => a.status !== 409 || a.json.error.code !== 'NO_SEATS_TOGETHER').map((a) => a.status),
+      ).toEqual([]);
       const winners = answers.filter((a) => a.status === 201);
-      const small: HallSeat[] = rectangularLayout({ rows: 4, columns: 10 }).map((s) => ({ code: s.code, row: s.row, column: s.column, type: s.type }));
-      expect(bestHoldViolations(small, winners.map((a) => ({ seats: a.json.seats, together: true })))).toEqual([]);
+      const small: HallSeat[] = rectangularLayout({ rows: 4, columns: 10 }).map((s) => ({
+        code: s.code,
+        row: s.row,
+        column: s.column,
+        type: s.type,
+      }));
+      expect(
+        bestHoldViolations(
+          small,
+          winners.map((a) => ({ seats: a.json.seats, together: true })),
+        ),
+      ).toEqual([]);
       // Sold out for pairs: nobody was refused while two seats together were still free.
-      const free = new Set((await sql<{ seat_code: string }[]>`
-        SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} AND status = 'AVAILABLE'`).map((r) => r.seat_code));
-      const pairsLeft = small.filter((s) => free.has(s.code) && small.some((t) => t.row === s.row && t.column === s.column + 1 && free.has(t.code)));
+      const free = new Set(
+        (
+          await sql<{ seat_code: string }[]>`
+        SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} AND status = 'AVAILABLE'`
+        ).map((r) => r.seat_code),
+      );
+      const pairsLeft = small.filter(
+        (s) => free.has(s.code) && small.some((t) => t.row === s.row && t.column === s.column + 1 && free.has(t.code)),
+      );
       expect(pairsLeft.map((s) => s.code)).toEqual([]);
       expect(winners.length).toBeGreaterThanOrEqual(15);
     }
@@ -94,16 +136,23 @@ describe('best available at sell-out', () => {
 
 describe('the harness produces the race', () => {
   /** The same score in the buyer's hands: read the map, take the best free block, ask for it. */
-  function naiveBestBlock(seats: { code: string; row: number; column: number; type: string; status: string }[], count: number): string[] | null {
+  function naiveBestBlock(
+    seats: { code: string; row: number; column: number; type: string; status: string }[],
+    count: number,
+  ): string[] | null {
     const free = seats.filter((s) => s.status === 'AVAILABLE' && s.type === 'standard');
     const idealRow = Math.ceil((Math.max(...seats.map((s) => s.row)) * 2) / 3);
     let bestBlock: string[] | null = null;
     let bestScore = Infinity;
     for (const first of free) {
-      const block = Array.from({ length: count }, (_, k) => free.find((s) => s.row === first.row && s.column === first.column + k));
+      const block = Array.from({ length: count }, (_, k) =>
+        free.find((s) => s.row === first.row && s.column === first.column + k),
+      );
       if (block.some((s) => !s)) continue;
       const columns = seats.filter((s) => s.row === first.row).map((s) => s.column);
-      const score = 2 * Math.abs(first.row - idealRow) + Math.abs(first.column + (count - 1) / 2 - (Math.min(...columns) + Math.max(...columns)) / 2);
+      const score =
+        2 * Math.abs(first.row - idealRow) +
+        Math.abs(first.column + (count - 1) / 2 - (Math.min(...columns) + Math.max(...columns)) / 2);
       if (score < bestScore) [bestScore, bestBlock] = [score, block.map((s) => s!.code)];
     }
     return bestBlock;
@@ -112,7 +161,9 @@ describe('the harness produces the race', () => {
   it('naive best available (read, pick, hold) on the same crowd: conflicts', async () => {
     const h = harnesses.alone;
     const { showtimeId } = await h.createShowtime({ layout });
-    const tokens = await Promise.all(Array.from({ length: BUYERS }, (_, i) => h.tokenFor(unique(`naive-${i}`), showtimeId)));
+    const tokens = await Promise.all(
+      Array.from({ length: BUYERS }, (_, i) => h.tokenFor(unique(`naive-${i}`), showtimeId)),
+    );
     const answers = await releasedTogether(BUYERS, async (i) => {
       const map = await h.call('GET', `/showtimes/${showtimeId}/seats`, { token: tokens[i] });
       const block = naiveBestBlock(map.json.seats, countFor(i));
@@ -126,8 +177,16 @@ describe('the harness produces the race', () => {
   });
 
   it('the checker catches a shared seat, a split couple pair, a gap and two rows', () => {
-    expect(bestHoldViolations(hall, [{ seats: ['A1', 'A2'], together: true }, { seats: ['A2', 'A3'], together: true }])).toEqual(['seat A2 in holds 0 and 1']);
-    expect(bestHoldViolations(hall, [{ seats: ['H2', 'H3'], together: true }])).toEqual(['hold 0 splits the couple pair H2+H1', 'hold 0 splits the couple pair H3+H4']);
+    expect(
+      bestHoldViolations(hall, [
+        { seats: ['A1', 'A2'], together: true },
+        { seats: ['A2', 'A3'], together: true },
+      ]),
+    ).toEqual(['seat A2 in holds 0 and 1']);
+    expect(bestHoldViolations(hall, [{ seats: ['H2', 'H3'], together: true }])).toEqual([
+      'hold 0 splits the couple pair H2+H1',
+      'hold 0 splits the couple pair H3+H4',
+    ]);
     expect(bestHoldViolations(hall, [{ seats: ['A1', 'A3'], together: true }])).toEqual(['hold 0 has a gap: A1,A3']);
     expect(bestHoldViolations(hall, [{ seats: ['A1', 'B2'], together: true }])).toEqual(['hold 0 spans rows: A1,B2']);
     expect(bestHoldViolations(hall, [{ seats: ['A1', 'B2'], together: false }])).toEqual([]);

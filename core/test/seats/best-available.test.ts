@@ -27,10 +27,15 @@ async function best(showtimeId: number, body: Record<string, unknown>, customerI
   return h.call('POST', `/showtimes/${showtimeId}/holds`, { token: await h.tokenFor(customerId, showtimeId), body });
 }
 
-const hallOf = (layout: LayoutOptions): HallSeat[] => rectangularLayout(layout).map((s) => ({ code: s.code, row: s.row, column: s.column, type: s.type }));
+const hallOf = (layout: LayoutOptions): HallSeat[] =>
+  rectangularLayout(layout).map((s) => ({ code: s.code, row: s.row, column: s.column, type: s.type }));
 
 const heldCodes = async (showtimeId: number) =>
-  (await sql<{ seat_code: string }[]>`SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} AND status <> 'AVAILABLE' ORDER BY seat_code`).map((r) => r.seat_code);
+  (
+    await sql<
+      { seat_code: string }[]
+    >`SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} AND status <> 'AVAILABLE' ORDER BY seat_code`
+  ).map((r) => r.seat_code);
 
 describe('best available: the choice', () => {
   it('takes the centre of the ideal row (two thirds back by default), then spreads out by score', async () => {
@@ -50,9 +55,20 @@ describe('best available: the choice', () => {
 
   it('the ideal row is configurable per hall, and a showtime setting wins over the hall (operator API)', async () => {
     const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
-    const venue = await h.call('POST', '/admin/venues', { headers: admin, body: { name: unique('venue'), city: 'Test' } });
-    const seats = rectangularLayout({ rows: 9, columns: 10 }).map(({ code, row, rowLabel, column }) => ({ code, row, rowLabel, column }));
-    const hall = await h.call('POST', `/admin/venues/${venue.json.id}/halls`, { headers: admin, body: { name: 'Hall', seats, idealRow: 2 } });
+    const venue = await h.call('POST', '/admin/venues', {
+      headers: admin,
+      body: { name: unique('venue'), city: 'Test' },
+    });
+    const seats = rectangularLayout({ rows: 9, columns: 10 }).map(({ code, row, rowLabel, column }) => ({
+      code,
+      row,
+      rowLabel,
+      column,
+    }));
+    const hall = await h.call('POST', `/admin/venues/${venue.json.id}/halls`, {
+      headers: admin,
+      body: { name: 'Hall', seats, idealRow: 2 },
+    });
     expect(hall.status).toBe(201);
     const a = await h.createShowtime({ hallId: hall.json.id });
     expect((await best(a.showtimeId, { count: 2, together: true })).json.seats).toEqual(['B5', 'B6']);
@@ -61,9 +77,14 @@ describe('best available: the choice', () => {
     expect(set.json.idealRow).toBe(8);
     expect((await best(b.showtimeId, { count: 2, together: true })).json.seats).toEqual(['H5', 'H6']);
     // null: the hall's again.
-    expect((await h.call('PATCH', `/admin/showtimes/${b.showtimeId}`, { headers: admin, body: { idealRow: null } })).json.idealRow).toBeNull();
+    expect(
+      (await h.call('PATCH', `/admin/showtimes/${b.showtimeId}`, { headers: admin, body: { idealRow: null } })).json
+        .idealRow,
+    ).toBeNull();
     expect((await best(b.showtimeId, { count: 2, together: true })).json.seats).toEqual(['B5', 'B6']);
-    expect((await h.call('PATCH', `/admin/showtimes/${b.showtimeId}`, { headers: admin, body: { idealRow: 0 } })).status).toBe(422);
+    expect(
+      (await h.call('PATCH', `/admin/showtimes/${b.showtimeId}`, { headers: admin, body: { idealRow: 0 } })).status,
+    ).toBe(422);
   });
 
   it('prefers a whole couple pair for two, and never splits a pair for other counts', async () => {
@@ -86,7 +107,14 @@ describe('best available: the choice', () => {
   });
 
   it('accessible seats only when asked for; asked for, the block has one', async () => {
-    const layout: LayoutOptions = { rows: 3, columns: 6, accessible: [[2, 3], [2, 4]] };
+    const layout: LayoutOptions = {
+      rows: 3,
+      columns: 6,
+      accessible: [
+        [2, 3],
+        [2, 4],
+      ],
+    };
     const { showtimeId } = await h.createShowtime({ layout });
     // Ideal row 2 (B) holds the accessible seats: a buyer who did not ask never gets them.
     for (let i = 0; i < 3; i++) {
@@ -99,7 +127,10 @@ describe('best available: the choice', () => {
   });
 
   it('fareClass keeps the choice inside one seated class; an unknown class is 422', async () => {
-    const seats = rectangularLayout({ rows: 6, columns: 8 }).map((seat) => ({ ...seat, fareClass: seat.row <= 2 ? 'PREMIUM' : 'STANDARD' }));
+    const seats = rectangularLayout({ rows: 6, columns: 8 }).map((seat) => ({
+      ...seat,
+      fareClass: seat.row <= 2 ? 'PREMIUM' : 'STANDARD',
+    }));
     const venue = await insertVenue(sql, { name: unique('venue'), city: 'Test' });
     const hall = await insertHallWithSeats(sql, { venueId: venue.id, name: 'Hall', seats });
     const { showtimeId } = await h.createShowtime({ hallId: hall.id });
@@ -135,7 +166,9 @@ describe('best available: refusals', () => {
   it('the per-customer limit counts best-available seats like chosen ones', async () => {
     const { showtimeId } = await h.createShowtime({ layout: { rows: 4, columns: 8 }, maxSeatsPerCustomer: 4 });
     const customer = unique('limit');
-    expect((await best(showtimeId, { count: 5, together: true }, customer)).json.error.code).toBe('SEAT_LIMIT_EXCEEDED');
+    expect((await best(showtimeId, { count: 5, together: true }, customer)).json.error.code).toBe(
+      'SEAT_LIMIT_EXCEEDED',
+    );
     expect((await best(showtimeId, { count: 3, together: true }, customer)).status).toBe(201);
     const more = await best(showtimeId, { count: 2, together: false }, customer);
     expect(more.status).toBe(422);

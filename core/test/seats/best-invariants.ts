@@ -12,7 +12,10 @@ export interface HallSeat {
   type: string;
 }
 
-export function bestHoldViolations(hall: readonly HallSeat[], holds: readonly { seats: string[]; together: boolean }[]): string[] {
+export function bestHoldViolations(
+  hall: readonly HallSeat[],
+  holds: readonly { seats: string[]; together: boolean }[],
+): string[] {
   const byCode = new Map(hall.map((seat) => [seat.code, seat]));
   const partners = couplePartners(hall);
   const owner = new Map<string, number>();
@@ -23,12 +26,15 @@ export function bestHoldViolations(hall: readonly HallSeat[], holds: readonly { 
       if (before !== undefined) violations.push(`seat ${code} in holds ${before} and ${index}`);
       owner.set(code, index);
       const partner = partners.get(code);
-      if (partner !== undefined && !hold.seats.includes(partner)) violations.push(`hold ${index} splits the couple pair ${code}+${partner}`);
+      if (partner !== undefined && !hold.seats.includes(partner))
+        violations.push(`hold ${index} splits the couple pair ${code}+${partner}`);
     }
     if (!hold.together) return;
     const seats = hold.seats.map((code) => byCode.get(code)!).sort((a, b) => a.column - b.column);
-    if (new Set(seats.map((seat) => seat.row)).size !== 1) violations.push(`hold ${index} spans rows: ${hold.seats.join(',')}`);
-    else if (seats.some((seat, i) => i > 0 && seat.column !== seats[i - 1]!.column + 1)) violations.push(`hold ${index} has a gap: ${hold.seats.join(',')}`);
+    if (new Set(seats.map((seat) => seat.row)).size !== 1)
+      violations.push(`hold ${index} spans rows: ${hold.seats.join(',')}`);
+    else if (seats.some((seat, i) => i > 0 && seat.column !== seats[i - 1]!.column + 1))
+      violations.push(`hold ${index} has a gap: ${hold.seats.join(',')}`);
   });
   return violations;
 }

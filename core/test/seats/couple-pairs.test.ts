@@ -24,7 +24,11 @@ afterAll(async () => {
 const layout = { rows: 4, columns: 5, coupleRows: [4] };
 
 const taken = async (showtimeId: number) =>
-  (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM show_seat WHERE showtime_id = ${showtimeId} AND status <> 'AVAILABLE'`)[0]!.n;
+  (
+    await sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM show_seat WHERE showtime_id = ${showtimeId} AND status <> 'AVAILABLE'`
+  )[0]!.n;
 
 describe('couple seats at the core', () => {
   it.each([

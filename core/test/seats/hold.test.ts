@@ -17,7 +17,9 @@ beforeAll(async () => {
   redis = new Redis(testRedisUrl());
   harness = await createCoreHarness(sql);
   // The same contract with the Redis seat gate in front of the database (core/src/gate/).
-  gated = await createCoreHarness(sql, { gate: { store: createIoredisStore(redis), keyPrefix: testRedisNamespace('hold-gate') } });
+  gated = await createCoreHarness(sql, {
+    gate: { store: createIoredisStore(redis), keyPrefix: testRedisNamespace('hold-gate') },
+  });
 });
 afterAll(async () => {
   await sql.end();

@@ -30,7 +30,9 @@ afterAll(async () => {
 });
 
 async function deadlocksSoFar(): Promise<number> {
-  const [row] = await sql<{ deadlocks: number }[]>`SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`;
+  const [row] = await sql<
+    { deadlocks: number }[]
+  >`SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`;
   return row!.deadlocks;
 }
 
@@ -47,7 +49,10 @@ it(`cancels racing new holds on the same seats: ${ROUNDS} rounds, no deadlock, n
   for (let round = 0; round < ROUNDS; round++) {
     const owner = unique('owner');
     const ownerToken = await h.tokenFor(owner, showtimeId);
-    const first = await h.call('POST', `/showtimes/${showtimeId}/holds`, { token: ownerToken, body: { seats: [...SEATS].reverse() } });
+    const first = await h.call('POST', `/showtimes/${showtimeId}/holds`, {
+      token: ownerToken,
+      body: { seats: [...SEATS].reverse() },
+    });
     expect(first.status, JSON.stringify(first.json)).toBe(201);
     // Under real churn a hold's rows come back from an index scan in any order. Put them in
     // reverse seat-code order here, whichever index a plan scans: one update per seat, last
@@ -59,10 +64,12 @@ it(`cancels racing new holds on the same seats: ${ROUNDS} rounds, no deadlock, n
         UPDATE show_seat SET hold_expires_at = hold_expires_at - make_interval(secs => right(seat_code, 1)::int / 1e6)
          WHERE showtime_id = ${showtimeId} AND seat_code = ${seat}`;
     }
-    const buyers = await Promise.all(Array.from({ length: 8 }, async () => {
-      const customer = unique('racer');
-      return { customer, token: await h.tokenFor(customer, showtimeId), seats: randomSubset() };
-    }));
+    const buyers = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const customer = unique('racer');
+        return { customer, token: await h.tokenFor(customer, showtimeId), seats: randomSubset() };
+      }),
+    );
     const results = await releasedTogether(buyers.length + 1, async (index) => {
       if (index === 0) {
         const cancel = await h.call('DELETE', `/holds/${first.json.holdId}`, { token: ownerToken });
@@ -70,7 +77,10 @@ it(`cancels racing new holds on the same seats: ${ROUNDS} rounds, no deadlock, n
         return cancel;
       }
       const buyer = buyers[index - 1]!;
-      const hold = await h.call('POST', `/showtimes/${showtimeId}/holds`, { token: buyer.token, body: { seats: buyer.seats } });
+      const hold = await h.call('POST', `/showtimes/${showtimeId}/holds`, {
+        token: buyer.token,
+        body: { seats: buyer.seats },
+      });
       count(`hold ${hold.status}`);
       return { ...hold, buyer };
     });
@@ -78,7 +88,9 @@ it(`cancels racing new holds on the same seats: ${ROUNDS} rounds, no deadlock, n
     // Give the seats back for the next round (the winners' holds).
     for (const result of results.slice(1)) {
       if (result.status === 201 && 'buyer' in result) {
-        expect((await h.call('DELETE', `/holds/${result.json.holdId}`, { token: result.buyer.token })).status).toBe(204);
+        expect((await h.call('DELETE', `/holds/${result.json.holdId}`, { token: result.buyer.token })).status).toBe(
+          204,
+        );
       }
     }
   }
@@ -97,16 +109,23 @@ it('the sweeper and buyers taking lapsed seats do not deadlock either', async ()
      WHERE showtime_id = ${showtimeId} AND hold_id IN (SELECT id FROM lapsed)`;
   const before = await deadlocksSoFar();
   for (let round = 0; round < 60; round++) {
-    const owners = await Promise.all([SEATS.slice(0, 4), SEATS.slice(4)].map(async (seats) => {
-      const owner = unique('lapsing');
-      return h.call('POST', `/showtimes/${showtimeId}/holds`, { token: await h.tokenFor(owner, showtimeId), body: { seats: [...seats].reverse() } });
-    }));
+    const owners = await Promise.all(
+      [SEATS.slice(0, 4), SEATS.slice(4)].map(async (seats) => {
+        const owner = unique('lapsing');
+        return h.call('POST', `/showtimes/${showtimeId}/holds`, {
+          token: await h.tokenFor(owner, showtimeId),
+          body: { seats: [...seats].reverse() },
+        });
+      }),
+    );
     for (const owner of owners) expect(owner.status).toBe(201);
     await lapseAll();
-    const buyers = await Promise.all(Array.from({ length: 6 }, async () => {
-      const customer = unique('late');
-      return { token: await h.tokenFor(customer, showtimeId), seats: randomSubset() };
-    }));
+    const buyers = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const customer = unique('late');
+        return { token: await h.tokenFor(customer, showtimeId), seats: randomSubset() };
+      }),
+    );
     const results = await releasedTogether(buyers.length + 1, async (index) => {
       if (index === 0) return sweepExpiredHolds(sql).then(() => ({ status: 200, json: null }));
       const buyer = buyers[index - 1]!;

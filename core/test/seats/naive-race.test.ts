@@ -23,8 +23,10 @@ afterAll(async () => {
  */
 it('a naive read-then-write hold lets several buyers win one seat under the same harness', async () => {
   const { showtimeId } = await harness.createShowtime({ layout: { rows: 2, columns: 10 } });
-  const seats = (await sql<{ seat_code: string }[]>`
-    SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} ORDER BY seat_code`).map((r) => r.seat_code);
+  const seats = (
+    await sql<{ seat_code: string }[]>`
+    SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} ORDER BY seat_code`
+  ).map((r) => r.seat_code);
   let roundsWithSeveralWinners = 0;
   for (const seat of seats) {
     const believedWinners = await releasedTogether(64, async (buyer) => {

@@ -29,22 +29,46 @@ function decode(view: SeatAvailability) {
   for (const row of view.rows) {
     for (let i = 0; i < row.seats.length; i++) {
       if (row.seats[i] === '.') continue;
-      seats.push({ code: row.codes.substr(i * view.codeWidth, view.codeWidth).trim(), row: row.row, column: row.firstColumn + i, mark: row.seats[i]! });
+      seats.push({
+        code: row.codes.substr(i * view.codeWidth, view.codeWidth).trim(),
+        row: row.row,
+        column: row.firstColumn + i,
+        mark: row.seats[i]!,
+      });
     }
   }
   return seats;
 }
 
-const seat = (code: string, row: number, column: number, type: SeatRow['seat_type'] = 'standard', status: SeatRow['status'] = 'AVAILABLE'): SeatRow => ({
-  seat_code: code, row_label: code.replace(/\d+$/, ''), row_number: row, column_number: column, label: code, seat_type: type, fare_class: 'standard', status,
+const seat = (
+  code: string,
+  row: number,
+  column: number,
+  type: SeatRow['seat_type'] = 'standard',
+  status: SeatRow['status'] = 'AVAILABLE',
+): SeatRow => ({
+  seat_code: code,
+  row_label: code.replace(/\d+$/, ''),
+  row_number: row,
+  column_number: column,
+  label: code,
+  seat_type: type,
+  fare_class: 'standard',
+  status,
 });
 
 describe('the compact seat view', () => {
   it('marks free seats, couple halves, taken seats and gaps per column, with codes at a fixed width', () => {
     const view = seatAvailability([
-      seat('A2', 1, 2), seat('A3', 1, 3, 'standard', 'HELD'), seat('A5', 1, 5, 'accessible'),
+      seat('A2', 1, 2),
+      seat('A3', 1, 3, 'standard', 'HELD'),
+      seat('A5', 1, 5, 'accessible'),
       // Couple pairs in column order (K1+K2, K4+K10): a pair need not be adjacent, and a lone last seat has none.
-      seat('K1', 2, 1, 'couple'), seat('K2', 2, 2, 'couple'), seat('K4', 2, 4, 'couple', 'BOOKED'), seat('K10', 2, 10, 'couple'), seat('K11', 2, 11, 'couple'),
+      seat('K1', 2, 1, 'couple'),
+      seat('K2', 2, 2, 'couple'),
+      seat('K4', 2, 4, 'couple', 'BOOKED'),
+      seat('K10', 2, 10, 'couple'),
+      seat('K11', 2, 11, 'couple'),
     ]);
     expect(view.codeWidth).toBe(3);
     expect(view.rows).toEqual([
@@ -55,7 +79,9 @@ describe('the compact seat view', () => {
 
   it('GET …/seats?view=available names every seat of the full map with its code and status', async () => {
     // Row D is couple seats: D1+D2 and D3+D4 are pairs, D5 a lone last seat.
-    const { showtimeId } = await h.createShowtime({ layout: { rows: 4, columns: 5, coupleRows: [4], accessible: [[2, 3]] } });
+    const { showtimeId } = await h.createShowtime({
+      layout: { rows: 4, columns: 5, coupleRows: [4], accessible: [[2, 3]] },
+    });
     expect((await h.hold(showtimeId, unique('a'), ['A2', 'D3', 'D4'])).status).toBe(201);
     const token = await h.tokenFor(unique('reader'), showtimeId);
     const full = await h.call('GET', `/showtimes/${showtimeId}/seats`, { token });
@@ -68,7 +94,11 @@ describe('the compact seat view', () => {
     expect(decoded).toHaveLength(full.json.seats.length);
     for (const seat of full.json.seats as { code: string; row: number; column: number; status: string }[]) {
       const found = decoded.find((d) => d.code === seat.code)!;
-      expect({ row: found.row, column: found.column, free: found.mark !== '-' }).toEqual({ row: seat.row, column: seat.column, free: seat.status === 'AVAILABLE' });
+      expect({ row: found.row, column: found.column, free: found.mark !== '-' }).toEqual({
+        row: seat.row,
+        column: seat.column,
+        free: seat.status === 'AVAILABLE',
+      });
     }
   });
 

@@ -15,7 +15,9 @@ beforeAll(async () => {
   redis = new Redis(testRedisUrl());
   harnesses.alone = await createCoreHarness(sql);
   // The same crowd with the Redis seat gate in front of the database (core/src/gate/).
-  harnesses.gated = await createCoreHarness(sql, { gate: { store: createIoredisStore(redis), keyPrefix: testRedisNamespace('stampede-gate') } });
+  harnesses.gated = await createCoreHarness(sql, {
+    gate: { store: createIoredisStore(redis), keyPrefix: testRedisNamespace('stampede-gate') },
+  });
 });
 afterAll(async () => {
   await sql.end();
@@ -36,8 +38,10 @@ describe.each(['alone', 'gated'] as const)('database %s', (mode) => {
     const harness = harnesses[mode];
     const attemptsBefore = (await harness.metrics.holdDatabaseAttempts.get()).values[0]?.value ?? 0;
     const { showtimeId } = await harness.createShowtime({ layout: { rows: 15, columns: 20 } });
-    const allSeats = (await sql<{ seat_code: string }[]>`
-      SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} ORDER BY seat_code`).map((r) => r.seat_code);
+    const allSeats = (
+      await sql<{ seat_code: string }[]>`
+      SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} ORDER BY seat_code`
+    ).map((r) => r.seat_code);
     expect(allSeats).toHaveLength(300);
     const hotSeats = pick(allSeats, 10);
     const coldSeats = allSeats.filter((seat) => !hotSeats.includes(seat));
@@ -62,10 +66,18 @@ describe.each(['alone', 'gated'] as const)('database %s', (mode) => {
 
     const outcomes = await releasedTogether(buyers.length, async (i) => {
       const buyer = buyers[i]!;
-      const response = await harness.call('POST', `/showtimes/${showtimeId}/holds`, { token: tokens[i], body: { seats: buyer.seats } });
+      const response = await harness.call('POST', `/showtimes/${showtimeId}/holds`, {
+        token: tokens[i],
+        body: { seats: buyer.seats },
+      });
       if (response.status === 201 && buyer.cancels) {
         const cancelled = await harness.call('DELETE', `/holds/${response.json.holdId}`, { token: tokens[i] });
-        return { buyer, status: response.status, holdId: response.json.holdId as string, cancelled: cancelled.status === 204 };
+        return {
+          buyer,
+          status: response.status,
+          holdId: response.json.holdId as string,
+          cancelled: cancelled.status === 204,
+        };
       }
       return { buyer, status: response.status, holdId: response.json?.holdId as string | undefined, cancelled: false };
     });

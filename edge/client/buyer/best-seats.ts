@@ -29,7 +29,8 @@ export const BEST_SEATS_TEXT = {
   countInvalid: (max: number) => t('best.countInvalid', { max }),
   searching: t('best.searching'),
   reviewTitle: t('best.reviewTitle'),
-  reviewSeats: (labels: string, total: string) => (total ? t('best.reviewSeatsTotal', { labels, total }) : t('best.reviewSeats', { labels })),
+  reviewSeats: (labels: string, total: string) =>
+    total ? t('best.reviewSeatsTotal', { labels, total }) : t('best.reviewSeats', { labels }),
   reviewNote: t('best.reviewNote'),
   picked: (labels: string) => t('best.picked', { labels }),
   continue: t('best.continue'),
@@ -104,10 +105,19 @@ export function createBestSeats(flow: SaleFlow, purchase: Purchase) {
     button.disabled = true;
     flow.alert(null);
     flow.announce(T.searching);
-    const result = await purchase.call<SavedHold>('POST', `/api/showtimes/${flow.showtimeId}/holds`, { count: n, together, ...(accessible ? { accessible } : {}) });
+    const result = await purchase.call<SavedHold>('POST', `/api/showtimes/${flow.showtimeId}/holds`, {
+      count: n,
+      together,
+      ...(accessible ? { accessible } : {}),
+    });
     button.disabled = false;
     if (result.ok && result.json) {
-      const held: SavedHold = { holdId: result.json.holdId, expiresAt: result.json.expiresAt, seats: result.json.seats, key: null };
+      const held: SavedHold = {
+        holdId: result.json.holdId,
+        expiresAt: result.json.expiresAt,
+        seats: result.json.seats,
+        key: null,
+      };
       const expiresAtMs = Date.parse(result.json.expiresAt);
       if (!Number.isNaN(expiresAtMs)) held.payByMs = paymentDeadlineMs(serverNow(), expiresAtMs);
       purchase.seatMap.forget('all');
@@ -132,7 +142,9 @@ export function createBestSeats(flow: SaleFlow, purchase: Purchase) {
     setText('best-review-seats', T.reviewSeats(labels, purchase.seatMap.priceOf(held.seats)));
     byId('best-review-title').focus();
     flow.announce(T.picked(labels));
-    const first = document.querySelector<HTMLElement>(`#seat-grid button[data-code="${CSS.escape(held.seats[0] ?? '')}"]`);
+    const first = document.querySelector<HTMLElement>(
+      `#seat-grid button[data-code="${CSS.escape(held.seats[0] ?? '')}"]`,
+    );
     first?.scrollIntoView?.({ block: 'nearest', inline: 'center' });
   }
 

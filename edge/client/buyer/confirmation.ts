@@ -47,7 +47,8 @@ export function createConfirmation(flow: SaleFlow, purchase: Purchase) {
   async function check(holdId: string): Promise<void> {
     attempts++;
     const result = await purchase.call<{ status: string; bookingId?: string }>('GET', `/api/holds/${holdId}`);
-    if (result.ok && result.json?.status === 'CONFIRMED' && result.json.bookingId) return showBooking(result.json.bookingId);
+    if (result.ok && result.json?.status === 'CONFIRMED' && result.json.bookingId)
+      return showBooking(result.json.bookingId);
     if (result.ok && (result.json?.status === 'EXPIRED' || result.json?.status === 'CANCELLED')) {
       purchase.saveHold(null);
       return flow.ended(t('confirm.released.title'), t('confirm.released.text'), true);
@@ -70,15 +71,39 @@ export function createConfirmation(flow: SaleFlow, purchase: Purchase) {
     setText('confirm-state', t('confirm.done'));
     const reference = bookingReference(booking.bookingId ?? bookingId);
     const seats = booking.seats ?? [];
-    const paid = typeof booking.amountCents === 'number' && booking.currency ? money(booking.amountCents, booking.currency) : '';
+    const paid =
+      typeof booking.amountCents === 'number' && booking.currency ? money(booking.amountCents, booking.currency) : '';
     setText('booking-reference', reference);
     setText('booking-seats', seats.join(', '));
     setText('booking-amount', paid);
     const title = flow.root.dataset.title ?? '';
     const startsAt = flow.root.dataset.startsAt ?? '';
     const calendar = document.getElementById('calendar-link') as HTMLAnchorElement | null;
-    if (calendar && startsAt) calendar.href = URL.createObjectURL(new Blob([bookingCalendar({ reference, title, startsAt, seats, place: flow.root.dataset.where || undefined, description: t('ics.description', { reference, seats: seats.join(', ') }) })], { type: 'text/calendar' }));
-    rememberBooking({ reference, showtimeId: flow.showtimeId, title, startsAt, seats, paid, bookedAt: new Date().toISOString() });
+    if (calendar && startsAt)
+      calendar.href = URL.createObjectURL(
+        new Blob(
+          [
+            bookingCalendar({
+              reference,
+              title,
+              startsAt,
+              seats,
+              place: flow.root.dataset.where || undefined,
+              description: t('ics.description', { reference, seats: seats.join(', ') }),
+            }),
+          ],
+          { type: 'text/calendar' },
+        ),
+      );
+    rememberBooking({
+      reference,
+      showtimeId: flow.showtimeId,
+      title,
+      startsAt,
+      seats,
+      paid,
+      bookedAt: new Date().toISOString(),
+    });
     show('booking-details', true);
     flow.title(t('confirm.doneTitle'));
     flow.announce(t('confirm.doneSpoken'));
@@ -91,13 +116,25 @@ export function createConfirmation(flow: SaleFlow, purchase: Purchase) {
    * server's clock); then the cancel itself. Shown only while the booking can still be cancelled.
    */
   async function offerCancel(bookingId: string) {
-    const quote = await purchase.call<{ cancellable: boolean; refundCents: number; percent: number; amountCents: number; currency: string }>(
-      'GET', `/api/bookings/${bookingId}/cancellation`);
+    const quote = await purchase.call<{
+      cancellable: boolean;
+      refundCents: number;
+      percent: number;
+      amountCents: number;
+      currency: string;
+    }>('GET', `/api/bookings/${bookingId}/cancellation`);
     if (!quote.ok || !quote.json?.cancellable) return;
     const q = quote.json;
-    setText('cancel-quote', q.refundCents > 0
-      ? t('bookings.quote.refund', { refund: money(q.refundCents, q.currency), paid: money(q.amountCents, q.currency), percent: q.percent })
-      : t('bookings.quote.none'));
+    setText(
+      'cancel-quote',
+      q.refundCents > 0
+        ? t('bookings.quote.refund', {
+            refund: money(q.refundCents, q.currency),
+            paid: money(q.amountCents, q.currency),
+            percent: q.percent,
+          })
+        : t('bookings.quote.none'),
+    );
     show('cancel-booking', true);
     const confirmRow = document.getElementById('cancel-confirm')!;
     document.getElementById('cancel-booking-button')!.onclick = () => {
@@ -108,10 +145,16 @@ export function createConfirmation(flow: SaleFlow, purchase: Purchase) {
       confirmRow.hidden = true;
     };
     document.getElementById('cancel-booking-yes')!.onclick = async () => {
-      const result = await purchase.call<{ refundCents: number; currency: string }>('DELETE', `/api/bookings/${bookingId}`);
+      const result = await purchase.call<{ refundCents: number; currency: string }>(
+        'DELETE',
+        `/api/bookings/${bookingId}`,
+      );
       if (!result.ok || !result.json) return flow.alert(explain(result, { action: true }), true);
       show('cancel-booking', false);
-      const back = result.json.refundCents > 0 ? t('bookings.refundBack', { amount: money(result.json.refundCents, result.json.currency) }) : '';
+      const back =
+        result.json.refundCents > 0
+          ? t('bookings.refundBack', { amount: money(result.json.refundCents, result.json.currency) })
+          : '';
       setText('confirm-state', t('confirm.cancelled', { back }));
       flow.title(t('confirm.cancelledTitle'));
       flow.announce(t('confirm.cancelledSpoken', { back }));

@@ -5,7 +5,15 @@
  */
 import { createAnnouncer, setText, show } from '../core/dom';
 
-export const STEPS = ['step-start', 'step-prequeue', 'step-waiting', 'step-seats', 'step-hold', 'step-confirm', 'step-ended'] as const;
+export const STEPS = [
+  'step-start',
+  'step-prequeue',
+  'step-waiting',
+  'step-seats',
+  'step-hold',
+  'step-confirm',
+  'step-ended',
+] as const;
 export type Step = (typeof STEPS)[number];
 
 export interface SaleFlowOptions {
@@ -29,7 +37,8 @@ export function createSaleFlow(options: SaleFlowOptions) {
     if (!alertElement || !alertHome?.parent) return;
     const slot = current ? document.querySelector(`#${current} [data-alert-slot]`) : null;
     if (slot && alertElement.parentElement !== slot) slot.appendChild(alertElement);
-    else if (!slot && alertElement.parentElement !== alertHome.parent) alertHome.parent.insertBefore(alertElement, alertHome.next);
+    else if (!slot && alertElement.parentElement !== alertHome.parent)
+      alertHome.parent.insertBefore(alertElement, alertHome.next);
   }
 
   const flow = {

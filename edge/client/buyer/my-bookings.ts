@@ -39,14 +39,18 @@ interface Quote {
 }
 
 const what = (b: ListedBooking) =>
-  b.seats.length > 0 ? t('bookings.seats', { n: b.seats.length, seats: b.seats.join(', ') }) : t('bookings.places', { quantity: b.quantity ?? 0, area: b.fareClass ?? t('bookings.places.default') });
+  b.seats.length > 0
+    ? t('bookings.seats', { n: b.seats.length, seats: b.seats.join(', ') })
+    : t('bookings.places', { quantity: b.quantity ?? 0, area: b.fareClass ?? t('bookings.places.default') });
 
 function statusWords(b: ListedBooking): string {
   switch (b.status) {
     case 'CONFIRMED':
       return t('bookings.status.confirmed');
     case 'CANCELLED':
-      return b.refundCents ? t('bookings.status.cancelledRefund', { amount: money(b.refundCents, b.currency) }) : t('bookings.status.cancelled');
+      return b.refundCents
+        ? t('bookings.status.cancelledRefund', { amount: money(b.refundCents, b.currency) })
+        : t('bookings.status.cancelled');
     case 'REFUNDED':
       return t('bookings.status.refunded');
     default:
@@ -56,7 +60,11 @@ function statusWords(b: ListedBooking): string {
 
 const quoteWords = (q: { refundCents: number; percent: number; amountCents: number; currency: string }) =>
   q.refundCents > 0
-    ? t('bookings.quote.refund', { refund: money(q.refundCents, q.currency), paid: money(q.amountCents, q.currency), percent: q.percent })
+    ? t('bookings.quote.refund', {
+        refund: money(q.refundCents, q.currency),
+        paid: money(q.amountCents, q.currency),
+        percent: q.percent,
+      })
     : t('bookings.quote.none');
 
 function paragraph(text: string, className?: string) {
@@ -99,7 +107,16 @@ export function myBookings(list: HTMLElement) {
     const link = document.createElement('a');
     link.href = `/showtimes/${encodeURIComponent(String(b.showtimeId))}`;
     link.textContent = b.title;
-    head.append(strong, ' · ', link, t('bookings.line', { time: localTime(new Date(b.startsAt), true), what: what(b), paid: money(b.amountCents, b.currency) }));
+    head.append(
+      strong,
+      ' · ',
+      link,
+      t('bookings.line', {
+        time: localTime(new Date(b.startsAt), true),
+        what: what(b),
+        paid: money(b.amountCents, b.currency),
+      }),
+    );
     li.append(head, paragraph(statusWords(b), 'booking-status'));
     if (b.cancellable) offerCancel(li, b, reference);
     return li;
@@ -107,7 +124,15 @@ export function myBookings(list: HTMLElement) {
 
   /** The refund first, asked again with the server's figure of this moment, then the cancel. */
   function offerCancel(li: HTMLLIElement, b: ListedBooking, reference: string) {
-    const quote = paragraph(quoteWords({ refundCents: b.cancelRefundCents ?? 0, percent: b.cancelPercent ?? 0, amountCents: b.amountCents, currency: b.currency }), 'muted');
+    const quote = paragraph(
+      quoteWords({
+        refundCents: b.cancelRefundCents ?? 0,
+        percent: b.cancelPercent ?? 0,
+        amountCents: b.amountCents,
+        currency: b.currency,
+      }),
+      'muted',
+    );
     const start = button(t('sale.confirm.cancel'), t('bookings.cancelFor', { reference }));
     const actions = document.createElement('p');
     actions.className = 'actions';
@@ -145,7 +170,10 @@ export function myBookings(list: HTMLElement) {
           return alert(explain(result, { action: true }));
         }
         alert(null);
-        const back = result.json.refundCents > 0 ? t('bookings.refundBack', { amount: money(result.json.refundCents, result.json.currency) }) : t('bookings.nothingBack');
+        const back =
+          result.json.refundCents > 0
+            ? t('bookings.refundBack', { amount: money(result.json.refundCents, result.json.currency) })
+            : t('bookings.nothingBack');
         announcer.say(t('bookings.cancelled', { reference, back }));
         const updated = item({ ...b, status: 'CANCELLED', refundCents: result.json.refundCents, cancellable: false });
         li.replaceWith(updated);
@@ -168,7 +196,16 @@ export function myBookings(list: HTMLElement) {
       link.textContent = booking.title;
       const reference = document.createElement('strong');
       reference.textContent = booking.reference;
-      li.append(reference, ' · ', link, t('bookings.line', { time: localTime(new Date(booking.startsAt), true), what: t('bookings.seats', { n: booking.seats.length, seats: booking.seats.join(', ') }), paid: booking.paid }));
+      li.append(
+        reference,
+        ' · ',
+        link,
+        t('bookings.line', {
+          time: localTime(new Date(booking.startsAt), true),
+          what: t('bookings.seats', { n: booking.seats.length, seats: booking.seats.join(', ') }),
+          paid: booking.paid,
+        }),
+      );
       list.appendChild(li);
     }
   }

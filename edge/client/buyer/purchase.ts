@@ -35,7 +35,9 @@ const TURN_MARGIN_MS = 3_000;
 
 /** Which deadline the hold step counts down to: the payment's or the turn's, whichever is first. */
 export function holdDeadline(payByMs: number, turnEndsAtMs: number): { atMs: number; by: 'payment' | 'turn' } {
-  return !Number.isNaN(turnEndsAtMs) && turnEndsAtMs < payByMs ? { atMs: turnEndsAtMs, by: 'turn' } : { atMs: payByMs, by: 'payment' };
+  return !Number.isNaN(turnEndsAtMs) && turnEndsAtMs < payByMs
+    ? { atMs: turnEndsAtMs, by: 'turn' }
+    : { atMs: payByMs, by: 'payment' };
 }
 
 /** The payment page in the buyer's language: it is on another origin, so it cannot read the cookie. */
@@ -136,7 +138,8 @@ export function createPurchase(flow: SaleFlow) {
   /** Told each time a map is shown, with the showing's per-customer limit (best-seats.ts). */
   const mapListeners: ((limit: number) => void)[] = [];
 
-  const turnEnded = (result: ApiResult<unknown>) => result.status === 401 || result.status === 403 || errorCode(result) === 'TURN_ENDED';
+  const turnEnded = (result: ApiResult<unknown>) =>
+    result.status === 401 || result.status === 403 || errorCode(result) === 'TURN_ENDED';
 
   /** Holds the chosen seats, or places of a general-admission area when `places` is given. */
   async function hold(places?: { fareClass: string; quantity: number }) {
@@ -146,7 +149,12 @@ export function createPurchase(flow: SaleFlow) {
     const result = await call<SavedHold>('POST', `/api/showtimes/${id}/holds`, places ?? { seats });
     button.disabled = false;
     if (result.ok && result.json) {
-      const held: SavedHold = { holdId: result.json.holdId, expiresAt: result.json.expiresAt, seats: result.json.seats, key: null };
+      const held: SavedHold = {
+        holdId: result.json.holdId,
+        expiresAt: result.json.expiresAt,
+        seats: result.json.seats,
+        key: null,
+      };
       if (places) Object.assign(held, { fareClass: places.fareClass, quantity: places.quantity });
       const expiresAtMs = Date.parse(result.json.expiresAt);
       if (!Number.isNaN(expiresAtMs)) held.payByMs = paymentDeadlineMs(serverNow(), expiresAtMs);
@@ -168,8 +176,18 @@ export function createPurchase(flow: SaleFlow) {
     flow.go('step-hold');
     flow.alert(null);
     const area = held.fareClass ? seatMap.area(held.fareClass) : null;
-    setText('held-seats', held.fareClass ? `${held.quantity ?? 0} × ${area?.label ?? held.fareClass}` : held.seats.join(', '));
-    setText('hold-total', !lastMap ? '' : held.fareClass ? seatMap.priceOfPlaces(held.fareClass, held.quantity ?? 0) : seatMap.priceOf(held.seats));
+    setText(
+      'held-seats',
+      held.fareClass ? `${held.quantity ?? 0} × ${area?.label ?? held.fareClass}` : held.seats.join(', '),
+    );
+    setText(
+      'hold-total',
+      !lastMap
+        ? ''
+        : held.fareClass
+          ? seatMap.priceOfPlaces(held.fareClass, held.quantity ?? 0)
+          : seatMap.priceOf(held.seats),
+    );
     show('hold-total-line', Boolean(lastMap));
     const expires = Date.parse(held.expiresAt);
     // The payment's own deadline when known (the payment page shows the same clock), else the hold's.
@@ -185,7 +203,12 @@ export function createPurchase(flow: SaleFlow) {
       setText('hold-countdown-label', deadline.by === 'turn' ? t('hold.countdown.turn') : t('hold.countdown.pay'));
       setText('hold-countdown', clock(leftToAct));
       const warn = holdWarnings.check(leftToAct);
-      if (warn) flow.announce(deadline.by === 'turn' ? t('hold.warn.turn', { left: minutesLeftWords(warn) }) : t('hold.warn.pay', { left: minutesLeftWords(warn) }));
+      if (warn)
+        flow.announce(
+          deadline.by === 'turn'
+            ? t('hold.warn.turn', { left: minutesLeftWords(warn) })
+            : t('hold.warn.pay', { left: minutesLeftWords(warn) }),
+        );
       // Checkout needs a live turn; the payment page then needs time of its own.
       const tooLate = deadline.by === 'turn' ? leftToAct <= TURN_MARGIN_MS : leftToAct < MIN_TIME_TO_PAY_MS;
       byId<HTMLButtonElement>('pay-button').disabled = tooLate;
@@ -199,7 +222,9 @@ export function createPurchase(flow: SaleFlow) {
         if (holdTimer) clearInterval(holdTimer);
         saveHold(null);
         current = null;
-        void loadMap(explain({ status: 410, ok: false, json: { error: { code: 'HOLD_EXPIRED' } }, retryAfterSeconds: null }));
+        void loadMap(
+          explain({ status: 410, ok: false, json: { error: { code: 'HOLD_EXPIRED' } }, retryAfterSeconds: null }),
+        );
       }
     };
     tick();
@@ -215,7 +240,11 @@ export function createPurchase(flow: SaleFlow) {
     current = null;
     saveHold(null);
     const released = await call('DELETE', `/api/holds/${held.holdId}`);
-    flow.ended(t('turn.ended.title'), released.ok || released.status === 404 ? t('turn.ended.released') : t('turn.ended.lapses'), true);
+    flow.ended(
+      t('turn.ended.title'),
+      released.ok || released.status === 404 ? t('turn.ended.released') : t('turn.ended.lapses'),
+      true,
+    );
   }
 
   async function cancelHold() {
@@ -241,7 +270,12 @@ export function createPurchase(flow: SaleFlow) {
     }
     button.disabled = true;
     flow.announce(t('hold.opening'));
-    const result = await call<{ checkoutUrl?: string }>('POST', `/api/holds/${held.holdId}/checkout`, {}, { 'idempotency-key': held.key });
+    const result = await call<{ checkoutUrl?: string }>(
+      'POST',
+      `/api/holds/${held.holdId}/checkout`,
+      {},
+      { 'idempotency-key': held.key },
+    );
     if (result.ok && result.json?.checkoutUrl) {
       window.location.assign(withLanguage(result.json.checkoutUrl));
       return;
@@ -286,7 +320,17 @@ export function createPurchase(flow: SaleFlow) {
     });
   }
 
-  return { wire, start, loadMap, showHold, saveHold, savedHold, call, seatMap, onMapShown: (listener: (limit: number) => void) => void mapListeners.push(listener) };
+  return {
+    wire,
+    start,
+    loadMap,
+    showHold,
+    saveHold,
+    savedHold,
+    call,
+    seatMap,
+    onMapShown: (listener: (limit: number) => void) => void mapListeners.push(listener),
+  };
 }
 
 export type Purchase = ReturnType<typeof createPurchase>;

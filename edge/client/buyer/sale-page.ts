@@ -28,7 +28,8 @@ export function salePage(root: HTMLElement) {
   });
 
   const state = root.dataset.saleState;
-  if (root.dataset.returnHold) return void confirmation.returned(root.dataset.returnHold, root.dataset.returnStatus ?? '');
+  if (root.dataset.returnHold)
+    return void confirmation.returned(root.dataset.returnHold, root.dataset.returnStatus ?? '');
   // A final state wins over a place in line: a reload of a sold-out or closed sale says so at
   // once, instead of polling a turn that can buy nothing (the server read the state just now).
   if (state === 'sold_out') return flow.ended(t('soldOut.title'), t('soldOut.text'), false);

@@ -42,7 +42,11 @@ export function createSaleStatus(flow: SaleFlow, initial: string) {
       // A buyer in line hears about the sale from the line: the list counts held seats as gone,
       // the line knows whether they may come back. So the list's "sold out" only makes the
       // line answer now, and the badge never says "Sold out" over "You are in line".
-      if (next === 'sold_out' && state !== 'sold_out' && (flow.step === 'step-waiting' || flow.step === 'step-prequeue')) {
+      if (
+        next === 'sold_out' &&
+        state !== 'sold_out' &&
+        (flow.step === 'step-waiting' || flow.step === 'step-prequeue')
+      ) {
         for (const check of lineChecks) check();
         return;
       }

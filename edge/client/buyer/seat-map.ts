@@ -39,10 +39,18 @@ export interface SeatMapData {
   fareClasses?: FareClassPrice[];
 }
 
-const TYPE_KEYS = { standard: 'seat.type.standard', couple: 'seat.type.couple', accessible: 'seat.type.accessible' } as const;
+const TYPE_KEYS = {
+  standard: 'seat.type.standard',
+  couple: 'seat.type.couple',
+  accessible: 'seat.type.accessible',
+} as const;
 /** A seat's kind in words; a couple seat without a partner is sold alone, so it is not called a pair. */
 const typeWords = (type: string, paired = true) =>
-  type === 'couple' && !paired ? t('seat.type.coupleAlone') : type in TYPE_KEYS ? t(TYPE_KEYS[type as keyof typeof TYPE_KEYS]) : type;
+  type === 'couple' && !paired
+    ? t('seat.type.coupleAlone')
+    : type in TYPE_KEYS
+      ? t(TYPE_KEYS[type as keyof typeof TYPE_KEYS])
+      : type;
 
 export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
   let map: SeatMapData | null = null;
@@ -66,7 +74,10 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     limit = data.maxSeatsPerCustomer ?? 8;
     setText('seat-limit', t('map.limit', { n: limit }));
     const classes = pricedClasses();
-    const prices = classes.length > 1 ? ` ${classes.map((c) => `${c.label} ${money(c.priceCents, data.currency)}`).join(' · ')}.` : '';
+    const prices =
+      classes.length > 1
+        ? ` ${classes.map((c) => `${c.label} ${money(c.priceCents, data.currency)}`).join(' · ')}.`
+        : '';
     setText('seats-left', `${t('map.available', { n: data.counts.available, total: data.counts.total })}${prices}`);
     selected = selected.filter((code) => seatBy(code)?.status === 'AVAILABLE');
     draw();
@@ -85,7 +96,11 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     for (const area of areas) {
       const option = document.createElement('option');
       option.value = area.fareClass;
-      option.textContent = t('map.areaOption', { area: area.label, price: money(area.priceCents, data.currency), left: area.available > 0 ? t('map.placesLeft', { n: area.available }) : t('map.areaSoldOut') });
+      option.textContent = t('map.areaOption', {
+        area: area.label,
+        price: money(area.priceCents, data.currency),
+        left: area.available > 0 ? t('map.placesLeft', { n: area.available }) : t('map.areaSoldOut'),
+      });
       option.disabled = area.available === 0;
       select.appendChild(option);
     }
@@ -106,7 +121,8 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     }
     grid.textContent = '';
     grid.style.setProperty('--columns', String(maxColumn));
-    if (!focusCode || !seatBy(focusCode)) focusCode = (map.seats.find((s) => s.status === 'AVAILABLE') ?? map.seats[0])?.code ?? null;
+    if (!focusCode || !seatBy(focusCode))
+      focusCode = (map.seats.find((s) => s.status === 'AVAILABLE') ?? map.seats[0])?.code ?? null;
     for (const rowNumber of [...rows.keys()].sort((a, b) => a - b)) {
       const row = rows.get(rowNumber)!;
       const rowElement = document.createElement('div');
@@ -151,7 +167,17 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     button.tabIndex = seat.code === focusCode ? 0 : -1;
     button.setAttribute('aria-pressed', chosen ? 'true' : 'false');
     if (!free) button.setAttribute('aria-disabled', 'true');
-    const state = t(free ? (chosen ? 'seat.state.selected' : 'seat.state.available') : mine ? 'seat.state.mine' : seat.status === 'HELD' ? 'seat.state.held' : 'seat.state.sold');
+    const state = t(
+      free
+        ? chosen
+          ? 'seat.state.selected'
+          : 'seat.state.available'
+        : mine
+          ? 'seat.state.mine'
+          : seat.status === 'HELD'
+            ? 'seat.state.held'
+            : 'seat.state.sold',
+    );
     const kind = typeWords(seat.type, partners.has(seat.code));
     const fare = pricedClasses().length > 1 ? classOf(seat) : null;
     const priced = fare ? `, ${fare.label} ${money(fare.priceCents, map?.currency ?? 'EUR')}` : '';
@@ -209,7 +235,12 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
   function onKey(event: KeyboardEvent) {
     const target = event.target as HTMLElement;
     if (!target.dataset?.code) return;
-    const arrows: Record<string, [number, number]> = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] };
+    const arrows: Record<string, [number, number]> = {
+      ArrowRight: [0, 1],
+      ArrowLeft: [0, -1],
+      ArrowDown: [1, 0],
+      ArrowUp: [-1, 0],
+    };
     const arrow = arrows[event.key];
     if (arrow) move(target, arrow[0], arrow[1], false);
     else if (event.key === 'Home') move(target, 0, -1, true);
@@ -223,7 +254,12 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
   function summary() {
     if (!map) return;
     const price = selected.reduce((sum, code) => sum + priceOfSeat(code), 0);
-    setText('selection', selected.length ? t('map.chosen', { seats: selected.join(', '), price: money(price, map.currency) }) : t('sale.seats.none'));
+    setText(
+      'selection',
+      selected.length
+        ? t('map.chosen', { seats: selected.join(', '), price: money(price, map.currency) })
+        : t('sale.seats.none'),
+    );
     const holdButton = document.getElementById('hold-button') as HTMLButtonElement | null;
     if (holdButton) holdButton.disabled = selected.length === 0;
     for (const listener of changeListeners) listener();
@@ -257,7 +293,10 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     },
     /** Seats in words for a person: "Row F, seats 5 and 6" when in one row, else each seat's label. */
     labels(codes: string[]) {
-      const seats = codes.map((code) => seatBy(code)).filter((seat): seat is Seat => seat !== null).sort((a, b) => a.row - b.row || a.column - b.column);
+      const seats = codes
+        .map((code) => seatBy(code))
+        .filter((seat): seat is Seat => seat !== null)
+        .sort((a, b) => a.row - b.row || a.column - b.column);
       if (seats.length !== codes.length || seats.length === 0) return codes.join(', ');
       if (seats.length === 1 || new Set(seats.map((s) => s.row)).size > 1) return seats.map((s) => s.label).join(', ');
       const columns = seats.map((s) => String(s.column));
@@ -265,7 +304,12 @@ export function createSeatMap(flow: SaleFlow, grid: HTMLElement) {
     },
     /** What these seats cost, each at its class's price (what checkout charges). */
     priceOf(codes: string[]) {
-      return map ? money(codes.reduce((sum, code) => sum + priceOfSeat(code), 0), map.currency) : '';
+      return map
+        ? money(
+            codes.reduce((sum, code) => sum + priceOfSeat(code), 0),
+            map.currency,
+          )
+        : '';
     },
   };
 }

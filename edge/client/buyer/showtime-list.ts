@@ -27,7 +27,9 @@ export function applyCardState(card: HTMLElement, state: string, listed: ListedS
   }
   const seats = card.querySelector<HTMLElement>('[data-role="seats"]');
   if (seats && listed && typeof listed.seatsAvailable === 'number') {
-    const text = listed.seatsTotal ? t('list.seatsOf', { available: listed.seatsAvailable, total: listed.seatsTotal }) : t('list.seatsLeft', { n: listed.seatsAvailable });
+    const text = listed.seatsTotal
+      ? t('list.seatsOf', { available: listed.seatsAvailable, total: listed.seatsTotal })
+      : t('list.seatsLeft', { n: listed.seatsAvailable });
     if (seats.textContent !== text) seats.textContent = text;
   }
 }
@@ -39,7 +41,12 @@ export function showtimeList(root: HTMLElement) {
       root.querySelectorAll<HTMLElement>('[data-showtime-id]').forEach((card) => {
         const id = card.dataset.showtimeId ?? '';
         const state = stateInList(list, id);
-        if (state) applyCardState(card, state, list.find((s) => String(s.id) === id));
+        if (state)
+          applyCardState(
+            card,
+            state,
+            list.find((s) => String(s.id) === id),
+          );
       });
     },
   });

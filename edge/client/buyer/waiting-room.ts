@@ -39,7 +39,10 @@ export interface QueueAnswer {
  * Joins the line: the one place a join request is made, so a step before it (a
  * proof-of-work solved in a Worker, say) has a single function to wrap.
  */
-export async function joinLine(showtimeId: string, headers: Record<string, string> = {}): Promise<ApiResult<QueueAnswer>> {
+export async function joinLine(
+  showtimeId: string,
+  headers: Record<string, string> = {},
+): Promise<ApiResult<QueueAnswer>> {
   return api<QueueAnswer>('POST', `/api/showtimes/${showtimeId}/queue`, undefined, headers);
 }
 
@@ -73,7 +76,8 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
   function schedule(ms: number, retryAfterSeconds: number | null = null): number {
     stopPolling();
     let delay = ms;
-    if (failures > 0) delay = retryAfterSeconds ? retryAfterSeconds * 1000 : Math.min(30_000, 1000 * 2 ** (failures - 1));
+    if (failures > 0)
+      delay = retryAfterSeconds ? retryAfterSeconds * 1000 : Math.min(30_000, 1000 * 2 ** (failures - 1));
     delay = Math.max(250, Math.round(delay * (0.8 + Math.random() * 0.4)));
     timer = setTimeout(poll, delay);
     return delay;
@@ -98,10 +102,13 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
     }
     // A room may ask for proof of work first: solved in a Web Worker, progress on the button.
     const label = button.textContent ?? t('sale.joinLine');
-    const result = await joinWithProofOfWork((headers) => joinLine(id, headers), (share) => {
-      if (share === 0) flow.announce(t('wait.powSpoken'));
-      setText('join-button', share === null ? label : t('wait.powProgress', { percent: share }));
-    });
+    const result = await joinWithProofOfWork(
+      (headers) => joinLine(id, headers),
+      (share) => {
+        if (share === 0) flow.announce(t('wait.powSpoken'));
+        setText('join-button', share === null ? label : t('wait.powProgress', { percent: share }));
+      },
+    );
     button.disabled = false;
     handle(result);
   }
@@ -154,7 +161,11 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
   async function turnOver(result: ApiResult<QueueAnswer>) {
     stopPolling();
     if (await hasBooking(id)) return flow.ended(t('booked.title'), t('booked.text'), false);
-    flow.ended(errorCode(result) === 'TURN_ENDED' ? t('turn.ended.title') : t('turn.expired.title'), explain(result), true);
+    flow.ended(
+      errorCode(result) === 'TURN_ENDED' ? t('turn.ended.title') : t('turn.expired.title'),
+      explain(result),
+      true,
+    );
   }
 
   function prequeue(answer: QueueAnswer) {
@@ -163,7 +174,8 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
     flow.title(t('wait.prequeueTitle'));
     flow.announce(t('wait.prequeueSpoken'));
     startCountdown('prequeue-countdown');
-    if (typeof answer.lineLength === 'number') setText('prequeue-length', t('wait.prequeueLength', { n: answer.lineLength }));
+    if (typeof answer.lineLength === 'number')
+      setText('prequeue-length', t('wait.prequeueLength', { n: answer.lineLength }));
     schedule(answer.pollAfterMs ?? 5000);
   }
 
@@ -241,7 +253,13 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
   /** Opt-in only (a checkbox the buyer ticks): a system notification when the turn comes. */
   function notifyTurn() {
     const box = document.getElementById('notify-me') as HTMLInputElement | null;
-    if (!box?.checked || typeof Notification === 'undefined' || Notification.permission !== 'granted' || !document.hidden) return;
+    if (
+      !box?.checked ||
+      typeof Notification === 'undefined' ||
+      Notification.permission !== 'granted' ||
+      !document.hidden
+    )
+      return;
     try {
       new Notification(t('turn.yours'), { body: t('turn.notifyBody') });
     } catch {
@@ -257,7 +275,8 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
 
   function updatedAgoTicker() {
     setInterval(() => {
-      if (lastAnswerMs && (flow.step === 'step-waiting' || flow.step === 'step-prequeue')) setText('last-updated', ago(Date.now() - lastAnswerMs));
+      if (lastAnswerMs && (flow.step === 'step-waiting' || flow.step === 'step-prequeue'))
+        setText('last-updated', ago(Date.now() - lastAnswerMs));
     }, 1000);
   }
 
@@ -279,7 +298,8 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
     });
     // Leaving while waiting gives the place up at once (the edge defers it briefly: a reload keeps it).
     window.addEventListener('pagehide', () => {
-      if (beaconArmed && navigator.sendBeacon) navigator.sendBeacon(`/showtimes/${id}/leave?view=${encodeURIComponent(flow.root.dataset.view ?? '')}`);
+      if (beaconArmed && navigator.sendBeacon)
+        navigator.sendBeacon(`/showtimes/${id}/leave?view=${encodeURIComponent(flow.root.dataset.view ?? '')}`);
     });
     flow.onEnded(() => {
       stopPolling();
@@ -303,7 +323,8 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
         show('start-opening', false);
         show('start-open', true);
       }
-      if (state === 'closed' || state === 'started') flow.ended(t('closed.title'), state === 'started' ? t('closed.started') : t('closed.text'), false);
+      if (state === 'closed' || state === 'started')
+        flow.ended(t('closed.title'), state === 'started' ? t('closed.started') : t('closed.text'), false);
     });
     updatedAgoTicker();
   }
@@ -321,6 +342,7 @@ export function seatsWords(seatsLeft: number, likelyGone: boolean): string {
 /** Whether this buyer holds a confirmed booking for the showtime: the service's list, else this browser's memo. */
 export async function hasBooking(showtimeId: string): Promise<boolean> {
   const listed = await api<{ bookings: { showtimeId: number | string; status: string }[] }>('GET', '/api/bookings');
-  if (listed.ok && Array.isArray(listed.json?.bookings)) return listed.json.bookings.some((b) => String(b.showtimeId) === showtimeId && b.status === 'CONFIRMED');
+  if (listed.ok && Array.isArray(listed.json?.bookings))
+    return listed.json.bookings.some((b) => String(b.showtimeId) === showtimeId && b.status === 'CONFIRMED');
   return storedBookings().some((b) => b.showtimeId === showtimeId);
 }

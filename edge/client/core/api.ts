@@ -22,7 +22,12 @@ let clockOffsetMs = 0;
 /** Now on the server's clock (Date has 1 s resolution: close enough for countdowns). */
 export const serverNow = () => Date.now() + clockOffsetMs;
 
-export async function api<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResult<T>> {
+export async function api<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResult<T>> {
   const init: RequestInit = { method, headers: { accept: 'application/json', ...headers }, credentials: 'same-origin' };
   if (body !== undefined) {
     (init.headers as Record<string, string>)['content-type'] = 'application/json';
@@ -47,7 +52,9 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   return { status: response.status, ok: response.ok, json, retryAfterSeconds: retry > 0 ? retry : null };
 }
 
-export const errorCode = (result: ApiResult<unknown> | null | undefined): string | null => result?.json?.error?.code ?? null;
+export const errorCode = (result: ApiResult<unknown> | null | undefined): string | null =>
+  result?.json?.error?.code ?? null;
 
 /** A failure worth retrying by itself: offline, rate limited, or the service busy. */
-export const isTransient = (result: ApiResult<unknown>) => result.status === 0 || result.status === 429 || result.status >= 500;
+export const isTransient = (result: ApiResult<unknown>) =>
+  result.status === 0 || result.status === 429 || result.status >= 500;

@@ -17,7 +17,8 @@ export function explain(result: ApiResult<unknown>, options: { action?: boolean 
   if (result.status === 0) return options.action ? t('error.offlineAction') : t('error.offline');
   // Waits the server named beat the catalogue's words, which cannot know them.
   if (result.status === 429 && code !== 'LOCKED_OUT') return t('error.tooMany', { wait });
-  if (result.status === 503 || result.status === 502 || result.status === 504) return t(options.action ? 'error.busyAction' : 'error.busyRetrying', { wait });
+  if (result.status === 503 || result.status === 502 || result.status === 504)
+    return t(options.action ? 'error.busyAction' : 'error.busyRetrying', { wait });
   if (options.action && isTransient(result)) return t('error.busyAction', { wait });
   const words = messageFor(code, result);
   if (words) return words;

@@ -53,7 +53,9 @@ export const ERROR_MESSAGES_ZH: ErrorMessages = {
   DUPLICATE: '已存在同名项目。请换一个名称或打开已有的项目。',
   PLACES_UNAVAILABLE: (r) => {
     const left = r.json?.error?.available;
-    return typeof left === 'number' && left > 0 ? `抱歉，该区域只剩 ${left} 个名额。请减少数量。` : '抱歉，该区域刚刚售罄。座位图已刷新。';
+    return typeof left === 'number' && left > 0
+      ? `抱歉，该区域只剩 ${left} 个名额。请减少数量。`
+      : '抱歉，该区域刚刚售罄。座位图已刷新。';
   },
   FARE_CLASS_IN_USE: '此票种已有售出，不能删除或这样修改。',
   FARE_CLASS_FULL: '此票种已售罄。',
@@ -69,7 +71,8 @@ export const ERROR_MESSAGES_ZH: ErrorMessages = {
   HOLD_EXPIRED: '这些座位的支付时间已过，座位已释放。您的购票时间仍在继续：请重新选座。',
   PAYLOAD_TOO_LARGE: '请求过大。请少选几个座位后再试。',
   UNSUPPORTED_MEDIA_TYPE: `页面发送的内容无法被服务读取。${RELOAD}`,
-  VALIDATION_FAILED: (r) => `输入的部分内容无效${r.json?.error?.message ? `：${r.json.error.message}` : ''}。请检查后再试。`,
+  VALIDATION_FAILED: (r) =>
+    `输入的部分内容无效${r.json?.error?.message ? `：${r.json.error.message}` : ''}。请检查后再试。`,
   DUPLICATE_SEATS: '同一个座位被选了两次。请检查您的座位。',
   UNKNOWN_SEATS: '部分座位在本影厅中不存在。座位图已刷新：请重新选择。',
   SEAT_LIMIT_EXCEEDED: '您已达到本场次每人可购买的座位上限。',

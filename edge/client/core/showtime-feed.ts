@@ -29,10 +29,13 @@ export function createShowtimeFeed(options: ShowtimeFeedOptions) {
   function schedule(delayMs = interval()) {
     if (stopped) return;
     if (timer) clearTimeout(timer);
-    timer = setTimeout(async () => {
-      if (document.visibilityState !== 'hidden' && !options.skip?.()) await refresh();
-      schedule();
-    }, Math.round(delayMs * (0.8 + Math.random() * 0.4)));
+    timer = setTimeout(
+      async () => {
+        if (document.visibilityState !== 'hidden' && !options.skip?.()) await refresh();
+        schedule();
+      },
+      Math.round(delayMs * (0.8 + Math.random() * 0.4)),
+    );
   }
 
   document.addEventListener('visibilitychange', () => {

@@ -28,7 +28,8 @@ export function createDeadlineWarnings(thresholdsMs: readonly number[] = WARN_AT
   };
 }
 
-export const minutesLeftWords = (thresholdMs: number) => t('minutes.left', { n: Math.max(1, Math.round(thresholdMs / 60_000)) });
+export const minutesLeftWords = (thresholdMs: number) =>
+  t('minutes.left', { n: Math.max(1, Math.round(thresholdMs / 60_000)) });
 
 /**
  * The core ends a payment session at 8/10 of the hold's life (core/src/checkout/

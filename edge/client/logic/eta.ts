@@ -46,7 +46,8 @@ export function createEtaSmoother(options: EtaSmootherOptions = {}) {
       const far = estimateSeconds > expected * 2 + 30 || estimateSeconds < expected / 2 - 30;
       const next = Math.max(0, expected + gap * (far ? 0.6 : weight));
       const threshold = Math.max(30, expected * explainRatio);
-      const trend: EtaTrend = next - expected > threshold ? 'longer' : expected - next > threshold ? 'shorter' : 'steady';
+      const trend: EtaTrend =
+        next - expected > threshold ? 'longer' : expected - next > threshold ? 'shorter' : 'steady';
       shown = next;
       shownAtMs = nowMs;
       return { seconds: next, trend };

@@ -10,7 +10,8 @@ export type SaleState = 'opening_soon' | 'on_sale' | 'paused' | 'closed' | 'sold
 const STATES: readonly SaleState[] = ['opening_soon', 'on_sale', 'paused', 'closed', 'sold_out', 'started'];
 
 /** The badge's words, in the page's language. */
-export const saleStateWords = (state: string) => ((STATES as readonly string[]).includes(state) ? t(`state.${state as SaleState}`) : state);
+export const saleStateWords = (state: string) =>
+  (STATES as readonly string[]).includes(state) ? t(`state.${state as SaleState}`) : state;
 
 /** Only a showtime on sale is offered as "Buy tickets"; the rest open as "Details". */
 export const isBuyable = (state: string) => state === 'on_sale';

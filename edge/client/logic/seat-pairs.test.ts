@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { couplePartners, toggleSeat, type PairableSeat } from './seat-pairs';
 
 const row = (n: number, type: string, statuses: Record<number, string> = {}): PairableSeat[] =>
-  Array.from({ length: 6 }, (_, i) => ({ code: `${String.fromCharCode(64 + n)}${i + 1}`, row: n, column: i + 1, type, status: statuses[i + 1] ?? 'AVAILABLE' }));
+  Array.from({ length: 6 }, (_, i) => ({
+    code: `${String.fromCharCode(64 + n)}${i + 1}`,
+    row: n,
+    column: i + 1,
+    type,
+    status: statuses[i + 1] ?? 'AVAILABLE',
+  }));
 
 describe('couple seats sold as pairs', () => {
   const seats = [...row(1, 'standard'), ...row(4, 'couple', { 4: 'BOOKED' })];

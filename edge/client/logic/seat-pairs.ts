@@ -36,7 +36,8 @@ export function toggleSeat(
   const codes = seatsForChoice(code, partners);
   const statusOf = (c: string) => seats.find((s) => s.code === c)?.status;
   if (statusOf(code) !== 'AVAILABLE') return { ok: false, reason: 'unavailable' };
-  if (selected.includes(code)) return { ok: true, selected: selected.filter((c) => !codes.includes(c)), added: false, codes };
+  if (selected.includes(code))
+    return { ok: true, selected: selected.filter((c) => !codes.includes(c)), added: false, codes };
   if (codes.some((c) => statusOf(c) !== 'AVAILABLE')) return { ok: false, reason: 'partner_taken' };
   const next = [...selected, ...codes.filter((c) => !selected.includes(c))];
   if (next.length > limit) return { ok: false, reason: 'limit' };

@@ -14,8 +14,18 @@ const view: AdmissionView = {
   turnCap: 9,
   turnsHeld: 4,
 };
-const current = { adaptiveAdmission: true, admitFloorPerMinute: 0, admitCeilingPerMinute: 0, inventoryMarginPercent: 25 };
-const form = { adaptiveAdmission: true, admitFloorPerMinute: '0', admitCeilingPerMinute: '0', inventoryMarginPercent: '25' };
+const current = {
+  adaptiveAdmission: true,
+  admitFloorPerMinute: 0,
+  admitCeilingPerMinute: 0,
+  inventoryMarginPercent: 25,
+};
+const form = {
+  adaptiveAdmission: true,
+  admitFloorPerMinute: '0',
+  admitCeilingPerMinute: '0',
+  inventoryMarginPercent: '25',
+};
 
 describe('admission controls', () => {
   it('says target against effective, and why, in words', () => {
@@ -27,7 +37,9 @@ describe('admission controls', () => {
       admitRange: '60 to 600 a minute',
     });
     expect(reasonWords(view)).toBe('Cut: holds are slow (holds take 2100 ms (p95; limit 800 ms)).');
-    expect(reasonWords({ ...view, reason: 'off', adaptive: false })).toBe('Off for this room: admitting at the rate as set.');
+    expect(reasonWords({ ...view, reason: 'off', adaptive: false })).toBe(
+      'Off for this room: admitting at the rate as set.',
+    );
     expect(admissionTiles(null).admitEffective).toBe('—');
   });
 
@@ -40,12 +52,21 @@ describe('admission controls', () => {
 
   it('sends only what changed, and refuses bad values in plain words', () => {
     expect(validateAdmission(form, current)).toEqual({ ok: true, change: {} });
-    expect(validateAdmission({ ...form, adaptiveAdmission: false }, current)).toEqual({ ok: true, change: { adaptiveAdmission: false } });
+    expect(validateAdmission({ ...form, adaptiveAdmission: false }, current)).toEqual({
+      ok: true,
+      change: { adaptiveAdmission: false },
+    });
     expect(validateAdmission({ ...form, admitFloorPerMinute: '100', admitCeilingPerMinute: '900' }, current)).toEqual({
       ok: true,
       change: { admitFloorPerMinute: 100, admitCeilingPerMinute: 900 },
     });
-    expect(validateAdmission({ ...form, admitFloorPerMinute: '900', admitCeilingPerMinute: '100' }, current)).toEqual({ ok: false, message: 'The floor must not be above the ceiling.' });
-    expect(validateAdmission({ ...form, inventoryMarginPercent: '-1' }, current)).toEqual({ ok: false, message: 'The margin over the seats left must be a whole number from 0 to 1,000.' });
+    expect(validateAdmission({ ...form, admitFloorPerMinute: '900', admitCeilingPerMinute: '100' }, current)).toEqual({
+      ok: false,
+      message: 'The floor must not be above the ceiling.',
+    });
+    expect(validateAdmission({ ...form, inventoryMarginPercent: '-1' }, current)).toEqual({
+      ok: false,
+      message: 'The margin over the seats left must be a whole number from 0 to 1,000.',
+    });
   });
 });

@@ -36,17 +36,20 @@ const HEADLINES: Record<string, string> = {
 /** The turn length the wait estimate goes by, and whose turns say so (the room's own, or recent sales'). */
 export function turnWords(turnMs: unknown, from: unknown): string {
   if (typeof turnMs !== 'number' || !(turnMs > 0)) return 'not known yet';
-  return `${duration(turnMs / 1000)} · ${from === 'history' ? 'from recent sales, until this room has its own' : 'this room\'s turns'}`;
+  return `${duration(turnMs / 1000)} · ${from === 'history' ? 'from recent sales, until this room has its own' : "this room's turns"}`;
 }
 
 export function reasonWords(view: AdmissionView): string {
   const headline = HEADLINES[view.reason] ?? view.reason;
-  return view.detail && !['off', 'no_governor', 'healthy'].includes(view.reason) ? `${headline} (${view.detail}).` : `${headline}.`;
+  return view.detail && !['off', 'no_governor', 'healthy'].includes(view.reason)
+    ? `${headline} (${view.detail}).`
+    : `${headline}.`;
 }
 
 /** The tiles: numbers, or "—" where nothing is known. */
 export function admissionTiles(view: AdmissionView | null | undefined): Record<string, string> {
-  const dash = (value: number | null | undefined) => (value === null || value === undefined ? '—' : value.toLocaleString('en'));
+  const dash = (value: number | null | undefined) =>
+    value === null || value === undefined ? '—' : value.toLocaleString('en');
   if (!view) return { admitTarget: '—', admitEffective: '—', seatsLeft: '—', turnCap: '—', admitRange: '—' };
   return {
     admitTarget: `${dash(view.targetPerMinute)} a minute`,
@@ -63,6 +66,7 @@ export function validateAdmission(values: GroupValues, current: AdmissionSetting
   if (!checked.ok) return checked;
   const floor = Number(values.admitFloorPerMinute);
   const ceiling = Number(values.admitCeilingPerMinute);
-  if (floor > 0 && ceiling > 0 && floor > ceiling) return { ok: false, message: 'The floor must not be above the ceiling.' };
+  if (floor > 0 && ceiling > 0 && floor > ceiling)
+    return { ok: false, message: 'The floor must not be above the ceiling.' };
   return checked;
 }

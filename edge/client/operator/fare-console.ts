@@ -10,8 +10,15 @@ import { byId, setText } from '../core/dom';
 import { explain } from '../core/explain';
 import { localTime, money } from '../core/format';
 import {
-  describeFareChange, describePolicy, FARE_CODE, parseSeatList, priceText, validateFareChange, validatePolicy,
-  type FareClassView, type RefundTier,
+  describeFareChange,
+  describePolicy,
+  FARE_CODE,
+  parseSeatList,
+  priceText,
+  validateFareChange,
+  validatePolicy,
+  type FareClassView,
+  type RefundTier,
 } from './fare-controls';
 
 const REFRESH_MS = 2_000;
@@ -20,8 +27,10 @@ const REFRESH_MS = 2_000;
 function seatRefusal(result: ApiResult<unknown>): string | null {
   const seats = result.json?.error?.seats;
   const list = Array.isArray(seats) ? seats.join(', ') : 'some of them';
-  if (errorCode(result) === 'SEATS_UNAVAILABLE') return `${list} ${Array.isArray(seats) && seats.length === 1 ? 'is' : 'are'} held or sold right now; only free seats change class. Nothing was moved.`;
-  if (errorCode(result) === 'UNKNOWN_SEATS') return `${list} ${Array.isArray(seats) && seats.length === 1 ? 'is' : 'are'} not in this hall. Nothing was moved.`;
+  if (errorCode(result) === 'SEATS_UNAVAILABLE')
+    return `${list} ${Array.isArray(seats) && seats.length === 1 ? 'is' : 'are'} held or sold right now; only free seats change class. Nothing was moved.`;
+  if (errorCode(result) === 'UNKNOWN_SEATS')
+    return `${list} ${Array.isArray(seats) && seats.length === 1 ? 'is' : 'are'} not in this hall. Nothing was moved.`;
   return null;
 }
 const CONSOLE = { 'x-console': '1' };
@@ -118,7 +127,8 @@ export function fareConsole(root: HTMLElement) {
     classes = next;
     const body = byId<HTMLTableSectionElement>('fare-rows');
     const existing = Array.from(body.rows);
-    const reuse = existing.length === next.length && existing.every((row, i) => row.dataset.fareClass === next[i]!.fareClass);
+    const reuse =
+      existing.length === next.length && existing.every((row, i) => row.dataset.fareClass === next[i]!.fareClass);
     if (!reuse) body.textContent = '';
     next.forEach((f, i) => {
       const row = reuse ? existing[i]! : newRow(body, f);
@@ -138,7 +148,10 @@ export function fareConsole(root: HTMLElement) {
     });
     if (sameClasses && select.options.length === next.length + 1) return;
     const before = select.value;
-    select.replaceChildren(...next.map((f) => new Option(`${f.label} (${f.fareClass})`, f.fareClass)), new Option('A new standing area…', ''));
+    select.replaceChildren(
+      ...next.map((f) => new Option(`${f.label} (${f.fareClass})`, f.fareClass)),
+      new Option('A new standing area…', ''),
+    );
     select.value = next.some((f) => f.fareClass === before) || before === '' ? before : (next[0]?.fareClass ?? '');
     byId('seated-classes').replaceChildren(...next.filter((f) => f.seated).map((f) => new Option('', f.fareClass)));
   }
@@ -157,21 +170,37 @@ export function fareConsole(root: HTMLElement) {
     const current = chosen();
     const code = current?.fareClass ?? input('newCode').value.trim().toUpperCase();
     if (!current && !FARE_CODE.test(code)) {
-      return alertBox('The code of a new area is 1 to 16 capital letters, digits or underscores, starting with a letter, such as GA_FLOOR.');
+      return alertBox(
+        'The code of a new area is 1 to 16 capital letters, digits or underscores, starting with a letter, such as GA_FLOOR.',
+      );
     }
-    if (!current && classes.some((f) => f.fareClass === code)) return alertBox(`${code} already exists: choose it in the list to change it.`);
+    if (!current && classes.some((f) => f.fareClass === code))
+      return alertBox(`${code} already exists: choose it in the list to change it.`);
     const checked = validateFareChange(
-      { label: input('fareLabel').value, price: input('farePrice').value, capacity: input('fareCapacity').value, overbookLimit: input('fareOverbook').value, buckets: input('fareBuckets').value },
+      {
+        label: input('fareLabel').value,
+        price: input('farePrice').value,
+        capacity: input('fareCapacity').value,
+        overbookLimit: input('fareOverbook').value,
+        buckets: input('fareBuckets').value,
+      },
       current,
     );
     if (!checked.ok) return alertBox(checked.message);
     if (Object.keys(checked.value).length === 0) return alertBox('Nothing changed.');
     const words = describeFareChange(checked.value, current, showPrice);
-    if (!(await confirmChange(current ? `Change ${current.label}: ${words}?` : `Add the standing area ${code}: ${words}?`))) return;
+    if (
+      !(await confirmChange(
+        current ? `Change ${current.label}: ${words}?` : `Add the standing area ${code}: ${words}?`,
+      ))
+    )
+      return;
     const result = await api<FareClassView>('PUT', `/api/admin/showtimes/${id}/fares/${code}`, checked.value, CONSOLE);
     if (!result.ok || !result.json) {
       const used = errorCode(result) === 'FARE_CLASS_IN_USE' ? result.json?.error?.used : undefined;
-      return alertBox(`Not saved: ${typeof used === 'number' ? `${used} places are sold or held right now: places plus overbooking cannot go below that.` : explain(result)}`);
+      return alertBox(
+        `Not saved: ${typeof used === 'number' ? `${used} places are sold or held right now: places plus overbooking cannot go below that.` : explain(result)}`,
+      );
     }
     alertBox(null);
     status(`Saved: ${result.json.label} (${words}).`);
@@ -186,15 +215,30 @@ export function fareConsole(root: HTMLElement) {
     const seats = parseSeatList(input('seatCodes').value);
     if (!seats.ok) return alertBox(seats.message);
     const target = input('targetClass').value.trim().toUpperCase();
-    if (!FARE_CODE.test(target)) return alertBox('Name the class to move the seats to: 1 to 16 capital letters, digits or underscores, such as PREMIUM.');
+    if (!FARE_CODE.test(target))
+      return alertBox(
+        'Name the class to move the seats to: 1 to 16 capital letters, digits or underscores, such as PREMIUM.',
+      );
     const known = classes.find((f) => f.fareClass === target);
     if (known && !known.seated) return alertBox(`${known.label} is a standing area: it has places, not seats.`);
-    const list = seats.value.length > 6 ? `${seats.value.slice(0, 6).join(', ')} and ${seats.value.length - 6} more` : seats.value.join(', ');
+    const list =
+      seats.value.length > 6
+        ? `${seats.value.slice(0, 6).join(', ')} and ${seats.value.length - 6} more`
+        : seats.value.join(', ');
     if (!(await confirmChange(`Move ${list} to ${known ? known.label : `a new seated class ${target}`}?`))) return;
-    const result = await api<{ moved: string[] }>('PUT', `/api/admin/showtimes/${id}/seat-classes`, { seats: seats.value, fareClass: target }, CONSOLE);
+    const result = await api<{ moved: string[] }>(
+      'PUT',
+      `/api/admin/showtimes/${id}/seat-classes`,
+      { seats: seats.value, fareClass: target },
+      CONSOLE,
+    );
     if (!result.ok || !result.json) return alertBox(`Not moved: ${seatRefusal(result) ?? explain(result)}`);
     alertBox(null);
-    status(result.json.moved.length === 0 ? 'Those seats were already in that class.' : `Moved ${result.json.moved.length} ${result.json.moved.length === 1 ? 'seat' : 'seats'} to ${target}.`);
+    status(
+      result.json.moved.length === 0
+        ? 'Those seats were already in that class.'
+        : `Moved ${result.json.moved.length} ${result.json.moved.length === 1 ? 'seat' : 'seats'} to ${target}.`,
+    );
     input('seatCodes').value = '';
     await refresh();
   }
@@ -239,7 +283,12 @@ export function fareConsole(root: HTMLElement) {
     if (!checked.ok) return alertBox(checked.message);
     const words = describePolicy(checked.value);
     if (!(await confirmChange(`Set the refund policy to: ${words} It applies to cancellations from now on.`))) return;
-    const result = await api<{ tiers: RefundTier[] }>('PUT', `/api/admin/showtimes/${id}/refund-policy`, { tiers: checked.value }, CONSOLE);
+    const result = await api<{ tiers: RefundTier[] }>(
+      'PUT',
+      `/api/admin/showtimes/${id}/refund-policy`,
+      { tiers: checked.value },
+      CONSOLE,
+    );
     if (!result.ok || !result.json) return alertBox(`Not saved: ${explain(result)}`);
     alertBox(null);
     summarise(result.json.tiers);

@@ -51,9 +51,11 @@ export function parsePrice(text: string): Checked<number | null> {
   const trimmed = text.trim();
   if (trimmed === '') return { ok: true, value: null };
   const match = /^(\d{1,6})(?:[.,](\d{1,2}))?$/.exec(trimmed);
-  if (!match) return { ok: false, message: 'Price must be an amount such as 12.50, or empty for the showing\'s own price.' };
+  if (!match)
+    return { ok: false, message: "Price must be an amount such as 12.50, or empty for the showing's own price." };
   const cents = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
-  if (cents > MAX_PRICE_CENTS) return { ok: false, message: `Price can be at most ${(MAX_PRICE_CENTS / 100).toLocaleString('en')}.` };
+  if (cents > MAX_PRICE_CENTS)
+    return { ok: false, message: `Price can be at most ${(MAX_PRICE_CENTS / 100).toLocaleString('en')}.` };
   return { ok: true, value: cents };
 }
 
@@ -63,7 +65,10 @@ function wholeNumber(text: string, bound: { min: number; max: number; words: str
   const trimmed = text.trim();
   const value = Number(trimmed);
   if (trimmed === '' || !Number.isInteger(value) || value < bound.min || value > bound.max) {
-    return { ok: false, message: `${bound.words} must be a whole number from ${bound.min.toLocaleString('en')} to ${bound.max.toLocaleString('en')}.` };
+    return {
+      ok: false,
+      message: `${bound.words} must be a whole number from ${bound.min.toLocaleString('en')} to ${bound.max.toLocaleString('en')}.`,
+    };
   }
   return { ok: true, value };
 }
@@ -83,7 +88,8 @@ export interface FareFormValues {
 export function validateFareChange(values: FareFormValues, current: FareClassView | null): Checked<FareChange> {
   const change: FareChange = {};
   const label = values.label.trim();
-  if (label.length < 1 || label.length > 64) return { ok: false, message: 'Name must be 1 to 64 characters: the name buyers see, such as "Standing floor".' };
+  if (label.length < 1 || label.length > 64)
+    return { ok: false, message: 'Name must be 1 to 64 characters: the name buyers see, such as "Standing floor".' };
   if (!current || label !== current.label) change.label = label;
   const price = parsePrice(values.price);
   if (!price.ok) return price;
@@ -98,7 +104,10 @@ export function validateFareChange(values: FareFormValues, current: FareClassVie
   const overbook = wholeNumber(values.overbookLimit, FARE_BOUNDS.overbookLimit);
   if (!overbook.ok) return overbook;
   if (current && capacity.value + overbook.value < current.sold + current.held) {
-    return { ok: false, message: `${current.sold + current.held} places are already sold or held: places plus overbooking cannot go below that.` };
+    return {
+      ok: false,
+      message: `${current.sold + current.held} places are already sold or held: places plus overbooking cannot go below that.`,
+    };
   }
   if (!current || capacity.value !== current.capacity) change.capacity = capacity.value;
   if (!current || overbook.value !== current.overbookLimit) change.overbookLimit = overbook.value;
@@ -106,16 +115,25 @@ export function validateFareChange(values: FareFormValues, current: FareClassVie
 }
 
 /** The change in words, for the confirmation ("price 12.00 → 15.00, places 50 → 60"). */
-export function describeFareChange(change: FareChange, current: FareClassView | null, showPrice: (cents: number) => string): string {
+export function describeFareChange(
+  change: FareChange,
+  current: FareClassView | null,
+  showPrice: (cents: number) => string,
+): string {
   const parts: string[] = [];
   const from = (value: string) => (current ? `${value} → ` : '');
   if (change.label !== undefined) parts.push(`name ${current ? `"${current.label}" → ` : ''}"${change.label}"`);
   if (change.priceCents !== undefined) {
-    parts.push(`price ${current ? from(showPrice(current.priceCents)) : ''}${change.priceCents === null ? 'the showing\'s price' : showPrice(change.priceCents)}`);
+    parts.push(
+      `price ${current ? from(showPrice(current.priceCents)) : ''}${change.priceCents === null ? "the showing's price" : showPrice(change.priceCents)}`,
+    );
   }
-  if (change.capacity !== undefined) parts.push(`places ${current ? from(String(current.capacity)) : ''}${change.capacity}`);
-  if (change.overbookLimit !== undefined) parts.push(`overbooking ${current ? from(String(current.overbookLimit)) : ''}${change.overbookLimit}`);
-  if (change.buckets !== undefined) parts.push(`counter rows ${current ? from(String(current.buckets)) : ''}${change.buckets}`);
+  if (change.capacity !== undefined)
+    parts.push(`places ${current ? from(String(current.capacity)) : ''}${change.capacity}`);
+  if (change.overbookLimit !== undefined)
+    parts.push(`overbooking ${current ? from(String(current.overbookLimit)) : ''}${change.overbookLimit}`);
+  if (change.buckets !== undefined)
+    parts.push(`counter rows ${current ? from(String(current.buckets)) : ''}${change.buckets}`);
   return parts.join(', ');
 }
 
@@ -127,10 +145,14 @@ export function validatePolicy(rows: { hours: string; percent: string }[]): Chec
     const step = `Step ${index + 1}`;
     const hours = Number(row.hours.trim().replace(',', '.'));
     if (row.hours.trim() === '' || !Number.isFinite(hours) || hours < 0 || hours > MAX_POLICY_HOURS) {
-      return { ok: false, message: `${step}: the time before the start must be a number of hours from 0 to ${MAX_POLICY_HOURS.toLocaleString('en')}.` };
+      return {
+        ok: false,
+        message: `${step}: the time before the start must be a number of hours from 0 to ${MAX_POLICY_HOURS.toLocaleString('en')}.`,
+      };
     }
     const minutes = Math.round(hours * 60);
-    if (Math.abs(minutes - hours * 60) > 1e-6) return { ok: false, message: `${step}: give the time in whole minutes (for example 1.5 hours, not 1.505).` };
+    if (Math.abs(minutes - hours * 60) > 1e-6)
+      return { ok: false, message: `${step}: give the time in whole minutes (for example 1.5 hours, not 1.505).` };
     const percent = Number(row.percent.trim());
     if (row.percent.trim() === '' || !Number.isInteger(percent) || percent < 0 || percent > 100) {
       return { ok: false, message: `${step}: the refund must be a whole percent from 0 to 100.` };
@@ -141,10 +163,16 @@ export function validatePolicy(rows: { hours: string; percent: string }[]): Chec
   tiers.sort((a, b) => b.beforeStartMinutes - a.beforeStartMinutes);
   for (let i = 1; i < tiers.length; i++) {
     if (tiers[i]!.beforeStartMinutes === tiers[i - 1]!.beforeStartMinutes) {
-      return { ok: false, message: `Two steps start ${hoursText(tiers[i]!.beforeStartMinutes)} before the showing: keep one.` };
+      return {
+        ok: false,
+        message: `Two steps start ${hoursText(tiers[i]!.beforeStartMinutes)} before the showing: keep one.`,
+      };
     }
     if (tiers[i]!.percent > tiers[i - 1]!.percent) {
-      return { ok: false, message: `Cancelling ${hoursText(tiers[i]!.beforeStartMinutes)} before would give back more (${tiers[i]!.percent} %) than cancelling earlier (${tiers[i - 1]!.percent} %): a later cancellation cannot get more back.` };
+      return {
+        ok: false,
+        message: `Cancelling ${hoursText(tiers[i]!.beforeStartMinutes)} before would give back more (${tiers[i]!.percent} %) than cancelling earlier (${tiers[i - 1]!.percent} %): a later cancellation cannot get more back.`,
+      };
     }
   }
   return { ok: true, value: tiers };
@@ -162,7 +190,9 @@ export function describePolicy(tiers: RefundTier[]): string {
   if (sorted.length === 0) return 'No refund: cancelled bookings give nothing back.';
   const parts = sorted.map((t) => {
     const what = t.percent === 100 ? 'full refund' : `${t.percent} % back`;
-    return t.beforeStartMinutes === 0 ? `${what} until the start` : `${what} until ${hoursText(t.beforeStartMinutes)} before the start`;
+    return t.beforeStartMinutes === 0
+      ? `${what} until the start`
+      : `${what} until ${hoursText(t.beforeStartMinutes)} before the start`;
   });
   const sentence = parts.join('; ');
   const last = sorted[sorted.length - 1]!;
@@ -171,10 +201,17 @@ export function describePolicy(tiers: RefundTier[]): string {
 
 /** "A1, a2 A3" → ["A1", "A2", "A3"]. */
 export function parseSeatList(text: string): Checked<string[]> {
-  const seats = text.split(/[\s,;]+/).map((s) => s.trim().toUpperCase()).filter(Boolean);
+  const seats = text
+    .split(/[\s,;]+/)
+    .map((s) => s.trim().toUpperCase())
+    .filter(Boolean);
   if (seats.length === 0) return { ok: false, message: 'Type the seats to move, such as A1, A2, A3.' };
   const bad = seats.find((s) => !/^[A-Z0-9]{1,8}$/.test(s));
-  if (bad) return { ok: false, message: `"${bad}" is not a seat code: seat codes are a row letter and a number, such as F12.` };
+  if (bad)
+    return {
+      ok: false,
+      message: `"${bad}" is not a seat code: seat codes are a row letter and a number, such as F12.`,
+    };
   if (seats.length > 1000) return { ok: false, message: 'Move at most 1,000 seats at once.' };
   return { ok: true, value: [...new Set(seats)] };
 }

@@ -21,7 +21,8 @@ interface Lookup {
 /** The answer in one sentence for the person on the phone with the buyer. */
 export function describeLookup(found: Lookup): string {
   const who = found.customerId ? ` (customer ${found.customerId})` : '';
-  if (found.status === 'waiting') return `${found.queueId}${who} is waiting in line: number ${found.position} of ${found.lineLength}.`;
+  if (found.status === 'waiting')
+    return `${found.queueId}${who} is waiting in line: number ${found.position} of ${found.lineLength}.`;
   if (found.status === 'admitted') {
     const until = found.turnExpiresAt ? ` until ${localTime(new Date(found.turnExpiresAt), false)}` : '';
     return `${found.queueId}${who} has been let in and is choosing seats${until}.`;

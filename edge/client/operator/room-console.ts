@@ -12,7 +12,15 @@ import { duration, localTime } from '../core/format';
 import { admissionTiles, reasonWords, turnWords, validateAdmission, type AdmissionView } from './admission-controls';
 import { createSeries, drawSpark } from './spark-chart';
 import { consoleGroup, type ConsoleGroup } from '../../../lib/room-settings-registry';
-import { describeChange, describeSaleChange, validateGroup, validateSale, type GroupValues, type RoomChange, type RoomSettingsView } from './room-controls';
+import {
+  describeChange,
+  describeSaleChange,
+  validateGroup,
+  validateSale,
+  type GroupValues,
+  type RoomChange,
+  type RoomSettingsView,
+} from './room-controls';
 
 interface StatsEvent {
   at: string;
@@ -26,14 +34,35 @@ interface StatsEvent {
 }
 
 /** "12 bits (raised: …)" or "off", for the proof-of-work tile. */
-const powWords = (pow: StatsEvent['pow']) => (!pow ? null : pow.difficulty > 0 ? `${pow.difficulty} bits (${pow.reason})` : 'off');
+const powWords = (pow: StatsEvent['pow']) =>
+  !pow ? null : pow.difficulty > 0 ? `${pow.difficulty} bits (${pow.reason})` : 'off';
 
-const CHARTS = ['waiting', 'active', 'admittedPerMinute', 'seatsAvailable', 'seatsHeld', 'seatsBooked', 'holdConflicts', 'rateLimited'] as const;
+const CHARTS = [
+  'waiting',
+  'active',
+  'admittedPerMinute',
+  'seatsAvailable',
+  'seatsHeld',
+  'seatsBooked',
+  'holdConflicts',
+  'rateLimited',
+] as const;
 const SEAT_CHARTS = new Set(['seatsAvailable', 'seatsHeld', 'seatsBooked']);
 /** The settings forms, one per registry group (edge/src/pages/settings-inputs.ts writes their inputs). */
-const FORM_OF_GROUP: Record<ConsoleGroup, string> = { room: 'settings-form', protection: 'protection-form', admission: 'admission-form' };
+const FORM_OF_GROUP: Record<ConsoleGroup, string> = {
+  room: 'settings-form',
+  protection: 'protection-form',
+  admission: 'admission-form',
+};
 const SETTING_GROUPS = Object.keys(FORM_OF_GROUP) as ConsoleGroup[];
-const STATE_WORDS: Record<string, string> = { open: 'open', paused: 'paused', closed: 'closed', scheduled: 'scheduled', opening: 'opening', sold_out: 'sold out' };
+const STATE_WORDS: Record<string, string> = {
+  open: 'open',
+  paused: 'paused',
+  closed: 'closed',
+  scheduled: 'scheduled',
+  opening: 'opening',
+  sold_out: 'sold out',
+};
 
 export function roomConsole(root: HTMLElement) {
   const id = root.dataset.showtimeId ?? '';
@@ -58,7 +87,10 @@ export function roomConsole(root: HTMLElement) {
       active: n('active'),
       admittedPerMinute: n('admittedLastMinute'),
       abandoned: n('abandoned'),
-      etaLast: data.room && stats.etaLastMs !== null && stats.etaLastMs !== undefined ? duration(Number(stats.etaLastMs) / 1000) : '—',
+      etaLast:
+        data.room && stats.etaLastMs !== null && stats.etaLastMs !== undefined
+          ? duration(Number(stats.etaLastMs) / 1000)
+          : '—',
       turn: data.room ? turnWords(stats.turnMs, stats.turnFrom) : null,
       seatsAvailable: seats?.available,
       seatsHeld: seats?.held,
@@ -72,12 +104,17 @@ export function roomConsole(root: HTMLElement) {
   function onStats(event: MessageEvent<string>) {
     const data = JSON.parse(event.data) as StatsEvent;
     const values = numbers(data);
-    for (const [key, value] of Object.entries(values)) setText(`v-${key}`, value === null || value === undefined ? '—' : String(value));
+    for (const [key, value] of Object.entries(values))
+      setText(`v-${key}`, value === null || value === undefined ? '—' : String(value));
     const seatsTotal = data.seats ? data.seats.available + data.seats.held + data.seats.booked : null;
     record(Date.parse(data.at), values, seatsTotal);
     if (data.core && !data.core.fresh) {
       const since = data.core.staleSince ? ` since ${localTime(new Date(data.core.staleSince), false)}` : '';
-      live(`Live · updated ${localTime(new Date(data.at), false)} · the seat service is not answering${since}: seat counts as last known`, false, 'core-stale');
+      live(
+        `Live · updated ${localTime(new Date(data.at), false)} · the seat service is not answering${since}: seat counts as last known`,
+        false,
+        'core-stale',
+      );
     } else {
       live(`Live · updated ${localTime(new Date(data.at), false)}`, true);
     }
@@ -105,16 +142,31 @@ export function roomConsole(root: HTMLElement) {
     series.push('at', atMs);
     for (const key of CHARTS) series.push(key, values[key]);
     const times = series.get('at');
-    const span = times.length > 1 ? { from: localTime(new Date(times[0]!), false), to: localTime(new Date(times[times.length - 1]!), false) } : null;
-    for (const key of CHARTS) drawSpark(document.getElementById(`chart-${key}`) as SVGSVGElement | null, series.get(key), SEAT_CHARTS.has(key) ? seatsTotal : null, span);
+    const span =
+      times.length > 1
+        ? { from: localTime(new Date(times[0]!), false), to: localTime(new Date(times[times.length - 1]!), false) }
+        : null;
+    for (const key of CHARTS)
+      drawSpark(
+        document.getElementById(`chart-${key}`) as SVGSVGElement | null,
+        series.get(key),
+        SEAT_CHARTS.has(key) ? seatsTotal : null,
+        span,
+      );
   }
 
   /** The server's last minutes first, so the charts do not start empty on every load. */
   async function loadHistory() {
-    const result = await api<{ samples: { at: number; values: Record<string, number | null> }[] }>('GET', `/admin/showtimes/${id}/history`);
+    const result = await api<{ samples: { at: number; values: Record<string, number | null> }[] }>(
+      'GET',
+      `/admin/showtimes/${id}/history`,
+    );
     for (const sample of result.ok ? (result.json?.samples ?? []) : []) {
       const v = sample.values;
-      const total = v.seatsAvailable !== null && v.seatsAvailable !== undefined ? (v.seatsAvailable ?? 0) + (v.seatsHeld ?? 0) + (v.seatsBooked ?? 0) : null;
+      const total =
+        v.seatsAvailable !== null && v.seatsAvailable !== undefined
+          ? (v.seatsAvailable ?? 0) + (v.seatsHeld ?? 0) + (v.seatsBooked ?? 0)
+          : null;
       record(sample.at, v, total);
     }
   }
@@ -155,7 +207,9 @@ export function roomConsole(root: HTMLElement) {
     }
     if (settings.opensAt) {
       const d = new Date(settings.opensAt);
-      byId<HTMLInputElement>('opensAt').value = new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+      byId<HTMLInputElement>('opensAt').value = new Date(d.getTime() - d.getTimezoneOffset() * 60_000)
+        .toISOString()
+        .slice(0, 19);
     }
   }
 
@@ -209,7 +263,8 @@ export function roomConsole(root: HTMLElement) {
   function onGroup(group: ConsoleGroup, event: SubmitEvent) {
     event.preventDefault();
     const values = groupValues(group);
-    const checked = group === 'admission' ? validateAdmission(values, settings) : validateGroup(group, values, settings);
+    const checked =
+      group === 'admission' ? validateAdmission(values, settings) : validateGroup(group, values, settings);
     if (!checked.ok) return consoleAlert(checked.message);
     void apply(checked.change);
   }
@@ -218,15 +273,23 @@ export function roomConsole(root: HTMLElement) {
     event.preventDefault();
     const at = new Date(byId<HTMLInputElement>('opensAt').value);
     if (Number.isNaN(at.getTime())) return consoleAlert('Enter the opening date and time.');
-    if (at.getTime() <= Date.now()) return consoleAlert('That opening time has already passed. Choose a time in the future, or press "Resume (open)" to open now.');
+    if (at.getTime() <= Date.now())
+      return consoleAlert(
+        'That opening time has already passed. Choose a time in the future, or press "Resume (open)" to open now.',
+      );
     void apply({ state: 'scheduled', opensAt: at.toISOString() });
   }
 
   async function loadAudit() {
-    const result = await api<{ entries?: { atMs: number; actor: string; action?: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null }[] }>(
-      'GET',
-      `/api/admin/showtimes/${id}/room/audit`,
-    );
+    const result = await api<{
+      entries?: {
+        atMs: number;
+        actor: string;
+        action?: string;
+        before: Record<string, unknown> | null;
+        after: Record<string, unknown> | null;
+      }[];
+    }>('GET', `/api/admin/showtimes/${id}/room/audit`);
     const body = byId<HTMLTableSectionElement>('audit-rows');
     if (!result.ok || !result.json) {
       if (result.status !== 404) consoleAlert(`Audit log: ${explain(result)}`);
@@ -249,16 +312,31 @@ export function roomConsole(root: HTMLElement) {
 
   /** Hold time and seats per customer: the sale's settings at the core (the form is there when the core answered). */
   const saleForm = document.getElementById('sale-form');
-  const saleValue = (name: 'holdTtlSeconds' | 'maxSeatsPerCustomer') => Number(byId<HTMLInputElement>(name).defaultValue);
+  const saleValue = (name: 'holdTtlSeconds' | 'maxSeatsPerCustomer') =>
+    Number(byId<HTMLInputElement>(name).defaultValue);
   async function onSale(event: SubmitEvent) {
     event.preventDefault();
-    const current = { holdTtlSeconds: saleValue('holdTtlSeconds'), maxSeatsPerCustomer: saleValue('maxSeatsPerCustomer') };
-    const checked = validateSale({ holdTtlSeconds: byId<HTMLInputElement>('holdTtlSeconds').value, maxSeatsPerCustomer: byId<HTMLInputElement>('maxSeatsPerCustomer').value }, current);
+    const current = {
+      holdTtlSeconds: saleValue('holdTtlSeconds'),
+      maxSeatsPerCustomer: saleValue('maxSeatsPerCustomer'),
+    };
+    const checked = validateSale(
+      {
+        holdTtlSeconds: byId<HTMLInputElement>('holdTtlSeconds').value,
+        maxSeatsPerCustomer: byId<HTMLInputElement>('maxSeatsPerCustomer').value,
+      },
+      current,
+    );
     if (!checked.ok) return consoleAlert(checked.message);
     if (Object.keys(checked.change).length === 0) return consoleAlert('Nothing changed.');
     const words = describeSaleChange(checked.change, current);
     if (!(await confirmChange(`Change ${words}? It applies to holds made from now on.`))) return;
-    const result = await api<{ holdTtlSeconds: number; maxSeatsPerCustomer: number }>('PATCH', `/admin/showtimes/${id}/sale`, checked.change, { 'x-console': '1' });
+    const result = await api<{ holdTtlSeconds: number; maxSeatsPerCustomer: number }>(
+      'PATCH',
+      `/admin/showtimes/${id}/sale`,
+      checked.change,
+      { 'x-console': '1' },
+    );
     if (!result.ok || !result.json) return consoleAlert(`Not applied: ${explain(result)}`);
     consoleAlert(null);
     for (const name of ['holdTtlSeconds', 'maxSeatsPerCustomer'] as const) {
@@ -272,7 +350,9 @@ export function roomConsole(root: HTMLElement) {
   saleForm?.addEventListener('submit', (event) => void onSale(event as SubmitEvent));
 
   for (const group of SETTING_GROUPS) {
-    document.getElementById(FORM_OF_GROUP[group])?.addEventListener('submit', (event) => onGroup(group, event as SubmitEvent));
+    document
+      .getElementById(FORM_OF_GROUP[group])
+      ?.addEventListener('submit', (event) => onGroup(group, event as SubmitEvent));
   }
   byId('opening-form').addEventListener('submit', onOpening);
   root.querySelectorAll<HTMLButtonElement>('button[data-state]').forEach((button) => {
@@ -289,10 +369,28 @@ export function roomConsole(root: HTMLElement) {
 }
 
 /** What changed, by field; a change the log keeps no fields of (a catalog edit) is named by its action. */
-function auditChanges(before: Record<string, unknown> | null, after: Record<string, unknown> | null, action?: string): string {
-  const named = action === 'showtime.update' ? 'sale settings changed (hold time, seats per customer or times)' : action ? `${action}` : 'settings changed';
+function auditChanges(
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+  action?: string,
+): string {
+  const named =
+    action === 'showtime.update'
+      ? 'sale settings changed (hold time, seats per customer or times)'
+      : action
+        ? `${action}`
+        : 'settings changed';
   if (!after) return named;
-  const keys = ['state', 'saleState', 'opensAt', ...SETTING_GROUPS.flatMap((group) => consoleGroup(group)), 'holdTtlSeconds', 'maxSeatsPerCustomer'];
-  const parts = keys.filter((k) => !before || before[k] !== after[k]).map((k) => `${k}: ${before ? String(before[k]) : '—'} → ${String(after[k])}`);
+  const keys = [
+    'state',
+    'saleState',
+    'opensAt',
+    ...SETTING_GROUPS.flatMap((group) => consoleGroup(group)),
+    'holdTtlSeconds',
+    'maxSeatsPerCustomer',
+  ];
+  const parts = keys
+    .filter((k) => !before || before[k] !== after[k])
+    .map((k) => `${k}: ${before ? String(before[k]) : '—'} → ${String(after[k])}`);
   return parts.length ? parts.join(', ') : named;
 }

@@ -3,13 +3,21 @@
  * the bounds the operator API accepts (said in plain words), and how a change reads in the
  * confirmation and the "Applied" line.
  */
-import { consoleGroup, operatorSettingByApiName, type ConsoleGroup, type OperatorApiValues } from '../../../lib/room-settings-registry';
+import {
+  consoleGroup,
+  operatorSettingByApiName,
+  type ConsoleGroup,
+  type OperatorApiValues,
+} from '../../../lib/room-settings-registry';
 import { localTime } from '../core/format';
 
 /** The room's settings as the operator API shows them (queue/src/room-update.ts publicSettings). */
 export type RoomSettingsView = Partial<OperatorApiValues> & { state: string; opensAt: string | null };
 
-export type RoomChange = Partial<OperatorApiValues> & { state?: 'open' | 'paused' | 'closed' | 'scheduled'; opensAt?: string };
+export type RoomChange = Partial<OperatorApiValues> & {
+  state?: 'open' | 'paused' | 'closed' | 'scheduled';
+  opensAt?: string;
+};
 
 /** What the console's inputs of one group hold: text for numbers, checked or not for flags. */
 export type GroupValues = Record<string, string | boolean>;
@@ -45,7 +53,8 @@ export function validateGroup(group: ConsoleGroup, values: GroupValues, current:
 }
 
 /** The settings form: capacity, rate, burst, session length. */
-export const validateSettings = (values: GroupValues, current: RoomSettingsView | null): Checked => validateGroup('room', values, current);
+export const validateSettings = (values: GroupValues, current: RoomSettingsView | null): Checked =>
+  validateGroup('room', values, current);
 
 const WORDS: Record<string, string> = { state: 'state', opensAt: 'opening time' };
 
@@ -56,9 +65,12 @@ const wordsFor = (key: string) => WORDS[key] ?? operatorSettingByApiName(key)?.s
 export function describeChange(change: RoomChange, before: RoomSettingsView | null): string {
   return Object.keys(change)
     .map((key) => {
-      const show = (value: unknown) => (key === 'opensAt' ? (value ? localTime(new Date(String(value)), true) : 'none') : String(value));
+      const show = (value: unknown) =>
+        key === 'opensAt' ? (value ? localTime(new Date(String(value)), true) : 'none') : String(value);
       const after = show((change as Record<string, unknown>)[key]);
-      return before ? `${wordsFor(key)} from ${show((before as Record<string, unknown>)[key])} to ${after}` : `${wordsFor(key)} → ${after}`;
+      return before
+        ? `${wordsFor(key)} from ${show((before as Record<string, unknown>)[key])} to ${after}`
+        : `${wordsFor(key)} → ${after}`;
     })
     .join('; ');
 }
@@ -81,7 +93,10 @@ export function validateSale(
     const text = values[name].trim();
     const value = Number(text);
     if (text === '' || !Number.isInteger(value) || value < min || value > max) {
-      return { ok: false, message: `${words} must be a whole number from ${min} to ${max}${name === 'holdTtlSeconds' ? ' seconds' : ''}.` };
+      return {
+        ok: false,
+        message: `${words} must be a whole number from ${min} to ${max}${name === 'holdTtlSeconds' ? ' seconds' : ''}.`,
+      };
     }
     if (value !== current[name]) change[name] = value;
   }
@@ -90,5 +105,7 @@ export function validateSale(
 
 export function describeSaleChange(change: SaleChange, before: Record<keyof typeof SALE_BOUNDS, number>): string {
   const words = { holdTtlSeconds: 'time to pay (s)', maxSeatsPerCustomer: 'seats per customer' };
-  return (Object.keys(change) as (keyof SaleChange)[]).map((key) => `${words[key]} from ${before[key]} to ${change[key]}`).join('; ');
+  return (Object.keys(change) as (keyof SaleChange)[])
+    .map((key) => `${words[key]} from ${before[key]} to ${change[key]}`)
+    .join('; ');
 }

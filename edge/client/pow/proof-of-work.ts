@@ -10,7 +10,8 @@ import { searchNonces } from './sha256';
 export const POW_WORKER_URL = '/assets/pow-worker.js';
 
 /** 0-99: how far along the expected 2^difficulty hashes the search is (it may finish early or late). */
-export const progressShare = (hashes: number, difficulty: number) => Math.min(99, Math.floor((hashes / 2 ** difficulty) * 100));
+export const progressShare = (hashes: number, difficulty: number) =>
+  Math.min(99, Math.floor((hashes / 2 ** difficulty) * 100));
 
 function solveOnPage(challenge: string, difficulty: number, onProgress: (hashes: number) => void): Promise<string> {
   return new Promise((resolve) => {
@@ -27,7 +28,12 @@ function solveOnPage(challenge: string, difficulty: number, onProgress: (hashes:
 }
 
 /** The nonce that solves the challenge, from a Worker when the browser has them. */
-export function solveChallenge(challenge: string, difficulty: number, onProgress: (hashes: number) => void, workerUrl = POW_WORKER_URL): Promise<string> {
+export function solveChallenge(
+  challenge: string,
+  difficulty: number,
+  onProgress: (hashes: number) => void,
+  workerUrl = POW_WORKER_URL,
+): Promise<string> {
   if (typeof Worker === 'undefined') return solveOnPage(challenge, difficulty, onProgress);
   return new Promise((resolve) => {
     let worker: Worker;

@@ -4,7 +4,12 @@ import { createNodeFloodLimiter } from './node-flood-limiter';
 
 // No Redis server here: a client that is never connected makes every shared call fail,
 // which is exactly the case the per-process count exists for.
-const offline = new Redis({ lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+const offline = new Redis({
+  lazyConnect: true,
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  retryStrategy: () => null,
+});
 afterAll(() => offline.disconnect());
 
 describe('Node flood limiter', () => {

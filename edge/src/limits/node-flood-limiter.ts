@@ -25,9 +25,16 @@ export interface NodeFloodLimiterOptions {
   now?: () => number;
 }
 
-export function createNodeFloodLimiter(options: NodeFloodLimiterOptions): FloodLimiter & { flush(): Promise<void>; close(): void } {
+export function createNodeFloodLimiter(
+  options: NodeFloodLimiterOptions,
+): FloodLimiter & { flush(): Promise<void>; close(): void } {
   const shared = createSharedFloodCounter(options);
-  const local = createMemoryFloodLimiter({ points: options.points, windowMs: options.windowMs, blockMs: options.windowMs, now: options.now });
+  const local = createMemoryFloodLimiter({
+    points: options.points,
+    windowMs: options.windowMs,
+    blockMs: options.windowMs,
+    now: options.now,
+  });
   return {
     consume: (key) => (key.startsWith('poll:') ? local.consume(key) : shared.consume(key)),
     consumeNow: (key) => (key.startsWith('poll:') ? local.consumeNow!(key) : shared.consumeNow!(key)),

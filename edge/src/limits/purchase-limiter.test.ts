@@ -20,13 +20,19 @@ describe('purchase limiter', () => {
         return decision(false, 1_500);
       },
     });
-    expect(await limiter.take('42', 'alice', { requireAdmission: true })).toEqual({ allowed: false, retryAfterMs: 1_500, source: 'redis' });
+    expect(await limiter.take('42', 'alice', { requireAdmission: true })).toEqual({
+      allowed: false,
+      retryAfterMs: 1_500,
+      source: 'redis',
+    });
     expect(calls).toEqual([['42', 'alice', { requireAdmission: true }]]);
   });
 
   it('any other refusal from the script is a refusal too, never a free pass', async () => {
     for (const code of ['cost_exceeds_capacity', 'invalid_input'] as const) {
-      const limiter = createPurchaseLimiter({ take: async (): Promise<Refused> => ({ ok: false, code, message: code }) });
+      const limiter = createPurchaseLimiter({
+        take: async (): Promise<Refused> => ({ ok: false, code, message: code }),
+      });
       expect(await limiter.take('42', 'alice'), code).toMatchObject({ allowed: false, source: 'redis' });
     }
   });
@@ -34,7 +40,12 @@ describe('purchase limiter', () => {
   it('a refused admission says so, without a retry time', async () => {
     const notAdmitted: Refused = { ok: false, code: 'not_admitted', message: 'no live admission' };
     const limiter = createPurchaseLimiter({ take: async () => notAdmitted });
-    expect(await limiter.take('42', 'alice')).toEqual({ allowed: false, notAdmitted: true, retryAfterMs: 0, source: 'redis' });
+    expect(await limiter.take('42', 'alice')).toEqual({
+      allowed: false,
+      notAdmitted: true,
+      retryAfterMs: 0,
+      source: 'redis',
+    });
   });
 
   it('when Redis fails, a local bucket pair with the default sizes decides, and the failure is reported', async () => {
@@ -63,7 +74,7 @@ describe('purchase limiter', () => {
     expect((await limiter.take('42', 'alice')).allowed).toBe(true);
   });
 
-  it("the local showtime bucket caps the whole showtime during an outage", async () => {
+  it('the local showtime bucket caps the whole showtime during an outage', async () => {
     const limiter = createPurchaseLimiter({
       take: async () => {
         throw new Error('down');

@@ -56,7 +56,10 @@ export function createPurchaseLimiter(options: PurchaseLimiterOptions) {
       show.tokens -= 1;
       return { allowed: true, retryAfterMs: 0, source: 'fallback' };
     }
-    const waitMs = Math.max(customer.tokens >= 1 ? 0 : (1 - customer.tokens) / customerRate, show.tokens >= 1 ? 0 : (1 - show.tokens) / showRate);
+    const waitMs = Math.max(
+      customer.tokens >= 1 ? 0 : (1 - customer.tokens) / customerRate,
+      show.tokens >= 1 ? 0 : (1 - show.tokens) / showRate,
+    );
     return { allowed: false, retryAfterMs: Math.ceil(waitMs), source: 'fallback' };
   }
 
@@ -69,7 +72,8 @@ export function createPurchaseLimiter(options: PurchaseLimiterOptions) {
     async take(showtimeId: string, customerId: string, rules: PurchaseRules = {}): Promise<PurchaseDecision> {
       try {
         const decision = await options.take(showtimeId, customerId, rules);
-        if (!decision.ok && decision.code === 'not_admitted') return { allowed: false, notAdmitted: true, retryAfterMs: 0, source: 'redis' };
+        if (!decision.ok && decision.code === 'not_admitted')
+          return { allowed: false, notAdmitted: true, retryAfterMs: 0, source: 'redis' };
         // Any other refusal (a bucket that can never hold the cost, ids Redis refused) is a
         // refusal: failing open here would hand out purchases the limits never granted.
         if (!decision.ok) return { allowed: false, retryAfterMs: 1_000, source: 'redis' };

@@ -50,7 +50,9 @@ interface Slot {
   blockedUntilMs: number;
 }
 
-export function createSharedFloodCounter(options: SharedFloodCounterOptions): FloodLimiter & { flush(): Promise<void>; close(): void } {
+export function createSharedFloodCounter(
+  options: SharedFloodCounterOptions,
+): FloodLimiter & { flush(): Promise<void>; close(): void } {
   const now = options.now ?? Date.now;
   const maxKeys = options.maxKeys ?? 200_000;
   const blockMs = options.blockMs ?? options.windowMs;
@@ -93,7 +95,8 @@ export function createSharedFloodCounter(options: SharedFloodCounterOptions): Fl
       if (slot.windowStartMs !== windowStartMs) return; // its window ended meanwhile
       slot.pending -= count;
       slot.known = Number(list[i]);
-      if (slot.known >= options.points) slot.blockedUntilMs = Math.max(windowStartMs + options.windowMs, now() + blockMs);
+      if (slot.known >= options.points)
+        slot.blockedUntilMs = Math.max(windowStartMs + options.windowMs, now() + blockMs);
     });
   }
 

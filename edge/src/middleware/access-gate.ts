@@ -34,7 +34,8 @@ export function accessGate(options: AccessGateOptions): MiddlewareHandler<EdgeEn
     const customerToken = c.req.header('x-customer-token') ?? getCookie(c, cookieNames.customer);
     if (customerToken) {
       const customerId = await options.customerTokens.verify(customerToken);
-      if (customerId !== access.customerId) throw forbidden('NOT_YOUR_TOKEN', 'This access token belongs to another customer');
+      if (customerId !== access.customerId)
+        throw forbidden('NOT_YOUR_TOKEN', 'This access token belongs to another customer');
     }
     c.set('access', access);
     c.set('accessToken', token);

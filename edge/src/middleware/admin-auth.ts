@@ -3,7 +3,14 @@ import { getCookie } from 'hono/cookie';
 import { forbidden, unauthorized } from '../../../lib/errors';
 import { bearerToken, type EdgeEnv } from '../http-context';
 import type { LoginLockout } from '../limits/login-lockout';
-import { ADMIN_COOKIE, CONSOLE_HEADER, cleanOperatorName, sameSecret, type ConsoleSessions, type Operator } from '../pages/admin-session';
+import {
+  ADMIN_COOKIE,
+  CONSOLE_HEADER,
+  cleanOperatorName,
+  sameSecret,
+  type ConsoleSessions,
+  type Operator,
+} from '../pages/admin-session';
 
 export interface AdminAuthOptions {
   adminToken: string;
@@ -31,7 +38,11 @@ export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<EdgeEnv>
       // The token says nothing about who holds it: an X-Operator name is kept only as a label
       // next to "admin token", never as the identity itself.
       const label = cleanOperatorName(c.req.header('x-operator'));
-      c.set('operator', { name: label ? `${label.slice(0, 40)} via admin-token` : 'admin-token', address, via: 'token' } satisfies Operator);
+      c.set('operator', {
+        name: label ? `${label.slice(0, 40)} via admin-token` : 'admin-token',
+        address,
+        via: 'token',
+      } satisfies Operator);
       return next();
     }
     const cookie = getCookie(c, ADMIN_COOKIE);
@@ -39,7 +50,8 @@ export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<EdgeEnv>
     const session = await options.sessions.find(cookie);
     if (!session) throw unauthorized('INVALID_TOKEN', 'The console session is not valid; sign in again');
     const reads = c.req.method === 'GET' || c.req.method === 'HEAD';
-    if (!reads && c.req.header(CONSOLE_HEADER) !== '1') throw forbidden('CONSOLE_HEADER_REQUIRED', 'Console writes must send X-Console: 1');
+    if (!reads && c.req.header(CONSOLE_HEADER) !== '1')
+      throw forbidden('CONSOLE_HEADER_REQUIRED', 'Console writes must send X-Console: 1');
     c.set('operator', { name: session.operator, address, via: 'console' } satisfies Operator);
     return next();
   };

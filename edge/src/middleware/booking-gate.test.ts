@@ -45,7 +45,9 @@ describe('booking gate: the customer path', () => {
     expect(cut.json.error.code).toBe('RATE_LIMITED');
     expect(Number(cut.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another address is not affected.
-    expect((await h.call('GET', '/api/bookings', { token, headers: { 'x-test-client': '10.0.0.2' } })).status).toBe(200);
+    expect((await h.call('GET', '/api/bookings', { token, headers: { 'x-test-client': '10.0.0.2' } })).status).toBe(
+      200,
+    );
     expect(seen).toHaveLength(2);
   });
 });

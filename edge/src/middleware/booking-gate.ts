@@ -28,8 +28,11 @@ export function bookingGate(options: BookingGateOptions): MiddlewareHandler<Edge
     const bearer = bearerToken(c);
     const hint = c.req.header('x-showtime-id');
     const turnCookie = !bearer && hint && SHOWTIME_ID.test(hint) ? getCookie(c, cookieNames.access(hint)) : undefined;
-    const customerToken = (bearer && tokenTypeOf(bearer) !== ACCESS_TOKEN_TYPE ? bearer : null)
-      ?? c.req.header('x-customer-token') ?? getCookie(c, cookieNames.customer) ?? null;
+    const customerToken =
+      (bearer && tokenTypeOf(bearer) !== ACCESS_TOKEN_TYPE ? bearer : null) ??
+      c.req.header('x-customer-token') ??
+      getCookie(c, cookieNames.customer) ??
+      null;
     if ((bearer && tokenTypeOf(bearer) === ACCESS_TOKEN_TYPE) || (turnCookie && !customerToken)) {
       return options.accessGate(c, next);
     }
@@ -45,7 +48,11 @@ export function bookingGate(options: BookingGateOptions): MiddlewareHandler<Edge
       }
       if (passed) return next();
     }
-    if (!customerToken) throw unauthorized('MISSING_TOKEN', 'Send your customer token (or the access token of your turn) as Authorization: Bearer <token>');
+    if (!customerToken)
+      throw unauthorized(
+        'MISSING_TOKEN',
+        'Send your customer token (or the access token of your turn) as Authorization: Bearer <token>',
+      );
     const vouch = async () => {
       const customerId = await options.customerTokens.verify(customerToken);
       if (!options.tokenKeys.signing) throw unauthorized('INVALID_TOKEN', 'This edge cannot vouch for customers');

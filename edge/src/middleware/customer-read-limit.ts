@@ -21,7 +21,9 @@ export function customerReadLimit(options: CustomerReadLimitOptions): Middleware
     if (!decision.allowed) {
       options.metrics.limiterRejections.inc({ limiter: 'customer_reads' });
       const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-      throw new AppError('RATE_LIMITED', 'Too many requests for your holds and bookings; slow down', { retryAfterSeconds });
+      throw new AppError('RATE_LIMITED', 'Too many requests for your holds and bookings; slow down', {
+        retryAfterSeconds,
+      });
     }
     await next();
   };

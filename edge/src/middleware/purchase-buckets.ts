@@ -31,7 +31,9 @@ export function purchaseBuckets(options: {
       throw new AppError('TURN_ENDED', 'Your turn to buy has ended; join the queue again');
     }
     if (!decision.allowed) {
-      options.metrics.limiterRejections.inc({ limiter: decision.source === 'redis' ? 'purchase_bucket' : 'purchase_fallback' });
+      options.metrics.limiterRejections.inc({
+        limiter: decision.source === 'redis' ? 'purchase_bucket' : 'purchase_fallback',
+      });
       const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
       throw new AppError('RATE_LIMITED', 'Too many purchase requests; try again shortly', { retryAfterSeconds });
     }

@@ -3,7 +3,6 @@ import { incomingRequestId } from '../../../lib/http';
 import { continueTrace } from '../../../lib/trace-context';
 import type { EdgeEnv } from '../http-context';
 
-
 /**
  * One id per request: the caller's X-Request-Id when it looks sane (a load balancer's),
  * else a fresh one. It is passed to the core and echoed back, so one id follows a buyer.

@@ -5,6 +5,10 @@ import type { EdgeMetrics } from '../metrics';
 export function requestMetrics(options: { metrics: EdgeMetrics }): MiddlewareHandler {
   return async function requestMetricsMiddleware(c, next) {
     await next();
-    options.metrics.httpRequests.inc({ route: c.req.routePath || 'unmatched', method: c.req.method, status: String(c.res.status) });
+    options.metrics.httpRequests.inc({
+      route: c.req.routePath || 'unmatched',
+      method: c.req.method,
+      status: String(c.res.status),
+    });
   };
 }

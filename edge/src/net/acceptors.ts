@@ -20,7 +20,8 @@ import type { Server as HttpServer } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 
 /** Echoes every handle it is sent, then leaves once told the last one is coming. */
-const ECHO = "process.on('message', (m, h) => process.send(m, h, () => { h.close(); if (m === 'last') process.disconnect(); }));";
+const ECHO =
+  "process.on('message', (m, h) => process.send(m, h, () => { h.close(); if (m === 'last') process.disconnect(); }));";
 
 type Handle = { fd?: number; constructor: { name: string } };
 

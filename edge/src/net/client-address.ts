@@ -27,7 +27,11 @@ export function normalizeAddress(address: string): string {
  * shorter than the configured hops (the request bypassed a proxy) or that entry is not an
  * address, the socket's peer is used, never a client-written value.
  */
-export function clientAddressFrom(forwardedFor: string | string[] | undefined, socketAddress: string | null | undefined, trustedHops: number): string | null {
+export function clientAddressFrom(
+  forwardedFor: string | string[] | undefined,
+  socketAddress: string | null | undefined,
+  trustedHops: number,
+): string | null {
   const socket = socketAddress ? normalizeAddress(socketAddress) : null;
   if (trustedHops <= 0 || forwardedFor === undefined) return socket;
   const entries = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor)

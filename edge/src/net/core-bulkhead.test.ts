@@ -20,7 +20,11 @@ function bulkhead(overrides: Partial<CoreBulkheadOptions> = {}) {
   return { made, shed, advance: (ms: number) => (clock += ms) };
 }
 
-const statusOf = (promise: Promise<unknown>) => promise.then(() => 'granted', (error: AppError) => `${error.status} ${error.code}`);
+const statusOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'granted',
+    (error: AppError) => `${error.status} ${error.code}`,
+  );
 
 describe('core bulkhead', () => {
   beforeEach(() => vi.useFakeTimers());
@@ -42,7 +46,7 @@ describe('core bulkhead', () => {
     expect(made.waiting()).toBe(0);
   });
 
-  it('refuses at once (503 BUSY) when the wait the core\'s latency predicts is longer than the bound', async () => {
+  it("refuses at once (503 BUSY) when the wait the core's latency predicts is longer than the bound", async () => {
     const { made, shed, advance } = bulkhead({ maxWaitMs: 100 });
     // Teach it a slow core: calls of 400 ms.
     for (let i = 0; i < 40; i++) {
@@ -89,7 +93,7 @@ describe('core bulkhead', () => {
     expect(made.inFlight()).toBe(2);
   });
 
-  it('drops a waiter whose client has gone, with the caller\'s error', async () => {
+  it("drops a waiter whose client has gone, with the caller's error", async () => {
     const { made } = bulkhead();
     const slot = await made.acquire(null, undefined, gone);
     await made.acquire(null, undefined, gone);
@@ -102,7 +106,7 @@ describe('core bulkhead', () => {
     expect(await statusOf(stays)).toBe('granted');
   });
 
-  it('bounds one caller\'s calls (running and waiting) with 429, and nobody else\'s', async () => {
+  it("bounds one caller's calls (running and waiting) with 429, and nobody else's", async () => {
     const { made, shed } = bulkhead({ maxInFlight: 2, perCallerInFlight: 3 });
     const calls = Array.from({ length: 5 }, () => statusOf(made.acquire('greedy', undefined, gone)));
     const other = made.acquire('patient', undefined, gone);
@@ -128,7 +132,10 @@ describe('core bulkhead', () => {
 
   it('the old bulkhead (no wait) refuses the call a queue would have served: the broken variant', async () => {
     const { made } = bulkhead({ maxWaitMs: 0 });
-    const slots: BulkheadSlot[] = [await made.acquire(null, undefined, gone), await made.acquire(null, undefined, gone)];
+    const slots: BulkheadSlot[] = [
+      await made.acquire(null, undefined, gone),
+      await made.acquire(null, undefined, gone),
+    ];
     const refused = statusOf(made.acquire(null, undefined, gone));
     slots[0]?.release();
     expect(await refused).toBe('503 BUSY');

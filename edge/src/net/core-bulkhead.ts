@@ -125,9 +125,13 @@ export function createCoreBulkhead(options: CoreBulkheadOptions) {
       if (caller !== null && perCallerInFlight > 0 && (perCaller.get(caller) ?? 0) >= perCallerInFlight) {
         options.onShed?.('caller_in_flight');
         return Promise.reject(
-          new AppError('RATE_LIMITED', `You already have ${perCallerInFlight} requests to the seat service under way; wait for their answers`, {
-            retryAfterSeconds: 1,
-          }),
+          new AppError(
+            'RATE_LIMITED',
+            `You already have ${perCallerInFlight} requests to the seat service under way; wait for their answers`,
+            {
+              retryAfterSeconds: 1,
+            },
+          ),
         );
       }
       if (maxInFlight <= 0 || (inFlight < maxInFlight && waiting === 0)) {
@@ -136,7 +140,9 @@ export function createCoreBulkhead(options: CoreBulkheadOptions) {
         return Promise.resolve(slotFor(caller));
       }
       if (maxWaitMs <= 0 || expectedWaitMs() > maxWaitMs) {
-        return Promise.reject(busy('core_bulkhead', 'Too many requests to the seat service are under way; try again shortly'));
+        return Promise.reject(
+          busy('core_bulkhead', 'Too many requests to the seat service are under way; try again shortly'),
+        );
       }
       countCaller(caller, 1);
       return new Promise<BulkheadSlot>((resolve, reject) => {
@@ -159,7 +165,10 @@ export function createCoreBulkhead(options: CoreBulkheadOptions) {
             resolve(slot);
           },
         };
-        const timer = setTimeout(() => giveUp(busy('core_queue_timeout', 'The seat service is answering slowly right now; try again shortly')), maxWaitMs);
+        const timer = setTimeout(
+          () => giveUp(busy('core_queue_timeout', 'The seat service is answering slowly right now; try again shortly')),
+          maxWaitMs,
+        );
         signal?.addEventListener('abort', onAbort, { once: true });
         waiters.push(waiter);
         waiting++;

@@ -65,7 +65,11 @@ export function lagSampler(thresholdMs: number) {
 }
 
 /** Samples event-loop lag with a timer (unref'd). `onSample` runs after each sample (metrics). */
-export function startLagMonitor(options: { thresholdMs: number; sampleMs?: number; onSample?: (state: LoadState) => void }): LagMonitor {
+export function startLagMonitor(options: {
+  thresholdMs: number;
+  sampleMs?: number;
+  onSample?: (state: LoadState) => void;
+}): LagMonitor {
   const sampleMs = options.sampleMs ?? LAG_SAMPLE_MS;
   const sampler = lagSampler(options.thresholdMs);
   let expected = performance.now() + sampleMs;
@@ -86,8 +90,10 @@ export function retryAfterSecondsFor(lagMs: number): number {
 
 // Costly: what starts Redis or core work for one buyer. Shapes a route would refuse (a
 // malformed id) are not matched, so they still get their 404.
-const COSTLY_POST = /^\/api\/(?:showtimes\/\d{1,15}\/(?:queue|holds)|holds\/[A-Za-z0-9_-]{1,100}\/checkout|auth\/demo)(?:\?|$)/;
-const COSTLY_READ_OR_CANCEL = /^\/api\/(?:holds|bookings)\/[A-Za-z0-9_-]{1,100}(?:\/cancellation)?(?:\?|$)|^\/api\/bookings(?:\?|$)/;
+const COSTLY_POST =
+  /^\/api\/(?:showtimes\/\d{1,15}\/(?:queue|holds)|holds\/[A-Za-z0-9_-]{1,100}\/checkout|auth\/demo)(?:\?|$)/;
+const COSTLY_READ_OR_CANCEL =
+  /^\/api\/(?:holds|bookings)\/[A-Za-z0-9_-]{1,100}(?:\/cancellation)?(?:\?|$)|^\/api\/bookings(?:\?|$)/;
 const DEMO_LOGIN = /^\/api\/auth\/demo(?:\?|$)/;
 
 export function isCostly(method: string | undefined, url: string): boolean {
@@ -125,10 +131,14 @@ export function loadSheddingListener(deps: LoadSheddingDeps, next: Listener): Li
     const text = JSON.stringify(body);
     const requestId = incomingRequestId(request.headers['x-request-id']) ?? randomUUID();
     response.writeHead(status, [
-      'content-type', 'application/json',
-      'content-length', String(Buffer.byteLength(text)),
-      'cache-control', 'no-store',
-      'x-request-id', requestId,
+      'content-type',
+      'application/json',
+      'content-length',
+      String(Buffer.byteLength(text)),
+      'cache-control',
+      'no-store',
+      'x-request-id',
+      requestId,
       ...headers,
     ]);
     response.end(text);
@@ -136,13 +146,26 @@ export function loadSheddingListener(deps: LoadSheddingDeps, next: Listener): Li
 
   /** Liveness: 200 while the process answers at all, saying whether it sheds. */
   function health(request: IncomingMessage, response: ServerResponse) {
-    send(request, response, 200, { status: 'ok', shedding: load.shedding, eventLoopLagMs: Math.round(load.lagMs), coreCallsInFlight: deps.coreCallsInFlight() }, []);
+    send(
+      request,
+      response,
+      200,
+      {
+        status: 'ok',
+        shedding: load.shedding,
+        eventLoopLagMs: Math.round(load.lagMs),
+        coreCallsInFlight: deps.coreCallsInFlight(),
+      },
+      [],
+    );
     healthAnswered.inc();
   }
 
   function busy(request: IncomingMessage, response: ServerResponse) {
     const retryAfterSeconds = retryAfterSecondsFor(load.lagMs);
-    const error = new AppError('BUSY', 'The waiting room is very busy right now; try again in a few seconds', { retryAfterSeconds });
+    const error = new AppError('BUSY', 'The waiting room is very busy right now; try again in a few seconds', {
+      retryAfterSeconds,
+    });
     send(request, response, error.status, errorResponseBody(error), ['retry-after', String(retryAfterSeconds)]);
     lagged.inc();
   }

@@ -5,11 +5,26 @@
  */
 import { html, layout, type Html } from '../pages/html';
 
-interface Parameter { name: string; in: string; required?: boolean; description?: string }
-interface Answer { description: string; content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown>; 'x-error-codes'?: string[] }
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+}
+interface Answer {
+  description: string;
+  content?: Record<string, { schema: unknown }>;
+  headers?: Record<string, unknown>;
+  'x-error-codes'?: string[];
+}
 interface Operation {
-  operationId: string; summary: string; tags: string[]; parameters?: Parameter[]; security?: Record<string, unknown>[];
-  requestBody?: { required: boolean; content: Record<string, { schema: unknown }> }; responses: Record<string, Answer>;
+  operationId: string;
+  summary: string;
+  tags: string[];
+  parameters?: Parameter[];
+  security?: Record<string, unknown>[];
+  requestBody?: { required: boolean; content: Record<string, { schema: unknown }> };
+  responses: Record<string, Answer>;
 }
 export interface ApiDocument {
   info: { title: string; version: string; description: string };
@@ -28,7 +43,9 @@ const refName = (schema: unknown): string | null => {
 
 function schemaLink(schema: unknown): Html {
   const name = refName(schema);
-  return name ? html`<a href="#schema-${name.replace('[]', '')}"><code>${name}</code></a>` : html`<code>${JSON.stringify(schema)}</code>`;
+  return name
+    ? html`<a href="#schema-${name.replace('[]', '')}"><code>${name}</code></a>`
+    : html`<code>${JSON.stringify(schema)}</code>`;
 }
 
 function operationSection(method: string, path: string, op: Operation): Html {

@@ -54,7 +54,8 @@ export const randomToken = () => base64url(crypto.getRandomValues(new Uint8Array
 
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 const OPERATOR_NAME = /^[\w .@:-]{1,64}$/;
-export const cleanOperatorName = (name: string | undefined) => (name && OPERATOR_NAME.test(name.trim()) ? name.trim() : null);
+export const cleanOperatorName = (name: string | undefined) =>
+  name && OPERATOR_NAME.test(name.trim()) ? name.trim() : null;
 
 export function createConsoleSessions(options: { store: GuardStore; adminToken: string; ttlMs?: number }) {
   const ttlMs = options.ttlMs ?? ADMIN_SESSION_SECONDS * 1000;
@@ -66,7 +67,13 @@ export function createConsoleSessions(options: { store: GuardStore; adminToken: 
     ttlMs,
     async create(operator: string | null, address: string): Promise<{ id: string; session: ConsoleSession }> {
       const id = randomToken();
-      const session: ConsoleSession = { operator: operator ?? 'console', address, csrf: randomToken(), tokenTag: await tokenTag, createdAtMs: Date.now() };
+      const session: ConsoleSession = {
+        operator: operator ?? 'console',
+        address,
+        csrf: randomToken(),
+        tokenTag: await tokenTag,
+        createdAtMs: Date.now(),
+      };
       await options.store.put(await keyOf(id), JSON.stringify(session), ttlMs);
       return { id, session };
     },

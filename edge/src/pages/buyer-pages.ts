@@ -52,7 +52,9 @@ function withTime(t: Translate, key: MessageKey, time: Html): Html {
 }
 
 function showtimeCard(s: PublicShowtime, t: Translate, locale: Locale): Html {
-  const seats = s.seatsTotal ? t('list.seatsOf', { available: s.seatsAvailable, total: s.seatsTotal }) : t('list.seatsLeft', { n: s.seatsAvailable });
+  const seats = s.seatsTotal
+    ? t('list.seatsOf', { available: s.seatsAvailable, total: s.seatsTotal })
+    : t('list.seatsLeft', { n: s.seatsAvailable });
   const action = s.saleState === 'on_sale' ? t('list.buy') : t('list.details');
   return html`<li class="card" data-showtime-id="${s.id}" data-title="${s.title}" data-opens-at="${s.opensAt}">
   <h2><a href="/showtimes/${s.id}">${s.title}</a></h2>
@@ -68,11 +70,18 @@ function showtimeCard(s: PublicShowtime, t: Translate, locale: Locale): Html {
 export function showtimeListPage(showtimes: PublicShowtime[], page: PageContext): Html {
   const t = translator(page.locale);
   return layout(
-    { title: `${t('list.title')} · ${t('site.name')}`, scripts: ['buyer.js'], locale: page.locale, languageSwitch: page.path },
+    {
+      title: `${t('list.title')} · ${t('site.name')}`,
+      scripts: ['buyer.js'],
+      locale: page.locale,
+      languageSwitch: page.path,
+    },
     html`<h1>${t('list.title')}</h1>
-${showtimes.length === 0
-  ? html`<p class="panel">${t('list.empty')}</p>`
-  : html`<ul class="cards" data-module="showtime-list" aria-label="${t('list.label')}">${showtimes.map((s) => showtimeCard(s, t, page.locale))}</ul>`}`,
+${
+  showtimes.length === 0
+    ? html`<p class="panel">${t('list.empty')}</p>`
+    : html`<ul class="cards" data-module="showtime-list" aria-label="${t('list.label')}">${showtimes.map((s) => showtimeCard(s, t, page.locale))}</ul>`
+}`,
   );
 }
 
@@ -230,7 +239,12 @@ export function salePage(s: PublicShowtime, state: SalePageState, page: PageCont
 export function myBookingsPage(page: PageContext): Html {
   const t = translator(page.locale);
   return layout(
-    { title: `${t('bookings.title')} · ${t('site.name')}`, scripts: ['buyer.js'], locale: page.locale, languageSwitch: page.path },
+    {
+      title: `${t('bookings.title')} · ${t('site.name')}`,
+      scripts: ['buyer.js'],
+      locale: page.locale,
+      languageSwitch: page.path,
+    },
     html`<h1>${t('bookings.title')}</h1>
 <section class="panel" aria-labelledby="bookings-note">
   <p id="bookings-note">${t('bookings.note')}</p>

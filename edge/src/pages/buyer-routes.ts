@@ -121,7 +121,16 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
     const page = pageOf(c);
     const t = translator(page.locale);
     c.header('Retry-After', '5');
-    return c.html(messagePage(t('page.busy.title'), t('page.busy.text'), { href: c.req.path, label: t('page.tryAgain') }, page.locale, page.path), 503);
+    return c.html(
+      messagePage(
+        t('page.busy.title'),
+        t('page.busy.text'),
+        { href: c.req.path, label: t('page.tryAgain') },
+        page.locale,
+        page.path,
+      ),
+      503,
+    );
   };
 
   app.get('/', compressed, async (c) => {
@@ -139,7 +148,16 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
     const page = pageOf(c);
     if (!showtime) {
       const t = translator(page.locale);
-      return c.html(messagePage(t('page.showtimeNotFound.title'), t('page.showtimeNotFound.text'), { href: '/', label: t('page.allShowtimes') }, page.locale, page.path), 404);
+      return c.html(
+        messagePage(
+          t('page.showtimeNotFound.title'),
+          t('page.showtimeNotFound.text'),
+          { href: '/', label: t('page.allShowtimes') },
+          page.locale,
+          page.path,
+        ),
+        404,
+      );
     }
     const customerId = await customerOf(c);
     // A new view supersedes any earlier one's leave beacon: a reload keeps the place.
@@ -147,14 +165,18 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
     const hold = c.req.query('hold');
     const status = c.req.query('status');
     return c.html(
-      salePage(showtime, {
-        joined: Boolean(getCookie(c, cookieNames.queue(id))) && Boolean(customerId),
-        customer: Boolean(customerId),
-        returnHold: hold && HOLD_ID.test(hold) ? hold : null,
-        returnStatus: status === 'succeeded' || status === 'failed' || status === 'pending' ? status : null,
-        viewId,
-        turnLengthMs: await turnLengthMs(id),
-      }, page),
+      salePage(
+        showtime,
+        {
+          joined: Boolean(getCookie(c, cookieNames.queue(id))) && Boolean(customerId),
+          customer: Boolean(customerId),
+          returnHold: hold && HOLD_ID.test(hold) ? hold : null,
+          returnStatus: status === 'succeeded' || status === 'failed' || status === 'pending' ? status : null,
+          viewId,
+          turnLengthMs: await turnLengthMs(id),
+        },
+        page,
+      ),
     );
   });
 

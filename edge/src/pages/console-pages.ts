@@ -19,7 +19,9 @@ const consoleLayout = (title: string, body: Html, csrf: string | null) =>
       // The buyers' footer (about the fair queue) is not for operators.
       footer: false,
       ...(csrf !== null
-        ? { headerExtra: html`<form method="post" action="/admin/logout"><input type="hidden" name="csrf" value="${csrf}"><button class="button small" type="submit">Sign out</button></form>` }
+        ? {
+            headerExtra: html`<form method="post" action="/admin/logout"><input type="hidden" name="csrf" value="${csrf}"><button class="button small" type="submit">Sign out</button></form>`,
+          }
         : {}),
     },
     body,
@@ -56,7 +58,8 @@ ${unavailable ? html`<p class="alert" role="alert">The room store is not answeri
 <caption class="visually-hidden">Showtimes and their waiting rooms</caption>
 <thead><tr><th scope="col">Showtime</th><th scope="col">Starts</th><th scope="col">Sale</th><th scope="col">Room</th><th scope="col">Waiting</th><th scope="col">Active / capacity</th><th scope="col">Admitted per minute</th></tr></thead>
 <tbody>
-${rooms.map(({ showtime: s, room }) => html`<tr>
+${rooms.map(
+  ({ showtime: s, room }) => html`<tr>
   <td><a href="/admin/showtimes/${s.id}">${s.title}</a></td>
   <td>${s.startsAt ? timeElement(s.startsAt) : '—'}</td>
   <td>${s.saleState === 'unlisted' ? 'no longer listed for sale' : `${saleStateWords(s.saleState)} (${s.seatsAvailable} seats left)`}</td>
@@ -64,7 +67,8 @@ ${rooms.map(({ showtime: s, room }) => html`<tr>
   <td>${room ? room.waiting : '—'}</td>
   <td>${room ? `${room.active} / ${room.capacity}` : '—'}</td>
   <td>${room ? room.admittedPerMinute : '—'}</td>
-</tr>`)}
+</tr>`,
+)}
 </tbody></table></div>`,
     csrf,
   );
@@ -92,7 +96,12 @@ export interface SaleSettingsView {
   maxSeatsPerCustomer: number;
 }
 
-export function roomPage(s: PublicShowtime, operator: string | null, csrf: string, sale: SaleSettingsView | null = null): Html {
+export function roomPage(
+  s: PublicShowtime,
+  operator: string | null,
+  csrf: string,
+  sale: SaleSettingsView | null = null,
+): Html {
   return consoleLayout(
     s.title,
     html`<div id="console" data-module="room-console" data-showtime-id="${s.id}" data-operator="${operator ?? ''}">
@@ -105,9 +114,15 @@ export function roomPage(s: PublicShowtime, operator: string | null, csrf: strin
 <section aria-labelledby="numbers-title">
 <h2 id="numbers-title">Live numbers</h2>
 <dl class="tiles">
-${TILES.map(([key, label, chart]) => html`<div class="tile"><dt id="label-${key}">${label}</dt><dd id="v-${key}">—</dd>
-${chart ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" preserveAspectRatio="none" role="img" aria-label="${label}, last minutes"><line class="axis-line" x1="0" y1="29.5" x2="120" y2="29.5"></line><line class="axis-line" x1="0.5" y1="0" x2="0.5" y2="30"></line><polyline points=""></polyline></svg></dd>
-<dd class="axis" id="axis-${key}">waiting for data</dd>` : ''}</div>`)}
+${TILES.map(
+  ([key, label, chart]) => html`<div class="tile"><dt id="label-${key}">${label}</dt><dd id="v-${key}">—</dd>
+${
+  chart
+    ? html`<dd><svg class="spark" id="chart-${key}" viewBox="0 0 120 30" preserveAspectRatio="none" role="img" aria-label="${label}, last minutes"><line class="axis-line" x1="0" y1="29.5" x2="120" y2="29.5"></line><line class="axis-line" x1="0.5" y1="0" x2="0.5" y2="30"></line><polyline points=""></polyline></svg></dd>
+<dd class="axis" id="axis-${key}">waiting for data</dd>`
+    : ''
+}</div>`,
+)}
 </dl>
 </section>
 
@@ -124,13 +139,15 @@ ${admissionPanel()}
   ${settingsInputs('protection')}
   <div><button class="button" type="submit">Apply protection and limits</button></div>
 </form>
-${sale
-  ? html`<form id="sale-form" class="form-grid" novalidate>
+${
+  sale
+    ? html`<form id="sale-form" class="form-grid" novalidate>
   <div><label for="holdTtlSeconds">Time to pay for held seats (seconds)</label><input id="holdTtlSeconds" name="holdTtlSeconds" type="number" min="10" max="3600" step="1" required value="${sale.holdTtlSeconds}"></div>
   <div><label for="maxSeatsPerCustomer">Seats per customer</label><input id="maxSeatsPerCustomer" name="maxSeatsPerCustomer" type="number" min="1" max="50" step="1" required value="${sale.maxSeatsPerCustomer}"></div>
   <div><button class="button" type="submit">Apply sale settings</button></div>
 </form>`
-  : ''}
+    : ''
+}
 <p class="actions">
   <button class="button" type="button" data-state="paused">Pause admissions</button>
   <button class="button" type="button" data-state="open">Resume (open)</button>

@@ -76,12 +76,16 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
   /** The sale's hold time and seat limit, as the core's admin view has them (null: not now). */
   async function saleSettingsOf(showtimeId: string): Promise<SaleSettingsView | null> {
     if (!SHOWTIME_ID.test(showtimeId)) return null;
-    const answer = await deps.core.adminJson<{ holdTtlMs?: number; maxSeatsPerCustomer?: number }>('GET', `/admin/showtimes/${showtimeId}`).catch(() => null);
+    const answer = await deps.core
+      .adminJson<{ holdTtlMs?: number; maxSeatsPerCustomer?: number }>('GET', `/admin/showtimes/${showtimeId}`)
+      .catch(() => null);
     return answer?.status === 200 ? saleSettingsView(answer.body) : null;
   }
 
   async function catalog(): Promise<PublicShowtime[]> {
-    const { status, body } = await deps.core.getJson<PublicShowtime[]>('/showtimes').catch(() => ({ status: 503, body: null }));
+    const { status, body } = await deps.core
+      .getJson<PublicShowtime[]>('/showtimes')
+      .catch(() => ({ status: 503, body: null }));
     return status === 200 && Array.isArray(body) ? body : [];
   }
 
@@ -94,7 +98,9 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
         sessionId: 'operator-console',
         expiresAtMs: Date.now() + 60_000,
       });
-      const { status, body } = await deps.core.getJson<{ counts: SeatCounts }>(`/showtimes/${showtimeId}/seats`, { authorization: `Bearer ${token}` });
+      const { status, body } = await deps.core.getJson<{ counts: SeatCounts }>(`/showtimes/${showtimeId}/seats`, {
+        authorization: `Bearer ${token}`,
+      });
       if (status >= 500) throw new Error(`core answered ${status}`);
       return body?.counts ?? null;
     });
@@ -102,15 +108,28 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
   }
 
   /** The seat counts within the budget, or the last known ones; `fresh` says which. */
-  async function seatsOf(showtimeId: string): Promise<{ seats: SeatCounts | null; fresh: boolean; staleSince: string | null }> {
+  async function seatsOf(
+    showtimeId: string,
+  ): Promise<{ seats: SeatCounts | null; fresh: boolean; staleSince: string | null }> {
     if (!deps.tokenKeys.signing) return { seats: null, fresh: true, staleSince: null };
     const read = await knownSeats.read(showtimeId, () => loadSeats(showtimeId)).catch(() => null);
     if (!read) return { seats: null, fresh: false, staleSince: null };
-    return { seats: read.value, fresh: read.fresh, staleSince: read.staleSinceMs === null ? null : new Date(read.staleSinceMs).toISOString() };
+    return {
+      seats: read.value,
+      fresh: read.fresh,
+      staleSince: read.staleSinceMs === null ? null : new Date(read.staleSinceMs).toISOString(),
+    };
   }
 
   /** A room whose showtime the core cannot describe right now: its number, at least. */
-  const unlisted = (id: string): PublicShowtime => ({ id: Number(id), title: `Showtime ${id}`, startsAt: '', saleState: 'unlisted', opensAt: '', seatsAvailable: 0 });
+  const unlisted = (id: string): PublicShowtime => ({
+    id: Number(id),
+    title: `Showtime ${id}`,
+    startsAt: '',
+    saleState: 'unlisted',
+    opensAt: '',
+    seatsAvailable: 0,
+  });
 
   /** One showtime in any state (closed, started, sold out), by its own title; null when the core has none. */
   async function showtimeById(id: string): Promise<PublicShowtime | null> {
@@ -122,7 +141,9 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
   /** Showtimes whose rooms matter now as the core's sale control lists them, closed ones included. */
   async function currentIds(): Promise<string[]> {
     const answer = await deps.core.adminJson<{ showtimeId: number }[]>('GET', '/admin/rooms').catch(() => null);
-    return answer?.status === 200 && Array.isArray(answer.body) ? answer.body.map((room) => String(room.showtimeId)) : [];
+    return answer?.status === 200 && Array.isArray(answer.body)
+      ? answer.body.map((room) => String(room.showtimeId))
+      : [];
   }
 
   app.get('/admin', async (c) => {
@@ -134,7 +155,9 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     const roomIds = await deps.engine.listRooms().catch(() => ((unavailable = true), [] as string[]));
     const known = new Set(listed.map((s) => String(s.id)));
     // Closed and ended rooms stay listed, under their own titles: the public list leaves them out.
-    const others = [...new Set([...roomIds, ...(await currentIds())])].filter((id) => SHOWTIME_ID.test(id) && !known.has(id)).slice(0, 200);
+    const others = [...new Set([...roomIds, ...(await currentIds())])]
+      .filter((id) => SHOWTIME_ID.test(id) && !known.has(id))
+      .slice(0, 200);
     const described = await Promise.all(others.map(async (id) => (await showtimeById(id)) ?? unlisted(id)));
     const showtimes = [...listed, ...described];
     const rooms: RoomSummary[] = await Promise.all(
@@ -142,7 +165,16 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
         const stats = await deps.engine.stats(String(showtime.id)).catch(() => ((unavailable = true), null));
         const settings = stats?.ok ? await deps.engine.getSettings(String(showtime.id)).catch(() => null) : null;
         if (!stats?.ok || !settings?.ok) return { showtime, room: null };
-        return { showtime, room: { state: stats.state, capacity: settings.settings.capacity, waiting: stats.waiting + stats.prequeue, active: stats.active, admittedPerMinute: stats.admittedLastMinute } };
+        return {
+          showtime,
+          room: {
+            state: stats.state,
+            capacity: settings.settings.capacity,
+            waiting: stats.waiting + stats.prequeue,
+            active: stats.active,
+            admittedPerMinute: stats.admittedLastMinute,
+          },
+        };
       }),
     );
     return c.html(roomsPage(rooms, unavailable, session.csrf));
@@ -163,13 +195,24 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     // document as a console error, which the console must not produce in normal use.
     if (!token || !(await sameSecret(token, deps.adminToken))) {
       await deps.lockout.recordFailure(address);
-      return c.html(loginPage('That admin token is not right. Check it and try again.', typeof form.operator === 'string' ? form.operator.slice(0, 64) : ''));
+      return c.html(
+        loginPage(
+          'That admin token is not right. Check it and try again.',
+          typeof form.operator === 'string' ? form.operator.slice(0, 64) : '',
+        ),
+      );
     }
     // A fresh id at every sign-in: a session id planted before sign-in never becomes valid.
     await deps.sessions.revoke(getCookie(c, ADMIN_COOKIE));
     const operator = cleanOperatorName(typeof form.operator === 'string' ? form.operator : undefined);
     const { id } = await deps.sessions.create(operator, address);
-    setCookie(c, ADMIN_COOKIE, id, { httpOnly: true, sameSite: 'Strict', secure: isHttps(c), path: '/', maxAge: Math.floor(deps.sessions.ttlMs / 1000) });
+    setCookie(c, ADMIN_COOKIE, id, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      secure: isHttps(c),
+      path: '/',
+      maxAge: Math.floor(deps.sessions.ttlMs / 1000),
+    });
     return c.redirect('/admin', 303);
   });
 
@@ -183,7 +226,13 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
       const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
       const csrf = typeof form.csrf === 'string' ? form.csrf : '';
       if (!(await sameSecret(csrf, session.csrf))) {
-        return c.html(messagePage('Sign-out refused', 'This sign-out did not come from the console. Use the Sign out button.', { href: '/admin', label: 'Back to the console' }), 403);
+        return c.html(
+          messagePage('Sign-out refused', 'This sign-out did not come from the console. Use the Sign out button.', {
+            href: '/admin',
+            label: 'Back to the console',
+          }),
+          403,
+        );
       }
       await deps.sessions.revoke(cookie);
     }
@@ -197,8 +246,17 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     if (!session) return c.redirect('/admin', 303);
     const id = c.req.param('id');
     let showtime: PublicShowtime | null | undefined = SHOWTIME_ID.test(id) ? await showtimeById(id) : undefined;
-    if (!showtime && SHOWTIME_ID.test(id) && (await deps.engine.getSettings(id).catch(() => null))?.ok) showtime = unlisted(id);
-    if (!showtime) return c.html(messagePage('Showtime not found', 'No showtime on sale or opening soon, and no waiting room, has this number.', { href: '/admin', label: 'All rooms' }), 404);
+    if (!showtime && SHOWTIME_ID.test(id) && (await deps.engine.getSettings(id).catch(() => null))?.ok)
+      showtime = unlisted(id);
+    if (!showtime)
+      return c.html(
+        messagePage(
+          'Showtime not found',
+          'No showtime on sale or opening soon, and no waiting room, has this number.',
+          { href: '/admin', label: 'All rooms' },
+        ),
+        404,
+      );
     return c.html(roomPage(showtime, session.operator, session.csrf, await saleSettingsOf(id)));
   });
 
@@ -210,43 +268,92 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
   app.patch('/admin/showtimes/:id/sale', async (c) => {
     const session = await signedIn(c);
     if (!session) return c.json({ error: { code: 'MISSING_TOKEN', message: 'Sign in to the console first' } }, 401);
-    if (c.req.header('x-console') !== '1') return c.json({ error: { code: 'CONSOLE_HEADER_REQUIRED', message: 'Send X-Console: 1 with console changes' } }, 403);
+    if (c.req.header('x-console') !== '1')
+      return c.json(
+        { error: { code: 'CONSOLE_HEADER_REQUIRED', message: 'Send X-Console: 1 with console changes' } },
+        403,
+      );
     const id = c.req.param('id');
-    if (!SHOWTIME_ID.test(id)) return c.json({ error: { code: 'SHOWTIME_NOT_FOUND', message: 'Unknown showtime' } }, 404);
+    if (!SHOWTIME_ID.test(id))
+      return c.json({ error: { code: 'SHOWTIME_NOT_FOUND', message: 'Unknown showtime' } }, 404);
     const parsed = saleSettingsSchema.safeParse(await c.req.json().catch(() => null));
-    if (!parsed.success) return c.json({ error: { code: 'VALIDATION_FAILED', message: 'Send holdTtlSeconds (10 to 3600) and/or maxSeatsPerCustomer (1 to 50) as whole numbers' } }, 422);
+    if (!parsed.success)
+      return c.json(
+        {
+          error: {
+            code: 'VALIDATION_FAILED',
+            message: 'Send holdTtlSeconds (10 to 3600) and/or maxSeatsPerCustomer (1 to 50) as whole numbers',
+          },
+        },
+        422,
+      );
     const { holdTtlSeconds, maxSeatsPerCustomer } = parsed.data;
-    const changes = { ...(holdTtlSeconds !== undefined ? { holdTtlMs: holdTtlSeconds * 1000 } : {}), ...(maxSeatsPerCustomer !== undefined ? { maxSeatsPerCustomer } : {}) };
+    const changes = {
+      ...(holdTtlSeconds !== undefined ? { holdTtlMs: holdTtlSeconds * 1000 } : {}),
+      ...(maxSeatsPerCustomer !== undefined ? { maxSeatsPerCustomer } : {}),
+    };
     const headers: Record<string, string> = session.operator ? { 'x-operator': session.operator } : {};
-    const answer = await deps.core.adminJson<{ holdTtlMs?: number; maxSeatsPerCustomer?: number; error?: unknown }>('PATCH', `/admin/showtimes/${id}`, { body: changes, headers }).catch(() => null);
-    if (!answer) return c.json({ error: { code: 'CORE_UNAVAILABLE', message: 'The seat service is not answering; try again shortly' } }, 503);
+    const answer = await deps.core
+      .adminJson<{ holdTtlMs?: number; maxSeatsPerCustomer?: number; error?: unknown }>(
+        'PATCH',
+        `/admin/showtimes/${id}`,
+        { body: changes, headers },
+      )
+      .catch(() => null);
+    if (!answer)
+      return c.json(
+        { error: { code: 'CORE_UNAVAILABLE', message: 'The seat service is not answering; try again shortly' } },
+        503,
+      );
     if (answer.status !== 200) return c.json(answer.body as object, answer.status as 400);
     return c.json(saleSettingsView(answer.body));
   });
 
   // What the charts showed before this page loaded (this process's last five minutes).
   app.get('/admin/showtimes/:id/history', async (c) => {
-    if (!(await signedIn(c))) return c.json({ error: { code: 'MISSING_TOKEN', message: 'Sign in to the console first' } }, 401);
+    if (!(await signedIn(c)))
+      return c.json({ error: { code: 'MISSING_TOKEN', message: 'Sign in to the console first' } }, 401);
     const id = c.req.param('id');
-    if (!SHOWTIME_ID.test(id)) return c.json({ error: { code: 'SHOWTIME_NOT_FOUND', message: 'Unknown showtime' } }, 404);
+    if (!SHOWTIME_ID.test(id))
+      return c.json({ error: { code: 'SHOWTIME_NOT_FOUND', message: 'Unknown showtime' } }, 404);
     c.header('Cache-Control', 'no-store');
     return c.json({ samples: history.samples(id) });
   });
 
   app.get('/admin/showtimes/:id/live', async (c) => {
-    if (!(await signedIn(c))) return c.json({ error: { code: 'MISSING_TOKEN', message: 'Sign in to the console first' } }, 401);
+    if (!(await signedIn(c)))
+      return c.json({ error: { code: 'MISSING_TOKEN', message: 'Sign in to the console first' } }, 401);
     const id = c.req.param('id');
-    if (!SHOWTIME_ID.test(id)) return c.json({ error: { code: 'SHOWTIME_NOT_FOUND', message: 'Unknown showtime' } }, 404);
+    if (!SHOWTIME_ID.test(id))
+      return c.json({ error: { code: 'SHOWTIME_NOT_FOUND', message: 'Unknown showtime' } }, 404);
     const intervalMs = deps.statsIntervalMs ?? 1_000;
     return streamSSE(c, async (stream) => {
       let eventId = 0;
       while (!stream.aborted && !stream.closed) {
         try {
-          const [settings, stats, seats] = await Promise.all([deps.engine.getSettings(id), deps.engine.stats(id), seatsOf(id)]);
-          const room = settings.ok && stats.ok ? { settings: publicSettings(settings.settings), stats: (({ ok: _ok, ...rest }) => rest)(stats) } : null;
-          const pow = settings.ok ? deps.pow.governor.showtimeLevel(id, settings.settings.powDifficulty ?? 0, settings.settings.powMaxDifficulty ?? 0) : null;
+          const [settings, stats, seats] = await Promise.all([
+            deps.engine.getSettings(id),
+            deps.engine.stats(id),
+            seatsOf(id),
+          ]);
+          const room =
+            settings.ok && stats.ok
+              ? { settings: publicSettings(settings.settings), stats: (({ ok: _ok, ...rest }) => rest)(stats) }
+              : null;
+          const pow = settings.ok
+            ? deps.pow.governor.showtimeLevel(
+                id,
+                settings.settings.powDifficulty ?? 0,
+                settings.settings.powMaxDifficulty ?? 0,
+              )
+            : null;
           const data = {
-            showtimeId: id, at: new Date().toISOString(), room, seats: seats.seats, perMinute: deps.activity.lastMinute(id), pow,
+            showtimeId: id,
+            at: new Date().toISOString(),
+            room,
+            seats: seats.seats,
+            perMinute: deps.activity.lastMinute(id),
+            pow,
             core: { fresh: seats.fresh, staleSince: seats.staleSince },
           };
           history.record(id, {
@@ -264,7 +371,11 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
           });
           await stream.writeSSE({ id: String(++eventId), event: 'stats', data: JSON.stringify(data) });
         } catch {
-          await stream.writeSSE({ id: String(++eventId), event: 'unavailable', data: JSON.stringify({ showtimeId: id, retryAfterSeconds: 5 }) });
+          await stream.writeSSE({
+            id: String(++eventId),
+            event: 'unavailable',
+            data: JSON.stringify({ showtimeId: id, retryAfterSeconds: 5 }),
+          });
         }
         await stream.sleep(intervalMs);
       }

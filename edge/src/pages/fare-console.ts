@@ -171,7 +171,11 @@ export function fareConsoleRoutes(deps: FareConsoleDeps) {
     const session = await signedIn(c);
     if (!session) return c.redirect('/admin', 303);
     const id = c.req.param('id');
-    const missing = () => c.html(messagePage('Showtime not found', 'No showtime has this number.', { href: '/admin', label: 'All rooms' }), 404);
+    const missing = () =>
+      c.html(
+        messagePage('Showtime not found', 'No showtime has this number.', { href: '/admin', label: 'All rooms' }),
+        404,
+      );
     if (!SHOWTIME_ID.test(id)) return missing();
     const [showtime, fares, policy] = await Promise.all([
       deps.core.adminJson<ShowtimeView>('GET', `/admin/showtimes/${id}`),
@@ -180,7 +184,13 @@ export function fareConsoleRoutes(deps: FareConsoleDeps) {
     ]).catch(() => [null, null, null] as const);
     if (!showtime || !fares || !policy || [showtime, fares, policy].some((a) => a.status >= 500)) {
       c.header('Retry-After', '5');
-      return c.html(messagePage('Seat service busy', 'The seat service is not answering right now. Try again in a few seconds.', { href: c.req.path, label: 'Try again' }), 503);
+      return c.html(
+        messagePage('Seat service busy', 'The seat service is not answering right now. Try again in a few seconds.', {
+          href: c.req.path,
+          label: 'Try again',
+        }),
+        503,
+      );
     }
     if (showtime.status === 404) return missing();
     return c.html(farePage(showtime.body, fares.body.fareClasses, policy.body.tiers, session.csrf));

@@ -7,7 +7,15 @@ import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import { chooseLocale, DEFAULT_LOCALE, formatMoneyIn, LOCALE_COOKIE, LOCALE_NAMES, LOCALES, type Locale } from '../../../lib/i18n/locale';
+import {
+  chooseLocale,
+  DEFAULT_LOCALE,
+  formatMoneyIn,
+  LOCALE_COOKIE,
+  LOCALE_NAMES,
+  LOCALES,
+  type Locale,
+} from '../../../lib/i18n/locale';
 import { translator } from '../../../lib/i18n/translate';
 import { assetUrl, type AssetName } from './assets';
 
@@ -35,7 +43,8 @@ export interface LayoutOptions {
 function languageSwitch(locale: Locale, back: string): Html {
   const t = translator(locale);
   return html`<nav class="language-switch" aria-label="${t('site.language')}">${LOCALES.filter((l) => l !== locale).map(
-    (l) => html`<a href="/language/${l}?back=${encodeURIComponent(back)}" lang="${l}" hreflang="${l}">${LOCALE_NAMES[l]}</a>`,
+    (l) =>
+      html`<a href="/language/${l}?back=${encodeURIComponent(back)}" lang="${l}" hreflang="${l}">${LOCALE_NAMES[l]}</a>`,
   )}</nav>`;
 }
 
@@ -102,7 +111,13 @@ export function formatMoney(cents: number, currency: string, locale: Locale = DE
 }
 
 /** A whole page that explains a failure in plain words (404, 503). */
-export function messagePage(title: string, message: string, action?: { href: string; label: string }, locale: Locale = DEFAULT_LOCALE, back?: string): Html {
+export function messagePage(
+  title: string,
+  message: string,
+  action?: { href: string; label: string },
+  locale: Locale = DEFAULT_LOCALE,
+  back?: string,
+): Html {
   return layout(
     { title, scripts: ['buyer.js'], locale, ...(back !== undefined ? { languageSwitch: back } : {}) },
     html`<section class="panel notice" aria-labelledby="message-title">
@@ -118,7 +133,15 @@ export function pageNotFound(c: Context) {
   pageHeaders(c);
   const locale = requestLocale(c);
   const t = translator(locale);
-  return c.html(messagePage(t('page.notFound.title'), t('page.notFound.text'), { href: '/', label: t('page.allShowtimes') }, locale), 404);
+  return c.html(
+    messagePage(
+      t('page.notFound.title'),
+      t('page.notFound.text'),
+      { href: '/', label: t('page.allShowtimes') },
+      locale,
+    ),
+    404,
+  );
 }
 
 /** The buyer's language for this request: the switch's cookie, else Accept-Language, else English. */

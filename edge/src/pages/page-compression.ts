@@ -22,7 +22,10 @@ export function acceptsBrotli(header: string | undefined): boolean {
   });
 }
 
-export function pageCompression(brotli: Brotli | undefined, options: { threshold?: number; keep?: number } = {}): MiddlewareHandler {
+export function pageCompression(
+  brotli: Brotli | undefined,
+  options: { threshold?: number; keep?: number } = {},
+): MiddlewareHandler {
   const threshold = options.threshold ?? 1024;
   const gzip = compress({ threshold });
   const kept = new Map<string, Uint8Array>();
@@ -32,7 +35,8 @@ export function pageCompression(brotli: Brotli | undefined, options: { threshold
     await next();
     const response = c.res;
     const type = response.headers.get('content-type') ?? '';
-    if (!response.body || response.headers.has('content-encoding') || !TEXT.test(type) || c.req.method === 'HEAD') return;
+    if (!response.body || response.headers.has('content-encoding') || !TEXT.test(type) || c.req.method === 'HEAD')
+      return;
     const immutable = (response.headers.get('cache-control') ?? '').includes('immutable');
     const key = immutable ? c.req.path : null;
     let body = key ? kept.get(key) : undefined;
@@ -49,7 +53,8 @@ export function pageCompression(brotli: Brotli | undefined, options: { threshold
     headers.set('Content-Encoding', 'br');
     headers.delete('Content-Length');
     const vary = headers.get('Vary');
-    if (!vary || !/accept-encoding/i.test(vary)) headers.set('Vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
+    if (!vary || !/accept-encoding/i.test(vary))
+      headers.set('Vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
     c.res = undefined as unknown as Response;
     c.res = new Response(body as Uint8Array<ArrayBuffer>, { status: response.status, headers });
   };

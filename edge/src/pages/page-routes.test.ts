@@ -30,7 +30,11 @@ const page = (path: string, headers: Record<string, string> = {}, init: RequestI
 /** A signed-in console session: its cookie and the CSRF token its pages carry. */
 async function signIn(operator = 'Pat Operator') {
   const form = new URLSearchParams({ token: EDGE_ADMIN_TOKEN, operator });
-  const response = await page('/admin/login', { 'content-type': 'application/x-www-form-urlencoded' }, { method: 'POST', body: form.toString() });
+  const response = await page(
+    '/admin/login',
+    { 'content-type': 'application/x-www-form-urlencoded' },
+    { method: 'POST', body: form.toString() },
+  );
   expect([response.status, response.headers.get('location')]).toEqual([303, '/admin']);
   const cookie = /wr_admin=[^;]+/.exec(response.headers.get('set-cookie') ?? '')![0];
   const rooms = await (await page('/admin', { cookie })).text();
@@ -42,7 +46,10 @@ describe('buyer pages', () => {
   it('lists the showtimes and shows one showtime; an unknown one is a 404 page', async () => {
     const showtimeId = listed;
     const list = await page('/');
-    expect([list.status, list.headers.get('content-security-policy')]).toEqual([200, expect.stringContaining("default-src 'none'")]);
+    expect([list.status, list.headers.get('content-security-policy')]).toEqual([
+      200,
+      expect.stringContaining("default-src 'none'"),
+    ]);
     expect(await list.text()).toContain(`Stub showtime ${showtimeId}`);
     const sale = await page(`/showtimes/${showtimeId}`);
     expect(sale.status).toBe(200);
@@ -52,7 +59,10 @@ describe('buyer pages', () => {
   });
 
   it('says the service is busy (503, Retry-After) when the core is away', async () => {
-    const away = await createEdgeHarness({ store: 'memory', coreFetch: () => async () => new Response('', { status: 503 }) });
+    const away = await createEdgeHarness({
+      store: 'memory',
+      coreFetch: () => async () => new Response('', { status: 503 }),
+    });
     const busy = await away.app.request('/', { headers: { accept: 'text/html' } });
     expect([busy.status, busy.headers.get('retry-after')]).toEqual([503, '5']);
   });
@@ -74,7 +84,9 @@ describe('buyer pages', () => {
     const cookie = `wr_customer=${token}`;
     const sale = await (await page(`/showtimes/${showtimeId}`, { cookie })).text();
     const view = /data-view="([^"]+)"/.exec(sale)![1]!;
-    expect((await page(`/showtimes/${showtimeId}/leave?view=${view}`, { cookie }, { method: 'POST' })).status).toBe(202);
+    expect((await page(`/showtimes/${showtimeId}/leave?view=${view}`, { cookie }, { method: 'POST' })).status).toBe(
+      202,
+    );
     expect((await page(`/showtimes/${showtimeId}/leave?view=${view}`, {}, { method: 'POST' })).status).toBe(204);
     expect((await page(`/showtimes/${showtimeId}/leave?view=bad`, { cookie }, { method: 'POST' })).status).toBe(204);
   });
@@ -84,7 +96,11 @@ describe('operator console pages', () => {
   it('shows the sign-in form, refuses a wrong token in words, and signs in with the right one', async () => {
     const login = await page('/admin');
     expect(await login.text()).toContain('Admin token');
-    const wrong = await page('/admin/login', { 'content-type': 'application/x-www-form-urlencoded' }, { method: 'POST', body: 'token=nope&operator=Pat' });
+    const wrong = await page(
+      '/admin/login',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      { method: 'POST', body: 'token=nope&operator=Pat' },
+    );
     expect([wrong.status, wrong.headers.get('set-cookie')]).toEqual([200, null]);
     expect(await wrong.text()).toContain('That admin token is not right');
     const { cookie } = await signIn();
@@ -98,7 +114,16 @@ describe('operator console pages', () => {
     const roomPage = await page(`/admin/showtimes/${showtimeId}`, { cookie });
     expect(roomPage.status).toBe(200);
     const html = await roomPage.text();
-    for (const id of ['capacity', 'admitBurst', 'powDifficulty', 'powMaxDifficulty', 'placesPerAddress', 'customerBucketCapacity', 'adaptiveAdmission', 'holdTtlSeconds']) {
+    for (const id of [
+      'capacity',
+      'admitBurst',
+      'powDifficulty',
+      'powMaxDifficulty',
+      'placesPerAddress',
+      'customerBucketCapacity',
+      'adaptiveAdmission',
+      'holdTtlSeconds',
+    ]) {
       expect(html, id).toContain(`id="${id}"`);
     }
     const signedOut = await page(`/admin/showtimes/${showtimeId}`);
@@ -110,7 +135,10 @@ describe('operator console pages', () => {
     const showtimeId = edge.core.addShowtime();
     const { cookie } = await signIn();
     const patch = (body: unknown, headers: Record<string, string>) =>
-      edge.call('PATCH', `/admin/showtimes/${showtimeId}/sale`, { body, headers: { 'x-test-client': fresh(), ...headers } });
+      edge.call('PATCH', `/admin/showtimes/${showtimeId}/sale`, {
+        body,
+        headers: { 'x-test-client': fresh(), ...headers },
+      });
     const changed = await patch({ holdTtlSeconds: 120 }, { cookie, 'x-console': '1' });
     expect([changed.status, changed.json]).toEqual([200, { holdTtlSeconds: 120, maxSeatsPerCustomer: 4 }]);
     expect((await patch({ holdTtlSeconds: 120 }, {})).status).toBe(401);
@@ -123,7 +151,10 @@ describe('operator console pages', () => {
     await edge.configureRoom(showtimeId, { ...fastRoom, powDifficulty: 3 });
     const { cookie } = await signIn();
     const controller = new AbortController();
-    const response = await edge.app.request(`/admin/showtimes/${showtimeId}/live`, { headers: { cookie }, signal: controller.signal });
+    const response = await edge.app.request(`/admin/showtimes/${showtimeId}/live`, {
+      headers: { cookie },
+      signal: controller.signal,
+    });
     const reader = response.body!.getReader();
     let text = '';
     while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);

@@ -27,7 +27,10 @@ export function createShowtimeActivity(options: { now?: () => number; maxShowtim
       // Full: the showtime idle longest goes (the Map keeps recently active ones last), never
       // all of them, so requests on made-up showtime ids cannot wipe the real ones' counts.
       if (series.size >= (options.maxShowtimes ?? 10_000)) series.delete(series.keys().next().value as string);
-      s = { seconds: new Int32Array(WINDOW_SECONDS).fill(-1), counts: { holdConflicts: new Int32Array(WINDOW_SECONDS), rateLimited: new Int32Array(WINDOW_SECONDS) } };
+      s = {
+        seconds: new Int32Array(WINDOW_SECONDS).fill(-1),
+        counts: { holdConflicts: new Int32Array(WINDOW_SECONDS), rateLimited: new Int32Array(WINDOW_SECONDS) },
+      };
       series.set(showtimeId, s);
     }
     const second = Math.floor(now() / 1000);

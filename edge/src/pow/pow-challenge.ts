@@ -12,7 +12,8 @@
 export const POW_CHALLENGE_HEADER = 'x-pow-challenge';
 export const POW_NONCE_HEADER = 'x-pow-nonce';
 
-const CHALLENGE = /^v2\.(\d{1,15})\.(\d{1,2})\.(\d{1,15})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
+const CHALLENGE =
+  /^v2\.(\d{1,15})\.(\d{1,2})\.(\d{1,15})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
 const NONCE = /^[A-Za-z0-9_-]{1,64}$/;
 
 const encoder = new TextEncoder();
@@ -46,8 +47,7 @@ export interface PowClient {
 
 export type PowVerdict =
   /** `bits`: the leading zero bits the solution actually has (at least `difficulty`). */
-  | { ok: true; id: string; difficulty: number; bits: number; expiresAtMs: number }
-  | { ok: false; reason: PowFailure };
+  { ok: true; id: string; difficulty: number; bits: number; expiresAtMs: number } | { ok: false; reason: PowFailure };
 
 export interface PowChallengeOptions {
   /** Shared by every edge process, so a challenge from one is accepted by another. */
@@ -58,11 +58,22 @@ export interface PowChallengeOptions {
 
 export function createPowChallenges(options: PowChallengeOptions) {
   const now = options.now ?? Date.now;
-  const key = crypto.subtle.importKey('raw', encoder.encode(`wr-pow/v1\n${options.secret}`), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
-  const mac = async (payload: string) => base64url(new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(payload))));
+  const key = crypto.subtle.importKey(
+    'raw',
+    encoder.encode(`wr-pow/v1\n${options.secret}`),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign', 'verify'],
+  );
+  const mac = async (payload: string) =>
+    base64url(new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(payload))));
   // 16 bytes of SHA-256 of the pair: compared, never reversed (no address in the challenge).
   const clientTag = async (client: PowClient) =>
-    base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(`${client.address ?? '-'}\n${client.customerId}`))).slice(0, 16));
+    base64url(
+      new Uint8Array(
+        await crypto.subtle.digest('SHA-256', encoder.encode(`${client.address ?? '-'}\n${client.customerId}`)),
+      ).slice(0, 16),
+    );
 
   return {
     ttlMs: options.ttlMs,

@@ -38,7 +38,11 @@ function gateWith(
 /** A nonce whose hash has at least `min` but fewer than `below` zero bits (no lucky surplus). */
 function solveBelow(challenge: string, min: number, below: number): string {
   for (let n = 0; ; n++) {
-    const bits = leadingZeroBits(createHash('sha256').update(`${challenge}:${n.toString(36)}`).digest());
+    const bits = leadingZeroBits(
+      createHash('sha256')
+        .update(`${challenge}:${n.toString(36)}`)
+        .digest(),
+    );
     if (bits >= min && bits < below) return n.toString(36);
   }
 }
@@ -73,7 +77,7 @@ async function attacks(wrap?: (real: PowChallenges) => PowChallenges) {
   return { crossAddress, staleDifficulty, customerSwap };
 }
 
-describe('proof of work bound to the showtime, the address and the customer, at today\'s price', () => {
+describe("proof of work bound to the showtime, the address and the customer, at today's price", () => {
   it('refuses the cross-address reuse, the stale low difficulty and the customer swap', async () => {
     expect(await attacks()).toEqual({ crossAddress: false, staleDifficulty: false, customerSwap: false });
   });
@@ -87,11 +91,19 @@ describe('proof of work bound to the showtime, the address and the customer, at 
     const { join } = gateWith(undefined, { powDifficulty: 32, powMaxDifficulty: 32 });
     expect(await join(A)).toMatchObject({ difficulty: POW_GATE_MAX_BITS });
     // The console's figure comes from the same governor, so it shows the price in force.
-    expect(createPowGovernor({ showtimeJoinsPerSecond: 1e9, addressJoinsPerMinute: 3 }).showtimeLevel(SHOW, 32, 32).difficulty).toBe(POW_GATE_MAX_BITS);
+    expect(
+      createPowGovernor({ showtimeJoinsPerSecond: 1e9, addressJoinsPerMinute: 3 }).showtimeLevel(SHOW, 32, 32)
+        .difficulty,
+    ).toBe(POW_GATE_MAX_BITS);
     // Broken variant: the old governor answered a room at base >= ceiling with its base as set.
     const real = createPowGovernor({ showtimeJoinsPerSecond: 1e9, addressJoinsPerMinute: 3 });
-    const uncapped: PowGovernor = { ...real, level: (_s, _a, base) => ({ difficulty: base, base, ceiling: base, reason: 'base difficulty' }) };
-    expect(await gateWith(undefined, { powDifficulty: 32, powMaxDifficulty: 32 }, uncapped).join(A)).toMatchObject({ difficulty: 32 });
+    const uncapped: PowGovernor = {
+      ...real,
+      level: (_s, _a, base) => ({ difficulty: base, base, ceiling: base, reason: 'base difficulty' }),
+    };
+    expect(await gateWith(undefined, { powDifficulty: 32, powMaxDifficulty: 32 }, uncapped).join(A)).toMatchObject({
+      difficulty: 32,
+    });
   });
 
   describe('broken variants: the old behaviour lets each attack through', () => {
@@ -111,14 +123,18 @@ describe('proof of work bound to the showtime, the address and the customer, at 
     });
 
     it('both together (the old gate) let all three in', async () => {
-      expect(await attacks((real) => pricedAtIssue(unbound(real)))).toEqual({ crossAddress: true, staleDifficulty: true, customerSwap: true });
+      expect(await attacks((real) => pricedAtIssue(unbound(real)))).toEqual({
+        crossAddress: true,
+        staleDifficulty: true,
+        customerSwap: true,
+      });
     });
 
     it('an unbound challenge alone lets the customer swap in', async () => {
       expect(await attacks(unbound)).toMatchObject({ customerSwap: true });
     });
 
-    it('the challenge\'s own difficulty lets the stale low difficulty in', async () => {
+    it("the challenge's own difficulty lets the stale low difficulty in", async () => {
       expect(await attacks(pricedAtIssue)).toMatchObject({ staleDifficulty: true });
     });
   });

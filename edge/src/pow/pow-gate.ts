@@ -17,7 +17,13 @@
 import type { Context } from 'hono';
 import { AppError, errorResponseBody } from '../../../lib/errors';
 import type { GuardStore } from '../state/guard-store';
-import { POW_CHALLENGE_HEADER, POW_NONCE_HEADER, type PowChallenges, type PowClient, type PowFailure } from './pow-challenge';
+import {
+  POW_CHALLENGE_HEADER,
+  POW_NONCE_HEADER,
+  type PowChallenges,
+  type PowClient,
+  type PowFailure,
+} from './pow-challenge';
 import type { PowGovernor, PowLevel } from './pow-governor';
 
 export { POW_GATE_MAX_BITS } from './pow-governor';
@@ -39,7 +45,10 @@ export interface PowGateDeps {
 }
 
 const failures: Record<PowFailure | 'reused' | 'missing' | 'outbid', [string, string]> = {
-  missing: ['POW_REQUIRED', 'This room asks for a little proof of work before joining: solve the challenge and send the join again'],
+  missing: [
+    'POW_REQUIRED',
+    'This room asks for a little proof of work before joining: solve the challenge and send the join again',
+  ],
   malformed: ['POW_INVALID', 'The proof-of-work headers are malformed; solve the new challenge'],
   forged: ['POW_INVALID', 'That challenge was not issued by this waiting room; solve the new challenge'],
   wrong_showtime: ['POW_INVALID', 'That challenge was issued for another showtime; solve the new challenge'],
@@ -65,7 +74,12 @@ export function createPowGate(deps: PowGateDeps) {
   }
 
   /** The 428's body: the usual error body plus a fresh challenge and its difficulty. */
-  async function refusal(showtimeId: string, client: PowClient, difficulty: number, failure: keyof typeof failures): Promise<PowRefusal> {
+  async function refusal(
+    showtimeId: string,
+    client: PowClient,
+    difficulty: number,
+    failure: keyof typeof failures,
+  ): Promise<PowRefusal> {
     const [code, message] = failures[failure];
     deps.onRefused?.(code);
     const challenge = await deps.challenges.issue(showtimeId, difficulty, client);
@@ -77,12 +91,18 @@ export function createPowGate(deps: PowGateDeps) {
    * no-store). Free of any HTTP framework, so the Hono route and Node's fast join path
    * (node-fast-join.ts) decide alike.
    */
-  async function decide(showtimeId: string, client: PowClient, challenge: string | undefined, nonce: string | undefined): Promise<PowRefusal | null> {
+  async function decide(
+    showtimeId: string,
+    client: PowClient,
+    challenge: string | undefined,
+    nonce: string | undefined,
+  ): Promise<PowRefusal | null> {
     const { address } = client;
     deps.governor.observe(showtimeId, address);
     // Every join asks: the settings read within the second are taken without a wait.
     const known = deps.settingsNow?.(showtimeId);
-    const { difficulty } = known !== undefined ? levelFor(showtimeId, address, known) : await levelOf(showtimeId, address);
+    const { difficulty } =
+      known !== undefined ? levelFor(showtimeId, address, known) : await levelOf(showtimeId, address);
     if (difficulty <= 0) return null;
     if (!challenge || !nonce) return refusal(showtimeId, client, difficulty, 'missing');
     const verdict = await deps.challenges.verify(challenge, nonce, showtimeId, client);
@@ -90,7 +110,10 @@ export function createPowGate(deps: PowGateDeps) {
     // The price is today's for this address, not the one printed on the challenge: the work
     // actually proven must reach it (a lucky hash over a cheap challenge still counts).
     if (verdict.bits < difficulty) return refusal(showtimeId, client, difficulty, 'outbid');
-    const fresh = await deps.guard.markOnce(`pow:${verdict.id}`, Math.max(1_000, verdict.expiresAtMs - Date.now() + 5_000));
+    const fresh = await deps.guard.markOnce(
+      `pow:${verdict.id}`,
+      Math.max(1_000, verdict.expiresAtMs - Date.now() + 5_000),
+    );
     if (!fresh) return refusal(showtimeId, client, difficulty, 'reused');
     return null;
   }
@@ -101,7 +124,12 @@ export function createPowGate(deps: PowGateDeps) {
 
     /** null: the join may go on; otherwise the 428 to answer. */
     async check(c: Context, showtimeId: string, client: PowClient): Promise<Response | null> {
-      const refused = await decide(showtimeId, client, c.req.header(POW_CHALLENGE_HEADER), c.req.header(POW_NONCE_HEADER));
+      const refused = await decide(
+        showtimeId,
+        client,
+        c.req.header(POW_CHALLENGE_HEADER),
+        c.req.header(POW_NONCE_HEADER),
+      );
       if (!refused) return null;
       c.header('Cache-Control', 'no-store');
       return c.json(refused.body, 428);

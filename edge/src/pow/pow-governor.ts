@@ -67,7 +67,8 @@ function createWindowCounter(windowMs: number, maxKeys: number, now: () => numbe
   };
 }
 
-const extraBits = (rate: number, threshold: number) => (rate > threshold ? Math.ceil(Math.log2(rate / threshold)) + 1 : 0);
+const extraBits = (rate: number, threshold: number) =>
+  rate > threshold ? Math.ceil(Math.log2(rate / threshold)) + 1 : 0;
 
 export function createPowGovernor(options: PowGovernorOptions) {
   const now = options.now ?? Date.now;
@@ -79,7 +80,13 @@ export function createPowGovernor(options: PowGovernorOptions) {
     const base = Math.min(asBase, POW_GATE_MAX_BITS);
     const ceiling = Math.min(asCeiling, POW_GATE_MAX_BITS);
     const top = Math.max(base, ceiling);
-    if (top <= base) return { difficulty: base, base, ceiling, reason: base > 0 ? 'base difficulty (adaptive raising is off)' : 'off' };
+    if (top <= base)
+      return {
+        difficulty: base,
+        base,
+        ceiling,
+        reason: base > 0 ? 'base difficulty (adaptive raising is off)' : 'off',
+      };
     const showRate = showtimes.rate(showtimeId);
     const addressRate = address ? addresses.rate(`${showtimeId}\n${address}`) : 0;
     const byShowtime = extraBits(showRate, options.showtimeJoinsPerSecond);

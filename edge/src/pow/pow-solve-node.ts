@@ -16,10 +16,20 @@ export function solvePow(challenge: string, difficulty: number, maxHashes = 2 **
   const prefix = `${challenge}:`;
   for (let n = 0; n < maxHashes; n++) {
     const nonce = n.toString(36);
-    if (leadingZeroBits(createHash('sha256').update(prefix + nonce).digest()) >= difficulty) return { nonce, hashes: n + 1 };
+    if (
+      leadingZeroBits(
+        createHash('sha256')
+          .update(prefix + nonce)
+          .digest(),
+      ) >= difficulty
+    )
+      return { nonce, hashes: n + 1 };
   }
   throw new Error(`no solution within ${maxHashes} hashes`);
 }
 
 /** The headers a solved join is sent again with. */
-export const powHeaders = (challenge: string, nonce: string) => ({ 'x-pow-challenge': challenge, 'x-pow-nonce': nonce });
+export const powHeaders = (challenge: string, nonce: string) => ({
+  'x-pow-challenge': challenge,
+  'x-pow-nonce': nonce,
+});

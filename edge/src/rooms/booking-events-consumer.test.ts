@@ -11,7 +11,11 @@ import { createBookingEventsConsumer } from './booking-events-consumer';
  */
 let counter = 0;
 const event = (type: BookingEvent['type'], customerId: string, extra: Record<string, unknown> = {}): BookingEvent => ({
-  eventId: `e-${++counter}`, type, showtimeId: 7, occurredAt: new Date().toISOString(), payload: { customerId, ...extra },
+  eventId: `e-${++counter}`,
+  type,
+  showtimeId: 7,
+  occurredAt: new Date().toISOString(),
+  payload: { customerId, ...extra },
 });
 
 function setUp(options: { failOnce?: string; applyOneByOne?: boolean } = {}) {
@@ -33,7 +37,10 @@ function setUp(options: { failOnce?: string; applyOneByOne?: boolean } = {}) {
     },
   } as unknown as RoomEngine;
   const consumer = createBookingEventsConsumer({
-    edgeStore: store, engine, metrics: { bookingEvents: { inc() {} } } as unknown as EdgeMetrics, applyOneByOne: options.applyOneByOne,
+    edgeStore: store,
+    engine,
+    metrics: { bookingEvents: { inc() {} } } as unknown as EdgeMetrics,
+    applyOneByOne: options.applyOneByOne,
   });
   const publish = (...events: BookingEvent[]) => events.forEach((e) => store.publishEvent(encodeBookingEvent(e)));
   return { consumer, released, publish };
@@ -43,9 +50,14 @@ describe('booking events consumer, batched', () => {
   it('one release per customer a batch; holds, cancels and expiries release nothing; sold out closes once', async () => {
     const { consumer, released, publish } = setUp();
     publish(
-      event('HoldCreated', 'ann'), event('HoldReleased', 'ann', { reason: 'confirmed' }), event('BookingConfirmed', 'ann'),
-      event('HoldReleased', 'bob', { reason: 'cancelled' }), event('HoldReleased', 'cy', { reason: 'expired' }),
-      event('BookingConfirmed', 'dee'), event('ShowtimeSoldOut', 'x'), event('ShowtimeSoldOut', 'x'),
+      event('HoldCreated', 'ann'),
+      event('HoldReleased', 'ann', { reason: 'confirmed' }),
+      event('BookingConfirmed', 'ann'),
+      event('HoldReleased', 'bob', { reason: 'cancelled' }),
+      event('HoldReleased', 'cy', { reason: 'expired' }),
+      event('BookingConfirmed', 'dee'),
+      event('ShowtimeSoldOut', 'x'),
+      event('ShowtimeSoldOut', 'x'),
     );
     await consumer.pumpOnce();
     expect(released.sort()).toEqual(['ann', 'dee', 'sold out']);

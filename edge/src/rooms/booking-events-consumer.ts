@@ -50,7 +50,8 @@ export function createBookingEventsConsumer(options: BookingEventsConsumerOption
     const customerId = event.payload.customerId;
     if (typeof customerId !== 'string') return null;
     if (event.type === 'BookingConfirmed') return { kind: 'release', customerId };
-    if (event.type === 'HoldReleased' && RELEASING_REASONS.has(String(event.payload.reason))) return { kind: 'release', customerId };
+    if (event.type === 'HoldReleased' && RELEASING_REASONS.has(String(event.payload.reason)))
+      return { kind: 'release', customerId };
     return null;
   }
 
@@ -65,7 +66,8 @@ export function createBookingEventsConsumer(options: BookingEventsConsumerOption
     }
   }
 
-  const counted = (events: BookingEvent[]) => events.forEach((event) => options.metrics.bookingEvents.inc({ type: event.type }));
+  const counted = (events: BookingEvent[]) =>
+    events.forEach((event) => options.metrics.bookingEvents.inc({ type: event.type }));
 
   /**
    * Applies a batch's events that matter in a few concurrent rounds instead of three round trips
@@ -83,7 +85,8 @@ export function createBookingEventsConsumer(options: BookingEventsConsumerOption
     events.forEach((event, i) => {
       const effect = effectOf(event);
       if (!fresh[i] || !effect) return;
-      const key = effect.kind === 'soldOut' ? `${event.showtimeId} sold out` : `${event.showtimeId} ${effect.customerId}`;
+      const key =
+        effect.kind === 'soldOut' ? `${event.showtimeId} sold out` : `${event.showtimeId} ${effect.customerId}`;
       groups.set(key, [...(groups.get(key) ?? []), event]);
     });
     const outcomes = await Promise.allSettled([...groups.values()].map((group) => apply(group[0]!)));
@@ -127,7 +130,10 @@ export function createBookingEventsConsumer(options: BookingEventsConsumerOption
     const newest = await options.edgeStore.lastEventId();
     if (compareStreamIds(newest, position) >= 0) return;
     await options.edgeStore.requestRepublish(Math.max(0, streamIdMs(position) - republishMarginMs));
-    options.logger?.error({ position, newest }, 'booking events: stream is behind our position (Redis lost data); asked for a republish');
+    options.logger?.error(
+      { position, newest },
+      'booking events: stream is behind our position (Redis lost data); asked for a republish',
+    );
     cursor = newest;
     await options.edgeStore.setCursor(consumer, newest);
   }
@@ -143,7 +149,9 @@ export function createBookingEventsConsumer(options: BookingEventsConsumerOption
       return entries.length;
     }
     // Stop without moving the cursor if applying fails: the next round reads the batch again.
-    await applyBatch(entries.map((entry) => decodeBookingEvent(entry.fields)).filter((event): event is BookingEvent => event !== null));
+    await applyBatch(
+      entries.map((entry) => decodeBookingEvent(entry.fields)).filter((event): event is BookingEvent => event !== null),
+    );
     cursor = entries.at(-1)!.id;
     await options.edgeStore.setCursor(consumer, cursor);
     return entries.length;

@@ -26,7 +26,8 @@ const encoder = new TextEncoder();
 
 const CHARS = [...ALPHABET];
 /** Four characters of 20 bits. */
-const group = (bits: number) => CHARS[(bits >>> 15) & 31]! + CHARS[(bits >>> 10) & 31]! + CHARS[(bits >>> 5) & 31]! + CHARS[bits & 31]!;
+const group = (bits: number) =>
+  CHARS[(bits >>> 15) & 31]! + CHARS[(bits >>> 10) & 31]! + CHARS[(bits >>> 5) & 31]! + CHARS[bits & 31]!;
 
 /** 40 bits as the buyer sees them: 8 characters in two groups of four (bit arithmetic: this runs on every poll). */
 export function formatQueueId(value: number): string {
@@ -87,20 +88,31 @@ export interface QueueIds {
 
 /** `secret`: key bytes every edge process shares (see deriveQueueIdSecret). */
 export function createQueueIds(secret: Uint8Array | Promise<Uint8Array>): QueueIds {
-  const master = Promise.resolve(secret).then((bytes) => crypto.subtle.importKey('raw', bytes as Uint8Array<ArrayBuffer>, 'HKDF', false, ['deriveKey']));
+  const master = Promise.resolve(secret).then((bytes) =>
+    crypto.subtle.importKey('raw', bytes as Uint8Array<ArrayBuffer>, 'HKDF', false, ['deriveKey']),
+  );
   const loaded = new Map<string, Tables>();
   const loading = new Map<string, Promise<Tables>>();
 
   async function build(showtimeId: string): Promise<Tables> {
     const key = await crypto.subtle.deriveKey(
-      { name: 'HKDF', hash: 'SHA-256', salt: encoder.encode('wr-queue-id/v1'), info: encoder.encode(`showtime:${showtimeId}`) },
+      {
+        name: 'HKDF',
+        hash: 'SHA-256',
+        salt: encoder.encode('wr-queue-id/v1'),
+        info: encoder.encode(`showtime:${showtimeId}`),
+      },
       await master,
       { name: 'AES-CTR', length: 128 },
       false,
       ['encrypt'],
     );
     const size = ROUNDS * HALF_SIZE * 2 + HALF_SIZE;
-    const stream = await crypto.subtle.encrypt({ name: 'AES-CTR', counter: new Uint8Array(16), length: 64 }, key, new Uint8Array(size));
+    const stream = await crypto.subtle.encrypt(
+      { name: 'AES-CTR', counter: new Uint8Array(16), length: 64 },
+      key,
+      new Uint8Array(size),
+    );
     const rounds = Array.from({ length: ROUNDS }, (_, i) => new Uint16Array(stream, i * HALF_SIZE * 2, HALF_SIZE));
     return { rounds, check: new Uint8Array(stream, ROUNDS * HALF_SIZE * 2, HALF_SIZE), ids: new Map() };
   }
@@ -110,18 +122,21 @@ export function createQueueIds(secret: Uint8Array | Promise<Uint8Array>): QueueI
     if (ready) return Promise.resolve(ready);
     let running = loading.get(showtimeId);
     if (!running) {
-      running = build(showtimeId).then((tables) => {
-        if (loaded.size >= SHOWTIMES_KEPT) loaded.delete(loaded.keys().next().value!);
-        loaded.set(showtimeId, tables);
-        return tables;
-      }).finally(() => loading.delete(showtimeId));
+      running = build(showtimeId)
+        .then((tables) => {
+          if (loaded.size >= SHOWTIMES_KEPT) loaded.delete(loaded.keys().next().value!);
+          loaded.set(showtimeId, tables);
+          return tables;
+        })
+        .finally(() => loading.delete(showtimeId));
       loading.set(showtimeId, running);
     }
     return running;
   }
 
   const checkTicket = (ticket: number) => {
-    if (!Number.isSafeInteger(ticket) || ticket < 1 || ticket > MAX_QUEUE_TICKET) throw new RangeError(`no queue id for ticket ${ticket}`);
+    if (!Number.isSafeInteger(ticket) || ticket < 1 || ticket > MAX_QUEUE_TICKET)
+      throw new RangeError(`no queue id for ticket ${ticket}`);
   };
 
   return {
@@ -151,7 +166,13 @@ export function createQueueIds(secret: Uint8Array | Promise<Uint8Array>): QueueI
 
 /** The queue-id key: HKDF of the queue-token key, so no new secret needs distributing. */
 export async function deriveQueueIdSecret(queueTokenKey: Uint8Array): Promise<Uint8Array> {
-  const material = await crypto.subtle.importKey('raw', queueTokenKey as Uint8Array<ArrayBuffer>, 'HKDF', false, ['deriveBits']);
-  const bits = await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: encoder.encode('wr-queue-id/v1'), info: encoder.encode('queue-id') }, material, 256);
+  const material = await crypto.subtle.importKey('raw', queueTokenKey as Uint8Array<ArrayBuffer>, 'HKDF', false, [
+    'deriveBits',
+  ]);
+  const bits = await crypto.subtle.deriveBits(
+    { name: 'HKDF', hash: 'SHA-256', salt: encoder.encode('wr-queue-id/v1'), info: encoder.encode('queue-id') },
+    material,
+    256,
+  );
   return new Uint8Array(bits);
 }

@@ -19,7 +19,12 @@ export interface RoomCatalogLogger {
 /** Leaves the core missed, kept to tell it again (bounded: the oldest go first, their turns expire anyway). */
 const MAX_PENDING_TURN_ENDS = 100_000;
 
-export function createRoomCatalog(options: { core: CoreClient; engine: RoomEngine; logger?: RoomCatalogLogger; now?: () => number }) {
+export function createRoomCatalog(options: {
+  core: CoreClient;
+  engine: RoomEngine;
+  logger?: RoomCatalogLogger;
+  now?: () => number;
+}) {
   const { core, engine } = options;
   const now = options.now ?? Date.now;
   const restoring = new Map<string, Promise<void>>();
@@ -34,7 +39,8 @@ export function createRoomCatalog(options: { core: CoreClient; engine: RoomEngin
       body: { customerId, grantedBefore: new Date(leftAtMs).toISOString() },
     });
     // 404: the showtime is gone, and its turns with it.
-    if (status !== 200 && status !== 404) throw new AppError('CORE_UNAVAILABLE', `core answered ${status} for a turn's end`);
+    if (status !== 200 && status !== 404)
+      throw new AppError('CORE_UNAVAILABLE', `core answered ${status} for a turn's end`);
   }
 
   /** Tells the core of the leaves it missed; the ones it still misses stay for the next pass. */
@@ -54,9 +60,13 @@ export function createRoomCatalog(options: { core: CoreClient; engine: RoomEngin
   };
 
   async function fetchControl(showtimeId: string): Promise<SaleControl & { turns?: RestoredTurn[] }> {
-    const { status, body } = await core.adminJson<SaleControl & { turns?: RestoredTurn[] }>('GET', `/admin/showtimes/${showtimeId}/room`);
+    const { status, body } = await core.adminJson<SaleControl & { turns?: RestoredTurn[] }>(
+      'GET',
+      `/admin/showtimes/${showtimeId}/room`,
+    );
     if (status === 404) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
-    if (status !== 200 || !body) throw unavailable('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', 2);
+    if (status !== 200 || !body)
+      throw unavailable('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', 2);
     return body;
   }
 
@@ -86,7 +96,12 @@ export function createRoomCatalog(options: { core: CoreClient; engine: RoomEngin
     async recordTurn(showtimeId: string, turn: RestoredTurn): Promise<void> {
       const { status } = await core.adminJson('POST', `/admin/showtimes/${showtimeId}/turns`, { body: turn });
       if (status === 404) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
-      if (status !== 204) throw unavailable('CORE_UNAVAILABLE', 'Admissions are paused while the seat service is unavailable; your place is kept', 2);
+      if (status !== 204)
+        throw unavailable(
+          'CORE_UNAVAILABLE',
+          'Admissions are paused while the seat service is unavailable; your place is kept',
+          2,
+        );
     },
 
     /**
@@ -102,7 +117,8 @@ export function createRoomCatalog(options: { core: CoreClient; engine: RoomEngin
         pendingTurnEnds.delete(key);
       } catch (error) {
         pendingTurnEnds.delete(key);
-        if (pendingTurnEnds.size >= MAX_PENDING_TURN_ENDS) pendingTurnEnds.delete(pendingTurnEnds.keys().next().value as string);
+        if (pendingTurnEnds.size >= MAX_PENDING_TURN_ENDS)
+          pendingTurnEnds.delete(pendingTurnEnds.keys().next().value as string);
         pendingTurnEnds.set(key, { showtimeId, customerId, leftAtMs });
         throw error;
       }
@@ -120,7 +136,8 @@ export function createRoomCatalog(options: { core: CoreClient; engine: RoomEngin
       // First the leaves the core missed, so a room restored below does not bring their turns back.
       await retryTurnEnds();
       const { status, body } = await core.adminJson<SaleControl[]>('GET', '/admin/rooms');
-      if (status !== 200 || !Array.isArray(body)) throw new AppError('CORE_UNAVAILABLE', `core answered ${status} for the room list`);
+      if (status !== 200 || !Array.isArray(body))
+        throw new AppError('CORE_UNAVAILABLE', `core answered ${status} for the room list`);
       return syncRooms(engine, body, options.logger, ensureRoom);
     },
   };

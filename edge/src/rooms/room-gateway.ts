@@ -6,7 +6,17 @@
 import { signAccessToken } from '../../../lib/access-token';
 import { AppError, unavailable, type ErrorCode } from '../../../lib/errors';
 import type { TokenKeyMaterial } from '../../../lib/token-keys';
-import { estimateForJoin, estimateFromSnapshot, ticketOfSession, type Place, type Refusal, type Refused, type RoomEngine, type RoomSnapshot, type Standing } from '../../../queue/src/index';
+import {
+  estimateForJoin,
+  estimateFromSnapshot,
+  ticketOfSession,
+  type Place,
+  type Refusal,
+  type Refused,
+  type RoomEngine,
+  type RoomSnapshot,
+  type Standing,
+} from '../../../queue/src/index';
 import { admissionView, seatOutlook } from '../../../queue/src/room-control';
 import type { EdgeMetrics } from '../metrics';
 import { createSingleFlightCache } from '../state/single-flight-cache';
@@ -90,11 +100,19 @@ function refusalError(refusal: Refused): AppError {
 export function createRoomGateway(options: RoomGatewayOptions) {
   const { engine, metrics } = options;
   const now = options.now ?? Date.now;
-  const snapshots = createSingleFlightCache<RoomSnapshot | null>({ ttlMs: options.snapshotTtlMs, maxEntries: 10_000, now });
+  const snapshots = createSingleFlightCache<RoomSnapshot | null>({
+    ttlMs: options.snapshotTtlMs,
+    maxEntries: 10_000,
+    now,
+  });
   /** A snapshot this old is reloaded in the background while it keeps answering (a Redis round trip fits easily in the rest). */
   const refreshSnapshotAfterMs = options.snapshotTtlMs * 0.75;
   /** The proof-of-work settings each join checks, read at most once a second per showtime. */
-  const powSettings = createSingleFlightCache<{ powDifficulty: number; powMaxDifficulty: number } | null>({ ttlMs: 1_000, maxEntries: 10_000, now });
+  const powSettings = createSingleFlightCache<{ powDifficulty: number; powMaxDifficulty: number } | null>({
+    ttlMs: 1_000,
+    maxEntries: 10_000,
+    now,
+  });
   /**
    * When each buyer's poll last reached Redis, so the near-front heartbeat stays fresh. By
    * showtime, then customer: every snapshot poll reads it, and a joined key would be a new
@@ -110,7 +128,9 @@ export function createRoomGateway(options: RoomGatewayOptions) {
     counter.inc();
   };
   const signingQueueKey = options.tokenKeys.queueKeys.signing?.key;
-  const queueIds = createQueueIds(signingQueueKey ? deriveQueueIdSecret(signingQueueKey) : Promise.reject(new Error('The edge needs a signing key')));
+  const queueIds = createQueueIds(
+    signingQueueKey ? deriveQueueIdSecret(signingQueueKey) : Promise.reject(new Error('The edge needs a signing key')),
+  );
 
   /** Every store call goes through here: a failure is "Redis down", answered 503. */
   async function store<T>(operation: string, run: () => Promise<T>): Promise<T> {
@@ -119,12 +139,16 @@ export function createRoomGateway(options: RoomGatewayOptions) {
     } catch (error) {
       if (error instanceof AppError) throw error;
       metrics.redisErrors.inc({ operation });
-      throw unavailable('QUEUE_UNAVAILABLE', 'The waiting room is briefly unavailable; admissions are paused. Try again shortly', QUEUE_RETRY_AFTER_SECONDS);
+      throw unavailable(
+        'QUEUE_UNAVAILABLE',
+        'The waiting room is briefly unavailable; admissions are paused. Try again shortly',
+        QUEUE_RETRY_AFTER_SECONDS,
+      );
     }
   }
 
   function rememberBeat(showtimeId: string, customerId: string) {
-    if (beatsKept >= 200_000) (lastBeatMs.clear(), (beatsKept = 0));
+    if (beatsKept >= 200_000) lastBeatMs.clear(), (beatsKept = 0);
     let beats = lastBeatMs.get(showtimeId);
     if (!beats) lastBeatMs.set(showtimeId, (beats = new Map()));
     if (!beats.has(customerId)) beatsKept += 1;
@@ -142,7 +166,11 @@ export function createRoomGateway(options: RoomGatewayOptions) {
     // the core cannot record it the buyer keeps the slot and hears "waiting"; the next poll
     // (claiming again returns the same session) tries again.
     try {
-      await options.catalog.recordTurn(showtimeId, { customerId, ticket: Number(ticketOfSession(claimed.sessionId)), expiresAtMs: claimed.sessionExpiresAtMs });
+      await options.catalog.recordTurn(showtimeId, {
+        customerId,
+        ticket: Number(ticketOfSession(claimed.sessionId)),
+        expiresAtMs: claimed.sessionExpiresAtMs,
+      });
     } catch (error) {
       if (error instanceof AppError && error.status === 404) throw error;
       metrics.coreErrors.inc();
@@ -171,28 +199,44 @@ export function createRoomGateway(options: RoomGatewayOptions) {
       throw new AppError('TURN_EXPIRED', 'Your place in line has lapsed; join the line again');
     }
     let answer: QueueAnswer;
-    if (standing.state === 'offered' || standing.state === 'admitted') answer = await admit(showtimeId, customerId, ticket);
+    if (standing.state === 'offered' || standing.state === 'admitted')
+      answer = await admit(showtimeId, customerId, ticket);
     else {
       answer = { state: standing.state, pollAfterMs: standing.pollAfterMs, ticket, source: 'redis' };
       if (standing.position !== null) answer.position = standing.position;
       if (standing.etaMs !== null) answer.etaSeconds = Math.ceil(standing.etaMs / 1000);
     }
     answer.lineLength = standing.lineLength + standing.preLength;
-    if (hasQueueId(ticket)) answer.queueId = queueIds.peek(showtimeId, ticket) ?? (await queueIds.idOf(showtimeId, ticket));
+    if (hasQueueId(ticket))
+      answer.queueId = queueIds.peek(showtimeId, ticket) ?? (await queueIds.idOf(showtimeId, ticket));
     const fresh = snapshots.peek(showtimeId);
     if (fresh) tellSeats(answer, fresh);
     return answer;
   }
 
-  function answerFromSnapshot(snapshot: RoomSnapshot, showtimeId: string, customerId: string, ticket: number): QueueAnswer | null {
-    const estimateOptions = { nowMs: now(), lastHeartbeatMs: lastBeatMs.get(showtimeId)?.get(customerId), random: options.random };
+  function answerFromSnapshot(
+    snapshot: RoomSnapshot,
+    showtimeId: string,
+    customerId: string,
+    ticket: number,
+  ): QueueAnswer | null {
+    const estimateOptions = {
+      nowMs: now(),
+      lastHeartbeatMs: lastBeatMs.get(showtimeId)?.get(customerId),
+      random: options.random,
+    };
     const estimate = estimateFromSnapshot(snapshot, ticket, estimateOptions);
     if (estimate.needsRedis || (ticket <= 0 && estimate.state !== 'prequeue')) return null;
     // The id's tables are made once per showtime and process (poll() waits for them first).
     const queueId = hasQueueId(ticket) ? queueIds.peek(showtimeId, ticket) : undefined;
     if (hasQueueId(ticket) && queueId === undefined) return null;
     snapshotPolls.inc();
-    const answer: QueueAnswer = { state: estimate.state, pollAfterMs: estimate.pollAfterMs, ticket, source: 'snapshot' };
+    const answer: QueueAnswer = {
+      state: estimate.state,
+      pollAfterMs: estimate.pollAfterMs,
+      ticket,
+      source: 'snapshot',
+    };
     if (estimate.position !== null) answer.position = estimate.position;
     if (estimate.etaMs !== null) answer.etaSeconds = Math.ceil(estimate.etaMs / 1000);
     answer.lineLength = snapshot.lineLength + snapshot.preLength;
@@ -217,21 +261,42 @@ export function createRoomGateway(options: RoomGatewayOptions) {
    * in line of a room still in the snapshot's state (an offer, a turn, a room paused or
    * opened since) is answered from Redis in full.
    */
-  async function answerFromPlace(snapshot: RoomSnapshot, showtimeId: string, customerId: string, place: Place): Promise<QueueAnswer> {
-    const inLine = (place.state === 'waiting' || place.state === 'paused') && place.position !== null && place.roomState === snapshot.state;
+  async function answerFromPlace(
+    snapshot: RoomSnapshot,
+    showtimeId: string,
+    customerId: string,
+    place: Place,
+  ): Promise<QueueAnswer> {
+    const inLine =
+      (place.state === 'waiting' || place.state === 'paused') &&
+      place.position !== null &&
+      place.roomState === snapshot.state;
     const nowMs = now();
-    const estimate = inLine ? estimateForJoin(snapshot, place.ticket ?? 0, place.position!, { nowMs, lastHeartbeatMs: nowMs, random: options.random }) : null;
+    const estimate = inLine
+      ? estimateForJoin(snapshot, place.ticket ?? 0, place.position!, {
+          nowMs,
+          lastHeartbeatMs: nowMs,
+          random: options.random,
+        })
+      : null;
     if (!estimate || estimate.needsRedis) {
       const result = await store('poll', () => engine.poll(showtimeId, customerId));
       if (!result.ok) throw refusalError(result);
       return answerFromStanding(showtimeId, customerId, result);
     }
     const ticket = place.ticket ?? 0;
-    const answer: QueueAnswer = { state: estimate.state, position: place.position!, pollAfterMs: estimate.pollAfterMs, ticket, source: 'redis' };
+    const answer: QueueAnswer = {
+      state: estimate.state,
+      position: place.position!,
+      pollAfterMs: estimate.pollAfterMs,
+      ticket,
+      source: 'redis',
+    };
     if (estimate.etaMs !== null) answer.etaSeconds = Math.ceil(estimate.etaMs / 1000);
     // The snapshot was taken before this buyer joined.
     answer.lineLength = Math.max(place.position!, snapshot.lineLength + snapshot.preLength);
-    if (hasQueueId(ticket)) answer.queueId = queueIds.peek(showtimeId, ticket) ?? (await queueIds.idOf(showtimeId, ticket));
+    if (hasQueueId(ticket))
+      answer.queueId = queueIds.peek(showtimeId, ticket) ?? (await queueIds.idOf(showtimeId, ticket));
     tellSeats(answer, snapshot);
     return answer;
   }
@@ -290,7 +355,9 @@ export function createRoomGateway(options: RoomGatewayOptions) {
       // With a fresh snapshot the join asks Redis for the buyer's place only (a third less of
       // the script's time): the flash moment is joins, most of them far back in a long line.
       const snapshot = snapshotForJoin(showtimeId);
-      let result: Standing | Place | Refused = await store('join', () => (snapshot ? engine.enter(showtimeId, customerId, address) : engine.join(showtimeId, customerId, address)));
+      let result: Standing | Place | Refused = await store('join', () =>
+        snapshot ? engine.enter(showtimeId, customerId, address) : engine.join(showtimeId, customerId, address),
+      );
       if (!result.ok && result.code === 'unknown_room') {
         await store('create_room', () => options.catalog.ensureRoom(showtimeId));
         result = await store('join', () => engine.join(showtimeId, customerId, address));
@@ -305,7 +372,10 @@ export function createRoomGateway(options: RoomGatewayOptions) {
         throw refusalError(result);
       }
       rememberBeat(showtimeId, customerId);
-      const answer = 'lineLength' in result ? await answerFromStanding(showtimeId, customerId, result) : await answerFromPlace(snapshot!, showtimeId, customerId, result);
+      const answer =
+        'lineLength' in result
+          ? await answerFromStanding(showtimeId, customerId, result)
+          : await answerFromPlace(snapshot!, showtimeId, customerId, result);
       countJoin(answer.state);
       return answer;
     },
@@ -324,13 +394,15 @@ export function createRoomGateway(options: RoomGatewayOptions) {
 
     /** Far-back tickets are answered from the snapshot; the rest (and heartbeats) from Redis. */
     async poll(showtimeId: string, customerId: string, ticket: number): Promise<QueueAnswer> {
-      if (hasQueueId(ticket) && queueIds.peek(showtimeId, ticket) === undefined) await queueIds.idOf(showtimeId, ticket);
+      if (hasQueueId(ticket) && queueIds.peek(showtimeId, ticket) === undefined)
+        await queueIds.idOf(showtimeId, ticket);
       const snapshot = await store('snapshot', () => snapshotOf(showtimeId));
       const fromSnapshot = snapshot ? answerFromSnapshot(snapshot, showtimeId, customerId, ticket) : null;
       if (fromSnapshot) return fromSnapshot;
       const result = await store('poll', () => engine.poll(showtimeId, customerId));
       if (!result.ok) {
-        if (result.code === 'unknown_room') throw new AppError('TURN_EXPIRED', 'This waiting room no longer exists; join again');
+        if (result.code === 'unknown_room')
+          throw new AppError('TURN_EXPIRED', 'This waiting room no longer exists; join again');
         throw refusalError(result);
       }
       rememberBeat(showtimeId, customerId);
@@ -363,7 +435,12 @@ export function createRoomGateway(options: RoomGatewayOptions) {
         const { value } = await store('settings', () =>
           powSettings.get(showtimeId, async () => {
             const result = await engine.getSettings(showtimeId);
-            return result.ok ? { powDifficulty: result.settings.powDifficulty ?? 0, powMaxDifficulty: result.settings.powMaxDifficulty ?? 0 } : null;
+            return result.ok
+              ? {
+                  powDifficulty: result.settings.powDifficulty ?? 0,
+                  powMaxDifficulty: result.settings.powMaxDifficulty ?? 0,
+                }
+              : null;
           }),
         );
         if (value === null) powSettings.invalidate(showtimeId); // no room: ask again next join

@@ -27,7 +27,8 @@ export function startRoomSync(catalog: Pick<RoomCatalog, 'syncAll'>, options: Ro
       failing = false;
     } catch (error) {
       // The core or Redis is away: the rooms keep what they have; say so once, not every pass.
-      if (!failing) options.logger?.warn({ err: error instanceof Error ? error.message : String(error) }, 'room sync failing');
+      if (!failing)
+        options.logger?.warn({ err: error instanceof Error ? error.message : String(error) }, 'room sync failing');
       failing = true;
     }
     if (!stopped) {

@@ -52,9 +52,15 @@ interface AuditPage {
 /** The core's refusal, passed on as it is (status, code, message, details). */
 function coreError(status: number, body: unknown): AppError {
   const error = (body as { error?: { code?: string; message?: string } } | null)?.error;
-  if (status >= 500 || !error?.code) return unavailable('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', 2);
+  if (status >= 500 || !error?.code)
+    return unavailable('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', 2);
   const { code, message, ...details } = error as Record<string, unknown>;
-  return new AppError(status, String(code), String(message ?? code), Object.keys(details).length > 0 ? { details } : {});
+  return new AppError(
+    status,
+    String(code),
+    String(message ?? code),
+    Object.keys(details).length > 0 ? { details } : {},
+  );
 }
 
 export function adminRoutes(deps: AdminRouteDeps) {
@@ -81,7 +87,11 @@ export function adminRoutes(deps: AdminRouteDeps) {
       return await run();
     } catch (error) {
       if (error instanceof AppError) throw error;
-      throw unavailable('QUEUE_UNAVAILABLE', 'The room store is not answering; try again shortly', QUEUE_RETRY_AFTER_SECONDS);
+      throw unavailable(
+        'QUEUE_UNAVAILABLE',
+        'The room store is not answering; try again shortly',
+        QUEUE_RETRY_AFTER_SECONDS,
+      );
     }
   }
 
@@ -90,7 +100,13 @@ export function adminRoutes(deps: AdminRouteDeps) {
     if (!settings.ok || !stats.ok) return null;
     const { ok: _ok, admission, ...counters } = stats;
     // The closed loop (queue/src/admission-governor.ts): the rate admission really runs at, and why.
-    return { showtimeId, settings: publicSettings(settings.settings), stats: counters, effectiveAdmitPerMinute: admission.effectiveAdmitPerMinute, admission };
+    return {
+      showtimeId,
+      settings: publicSettings(settings.settings),
+      stats: counters,
+      effectiveAdmitPerMinute: admission.effectiveAdmitPerMinute,
+      admission,
+    };
   }
 
   /** The room as Redis has it, restored from the database first when Redis lost it. */
@@ -108,7 +124,10 @@ export function adminRoutes(deps: AdminRouteDeps) {
   }
 
   async function auditOf(showtimeId: string, limit: number): Promise<AuditPage> {
-    const { status, body } = await deps.core.adminJson<AuditPage>('GET', `/admin/showtimes/${showtimeId}/room/audit?limit=${limit}`);
+    const { status, body } = await deps.core.adminJson<AuditPage>(
+      'GET',
+      `/admin/showtimes/${showtimeId}/room/audit?limit=${limit}`,
+    );
     if (status !== 200) throw coreError(status, body);
     return body;
   }
@@ -162,7 +181,10 @@ export function adminRoutes(deps: AdminRouteDeps) {
       return c.json({ ...room, showtimeId, saleState: body.saleState, version: body.version, applied: true });
     } catch {
       c.header('Retry-After', String(QUEUE_RETRY_AFTER_SECONDS));
-      return c.json({ showtimeId, saleState: body.saleState, version: body.version, applied: false, settings: body.room }, 202);
+      return c.json(
+        { showtimeId, saleState: body.saleState, version: body.version, applied: false, settings: body.room },
+        202,
+      );
     }
   });
 
@@ -175,18 +197,33 @@ export function adminRoutes(deps: AdminRouteDeps) {
     const showtimeId = showtimeParam(c);
     const quoted = c.req.param('queueId') ?? '';
     const ticket = await deps.rooms.queueIds.ticketOf(showtimeId, quoted);
-    if (ticket === null) throw notFound('QUEUE_ID_NOT_FOUND', 'This is not a queue id of this showtime; check it for mistyped characters');
+    if (ticket === null)
+      throw notFound('QUEUE_ID_NOT_FOUND', 'This is not a queue id of this showtime; check it for mistyped characters');
     const queueId = await deps.rooms.queueIds.idOf(showtimeId, ticket);
     const found = await guarded(() => deps.engine.findTicket(showtimeId, ticket));
     if (!found.ok) throw notFound('ROOM_NOT_FOUND', 'No waiting room exists for this showtime');
     const base = { showtimeId, queueId, ticket, lineLength: found.lineLength };
     if (found.customerId) {
-      return c.json({ ...base, status: 'waiting', customerId: found.customerId, position: found.position, turnExpiresAt: null });
+      return c.json({
+        ...base,
+        status: 'waiting',
+        customerId: found.customerId,
+        position: found.position,
+        turnExpiresAt: null,
+      });
     }
-    const control = (await controlOf(showtimeId)) as SaleControl & { turns?: { customerId: string; ticket: number; expiresAtMs: number }[] };
+    const control = (await controlOf(showtimeId)) as SaleControl & {
+      turns?: { customerId: string; ticket: number; expiresAtMs: number }[];
+    };
     const turn = control.turns?.find((t) => Number(t.ticket) === ticket);
     if (turn) {
-      return c.json({ ...base, status: 'admitted', customerId: turn.customerId, position: null, turnExpiresAt: new Date(turn.expiresAtMs).toISOString() });
+      return c.json({
+        ...base,
+        status: 'admitted',
+        customerId: turn.customerId,
+        position: null,
+        turnExpiresAt: new Date(turn.expiresAtMs).toISOString(),
+      });
     }
     return c.json({ ...base, status: 'not_in_line', customerId: null, position: null, turnExpiresAt: null });
   });
@@ -207,11 +244,17 @@ export function adminRoutes(deps: AdminRouteDeps) {
           controls.refresh(showtimeId, load.control);
           const room = await readRoom(showtimeId);
           const known = controls.peek(showtimeId);
-          const data = room ? { ...room, saleState: known.value?.saleState ?? null, core: coreFreshness(known) } : { showtimeId };
+          const data = room
+            ? { ...room, saleState: known.value?.saleState ?? null, core: coreFreshness(known) }
+            : { showtimeId };
           await stream.writeSSE({ id: String(++id), event: room ? 'stats' : 'missing', data: JSON.stringify(data) });
         } catch {
           // Redis down: say so and keep the stream open; the next tick may succeed.
-          await stream.writeSSE({ id: String(++id), event: 'unavailable', data: JSON.stringify({ showtimeId, retryAfterSeconds: QUEUE_RETRY_AFTER_SECONDS }) });
+          await stream.writeSSE({
+            id: String(++id),
+            event: 'unavailable',
+            data: JSON.stringify({ showtimeId, retryAfterSeconds: QUEUE_RETRY_AFTER_SECONDS }),
+          });
         }
         await stream.sleep(intervalMs);
       }

@@ -27,11 +27,19 @@ export function authRoutes(deps: AuthRouteDeps) {
     const address = deps.clientAddress(c) ?? 'unknown';
     const used = await deps.guardStore.hit(`demo-login:${address}`, 60_000);
     if (used > deps.demoLoginPerMinute) {
-      throw new AppError('RATE_LIMITED', 'Too many demo logins from this address; wait a minute', { retryAfterSeconds: 60 });
+      throw new AppError('RATE_LIMITED', 'Too many demo logins from this address; wait a minute', {
+        retryAfterSeconds: 60,
+      });
     }
     const customerId = `demo-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
     const token = await deps.customerTokens.signDemo(customerId);
-    setCookie(c, cookieNames.customer, token, { httpOnly: true, sameSite: 'Lax', secure: isHttps(c), path: '/', maxAge: 12 * 3600 });
+    setCookie(c, cookieNames.customer, token, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure: isHttps(c),
+      path: '/',
+      maxAge: 12 * 3600,
+    });
     c.header('Cache-Control', 'no-store');
     return c.json({ token, customerId });
   });

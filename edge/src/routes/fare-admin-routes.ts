@@ -47,7 +47,11 @@ export function fareAdminRoutes(deps: FareAdminRouteDeps) {
     if (operator?.address) headers['x-operator-source'] = operator.address;
     const answer = await deps.core.adminJson<unknown>(method, path, { ...(withBody ? { body } : {}), headers });
     if (answer.status >= 500 || answer.body === null) {
-      throw unavailable('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', CORE_RETRY_AFTER_SECONDS);
+      throw unavailable(
+        'CORE_UNAVAILABLE',
+        'The seat service is not answering; try again shortly',
+        CORE_RETRY_AFTER_SECONDS,
+      );
     }
     return c.json(answer.body as object, answer.status as 200);
   }
@@ -56,13 +60,22 @@ export function fareAdminRoutes(deps: FareAdminRouteDeps) {
   app.put('/showtimes/:id/fares/:fareClass', (c) => {
     const fareClass = c.req.param('fareClass') ?? '';
     if (!FARE_CLASS.test(fareClass)) {
-      throw unprocessable('INVALID_FARE_CLASS', 'A class code is 1-16 capital letters, digits or underscores, starting with a letter');
+      throw unprocessable(
+        'INVALID_FARE_CLASS',
+        'A class code is 1-16 capital letters, digits or underscores, starting with a letter',
+      );
     }
     return relay(c, 'PUT', `/admin/showtimes/${showtimeParam(c)}/fares/${fareClass}`, true);
   });
-  app.put('/showtimes/:id/seat-classes', (c) => relay(c, 'PUT', `/admin/showtimes/${showtimeParam(c)}/seat-classes`, true));
-  app.get('/showtimes/:id/refund-policy', (c) => relay(c, 'GET', `/admin/showtimes/${showtimeParam(c)}/refund-policy`, false));
-  app.put('/showtimes/:id/refund-policy', (c) => relay(c, 'PUT', `/admin/showtimes/${showtimeParam(c)}/refund-policy`, true));
+  app.put('/showtimes/:id/seat-classes', (c) =>
+    relay(c, 'PUT', `/admin/showtimes/${showtimeParam(c)}/seat-classes`, true),
+  );
+  app.get('/showtimes/:id/refund-policy', (c) =>
+    relay(c, 'GET', `/admin/showtimes/${showtimeParam(c)}/refund-policy`, false),
+  );
+  app.put('/showtimes/:id/refund-policy', (c) =>
+    relay(c, 'PUT', `/admin/showtimes/${showtimeParam(c)}/refund-policy`, true),
+  );
 
   return app;
 }

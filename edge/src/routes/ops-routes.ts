@@ -7,7 +7,9 @@ import type { EdgeEnv } from '../http-context';
 
 async function probe(run: () => Promise<unknown>, timeoutMs: number): Promise<'ok' | 'down'> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), timeoutMs)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), timeoutMs)),
+  );
   try {
     await Promise.race([run(), timeout]);
     return 'ok';
@@ -41,7 +43,8 @@ export function opsRoutes(deps: OpsRouteDeps) {
         if (status !== 200) throw new Error(`core answered ${status}`);
       }, 2_000),
     ]);
-    const status = redis === 'ok' && core === 'ok' ? 'ready' : redis === 'down' && core === 'down' ? 'not_ready' : 'degraded';
+    const status =
+      redis === 'ok' && core === 'ok' ? 'ready' : redis === 'down' && core === 'down' ? 'not_ready' : 'degraded';
     if (status === 'not_ready') c.header('Retry-After', '5');
     return c.json({ status, redis, core }, status === 'not_ready' ? 503 : 200);
   });

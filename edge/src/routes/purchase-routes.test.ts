@@ -31,7 +31,10 @@ describe('GET /api/showtimes', () => {
     const list = await edge.call('GET', '/api/showtimes');
     expect(list.status).toBe(200);
     expect(Array.isArray(list.json) && list.json.length).toBeGreaterThan(0);
-    const away = await createEdgeHarness({ store: 'memory', coreFetch: () => async () => new Response('down', { status: 503 }) });
+    const away = await createEdgeHarness({
+      store: 'memory',
+      coreFetch: () => async () => new Response('down', { status: 503 }),
+    });
     const refused = await away.call('GET', '/api/showtimes');
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBeTruthy();
@@ -61,11 +64,21 @@ describe('GET /api/showtimes/:id/seats', () => {
 describe('holds and checkout', () => {
   it('holds, reads, checks out and cancels a hold', async () => {
     const { showtimeId, access } = await admitted('hold');
-    const hold = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A1'] } });
+    const hold = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, {
+      token: access,
+      body: { seats: ['A1'] },
+    });
     expect(hold.status).toBe(201);
     const holdId = hold.json.holdId as string;
-    expect((await edge.call('GET', `/api/holds/${holdId}`, { token: access })).json).toMatchObject({ holdId, seats: ['A1'] });
-    const checkout = await edge.call('POST', `/api/holds/${holdId}/checkout`, { token: access, body: {}, headers: { 'idempotency-key': `k-${holdId}` } });
+    expect((await edge.call('GET', `/api/holds/${holdId}`, { token: access })).json).toMatchObject({
+      holdId,
+      seats: ['A1'],
+    });
+    const checkout = await edge.call('POST', `/api/holds/${holdId}/checkout`, {
+      token: access,
+      body: {},
+      headers: { 'idempotency-key': `k-${holdId}` },
+    });
     expect(checkout.status).toBe(201);
     expect(checkout.json.checkoutUrl).toEqual(expect.any(String));
     expect((await edge.call('DELETE', `/api/holds/${holdId}`, { token: access })).status).toBe(204);
@@ -73,12 +86,21 @@ describe('holds and checkout', () => {
 
   it('refuses a hold without a token (401), with a body that is not JSON (400), a malformed hold id (404) and a checkout without a key (400)', async () => {
     const { showtimeId, access } = await admitted('hold-refused');
-    expect((await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, { body: { seats: ['A1'] } })).status).toBe(401);
-    const broken = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, rawBody: '{"seats":', headers: { 'content-type': 'application/json' } });
+    expect((await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, { body: { seats: ['A1'] } })).status).toBe(
+      401,
+    );
+    const broken = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, {
+      token: access,
+      rawBody: '{"seats":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect([broken.status, broken.json.error.code]).toEqual([400, 'MALFORMED_JSON']);
     const malformed = await edge.call('GET', '/api/holds/not%20an%20id', { token: access });
     expect([malformed.status, malformed.json.error.code]).toEqual([404, 'HOLD_NOT_FOUND']);
-    const hold = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, { token: access, body: { seats: ['A2'] } });
+    const hold = await edge.call('POST', `/api/showtimes/${showtimeId}/holds`, {
+      token: access,
+      body: { seats: ['A2'] },
+    });
     const keyless = await edge.call('POST', `/api/holds/${hold.json.holdId}/checkout`, { token: access, body: {} });
     expect([keyless.status, keyless.json.error.code]).toEqual([400, 'IDEMPOTENCY_KEY_REQUIRED']);
     const stranger = await admitted('hold-stranger');
@@ -92,7 +114,9 @@ describe('bookings', () => {
     expect((await edge.call('GET', '/api/bookings', { token })).json).toEqual({ bookings: [] });
     const { access } = await admitted('booking-read');
     expect((await edge.call('GET', '/api/bookings/bk_1', { token: access })).json).toEqual({ bookingId: 'bk_1' });
-    expect((await edge.call('GET', '/api/bookings/bk_1/cancellation', { token })).json).toMatchObject({ bookingId: 'bk_1' });
+    expect((await edge.call('GET', '/api/bookings/bk_1/cancellation', { token })).json).toMatchObject({
+      bookingId: 'bk_1',
+    });
     expect((await edge.call('DELETE', '/api/bookings/bk_1', { token })).json).toMatchObject({ status: 'CANCELLED' });
   });
 
@@ -108,14 +132,20 @@ describe('bookings', () => {
 describe('POST /api/payments/callback', () => {
   it('relays the raw body and its signature to the core, byte for byte', async () => {
     const raw = '{"id":"evt_1",  "type":"payment.succeeded"}';
-    const relayed = await edge.call('POST', '/api/payments/callback', { rawBody: raw, headers: { 'content-type': 'application/json', 'x-signature': 't=1,v1=abc' } });
+    const relayed = await edge.call('POST', '/api/payments/callback', {
+      rawBody: raw,
+      headers: { 'content-type': 'application/json', 'x-signature': 't=1,v1=abc' },
+    });
     expect(relayed.status).toBe(200);
     expect(relayed.json).toEqual({ received: raw, signature: 't=1,v1=abc' });
   });
 
   it('refuses a body over the limit (413) without reaching the core', async () => {
     const before = edge.core.received.length;
-    const big = await edge.call('POST', '/api/payments/callback', { rawBody: `{"pad":"${'x'.repeat(2_000_000)}"}`, headers: { 'content-type': 'application/json' } });
+    const big = await edge.call('POST', '/api/payments/callback', {
+      rawBody: `{"pad":"${'x'.repeat(2_000_000)}"}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(big.status).toBe(413);
     expect(edge.core.received.length).toBe(before);
   });

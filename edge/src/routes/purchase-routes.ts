@@ -47,14 +47,23 @@ function checkedParam(c: Context, name: string, pattern: RegExp, code: CodeWithS
 
 export function purchaseRoutes(deps: PurchaseRouteDeps) {
   const app = new Hono<EdgeEnv>();
-  const seatMaps = createSingleFlightCache<CachedSeatMap>({ ttlMs: deps.seatMapTtlMs, staleForMs: deps.seatMapStaleForMs ?? 300_000 });
+  const seatMaps = createSingleFlightCache<CachedSeatMap>({
+    ttlMs: deps.seatMapTtlMs,
+    staleForMs: deps.seatMapStaleForMs ?? 300_000,
+  });
 
   /**
    * Forwards to the same path on the core, with the verified access token when there is one.
    * `ownCall`: the answer is this buyer's alone, so a client that has gone takes the call with
    * it (not sent, or abandoned); a load shared by every caller (single-flight) is not tied to one.
    */
-  async function forward(c: Context<EdgeEnv>, corePath: string, withAccess: boolean, ownCall = true, withQuery = true): Promise<Response> {
+  async function forward(
+    c: Context<EdgeEnv>,
+    corePath: string,
+    withAccess: boolean,
+    ownCall = true,
+    withQuery = true,
+  ): Promise<Response> {
     const showtimeId = c.req.param('id');
     const accessToken = withAccess
       ? (c.get('accessToken') ?? bearerToken(c) ?? (showtimeId ? getCookie(c, cookieNames.access(showtimeId)) : null))
@@ -63,7 +72,10 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
     // Only POST carries a body the core reads (holds, checkout, the webhook); a DELETE's body is
     // never read, so it is never buffered. A client that left while its body was read: no body,
     // and the core client drops the call (499).
-    const body = c.req.method !== 'POST' ? null : await c.req.arrayBuffer().catch((error: unknown) => (signal?.aborted ? null : Promise.reject(error)));
+    const body =
+      c.req.method !== 'POST'
+        ? null
+        : await c.req.arrayBuffer().catch((error: unknown) => (signal?.aborted ? null : Promise.reject(error)));
     const query = withQuery ? new URL(c.req.url).search : '';
     return deps.core.forward({
       method: c.req.method,
@@ -82,15 +94,24 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
 
   // The public list is the landing page of a flash sale: one core query per TTL serves every
   // caller (single-flight), and a stale copy answers while the core is down, like seat maps.
-  const showtimeLists = createSingleFlightCache<CachedSeatMap>({ ttlMs: Math.max(deps.seatMapTtlMs, 1_000), staleForMs: deps.seatMapStaleForMs ?? 300_000 });
+  const showtimeLists = createSingleFlightCache<CachedSeatMap>({
+    ttlMs: Math.max(deps.seatMapTtlMs, 1_000),
+    staleForMs: deps.seatMapStaleForMs ?? 300_000,
+  });
   app.get('/showtimes', async (c) => {
     const cached = await showtimeLists.get('all', async () => {
       const response = await forward(c, '/showtimes', false, false);
       if (response.status >= 500) {
         await response.body?.cancel();
-        throw new AppError('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', { retryAfterSeconds: 2 });
+        throw new AppError('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', {
+          retryAfterSeconds: 2,
+        });
       }
-      return { status: response.status, body: await response.text(), contentType: response.headers.get('content-type') ?? 'application/json' };
+      return {
+        status: response.status,
+        body: await response.text(),
+        contentType: response.headers.get('content-type') ?? 'application/json',
+      };
     });
     c.header('Content-Type', cached.value.contentType);
     c.header('Cache-Control', 'no-store');
@@ -103,18 +124,35 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
     // `view=available` (the compact view for load clients) is cached apart from the full map;
     // any other view is refused here, so junk queries cannot multiply the cache or core calls.
     const view = c.req.query('view');
-    if (view !== undefined && view !== 'available') throw unprocessable('VALIDATION_FAILED', 'view must be "available" or absent', { issues: [{ path: 'view', message: 'Unknown view' }] });
+    if (view !== undefined && view !== 'available')
+      throw unprocessable('VALIDATION_FAILED', 'view must be "available" or absent', {
+        issues: [{ path: 'view', message: 'Unknown view' }],
+      });
     // One cached map serves every admitted buyer of the showtime: the core's answer does not
     // depend on who asks, and the gate has already checked this buyer's token.
     const cached = await seatMaps.get(view ? `${showtimeId}:${view}` : showtimeId, async () => {
-      const response = await forward(c, `/showtimes/${showtimeId}/seats${view ? `?view=${view}` : ''}`, true, false, false);
+      const response = await forward(
+        c,
+        `/showtimes/${showtimeId}/seats${view ? `?view=${view}` : ''}`,
+        true,
+        false,
+        false,
+      );
       if (response.status >= 500) {
         await response.body?.cancel();
-        throw new AppError('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', { retryAfterSeconds: 2 });
+        throw new AppError('CORE_UNAVAILABLE', 'The seat service is not answering; try again shortly', {
+          retryAfterSeconds: 2,
+        });
       }
-      return { status: response.status, body: await response.text(), contentType: response.headers.get('content-type') ?? 'application/json' };
+      return {
+        status: response.status,
+        body: await response.text(),
+        contentType: response.headers.get('content-type') ?? 'application/json',
+      };
     });
-    deps.metrics.seatMapReads.inc({ source: cached.source === 'loaded' ? 'core' : cached.source === 'cached' ? 'cache' : 'stale' });
+    deps.metrics.seatMapReads.inc({
+      source: cached.source === 'loaded' ? 'core' : cached.source === 'cached' ? 'cache' : 'stale',
+    });
     c.header('Content-Type', cached.value.contentType);
     c.header('Cache-Control', 'no-store');
     if (cached.source === 'stale') c.header('Warning', '110 - "Response is stale: the seat service is not answering"');
@@ -128,8 +166,12 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
   });
 
   const reads = deps.customerReads ?? (async (_c, next) => next());
-  app.get('/holds/:holdId', deps.accessGate, reads, (c) => forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true));
-  app.delete('/holds/:holdId', deps.accessGate, reads, (c) => forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true));
+  app.get('/holds/:holdId', deps.accessGate, reads, (c) =>
+    forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true),
+  );
+  app.delete('/holds/:holdId', deps.accessGate, reads, (c) =>
+    forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}`, true),
+  );
   app.post('/holds/:holdId/checkout', deps.accessGate, deps.purchaseBuckets, (c) =>
     forward(c, `/holds/${checkedParam(c, 'holdId', HOLD_ID, 'HOLD_NOT_FOUND')}/checkout`, true),
   );

@@ -9,7 +9,10 @@ import { createMemoryFloodLimiter } from '../limits/flood-limiter';
 let edge: EdgeHarness;
 
 beforeAll(async () => {
-  edge = await createEdgeHarness({ store: 'memory', floodLimiter: createMemoryFloodLimiter({ points: 5, windowMs: 60_000 }) });
+  edge = await createEdgeHarness({
+    store: 'memory',
+    floodLimiter: createMemoryFloodLimiter({ points: 5, windowMs: 60_000 }),
+  });
 });
 afterAll(async () => {
   await edge?.close();
@@ -30,7 +33,11 @@ describe('POST /api/showtimes/:id/queue (join)', () => {
     const { token } = await edge.login('join-a');
     const joined = await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, { token, headers: fresh() });
     expect(joined.status).toBe(200);
-    expect(joined.json).toMatchObject({ state: 'admitted', queueToken: expect.any(String), accessToken: expect.any(String) });
+    expect(joined.json).toMatchObject({
+      state: 'admitted',
+      queueToken: expect.any(String),
+      accessToken: expect.any(String),
+    });
     expect(joined.headers.get('cache-control')).toBe('no-store');
     expect(joined.headers.get('set-cookie')).toContain('HttpOnly');
   });
@@ -39,7 +46,10 @@ describe('POST /api/showtimes/:id/queue (join)', () => {
     const showtimeId = await openRoom();
     const missing = await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, { headers: fresh() });
     expect([missing.status, missing.json.error.code]).toEqual([401, 'MISSING_TOKEN']);
-    const forged = await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, { token: 'not.a.token', headers: fresh() });
+    const forged = await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, {
+      token: 'not.a.token',
+      headers: fresh(),
+    });
     expect([forged.status, forged.json.error.code]).toEqual([401, 'INVALID_TOKEN']);
     const { token } = await edge.login('join-b');
     const malformed = await edge.call('POST', '/api/showtimes/abc/queue', { token, headers: fresh() });
@@ -59,12 +69,23 @@ describe('POST /api/showtimes/:id/queue (join)', () => {
   it('refuses a place beyond the address limit (403) and a flood from one address (429 with Retry-After)', async () => {
     const showtimeId = await openRoom({ placesPerAddress: 1 });
     const headers = fresh();
-    expect((await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, { token: (await edge.login('addr-1')).token, headers })).status).toBe(200);
-    const second = await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, { token: (await edge.login('addr-2')).token, headers });
+    expect(
+      (
+        await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, {
+          token: (await edge.login('addr-1')).token,
+          headers,
+        })
+      ).status,
+    ).toBe(200);
+    const second = await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, {
+      token: (await edge.login('addr-2')).token,
+      headers,
+    });
     expect([second.status, second.json.error.code]).toEqual([403, 'ADDRESS_PLACE_LIMIT']);
     const { token } = await edge.login('flood');
     let last = second;
-    for (let i = 0; i < 6 && last.status !== 429; i++) last = await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, { token, headers });
+    for (let i = 0; i < 6 && last.status !== 429; i++)
+      last = await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, { token, headers });
     expect([last.status, last.json.error.code]).toEqual([429, 'RATE_LIMITED']);
     expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
   });
@@ -73,26 +94,41 @@ describe('POST /api/showtimes/:id/queue (join)', () => {
 describe('GET /api/showtimes/:id/queue (poll)', () => {
   it('answers the place in line for the queue token', async () => {
     const showtimeId = await openRoom({ capacity: 1 });
-    await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, { token: (await edge.login('poll-first')).token, headers: fresh() });
-    const joined = await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, { token: (await edge.login('poll-second')).token, headers: fresh() });
-    const polled = await edge.call('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': joined.json.queueToken, ...fresh() } });
+    await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, {
+      token: (await edge.login('poll-first')).token,
+      headers: fresh(),
+    });
+    const joined = await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, {
+      token: (await edge.login('poll-second')).token,
+      headers: fresh(),
+    });
+    const polled = await edge.call('GET', `/api/showtimes/${showtimeId}/queue`, {
+      headers: { 'x-queue-token': joined.json.queueToken, ...fresh() },
+    });
     expect(polled.status).toBe(200);
     expect(polled.json).toMatchObject({ state: 'waiting', position: 1 });
   });
 
-  it('refuses without a queue token (401), a forged one (401), another showtime\'s (403) and another customer\'s (403)', async () => {
+  it("refuses without a queue token (401), a forged one (401), another showtime's (403) and another customer's (403)", async () => {
     const showtimeId = await openRoom();
     const other = await openRoom();
     const { token } = await edge.login('poll-owner');
     const joined = await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, { token, headers: fresh() });
     const missing = await edge.call('GET', `/api/showtimes/${showtimeId}/queue`, { headers: fresh() });
     expect([missing.status, missing.json.error.code]).toEqual([401, 'MISSING_TOKEN']);
-    const forged = await edge.call('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': 'x.y.z', ...fresh() } });
+    const forged = await edge.call('GET', `/api/showtimes/${showtimeId}/queue`, {
+      headers: { 'x-queue-token': 'x.y.z', ...fresh() },
+    });
     expect(forged.status).toBe(401);
-    const wrong = await edge.call('GET', `/api/showtimes/${other}/queue`, { headers: { 'x-queue-token': joined.json.queueToken, ...fresh() } });
+    const wrong = await edge.call('GET', `/api/showtimes/${other}/queue`, {
+      headers: { 'x-queue-token': joined.json.queueToken, ...fresh() },
+    });
     expect([wrong.status, wrong.json.error.code]).toEqual([403, 'WRONG_SHOWTIME']);
     const stranger = await edge.login('poll-stranger');
-    const notYours = await edge.call('GET', `/api/showtimes/${showtimeId}/queue`, { token: stranger.token, headers: { 'x-queue-token': joined.json.queueToken, ...fresh() } });
+    const notYours = await edge.call('GET', `/api/showtimes/${showtimeId}/queue`, {
+      token: stranger.token,
+      headers: { 'x-queue-token': joined.json.queueToken, ...fresh() },
+    });
     expect([notYours.status, notYours.json.error.code]).toEqual([403, 'NOT_YOUR_TOKEN']);
   });
 });
@@ -105,7 +141,9 @@ describe('DELETE /api/showtimes/:id/queue (leave)', () => {
     const left = await edge.call('DELETE', `/api/showtimes/${showtimeId}/queue`, { token, headers: fresh() });
     expect([left.status, left.json]).toEqual([200, { state: 'left', removed: true }]);
     expect(left.headers.get('set-cookie')).toMatch(/Max-Age=0/);
-    expect((await edge.call('DELETE', `/api/showtimes/${showtimeId}/queue`, { token, headers: fresh() })).json.removed).toBe(false);
+    expect(
+      (await edge.call('DELETE', `/api/showtimes/${showtimeId}/queue`, { token, headers: fresh() })).json.removed,
+    ).toBe(false);
   });
 
   it('refuses without a customer token (401) and for a malformed showtime (404)', async () => {

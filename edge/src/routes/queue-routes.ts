@@ -39,20 +39,38 @@ async function customerFrom(c: Context, tokens: CustomerTokens): Promise<string>
 }
 
 function setTokenCookie(c: Context, name: string, value: string, maxAgeSeconds: number) {
-  setCookie(c, name, value, { httpOnly: true, sameSite: 'Lax', secure: isHttps(c), path: '/', maxAge: Math.max(1, maxAgeSeconds) });
+  setCookie(c, name, value, {
+    httpOnly: true,
+    sameSite: 'Lax',
+    secure: isHttps(c),
+    path: '/',
+    maxAge: Math.max(1, maxAgeSeconds),
+  });
 }
 
 export function queueRoutes(deps: QueueRouteDeps) {
   const app = new Hono<EdgeEnv>();
-  const limit = (name: string) => floodLimit({ limiter: deps.floodLimiter, clientAddress: deps.clientAddress, metrics: deps.metrics, name });
+  const limit = (name: string) =>
+    floodLimit({ limiter: deps.floodLimiter, clientAddress: deps.clientAddress, metrics: deps.metrics, name });
 
   /** The contract's body, the queue token when it is new or its ticket changed, cookies. */
-  async function respond(c: Context, showtimeId: string, customerId: string, answer: QueueAnswer, currentTicket: number | null) {
+  async function respond(
+    c: Context,
+    showtimeId: string,
+    customerId: string,
+    answer: QueueAnswer,
+    currentTicket: number | null,
+  ) {
     const body = queueAnswerBody(answer);
     const terminal = answer.state === 'sold_out' || answer.state === 'closed';
     if (!terminal && answer.ticket !== currentTicket) {
       body.queueToken = await deps.queueTokens.sign({ customerId, showtimeId, ticket: answer.ticket });
-      setTokenCookie(c, cookieNames.queue(showtimeId), body.queueToken as string, Math.floor(deps.queueTokens.ttlMs / 1000));
+      setTokenCookie(
+        c,
+        cookieNames.queue(showtimeId),
+        body.queueToken as string,
+        Math.floor(deps.queueTokens.ttlMs / 1000),
+      );
     }
     if (answer.accessToken) {
       body.accessToken = answer.accessToken;
@@ -79,7 +97,8 @@ export function queueRoutes(deps: QueueRouteDeps) {
     const token = c.req.header('x-queue-token') ?? getCookie(c, cookieNames.queue(showtimeId));
     if (!token) throw unauthorized('MISSING_TOKEN', 'Send the queue token as X-Queue-Token');
     const claims = await deps.queueTokens.verify(token);
-    if (claims.showtimeId !== showtimeId) throw forbidden('WRONG_SHOWTIME', 'This queue token was issued for another showtime');
+    if (claims.showtimeId !== showtimeId)
+      throw forbidden('WRONG_SHOWTIME', 'This queue token was issued for another showtime');
     const customerToken = bearerToken(c);
     if (customerToken && (await deps.customerTokens.verify(customerToken)) !== claims.customerId) {
       throw forbidden('NOT_YOUR_TOKEN', 'This queue token belongs to another customer');

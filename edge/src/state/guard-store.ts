@@ -26,14 +26,18 @@ export interface GuardStore {
 }
 
 // INCR, and start the window on the first hit, in one atomic call.
-const HIT_SCRIPT = "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return n";
+const HIT_SCRIPT =
+  "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return n";
 
 export function createRedisGuardStore(redisCommand: RedisCommand, prefix = ''): GuardStore {
   const key = (name: string) => `${prefix}wr:edge:guard:${name}`;
   // Redis down: the caller answers 503 with Retry-After, never 500.
   const command = (args: string[]) =>
     redisCommand(args).catch((error: unknown) => {
-      throw new AppError('STORE_UNAVAILABLE', 'The edge store is briefly unavailable; try again shortly', { retryAfterSeconds: 5, cause: error });
+      throw new AppError('STORE_UNAVAILABLE', 'The edge store is briefly unavailable; try again shortly', {
+        retryAfterSeconds: 5,
+        cause: error,
+      });
     });
   return {
     async hit(name, windowMs) {

@@ -36,7 +36,13 @@ describe('last known answer', () => {
     const slow = deferred<string>();
     const read = cache.read('1', () => slow.promise);
     await vi.advanceTimersByTimeAsync(150);
-    expect(await read).toEqual({ value: 'v1', fresh: false, answeredAtMs: answeredAt, staleSinceMs: clock, reason: 'slow' });
+    expect(await read).toEqual({
+      value: 'v1',
+      fresh: false,
+      answeredAtMs: answeredAt,
+      staleSinceMs: clock,
+      reason: 'slow',
+    });
 
     // Asked again while the first load still hangs: no second load, still stale since the first read.
     const loads = vi.fn(async () => 'never');
@@ -65,9 +71,11 @@ describe('last known answer', () => {
       throw new Error('connection refused');
     });
     expect(failed).toMatchObject({ value: 'v1', fresh: false, reason: 'unavailable' });
-    await expect(cache.read('2', async () => {
-      throw new AppError('SHOWTIME_NOT_FOUND', 'Unknown showtime');
-    })).rejects.toMatchObject({ status: 404 });
+    await expect(
+      cache.read('2', async () => {
+        throw new AppError('SHOWTIME_NOT_FOUND', 'Unknown showtime');
+      }),
+    ).rejects.toMatchObject({ status: 404 });
   });
 
   it('a view that waits for the load (budget of a minute) does not answer while it hangs: the broken variant', async () => {

@@ -63,14 +63,17 @@ export function createLastKnown<T>(options: LastKnownOptions) {
         return value;
       },
       (error: unknown) => {
-        if (!passedOn(error)) Object.assign(entry, { staleSinceMs: entry.staleSinceMs ?? startedAtMs, reason: 'unavailable' });
+        if (!passedOn(error))
+          Object.assign(entry, { staleSinceMs: entry.staleSinceMs ?? startedAtMs, reason: 'unavailable' });
         throw error;
       },
     );
     entry.pending = pending;
-    void pending.catch(() => {}).finally(() => {
-      if (entry.pending === pending) entry.pending = null;
-    });
+    void pending
+      .catch(() => {})
+      .finally(() => {
+        if (entry.pending === pending) entry.pending = null;
+      });
     return pending;
   }
 

@@ -9,7 +9,10 @@ import { ACCESS_TOKEN_TYPE, createAccessTokenVerifier, type AccessClaims } from 
 import { unauthorized } from '../../../lib/errors';
 import { TOKEN_ALGORITHM, type TokenKeyMaterial } from '../../../lib/token-keys';
 
-export function createEdgeAccessVerifier(keys: TokenKeyMaterial, options: { clockToleranceSeconds: number; now?: () => number }) {
+export function createEdgeAccessVerifier(
+  keys: TokenKeyMaterial,
+  options: { clockToleranceSeconds: number; now?: () => number },
+) {
   const verify = createAccessTokenVerifier(keys, options);
   return async function verifyAccessToken(token: string): Promise<AccessClaims> {
     let header;

@@ -9,7 +9,9 @@ export interface ClaimsCache<T> {
   readonly size: number;
 }
 
-export function createClaimsCache<T>(options: { maxEntries?: number; now?: () => number; toleranceMs?: number } = {}): ClaimsCache<T> {
+export function createClaimsCache<T>(
+  options: { maxEntries?: number; now?: () => number; toleranceMs?: number } = {},
+): ClaimsCache<T> {
   const maxEntries = options.maxEntries ?? 100_000;
   const now = options.now ?? Date.now;
   const toleranceMs = options.toleranceMs ?? 0;

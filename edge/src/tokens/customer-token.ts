@@ -4,7 +4,14 @@
  * verified against its JWKS (fetched and cached by jose), issuer and audience. Either way,
  * an algorithm allow-list and a small clock tolerance apply, and claims are cached.
  */
-import { SignJWT, createRemoteJWKSet, decodeProtectedHeader, jwtVerify, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
+import {
+  SignJWT,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  jwtVerify,
+  errors as joseErrors,
+  type JWTVerifyGetKey,
+} from 'jose';
 import { TOKEN_ISSUER } from '../../../lib/access-token';
 import { CUSTOMER_ID_PATTERN, isValidCustomerId } from '../../../lib/customer-id';
 import { unauthorized } from '../../../lib/errors';

@@ -21,7 +21,11 @@ describe('queue tokens (HS256, key derived from the signing key)', () => {
     const jwk = await generateSigningJwk('q-1');
     const [a, b] = [await loadTokenKeys({ signingJwk: jwk }), await loadTokenKeys({ signingJwk: jwk })];
     const token = await createQueueTokens(a, options).sign(claims);
-    expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'HS256', kid: 'q-1', typ: QUEUE_TOKEN_TYPE });
+    expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toMatchObject({
+      alg: 'HS256',
+      kid: 'q-1',
+      typ: QUEUE_TOKEN_TYPE,
+    });
     expect(await createQueueTokens(b, options).verify(token)).toMatchObject(claims);
   });
 
@@ -42,7 +46,9 @@ describe('queue tokens (HS256, key derived from the signing key)', () => {
       .setExpirationTime('1m')
       .sign(keys.signing!.privateKey);
     expect(await refusalOf(tokens.verify(await createQueueTokens(other, options).sign(claims)))).toBe('INVALID_TOKEN');
-    expect(await refusalOf(tokens.verify(await createQueueTokens(stranger, options).sign(claims)))).toBe('INVALID_TOKEN');
+    expect(await refusalOf(tokens.verify(await createQueueTokens(stranger, options).sign(claims)))).toBe(
+      'INVALID_TOKEN',
+    );
     expect(await refusalOf(tokens.verify(tampered))).toBe('INVALID_TOKEN');
     expect(await refusalOf(tokens.verify(es256))).toBe('INVALID_TOKEN');
     expect(await refusalOf(tokens.verify('not.a.token'))).toBe('INVALID_TOKEN');
@@ -110,12 +116,16 @@ describe('synchronous verify (the poll fast path)', () => {
     const good = await make().sign(claims);
     const [header, payload] = good.split('.') as [string, string, string];
     const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString());
-    const resign = (h: object, p: object) => `${b64(h)}.${b64(p)}.${hmac(keys.queueKeys.signing!.key, `${b64(h)}.${b64(p)}`)}`;
+    const resign = (h: object, p: object) =>
+      `${b64(h)}.${b64(p)}.${hmac(keys.queueKeys.signing!.key, `${b64(h)}.${b64(p)}`)}`;
     const headerObject = JSON.parse(Buffer.from(header, 'base64url').toString());
     const cases = {
       tampered: `${header}.${b64({ ...decoded, tkt: 1 })}.${good.split('.')[2]}`,
       badSignature: `${header}.${payload}.${'A'.repeat(43)}`,
-      otherKey: await createQueueTokens(await loadTokenKeys({ signingJwk: await generateSigningJwk('q-s') }), options).sign(claims),
+      otherKey: await createQueueTokens(
+        await loadTokenKeys({ signingJwk: await generateSigningJwk('q-s') }),
+        options,
+      ).sign(claims),
       extraHeader: resign({ ...headerObject, crit: ['b64'] }, decoded),
       extraClaim: resign(headerObject, { ...decoded, nbf: decoded.iat + 3600 }),
       wrongIssuer: resign(headerObject, { ...decoded, iss: 'someone' }),

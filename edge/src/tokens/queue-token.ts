@@ -41,13 +41,16 @@ const PAYLOAD_KEYS = new Set(['tkt', 'iss', 'sub', 'aud', 'iat', 'exp']);
 function parseJsonObject(segment: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
 }
 
-const hasOnlyKeys = (value: Record<string, unknown>, allowed: Set<string>) => Object.keys(value).every((key) => allowed.has(key));
+const hasOnlyKeys = (value: Record<string, unknown>, allowed: Set<string>) =>
+  Object.keys(value).every((key) => allowed.has(key));
 
 /** Compares two signatures without stopping at the first difference (no timing hint for a forger). */
 function constantTimeEquals(a: string, b: string): boolean {
@@ -65,7 +68,8 @@ export function createQueueTokens(keys: TokenKeyMaterial, options: QueueTokenOpt
   const headers = new Map<string, string>();
   const headerOf = (kid: string) => {
     let header = headers.get(kid);
-    if (header === undefined) headers.set(kid, (header = base64urlJson({ alg: QUEUE_TOKEN_ALGORITHM, kid, typ: QUEUE_TOKEN_TYPE })));
+    if (header === undefined)
+      headers.set(kid, (header = base64urlJson({ alg: QUEUE_TOKEN_ALGORITHM, kid, typ: QUEUE_TOKEN_TYPE })));
     return header;
   };
 
@@ -107,30 +111,53 @@ export function createQueueTokens(keys: TokenKeyMaterial, options: QueueTokenOpt
       header = null;
     }
     // Header pre-check: junk and other token types never reach a signature check.
-    if (!header || header.alg !== QUEUE_TOKEN_ALGORITHM || header.typ !== QUEUE_TOKEN_TYPE || !keys.queueKeys.byKid.has(String(header.kid))) {
+    if (
+      !header ||
+      header.alg !== QUEUE_TOKEN_ALGORITHM ||
+      header.typ !== QUEUE_TOKEN_TYPE ||
+      !keys.queueKeys.byKid.has(String(header.kid))
+    ) {
       throw unauthorized('INVALID_TOKEN', 'The queue token is not valid');
     }
     let payload;
     try {
-      ({ payload } = await jwtVerify(token, (protectedHeader: JWTHeaderParameters) => keys.queueKeys.byKid.get(String(protectedHeader.kid))!, {
-        algorithms: [QUEUE_TOKEN_ALGORITHM],
-        typ: QUEUE_TOKEN_TYPE,
-        issuer: TOKEN_ISSUER,
-        clockTolerance: Math.round(options.clockToleranceMs / 1000),
-        currentDate: new Date(now()),
-        requiredClaims: ['sub', 'aud', 'exp'],
-      }));
+      ({ payload } = await jwtVerify(
+        token,
+        (protectedHeader: JWTHeaderParameters) => keys.queueKeys.byKid.get(String(protectedHeader.kid))!,
+        {
+          algorithms: [QUEUE_TOKEN_ALGORITHM],
+          typ: QUEUE_TOKEN_TYPE,
+          issuer: TOKEN_ISSUER,
+          clockTolerance: Math.round(options.clockToleranceMs / 1000),
+          currentDate: new Date(now()),
+          requiredClaims: ['sub', 'aud', 'exp'],
+        },
+      ));
     } catch (error) {
       const expired = error instanceof joseErrors.JWTExpired;
-      throw unauthorized(expired ? 'TOKEN_EXPIRED' : 'INVALID_TOKEN', expired ? 'The queue token has expired' : 'The queue token is not valid');
+      throw unauthorized(
+        expired ? 'TOKEN_EXPIRED' : 'INVALID_TOKEN',
+        expired ? 'The queue token has expired' : 'The queue token is not valid',
+      );
     }
     const audience = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
     const match = AUDIENCE.exec(audience ?? '');
     const ticket = payload.tkt;
-    if (!match || typeof payload.sub !== 'string' || typeof ticket !== 'number' || !Number.isSafeInteger(ticket) || ticket < 0) {
+    if (
+      !match ||
+      typeof payload.sub !== 'string' ||
+      typeof ticket !== 'number' ||
+      !Number.isSafeInteger(ticket) ||
+      ticket < 0
+    ) {
       throw unauthorized('INVALID_TOKEN', 'The queue token is not valid');
     }
-    const claims: QueueClaims = { customerId: payload.sub, showtimeId: match[1]!, ticket, expiresAtMs: payload.exp! * 1000 };
+    const claims: QueueClaims = {
+      customerId: payload.sub,
+      showtimeId: match[1]!,
+      ticket,
+      expiresAtMs: payload.exp! * 1000,
+    };
     cache.set(token, claims, claims.expiresAtMs);
     return claims;
   }
@@ -151,14 +178,23 @@ export function createQueueTokens(keys: TokenKeyMaterial, options: QueueTokenOpt
     if (parts.length !== 3 || !parts.every((part) => BASE64URL.test(part))) return undefined;
     const header = parseJsonObject(parts[0]!);
     const payload = parseJsonObject(parts[1]!);
-    if (!header || !payload || !hasOnlyKeys(header, HEADER_KEYS) || !hasOnlyKeys(payload, PAYLOAD_KEYS)) return undefined;
+    if (!header || !payload || !hasOnlyKeys(header, HEADER_KEYS) || !hasOnlyKeys(payload, PAYLOAD_KEYS))
+      return undefined;
     if (header.alg !== QUEUE_TOKEN_ALGORITHM || header.typ !== QUEUE_TOKEN_TYPE) return undefined;
     const key = keys.queueKeys.byKid.get(String(header.kid));
     if (!key || !constantTimeEquals(hmac(key, `${parts[0]}.${parts[1]}`), parts[2]!)) return undefined;
     const { sub, aud, exp, iat, iss, tkt } = payload;
     const match = typeof aud === 'string' ? AUDIENCE.exec(aud) : null;
     const nowMs = now();
-    if (iss !== TOKEN_ISSUER || typeof sub !== 'string' || !match || typeof tkt !== 'number' || !Number.isSafeInteger(tkt) || tkt < 0) return undefined;
+    if (
+      iss !== TOKEN_ISSUER ||
+      typeof sub !== 'string' ||
+      !match ||
+      typeof tkt !== 'number' ||
+      !Number.isSafeInteger(tkt) ||
+      tkt < 0
+    )
+      return undefined;
     if (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp * 1000 <= nowMs) return undefined;
     if (typeof iat !== 'number' || iat * 1000 > nowMs + options.clockToleranceMs) return undefined;
     const claims: QueueClaims = { customerId: sub, showtimeId: match[1]!, ticket: tkt, expiresAtMs: exp * 1000 };

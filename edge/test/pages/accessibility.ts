@@ -23,11 +23,26 @@ interface AxeViolation {
 export async function axeViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+    const axe = (
+      window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+    });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target })),
+    }));
   });
-  return violations.map((v) => `axe ${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(', ')}`);
+  return violations.map(
+    (v) =>
+      `axe ${v.id} (${v.impact}): ${v.help} at ${v.nodes
+        .map((n) => n.target.join(' '))
+        .slice(0, 5)
+        .join(', ')}`,
+  );
 }
 
 export async function accessibilityIssues(page: Page): Promise<string[]> {
@@ -40,12 +55,16 @@ async function ownAudit(page: Page): Promise<string[]> {
     const visible = (el: Element) => {
       const box = (el as HTMLElement).getBoundingClientRect();
       const style = getComputedStyle(el);
-      return box.width > 0 && box.height > 0 && style.visibility !== 'hidden' && !(el as HTMLElement).closest('[hidden]');
+      return (
+        box.width > 0 && box.height > 0 && style.visibility !== 'hidden' && !(el as HTMLElement).closest('[hidden]')
+      );
     };
-    const describe = (el: Element) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${(el as HTMLElement).dataset?.code ? `[${(el as HTMLElement).dataset.code}]` : ''}`;
+    const describe = (el: Element) =>
+      `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${(el as HTMLElement).dataset?.code ? `[${(el as HTMLElement).dataset.code}]` : ''}`;
 
     if (!document.documentElement.lang) issues.push('html has no lang');
-    if (document.querySelectorAll('h1').length !== 1) issues.push(`${document.querySelectorAll('h1').length} h1 elements`);
+    if (document.querySelectorAll('h1').length !== 1)
+      issues.push(`${document.querySelectorAll('h1').length} h1 elements`);
 
     for (const el of Array.from(document.querySelectorAll('a, button, summary'))) {
       if (!visible(el)) continue;
@@ -54,7 +73,8 @@ async function ownAudit(page: Page): Promise<string[]> {
     }
     for (const el of Array.from(document.querySelectorAll('input:not([type="hidden"]), select, textarea'))) {
       const id = el.id;
-      const labelled = el.getAttribute('aria-label') || (id && document.querySelector(`label[for="${id}"]`)) || el.closest('label');
+      const labelled =
+        el.getAttribute('aria-label') || (id && document.querySelector(`label[for="${id}"]`)) || el.closest('label');
       if (!labelled) issues.push(`${describe(el)} has no label`);
     }
 
@@ -66,7 +86,8 @@ async function ownAudit(page: Page): Promise<string[]> {
       const m = color.match(/rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/);
       return m ? { r: +m[1]!, g: +m[2]!, b: +m[3]!, a: m[4] === undefined ? 1 : +m[4] } : null;
     };
-    const luminance = (c: { r: number; g: number; b: number }) => 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+    const luminance = (c: { r: number; g: number; b: number }) =>
+      0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
     const background = (el: Element | null): { r: number; g: number; b: number } | null => {
       for (let node = el; node; node = node.parentElement) {
         const style = getComputedStyle(node);
@@ -91,7 +112,8 @@ async function ownAudit(page: Page): Promise<string[]> {
       const ratio = (hi + 0.05) / (lo + 0.05);
       const size = parseFloat(style.fontSize);
       const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
-      if (ratio < (large ? 3 : 4.5)) issues.push(`${describe(el)} "${node.textContent.trim().slice(0, 30)}" contrast ${ratio.toFixed(2)}`);
+      if (ratio < (large ? 3 : 4.5))
+        issues.push(`${describe(el)} "${node.textContent.trim().slice(0, 30)}" contrast ${ratio.toFixed(2)}`);
     }
     return issues;
   });

@@ -57,7 +57,9 @@ describe('admission control in the console', () => {
     await governor.governAll();
     await expect.poll(() => page.locator('#v-admitEffective').textContent(), { timeout: 10_000 }).toBe('300 a minute');
     expect(await page.locator('#v-admitTarget').textContent()).toBe('600 a minute');
-    expect(await page.locator('#admission-reason').textContent()).toBe('Cut: holds are slow (holds take 2500 ms (p95; limit 800 ms)).');
+    expect(await page.locator('#admission-reason').textContent()).toBe(
+      'Cut: holds are slow (holds take 2500 ms (p95; limit 800 ms)).',
+    );
     await operator.shot('61-console-admission-cut');
 
     // The operator switches the loop off for this room: asked first, then the rate as set.
@@ -65,20 +67,30 @@ describe('admission control in the console', () => {
     await panel.getByRole('button', { name: 'Apply admission control' }).click();
     expect(await page.getByRole('dialog').textContent()).toContain('follow the seat service from true to false');
     await page.getByRole('button', { name: 'Yes, apply it' }).click();
-    await expect.poll(() => page.locator('#admission-reason').textContent(), { timeout: 10_000 }).toBe('Off for this room: admitting at the rate as set.');
+    await expect
+      .poll(() => page.locator('#admission-reason').textContent(), { timeout: 10_000 })
+      .toBe('Off for this room: admitting at the rate as set.');
     expect(await page.locator('#v-admitEffective').textContent()).toBe('600 a minute');
     expect(await page.locator('#v-admitRange').textContent()).toBe('off');
-    await expect.poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 }).toContain('adaptiveAdmission: true → false');
+    await expect
+      .poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 })
+      .toContain('adaptiveAdmission: true → false');
     const settings = await stack.engine.getSettings(String(showtimeId));
     expect(settings.ok && settings.settings.adaptiveAdmission).toBe(0);
     // The operator API says the same.
     const room = await stack.api('GET', `/api/admin/showtimes/${showtimeId}/room`, { token: STACK_ADMIN_TOKEN });
-    expect(room.json).toMatchObject({ effectiveAdmitPerMinute: 600, admission: { reason: 'off', adaptive: false }, settings: { adaptiveAdmission: false } });
+    expect(room.json).toMatchObject({
+      effectiveAdmitPerMinute: 600,
+      admission: { reason: 'off', adaptive: false },
+      settings: { adaptiveAdmission: false },
+    });
     // Out of bounds: said in plain words, nothing sent.
     await panel.getByLabel(/Floor, admissions per minute/).fill('900');
     await panel.getByLabel(/Ceiling, admissions per minute/).fill('100');
     await panel.getByRole('button', { name: 'Apply admission control' }).click();
-    await expect.poll(() => page.locator('#console-alert').textContent()).toBe('The floor must not be above the ceiling.');
+    await expect
+      .poll(() => page.locator('#console-alert').textContent())
+      .toBe('The floor must not be above the ceiling.');
     expect(await accessibilityIssues(page)).toEqual([]);
     await operator.shot('62-console-admission-off');
     expect(operator.errors).toEqual([]);

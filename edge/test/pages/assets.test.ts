@@ -15,7 +15,16 @@ beforeAll(async () => {
 afterAll(() => stack?.close());
 
 /** node:http, not fetch: fetch would undo the gzip and hide what went over the wire. */
-function get(path: string, gzip: boolean | string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; encoding: string | null; wireBytes: number; text: string }> {
+function get(
+  path: string,
+  gzip: boolean | string,
+): Promise<{
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  encoding: string | null;
+  wireBytes: number;
+  text: string;
+}> {
   const accept = typeof gzip === 'string' ? gzip : gzip ? 'gzip' : 'identity';
   return new Promise((resolve, reject) => {
     const req = request(`${stack.edgeUrl}${path}`, { headers: { 'accept-encoding': accept } }, (response) => {
@@ -24,7 +33,15 @@ function get(path: string, gzip: boolean | string): Promise<{ status: number; he
       response.on('end', () => {
         const raw = Buffer.concat(chunks);
         const encoding = (response.headers['content-encoding'] as string | undefined) ?? null;
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, encoding, wireBytes: raw.length, text: (encoding === 'gzip' ? gunzipSync(raw) : encoding === 'br' ? brotliDecompressSync(raw) : raw).toString('utf8') });
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          encoding,
+          wireBytes: raw.length,
+          text: (encoding === 'gzip' ? gunzipSync(raw) : encoding === 'br' ? brotliDecompressSync(raw) : raw).toString(
+            'utf8',
+          ),
+        });
       });
     });
     req.on('error', reject);
@@ -44,7 +61,10 @@ describe('pages and assets on the wire', () => {
     expect(zipped.text).not.toMatch(/<script>|<script [^>]*>[^<]/); // no inline script
 
     const urls = [...plain.text.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
-    expect(urls).toEqual([expect.stringMatching(/^\/assets\/styles\.[a-z0-9]+\.css$/), expect.stringMatching(/^\/assets\/buyer\.[0-9a-f]{12}\.js$/)]);
+    expect(urls).toEqual([
+      expect.stringMatching(/^\/assets\/styles\.[a-z0-9]+\.css$/),
+      expect.stringMatching(/^\/assets\/buyer\.[0-9a-f]{12}\.js$/),
+    ]);
     let plainTotal = plain.wireBytes;
     let zippedTotal = zipped.wireBytes;
     for (const url of urls) {

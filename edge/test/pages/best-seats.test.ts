@@ -29,8 +29,11 @@ describe.each(VIEWPORTS)('best seats on %s', (name, viewport, phone) => {
     await stack.configureRoom(showtimeId, quickRoom(2));
     const buyer = await openPage(browser, { viewport });
     const { page } = buyer;
-    const held = async () => (await stack.sql<{ seat_code: string }[]>`
-      SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} AND status = 'HELD' ORDER BY seat_code`).map((r) => r.seat_code);
+    const held = async () =>
+      (
+        await stack.sql<{ seat_code: string }[]>`
+      SELECT seat_code FROM show_seat WHERE showtime_id = ${showtimeId} AND status = 'HELD' ORDER BY seat_code`
+      ).map((r) => r.seat_code);
     await page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
     await page.getByRole('button', { name: 'Join the line' }).click();
     await waitForStep(page, 'step-seats');
@@ -59,7 +62,9 @@ describe.each(VIEWPORTS)('best seats on %s', (name, viewport, phone) => {
     expect(await held()).toEqual(['D3', 'D4']);
     expect(await page.locator('#best-review-seats').textContent()).toBe('Row D, seats 3 and 4. Total: €25.00.');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('best-review-title');
-    expect(await page.locator('#status').textContent()).toContain('Best seats found and held for you: Row D, seats 3 and 4.');
+    expect(await page.locator('#status').textContent()).toContain(
+      'Best seats found and held for you: Row D, seats 3 and 4.',
+    );
     // On the map, as the buyer's own, on both screens.
     expect(await page.locator('#map-area').isVisible()).toBe(true);
     for (const code of ['D3', 'D4']) {
@@ -107,12 +112,16 @@ describe.each(VIEWPORTS)('best seats on %s', (name, viewport, phone) => {
     await page.getByRole('button', { name: 'Best 3 seats' }).click();
     const alert = page.locator('#alert');
     await alert.waitFor({ state: 'visible' });
-    expect(await alert.textContent()).toBe('There are no longer that many seats together: at most 2 sit side by side. Ask for fewer, or for seats apart.');
+    expect(await alert.textContent()).toBe(
+      'There are no longer that many seats together: at most 2 sit side by side. Ask for fewer, or for seats apart.',
+    );
     const box = (await alert.boundingBox())!;
     expect(box.y + box.height).toBeLessThanOrEqual(viewport.height);
     // The count follows what is left; nothing was held.
     expect(await page.getByLabel('How many seats').inputValue()).toBe('2');
-    const [row] = await stack.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM show_seat WHERE showtime_id = ${showtimeId} AND status = 'HELD'`;
+    const [row] = await stack.sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM show_seat WHERE showtime_id = ${showtimeId} AND status = 'HELD'`;
     expect(row!.n).toBe(0);
     expect(buyer.errors.filter((e) => !e.includes('status of 409'))).toEqual([]);
     await buyer.context.close();

@@ -21,7 +21,12 @@ import { startCore } from '../../../core/src/node';
 import { startPaymentSandbox } from '../../../payment-sandbox/src/start';
 import { redisStreamSink } from '../../../core/src/events/event-sink';
 import type { BookingEvent, BookingEventType } from '../../../lib/booking-events';
-import { createIoredisStore, createRoomEngine, createRoomTicker, type RoomSettingsPatch } from '../../../queue/src/index';
+import {
+  createIoredisStore,
+  createRoomEngine,
+  createRoomTicker,
+  type RoomSettingsPatch,
+} from '../../../queue/src/index';
 import { isolatedDatabase, testRedisNamespace, testRedisUrl } from '../../../test/support/env';
 import { parseEdgeConfig } from '../../src/config';
 import { startEdge } from '../../src/node';
@@ -117,11 +122,25 @@ export async function startBrowserStack() {
 
   let counter = 0;
   /** A showtime on sale now in a small hall (row D is couple seats, A1 and A2 wheelchair spaces). */
-  async function createShowtime(options: { layout?: LayoutOptions; opensAt?: Date; startsAt?: Date; holdTtlMs?: number; title?: string } = {}) {
+  async function createShowtime(
+    options: { layout?: LayoutOptions; opensAt?: Date; startsAt?: Date; holdTtlMs?: number; title?: string } = {},
+  ) {
     const label = `${process.pid}-${Date.now().toString(36)}-${++counter}`;
     const venue = await insertVenue(sql, { name: `Pages venue ${label}`, city: 'Test' });
-    const layout = options.layout ?? { rows: 4, columns: 6, coupleRows: [4], accessible: [[1, 1], [1, 2]] };
-    const hall = await insertHallWithSeats(sql, { venueId: venue.id, name: 'Hall 1', seats: rectangularLayout(layout) });
+    const layout = options.layout ?? {
+      rows: 4,
+      columns: 6,
+      coupleRows: [4],
+      accessible: [
+        [1, 1],
+        [1, 2],
+      ],
+    };
+    const hall = await insertHallWithSeats(sql, {
+      venueId: venue.id,
+      name: 'Hall 1',
+      seats: rectangularLayout(layout),
+    });
     const { id } = await insertShowtime(sql, {
       hallId: hall.id,
       title: options.title ?? `Premiere ${label}`,
@@ -137,11 +156,19 @@ export async function startBrowserStack() {
   }
 
   /** The edge's JSON API as a non-browser client would call it. */
-  async function api(method: string, path: string, init: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  async function api(
+    method: string,
+    path: string,
+    init: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ) {
     const headers: Record<string, string> = { ...init.headers };
     if (init.token) headers.authorization = `Bearer ${init.token}`;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${edgeUrl}${path}`, { method, headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
+    const response = await fetch(`${edgeUrl}${path}`, {
+      method,
+      headers,
+      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+    });
     const text = await response.text();
     return { status: response.status, json: text ? JSON.parse(text) : null };
   }
@@ -154,7 +181,9 @@ export async function startBrowserStack() {
     // the buyer keeps the slot and the next poll admits, as the waiting page's poll would.
     for (let i = 0; i < 3 && joined.json?.state === 'waiting'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const polled = await api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': joined.json.queueToken } });
+      const polled = await api('GET', `/api/showtimes/${showtimeId}/queue`, {
+        headers: { 'x-queue-token': joined.json.queueToken },
+      });
       if (polled.status !== 200) break;
       joined = { ...polled, json: { ...polled.json, queueToken: polled.json.queueToken ?? joined.json.queueToken } };
     }
@@ -168,14 +197,27 @@ export async function startBrowserStack() {
    * (what the sweeper would have written), and the edge applies them.
    */
   async function deliverBookingEvents(showtimeId: number, extra: Omit<BookingEvent, 'eventId' | 'occurredAt'>[] = []) {
-    const rows = await sql<{ id: number; event_id: string; type: BookingEventType; payload: Record<string, unknown>; created_at: Date }[]>`
+    const rows = await sql<
+      { id: number; event_id: string; type: BookingEventType; payload: Record<string, unknown>; created_at: Date }[]
+    >`
       UPDATE outbox SET published_at = now()
        WHERE showtime_id = ${showtimeId} AND published_at IS NULL
       RETURNING id, event_id, type, payload, created_at`;
     const events: BookingEvent[] = rows
       .sort((a, b) => Number(a.id) - Number(b.id))
-      .map((row) => ({ eventId: row.event_id, type: row.type, showtimeId, occurredAt: row.created_at.toISOString(), payload: row.payload }));
-    for (const event of extra) events.push({ ...event, eventId: `extra-${showtimeId}-${++counter}`, occurredAt: new Date().toISOString() } as BookingEvent);
+      .map((row) => ({
+        eventId: row.event_id,
+        type: row.type,
+        showtimeId,
+        occurredAt: row.created_at.toISOString(),
+        payload: row.payload,
+      }));
+    for (const event of extra)
+      events.push({
+        ...event,
+        eventId: `extra-${showtimeId}-${++counter}`,
+        occurredAt: new Date().toISOString(),
+      } as BookingEvent);
     await redisStreamSink(tickerRedis, { keyPrefix }).publish(events);
     await edge.consumer.pumpOnce();
     return events;
@@ -196,19 +238,43 @@ export async function startBrowserStack() {
      * timings (offer window, tick gap…) are then written to Redis stamped with that version.
      */
     configureRoom: async (showtimeId: number, patch: RoomSettingsPatch) => {
-      const { capacity, admitPerMinute, admitBurst, sessionTtlMs, state, opensAtMs, version: _version, ...engineOnly } = patch;
+      const {
+        capacity,
+        admitPerMinute,
+        admitBurst,
+        sessionTtlMs,
+        state,
+        opensAtMs,
+        version: _version,
+        ...engineOnly
+      } = patch;
       const update: Record<string, unknown> = { capacity, admitPerMinute, admitBurst, state };
       if (sessionTtlMs !== undefined) update.sessionTtlSeconds = Math.round(sessionTtlMs / 1000);
       if (opensAtMs !== undefined && opensAtMs !== null) update.opensAt = new Date(opensAtMs).toISOString();
       for (const key of Object.keys(update)) if (update[key] === undefined) delete update[key];
       const response = await fetch(`${core.url}/admin/showtimes/${showtimeId}/room`, {
         method: 'PUT',
-        headers: { authorization: `Bearer ${STACK_ADMIN_TOKEN}`, 'content-type': 'application/json', 'x-operator': 'page-tests' },
+        headers: {
+          authorization: `Bearer ${STACK_ADMIN_TOKEN}`,
+          'content-type': 'application/json',
+          'x-operator': 'page-tests',
+        },
         body: JSON.stringify(update),
       });
-      const control = (await response.json()) as { version?: number; room?: RoomSettingsPatch; error?: { message: string } };
-      if (!response.ok || !control.room) throw new Error(`sale control refused ${JSON.stringify(update)}: ${response.status} ${control.error?.message ?? ''}`);
-      const result = await engine.configure(String(showtimeId), { ...control.room, ...engineOnly, version: control.version! });
+      const control = (await response.json()) as {
+        version?: number;
+        room?: RoomSettingsPatch;
+        error?: { message: string };
+      };
+      if (!response.ok || !control.room)
+        throw new Error(
+          `sale control refused ${JSON.stringify(update)}: ${response.status} ${control.error?.message ?? ''}`,
+        );
+      const result = await engine.configure(String(showtimeId), {
+        ...control.room,
+        ...engineOnly,
+        version: control.version!,
+      });
       if (!result.ok) throw new Error(`configure failed: ${result.code}`);
     },
     api,

@@ -12,11 +12,21 @@ export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'pages');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`);
   mkdirSync(ARTIFACTS, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -30,9 +40,15 @@ export interface WatchedPage {
   shot(name: string): Promise<void>;
 }
 
-export async function openPage(browser: Browser, options: { viewport?: { width: number; height: number }; locale?: string } = {}): Promise<WatchedPage> {
+export async function openPage(
+  browser: Browser,
+  options: { viewport?: { width: number; height: number }; locale?: string } = {},
+): Promise<WatchedPage> {
   // `locale` sets the browser's language (its Accept-Language), as a buyer's own browser would.
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1100, height: 900 }, ...(options.locale ? { locale: options.locale } : {}) });
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1100, height: 900 },
+    ...(options.locale ? { locale: options.locale } : {}),
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   const external: string[] = [];

@@ -38,7 +38,12 @@ describe.each(VIEWPORTS)('buyer journey on %s', (_name, viewport, shotPrefix) =>
     const { page } = buyer;
     // The edge keeps the list for a second: a showing made within it shows on the next load.
     await expect
-      .poll(async () => (await page.goto(`${stack.edgeUrl}/`), page.getByRole('link', { name: title, exact: true }).count()), { interval: 500 })
+      .poll(
+        async () => (
+          await page.goto(`${stack.edgeUrl}/`), page.getByRole('link', { name: title, exact: true }).count()
+        ),
+        { interval: 500 },
+      )
       .toBe(1);
     // Where it is on (venue, city, hall) and when, with the time zone.
     const card = page.locator(`li.card[data-showtime-id="${showtimeId}"]`);
@@ -50,7 +55,9 @@ describe.each(VIEWPORTS)('buyer journey on %s', (_name, viewport, shotPrefix) =>
     await page.getByRole('link', { name: `Buy tickets for ${title}` }).click();
     expect(await page.locator('.show-head .where').textContent()).toMatch(/^Pages venue .+, Test · Hall 1$/);
     // Before admission the buyer is told how long a turn lasts (the room's session length).
-    expect(await page.locator('#step-start').textContent()).toContain('When it is your turn, you will have 5 minutes to choose your seats and hold them.');
+    expect(await page.locator('#step-start').textContent()).toContain(
+      'When it is your turn, you will have 5 minutes to choose your seats and hold them.',
+    );
     await page.getByRole('button', { name: 'Join the line' }).click();
     await page.locator('#step-waiting').waitFor({ state: 'visible' });
     await expect.poll(() => page.locator('#position').textContent()).toBe('1');
@@ -101,10 +108,14 @@ describe.each(VIEWPORTS)('buyer journey on %s', (_name, viewport, shotPrefix) =>
     await page.getByRole('button', { name: 'Approve payment' }).click();
 
     await page.waitForURL(`${stack.edgeUrl}/showtimes/${showtimeId}?**`);
-    await page.waitForFunction(() => {
-      const shown = (id: string) => !(document.getElementById(id) as HTMLElement).hidden;
-      return shown('booking-details') || shown('step-ended') || shown('alert');
-    }, undefined, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => {
+        const shown = (id: string) => !(document.getElementById(id) as HTMLElement).hidden;
+        return shown('booking-details') || shown('step-ended') || shown('alert');
+      },
+      undefined,
+      { timeout: 20_000 },
+    );
     const ended = await page.locator('#step-ended, #alert').filter({ visible: true }).allTextContents();
     expect(ended).toEqual([]);
     expect(await page.locator('#booking-reference').textContent()).toMatch(/^BK-[0-9A-F]{8}$/);
@@ -117,11 +128,16 @@ describe.each(VIEWPORTS)('buyer journey on %s', (_name, viewport, shotPrefix) =>
     // What cancelling would give back is said before the buyer confirms (the showing starts in
     // just under 24 hours: the default policy gives half back).
     await page.locator('#cancel-quote').waitFor({ state: 'visible' });
-    expect(await page.locator('#cancel-quote').textContent()).toMatch(/^If you cancel now, you get .*12[.,]50 back of the .*25[.,]00 paid \(50 %\)\.$/);
+    expect(await page.locator('#cancel-quote').textContent()).toMatch(
+      /^If you cancel now, you get .*12[.,]50 back of the .*25[.,]00 paid \(50 %\)\.$/,
+    );
 
     // The calendar file is the showing, under the booking's reference.
     const reference = (await page.locator('#booking-reference').textContent())!;
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Add to calendar (.ics)' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Add to calendar (.ics)' }).click(),
+    ]);
     const ics = (await readFile((await download.path())!, 'utf8')).replace(/\r\n /g, '');
     expect(ics).toContain(`UID:${reference}@premiere-tickets`);
     expect(ics).toMatch(/DESCRIPTION:Booking BK-[0-9A-F]{8}\. Seats: B3\\, B4\./);
@@ -139,8 +155,14 @@ describe.each(VIEWPORTS)('buyer journey on %s', (_name, viewport, shotPrefix) =>
     await page.getByRole('button', { name: 'Cancel this booking' }).click();
     await page.getByRole('button', { name: 'Keep my booking' }).waitFor();
     await page.getByRole('button', { name: 'Yes, cancel it' }).click();
-    await expect.poll(() => page.locator('#confirm-state').textContent()).toMatch(/^Your booking is cancelled and the seats are released\. .*12[.,]50 will be refunded to your payment method\.$/);
-    const seatsAfter = await stack.sql<{ status: string }[]>`SELECT status FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code IN ('B3', 'B4')`;
+    await expect
+      .poll(() => page.locator('#confirm-state').textContent())
+      .toMatch(
+        /^Your booking is cancelled and the seats are released\. .*12[.,]50 will be refunded to your payment method\.$/,
+      );
+    const seatsAfter = await stack.sql<
+      { status: string }[]
+    >`SELECT status FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code IN ('B3', 'B4')`;
     expect(seatsAfter.map((r) => r.status)).toEqual(['AVAILABLE', 'AVAILABLE']);
     expect(await accessibilityIssues(page)).toEqual([]);
     await shot('09-cancelled');

@@ -56,7 +56,10 @@ describe('room settings in the console', () => {
       const input = page.getByLabel(spec.label, { exact: true });
       expect(await input.getAttribute('id'), name).toBe(apiNameOf(name));
       if (spec.kind === 'flag') continue;
-      expect([await input.getAttribute('min'), await input.getAttribute('max')], name).toEqual([String(spec.operator!.min), String(spec.operator!.max)]);
+      expect([await input.getAttribute('min'), await input.getAttribute('max')], name).toEqual([
+        String(spec.operator!.min),
+        String(spec.operator!.max),
+      ]);
     }
     expect(await page.locator('#placesPerAddress').inputValue()).toBe('200');
     expect(await accessibilityIssues(page)).toEqual([]);
@@ -68,12 +71,21 @@ describe('room settings in the console', () => {
     expect(await page.getByRole('alert').textContent()).toBe('The proof of work must be a whole number from 0 to 18.');
     expect((await engineSettings(showtimeId)).powDifficulty).toBe(0);
 
-    await applyFromConsole(page, { powDifficulty: '4', placesPerAddress: '1' }, 'Apply protection and limits', 'proof of work (bits) from 0 to 4; places per address from 200 to 1');
+    await applyFromConsole(
+      page,
+      { powDifficulty: '4', placesPerAddress: '1' },
+      'Apply protection and limits',
+      'proof of work (bits) from 0 to 4; places per address from 200 to 1',
+    );
     await expect.poll(async () => (await engineSettings(showtimeId)).powDifficulty, { timeout: 10_000 }).toBe(4);
     expect((await engineSettings(showtimeId)).placesPerAddress).toBe(1);
-    await expect.poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 }).toContain('powDifficulty: 0 → 4');
+    await expect
+      .poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 })
+      .toContain('powDifficulty: 0 → 4');
     // The real edge asks a joiner for the proof of work now.
-    const { json: login } = await stack.api('POST', '/api/auth/demo', { body: { customerId: `settings-${showtimeId}-a` } });
+    const { json: login } = await stack.api('POST', '/api/auth/demo', {
+      body: { customerId: `settings-${showtimeId}-a` },
+    });
     const asked = await stack.api('POST', `/api/showtimes/${showtimeId}/queue`, { token: login.token });
     expect([asked.status, asked.json?.error?.code, asked.json?.difficulty]).toEqual([428, 'POW_REQUIRED', 4]);
 
@@ -81,11 +93,18 @@ describe('room settings in the console', () => {
     await expect.poll(async () => (await engineSettings(showtimeId)).admitBurst, { timeout: 10_000 }).toBe(7);
 
     // Proof of work off again; one place per address: the second buyer from 127.0.0.1 is refused.
-    await applyFromConsole(page, { powDifficulty: '0' }, 'Apply protection and limits', 'proof of work (bits) from 4 to 0');
+    await applyFromConsole(
+      page,
+      { powDifficulty: '0' },
+      'Apply protection and limits',
+      'proof of work (bits) from 4 to 0',
+    );
     await expect.poll(async () => (await engineSettings(showtimeId)).powDifficulty, { timeout: 10_000 }).toBe(0);
     const first = await stack.api('POST', `/api/showtimes/${showtimeId}/queue`, { token: login.token });
     expect(first.status).toBe(200);
-    const { json: other } = await stack.api('POST', '/api/auth/demo', { body: { customerId: `settings-${showtimeId}-b` } });
+    const { json: other } = await stack.api('POST', '/api/auth/demo', {
+      body: { customerId: `settings-${showtimeId}-b` },
+    });
     const second = await stack.api('POST', `/api/showtimes/${showtimeId}/queue`, { token: other.token });
     expect([second.status, second.json?.error?.code]).toEqual([403, 'ADDRESS_PLACE_LIMIT']);
     expect(await page.locator('#admitBurst').inputValue()).toBe('7');

@@ -40,7 +40,11 @@ describe.each([
     await page.evaluate(() => {
       const region = document.querySelector('[role="status"]#console-status')!;
       (window as unknown as { writes: number }).writes = 0;
-      new MutationObserver(() => (window as unknown as { writes: number }).writes++).observe(region, { childList: true, characterData: true, subtree: true });
+      new MutationObserver(() => (window as unknown as { writes: number }).writes++).observe(region, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
     });
     const liveBefore = await page.locator('#live').textContent();
     await new Promise((resolve) => setTimeout(resolve, 4_000));
@@ -51,11 +55,15 @@ describe.each([
     await page.locator('#holdTtlSeconds').fill('120');
     await page.getByRole('button', { name: 'Apply sale settings' }).click();
     await page.getByRole('button', { name: 'Yes, apply it' }).click();
-    await expect.poll(() => page.locator('#console-status').textContent()).toMatch(/^Applied: time to pay \(s\) → 120$/);
+    await expect
+      .poll(() => page.locator('#console-status').textContent())
+      .toMatch(/^Applied: time to pay \(s\) → 120$/);
     const confirmation = await page.locator('#console-status').textContent();
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(await page.locator('#console-status').textContent()).toBe(confirmation);
-    await expect.poll(() => page.locator('#audit-rows').textContent(), { timeout: 20_000 }).toMatch(/holdTtlSeconds: \d+ → 120/);
+    await expect
+      .poll(() => page.locator('#audit-rows').textContent(), { timeout: 20_000 })
+      .toMatch(/holdTtlSeconds: \d+ → 120/);
     expect(await accessibilityIssues(page)).toEqual([]);
     await operator.shot(`80-console-quiet-status${suffix}`);
     expect(operator.errors).toEqual([]);
@@ -70,7 +78,12 @@ describe.each([
     const { page } = operator;
     await signIn(page);
     await page.getByRole('link', { name: title }).click();
-    const points = () => page.evaluate(() => (document.querySelector('#chart-waiting polyline')!.getAttribute('points') ?? '').split(' ').filter(Boolean).length);
+    const points = () =>
+      page.evaluate(
+        () =>
+          (document.querySelector('#chart-waiting polyline')!.getAttribute('points') ?? '').split(' ').filter(Boolean)
+            .length,
+      );
     await expect.poll(points, { timeout: 15_000 }).toBeGreaterThanOrEqual(5);
     // A reload blocks the live feed: only the server's history can fill the chart.
     await page.route(`**/admin/showtimes/${showtimeId}/live`, (route) => route.abort());

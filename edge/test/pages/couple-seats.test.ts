@@ -40,17 +40,23 @@ describe.each(VIEWPORTS)('couple seats on %s', (_name, viewport, shotPrefix) => 
 
     // A client that sends half a pair anyway (here the page's own request, cut down on the wire).
     await page.route(`**/api/showtimes/${showtimeId}/holds`, (route) =>
-      route.request().method() === 'POST' ? route.continue({ postData: JSON.stringify({ seats: ['D5'] }) }) : route.fallback(),
+      route.request().method() === 'POST'
+        ? route.continue({ postData: JSON.stringify({ seats: ['D5'] }) })
+        : route.fallback(),
     );
     await seat('D5').click();
     await page.getByRole('button', { name: 'Hold these seats' }).click();
     const alert = page.locator('#alert');
     await alert.waitFor({ state: 'visible' });
-    expect(await alert.textContent()).toBe('Couple seats are sold in pairs: choose both seats of the pair, or neither.');
+    expect(await alert.textContent()).toBe(
+      'Couple seats are sold in pairs: choose both seats of the pair, or neither.',
+    );
     const box = (await alert.boundingBox())!;
     expect(box.y).toBeGreaterThanOrEqual(0);
     expect(box.y + box.height).toBeLessThanOrEqual(viewport.height);
-    const held = await stack.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM show_seat WHERE showtime_id = ${showtimeId} AND status <> 'AVAILABLE'`;
+    const held = await stack.sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM show_seat WHERE showtime_id = ${showtimeId} AND status <> 'AVAILABLE'`;
     expect(held[0]!.n).toBe(0);
     await buyer.shot(`${shotPrefix}38-half-a-couple-pair-refused`);
 

@@ -23,7 +23,8 @@ async function signIn(page: Page, name: string) {
   await page.getByRole('heading', { name: 'Waiting rooms' }).waitFor();
 }
 
-const cell = (page: Page, fareClass: string, count: string) => page.locator(`#fare-rows tr[data-fare-class="${fareClass}"] td[data-count="${count}"]`);
+const cell = (page: Page, fareClass: string, count: string) =>
+  page.locator(`#fare-rows tr[data-fare-class="${fareClass}"] td[data-count="${count}"]`);
 
 describe('operator console: fares and refunds', () => {
   it('shows classes with live counts, adds a standing area with overbooking, moves seats, changes the refund policy; each confirmed, saved and audited', async () => {
@@ -39,7 +40,9 @@ describe('operator console: fares and refunds', () => {
     await page.getByRole('heading', { name: `Fares and refunds: ${title}` }).waitFor();
     const standard = page.locator('#fare-rows tr[data-fare-class="STANDARD"]');
     expect(await standard.textContent()).toContain('seats');
-    expect(await page.getByRole('link', { name: 'Room and sale' }).getAttribute('href')).toBe(`/admin/showtimes/${showtimeId}`);
+    expect(await page.getByRole('link', { name: 'Room and sale' }).getAttribute('href')).toBe(
+      `/admin/showtimes/${showtimeId}`,
+    );
     expect(await cell(page, 'STANDARD', 'available').textContent()).toBe('24');
     expect(await page.locator('#policy-summary').textContent()).toBe(
       'Full refund until 24 hours before the start; 50 % back until 2 hours before the start; nothing after. No cancellation once the showing has started.',
@@ -49,7 +52,14 @@ describe('operator console: fares and refunds', () => {
 
     // A buyer holds two seats: the counts follow without a reload.
     const buyer = await stack.apiBuyer(showtimeId, 'fares-buyer');
-    expect((await stack.api('POST', `/api/showtimes/${showtimeId}/holds`, { token: buyer.accessToken, body: { seats: ['B1', 'B2'] } })).status).toBe(201);
+    expect(
+      (
+        await stack.api('POST', `/api/showtimes/${showtimeId}/holds`, {
+          token: buyer.accessToken,
+          body: { seats: ['B1', 'B2'] },
+        })
+      ).status,
+    ).toBe(201);
     await expect.poll(() => cell(page, 'STANDARD', 'held').textContent(), { timeout: 10_000 }).toBe('2');
     expect(await cell(page, 'STANDARD', 'available').textContent()).toBe('22');
     await expect.poll(() => page.locator('#fares-live').textContent()).toMatch(/^Counts updated /);
@@ -66,18 +76,23 @@ describe('operator console: fares and refunds', () => {
     await page.getByLabel('Places', { exact: true }).fill('50');
     await page.getByLabel(/Overbooking limit/).fill('-1');
     await page.getByRole('button', { name: 'Save the class' }).click();
-    await expect.poll(() => page.locator('#fares-alert').textContent()).toBe('Overbooking limit must be a whole number from 0 to 1,000,000.');
+    await expect
+      .poll(() => page.locator('#fares-alert').textContent())
+      .toBe('Overbooking limit must be a whole number from 0 to 1,000,000.');
     expect(await page.getByRole('dialog').isVisible()).toBe(false);
     await page.getByLabel(/Overbooking limit/).fill('3');
     await page.getByRole('button', { name: 'Save the class' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
-    expect(await dialog.textContent()).toContain('Add the standing area GA_FLOOR: name "Standing floor", price €30.00, places 50, overbooking 3');
+    expect(await dialog.textContent()).toContain(
+      'Add the standing area GA_FLOOR: name "Standing floor", price €30.00, places 50, overbooking 3',
+    );
     await operator.shot('61-fares-confirm');
     await page.getByRole('button', { name: 'Yes, apply it' }).click();
     await expect.poll(() => cell(page, 'GA_FLOOR', 'available').textContent(), { timeout: 10_000 }).toBe('53');
     expect(await page.locator('#fare-rows tr[data-fare-class="GA_FLOOR"]').textContent()).toContain('standing places');
-    const [totals] = await stack.sql`SELECT sum(capacity)::int AS capacity, sum(overbook_limit)::int AS overbook FROM fare_inventory WHERE showtime_id = ${showtimeId} AND fare_class = 'GA_FLOOR'`;
+    const [totals] =
+      await stack.sql`SELECT sum(capacity)::int AS capacity, sum(overbook_limit)::int AS overbook FROM fare_inventory WHERE showtime_id = ${showtimeId} AND fare_class = 'GA_FLOOR'`;
     expect(totals).toEqual({ capacity: 50, overbook: 3 });
 
     // Below what is sold and held: refused in words before anything is sent.
@@ -87,7 +102,11 @@ describe('operator console: fares and refunds', () => {
     await page.getByRole('button', { name: 'Save the class' }).click();
     expect(await dialog.textContent()).toContain('Change Standing floor: places 50 → 40?');
     await page.getByRole('button', { name: 'Yes, apply it' }).click();
-    await expect.poll(() => page.locator('#fare-rows tr[data-fare-class="GA_FLOOR"] td').nth(2).textContent(), { timeout: 10_000 }).toBe('40');
+    await expect
+      .poll(() => page.locator('#fare-rows tr[data-fare-class="GA_FLOOR"] td').nth(2).textContent(), {
+        timeout: 10_000,
+      })
+      .toBe('40');
 
     // Seats to a new class; a held seat is refused with the core's words.
     await page.getByLabel(/^Seats \(such as/).fill('a5, A6');
@@ -101,12 +120,16 @@ describe('operator console: fares and refunds', () => {
     await page.getByLabel(/^To the seated class/).fill('PREMIUM');
     await page.getByRole('button', { name: 'Move the seats' }).click();
     await page.getByRole('button', { name: 'Yes, apply it' }).click();
-    await expect.poll(() => page.locator('#fares-alert').textContent()).toBe('Not moved: B1 is held or sold right now; only free seats change class. Nothing was moved.');
+    await expect
+      .poll(() => page.locator('#fares-alert').textContent())
+      .toBe('Not moved: B1 is held or sold right now; only free seats change class. Nothing was moved.');
 
     // The refund policy: a later step giving back more is refused in words; then saved.
     await page.getByLabel('Step 2: percent back').fill('120');
     await page.getByRole('button', { name: 'Save the policy' }).click();
-    await expect.poll(() => page.locator('#fares-alert').textContent()).toContain('Step 2: the refund must be a whole percent from 0 to 100.');
+    await expect
+      .poll(() => page.locator('#fares-alert').textContent())
+      .toContain('Step 2: the refund must be a whole percent from 0 to 100.');
     await page.getByLabel('Step 1: hours before the start').fill('48');
     await page.getByLabel('Step 2: hours before the start').fill('6');
     await page.getByLabel('Step 2: percent back').fill('25');
@@ -119,22 +142,43 @@ describe('operator console: fares and refunds', () => {
     await page.getByRole('button', { name: 'Save the policy' }).click();
     expect(await dialog.textContent()).toContain('Set the refund policy to: Full refund until 48 hours');
     await page.getByRole('button', { name: 'Yes, apply it' }).click();
-    await expect.poll(async () => (await stack.sql`SELECT refund_policy FROM showtime WHERE id = ${showtimeId}`)[0]!.refund_policy).toEqual([
-      { beforeStartMinutes: 2880, percent: 100 }, { beforeStartMinutes: 360, percent: 25 }, { beforeStartMinutes: 60, percent: 10 },
-    ]);
+    await expect
+      .poll(
+        async () => (await stack.sql`SELECT refund_policy FROM showtime WHERE id = ${showtimeId}`)[0]!.refund_policy,
+      )
+      .toEqual([
+        { beforeStartMinutes: 2880, percent: 100 },
+        { beforeStartMinutes: 360, percent: 25 },
+        { beforeStartMinutes: 60, percent: 10 },
+      ]);
     expect(await accessibilityIssues(page)).toEqual([]);
     await operator.shot('62-fares-saved');
 
     // Every change is in the audit log under the signed-in operator.
-    const audit = await stack.sql<{ action: string; actor: string }[]>`SELECT action, actor FROM operator_audit WHERE showtime_id = ${showtimeId} ORDER BY id`;
-    expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(['fare.create', 'fare.update', 'fare.seats', 'refund-policy.update']));
-    expect(audit.filter((a) => a.action.startsWith('fare') || a.action.startsWith('refund')).every((a) => a.actor === 'Fiona Fares')).toBe(true);
+    const audit = await stack.sql<
+      { action: string; actor: string }[]
+    >`SELECT action, actor FROM operator_audit WHERE showtime_id = ${showtimeId} ORDER BY id`;
+    expect(audit.map((a) => a.action)).toEqual(
+      expect.arrayContaining(['fare.create', 'fare.update', 'fare.seats', 'refund-policy.update']),
+    );
+    expect(
+      audit
+        .filter((a) => a.action.startsWith('fare') || a.action.startsWith('refund'))
+        .every((a) => a.actor === 'Fiona Fares'),
+    ).toBe(true);
 
     // The operator API refuses a console write without X-Console, and anyone without a session.
-    const refused = await page.evaluate(async (path) => (await fetch(path, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"tiers":[]}' })).status, `/api/admin/showtimes/${showtimeId}/refund-policy`);
+    const refused = await page.evaluate(
+      async (path) =>
+        (await fetch(path, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"tiers":[]}' }))
+          .status,
+      `/api/admin/showtimes/${showtimeId}/refund-policy`,
+    );
     expect(refused).toBe(403);
     expect((await fetch(`${stack.edgeUrl}/api/admin/showtimes/${showtimeId}/fares`)).status).toBe(401);
-    expect((await fetch(`${stack.edgeUrl}/admin/showtimes/${showtimeId}/fares`, { redirect: 'manual' })).status).toBe(303);
+    expect((await fetch(`${stack.edgeUrl}/admin/showtimes/${showtimeId}/fares`, { redirect: 'manual' })).status).toBe(
+      303,
+    );
     expect(operator.errors.filter((e) => !/status of (403|409)/.test(e))).toEqual([]);
     expect(operator.external).toEqual([]);
 

@@ -19,7 +19,10 @@ useBrowserStack((b, s) => ((browser = b), (stack = s)));
 
 describe('the buyer language', () => {
   it('follows Accept-Language, switches visibly, and the switch sticks across pages and reloads (laptop)', async () => {
-    const showtimeId = await stack.createShowtime({ title: 'Switch Night', startsAt: new Date(Date.now() + 3 * 3_600_000) });
+    const showtimeId = await stack.createShowtime({
+      title: 'Switch Night',
+      startsAt: new Date(Date.now() + 3 * 3_600_000),
+    });
     await stack.configureRoom(showtimeId, quickRoom(2));
     const buyer = await openPage(browser, { viewport: { width: 1366, height: 800 }, locale: 'en-GB' });
     const { page } = buyer;
@@ -53,7 +56,9 @@ describe('the buyer language', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('My bookings');
     expect(await page.locator('html').getAttribute('lang')).toBe('en');
     // Only a path of this site is followed back.
-    const away = await fetch(`${stack.edgeUrl}/language/zh-CN?back=${encodeURIComponent('//evil.example/')}`, { redirect: 'manual' });
+    const away = await fetch(`${stack.edgeUrl}/language/zh-CN?back=${encodeURIComponent('//evil.example/')}`, {
+      redirect: 'manual',
+    });
     expect(away.status).toBe(303);
     expect(away.headers.get('location')).toBe('/');
     // My bookings asks the service first: a browser that never signed in gets 401 (logged by Chromium).
@@ -62,12 +67,16 @@ describe('the buyer language', () => {
   });
 
   it('a Chinese browser buys in Chinese: live words, prices, the pay page and the .ics (phone)', async () => {
-    const showtimeId = await stack.createShowtime({ title: '首映之夜', startsAt: new Date(Date.now() + 3 * 3_600_000) });
+    const showtimeId = await stack.createShowtime({
+      title: '首映之夜',
+      startsAt: new Date(Date.now() + 3 * 3_600_000),
+    });
     await stack.configureRoom(showtimeId, quickRoom(1));
     const blocker = await stack.apiBuyer(showtimeId, `zh-blocker-${showtimeId}`);
     const buyer = await openPage(browser, { viewport: { width: 390, height: 844 }, locale: 'zh-CN' });
     const { page } = buyer;
-    const zh = (key: Parameters<typeof translate>[1], params?: Parameters<typeof translate>[2]) => translate('zh-CN', key, params);
+    const zh = (key: Parameters<typeof translate>[1], params?: Parameters<typeof translate>[2]) =>
+      translate('zh-CN', key, params);
     await page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
     expect(await page.locator('html').getAttribute('lang')).toBe('zh-CN');
     await page.locator('#join-button').click();
@@ -82,7 +91,12 @@ describe('the buyer language', () => {
     await expect.poll(() => page.locator('#seat-limit').textContent()).toBe(zh('map.limit', { n: 4 }));
     await page.locator('#seat-grid button[data-code="B2"]').click();
     // The price in the buyer's language (Intl, zh-CN: €12.50).
-    expect(await page.locator('#selection').textContent()).toBe(zh('map.chosen', { seats: 'B2', price: new Intl.NumberFormat('zh-CN', { style: 'currency', currency: 'EUR' }).format(12.5) }));
+    expect(await page.locator('#selection').textContent()).toBe(
+      zh('map.chosen', {
+        seats: 'B2',
+        price: new Intl.NumberFormat('zh-CN', { style: 'currency', currency: 'EUR' }).format(12.5),
+      }),
+    );
     expect(await accessibilityIssues(page)).toEqual([]);
     await page.locator('#hold-button').click();
     await waitForStep(page, 'step-hold');

@@ -17,9 +17,15 @@ let browser: Browser;
 useBrowserStack((b, s) => ((browser = b), (stack = s)));
 
 describe('my bookings', () => {
-  it('lists the buyer\'s bookings from the server, says the refund, cancels after a second confirmation; nobody else\'s bookings show', async () => {
-    const soon = await stack.createShowtime({ title: `Late Show ${process.pid}`, startsAt: new Date(Date.now() + 10 * 3_600_000) });
-    const later = await stack.createShowtime({ title: `Matinee ${process.pid}`, startsAt: new Date(Date.now() + 3 * 86_400_000) });
+  it("lists the buyer's bookings from the server, says the refund, cancels after a second confirmation; nobody else's bookings show", async () => {
+    const soon = await stack.createShowtime({
+      title: `Late Show ${process.pid}`,
+      startsAt: new Date(Date.now() + 10 * 3_600_000),
+    });
+    const later = await stack.createShowtime({
+      title: `Matinee ${process.pid}`,
+      startsAt: new Date(Date.now() + 3 * 86_400_000),
+    });
     for (const id of [soon, later]) await stack.configureRoom(id, quickRoom(10));
     const first = await bookedThroughApi(stack, soon, ['B3', 'B4']);
     const second = await bookedThroughApi(stack, later, ['C1'], first.customerToken);
@@ -29,7 +35,9 @@ describe('my bookings', () => {
     const buyer = await openPage(browser);
     const { page } = buyer;
     // The browser of this buyer: its customer cookie, as the demo login sets it. No turn cookie.
-    await buyer.context.addCookies([{ name: 'wr_customer', value: first.customerToken, url: stack.edgeUrl, httpOnly: true }]);
+    await buyer.context.addCookies([
+      { name: 'wr_customer', value: first.customerToken, url: stack.edgeUrl, httpOnly: true },
+    ]);
     await page.goto(`${stack.edgeUrl}/bookings`);
     await expect.poll(() => page.locator('#my-bookings > li').count(), { timeout: 10_000 }).toBe(2);
     const items = page.locator('#my-bookings > li');
@@ -51,22 +59,29 @@ describe('my bookings', () => {
     await page.getByRole('button', { name: `Cancel this booking, ${ref(first.bookingId)}` }).click();
     const ask = page.locator(`#confirm-${first.bookingId}`);
     await ask.waitFor();
-    expect(await ask.textContent()).toMatch(new RegExp(`^Cancel ${ref(first.bookingId)}\\? If you cancel now, you get .*12[.,]50 back`));
+    expect(await ask.textContent()).toMatch(
+      new RegExp(`^Cancel ${ref(first.bookingId)}\\? If you cancel now, you get .*12[.,]50 back`),
+    );
     expect(await accessibilityIssues(page)).toEqual([]);
     await buyer.shot('71-my-bookings-confirm');
     await page.getByRole('button', { name: `Yes, cancel it: ${ref(first.bookingId)}` }).click();
-    await expect.poll(() => page.locator('#bookings-status').textContent(), { timeout: 10_000 }).toMatch(/^Booking BK-[0-9A-F]{8} is cancelled and its places are released\. .*12[.,]50 will be refunded/);
+    await expect
+      .poll(() => page.locator('#bookings-status').textContent(), { timeout: 10_000 })
+      .toMatch(/^Booking BK-[0-9A-F]{8} is cancelled and its places are released\. .*12[.,]50 will be refunded/);
     expect(await items.nth(1).textContent()).toMatch(/Cancelled: .*12[.,]50 is refunded/);
     expect(await page.getByRole('button', { name: `Cancel this booking, ${ref(first.bookingId)}` }).count()).toBe(0);
     const [booking] = await stack.sql`SELECT status, refund_cents FROM booking WHERE id = ${first.bookingId}`;
     expect(booking).toEqual({ status: 'CANCELLED', refund_cents: 1250 });
-    const seats = await stack.sql`SELECT status FROM show_seat WHERE showtime_id = ${soon} AND seat_code IN ('B3', 'B4')`;
+    const seats =
+      await stack.sql`SELECT status FROM show_seat WHERE showtime_id = ${soon} AND seat_code IN ('B3', 'B4')`;
     expect(seats.map((s) => s.status)).toEqual(['AVAILABLE', 'AVAILABLE']);
     expect((await stack.sql`SELECT status FROM booking WHERE id = ${stranger.bookingId}`)[0]!.status).toBe('CONFIRMED');
 
     // Reloaded: the server says the same.
     await page.reload();
-    await expect.poll(() => page.locator('#my-bookings > li').nth(1).textContent(), { timeout: 10_000 }).toMatch(/Cancelled: /);
+    await expect
+      .poll(() => page.locator('#my-bookings > li').nth(1).textContent(), { timeout: 10_000 })
+      .toMatch(/Cancelled: /);
     expect(await page.getByRole('button', { name: /^Cancel this booking/ }).count()).toBe(1);
     await buyer.shot('72-my-bookings-cancelled');
     expect(buyer.errors).toEqual([]);
@@ -74,7 +89,9 @@ describe('my bookings', () => {
 
     // A phone, same buyer.
     const phone = await openPage(browser, { viewport: { width: 390, height: 844 } });
-    await phone.context.addCookies([{ name: 'wr_customer', value: first.customerToken, url: stack.edgeUrl, httpOnly: true }]);
+    await phone.context.addCookies([
+      { name: 'wr_customer', value: first.customerToken, url: stack.edgeUrl, httpOnly: true },
+    ]);
     await phone.page.goto(`${stack.edgeUrl}/bookings`);
     await expect.poll(() => phone.page.locator('#my-bookings > li').count(), { timeout: 10_000 }).toBe(2);
     expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -86,7 +103,9 @@ describe('my bookings', () => {
     // A browser that never bought anything.
     const nobody = await openPage(browser);
     await nobody.page.goto(`${stack.edgeUrl}/bookings`);
-    await expect.poll(() => nobody.page.locator('#my-bookings').textContent(), { timeout: 10_000 }).toContain('No bookings yet');
+    await expect
+      .poll(() => nobody.page.locator('#my-bookings').textContent(), { timeout: 10_000 })
+      .toContain('No bookings yet');
     expect(await accessibilityIssues(nobody.page)).toEqual([]);
     expect(nobody.errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
     await nobody.context.close();

@@ -24,7 +24,8 @@ const CASES = [
 ] as const;
 
 /** Chromium logs every injected or expected error status; nothing else may appear. */
-const unexpected = (errors: string[], statuses: number[]) => errors.filter((e) => !statuses.some((s) => e.includes(`status of ${s}`)));
+const unexpected = (errors: string[], statuses: number[]) =>
+  errors.filter((e) => !statuses.some((s) => e.includes(`status of ${s}`)));
 
 async function joinAndHold(page: Page, showtimeId: number, seat: string) {
   await page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
@@ -98,7 +99,9 @@ describe.each(CASES)('no dead ends on %s', (_name, viewport, locale, shotPrefix)
     const text = await page.locator('#ended-text').textContent();
     expect([t('turn.ended.released'), t('turn.ended.lapses')]).toContain(text);
     if (text === t('turn.ended.released')) {
-      const [row] = await stack.sql<{ status: string }[]>`SELECT status FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code = 'C2'`;
+      const [row] = await stack.sql<
+        { status: string }[]
+      >`SELECT status FROM show_seat WHERE showtime_id = ${showtimeId} AND seat_code = 'C2'`;
       expect(row?.status).toBe('AVAILABLE');
     }
     expect(await accessibilityIssues(page)).toEqual([]);
@@ -119,16 +122,33 @@ describe.each(CASES)('no dead ends on %s', (_name, viewport, locale, shotPrefix)
     // The line would still say "admitted" for this turn; the page must not offer a map.
     await page.route(`**/api/showtimes/${showtimeId}/queue`, (route) =>
       route.request().method() === 'GET'
-        ? route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ state: 'admitted', pollAfterMs: null, sessionExpiresAt: new Date(Date.now() + 300_000).toISOString() }) })
+        ? route.fulfill({
+            status: 200,
+            contentType: 'application/json',
+            body: JSON.stringify({
+              state: 'admitted',
+              pollAfterMs: null,
+              sessionExpiresAt: new Date(Date.now() + 300_000).toISOString(),
+            }),
+          })
         : route.fallback(),
     );
     const seen: string[] = [];
-    await expect.poll(async () => {
-      await page.reload();
-      return page.locator('#sale-badge').textContent();
-    }, { timeout: 10_000 }).toBe(t('state.sold_out'));
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return page.locator('#sale-badge').textContent();
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(t('state.sold_out'));
     for (let i = 0; i < 8; i++) {
-      seen.push(await page.evaluate(() => ['step-seats', 'step-ended'].filter((id) => !document.getElementById(id)!.hidden).join()));
+      seen.push(
+        await page.evaluate(() =>
+          ['step-seats', 'step-ended'].filter((id) => !document.getElementById(id)!.hidden).join(),
+        ),
+      );
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(new Set(seen)).toEqual(new Set(['step-ended']));
@@ -160,7 +180,11 @@ describe.each(CASES)('no dead ends on %s', (_name, viewport, locale, shotPrefix)
     const contradictions: string[] = [];
     const started = Date.now();
     while (Date.now() - started < 25_000) {
-      const view = await page.evaluate(() => ({ waiting: !document.getElementById('step-waiting')!.hidden, ended: !document.getElementById('step-ended')!.hidden, badge: document.getElementById('sale-badge')!.textContent }));
+      const view = await page.evaluate(() => ({
+        waiting: !document.getElementById('step-waiting')!.hidden,
+        ended: !document.getElementById('step-ended')!.hidden,
+        badge: document.getElementById('sale-badge')!.textContent,
+      }));
       if (view.waiting && view.badge === t('state.sold_out')) contradictions.push(`${Date.now() - started} ms`);
       if (view.ended) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -187,7 +211,11 @@ describe.each(CASES)('no dead ends on %s', (_name, viewport, locale, shotPrefix)
     // Later, the turn has lapsed: the line answers 410 TURN_EXPIRED to the queue cookie that is left.
     await page.route(`**/api/showtimes/${showtimeId}/queue`, (route) =>
       route.request().method() === 'GET'
-        ? route.fulfill({ status: 410, contentType: 'application/json', body: JSON.stringify({ error: { code: 'TURN_EXPIRED', message: 'expired' } }) })
+        ? route.fulfill({
+            status: 410,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: { code: 'TURN_EXPIRED', message: 'expired' } }),
+          })
         : route.fallback(),
     );
     await page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
@@ -234,12 +262,20 @@ describe.each(CASES)('no dead ends on %s', (_name, viewport, locale, shotPrefix)
     await stack.configureRoom(showtimeId, quickRoom(2));
     const buyer = await openPage(browser, { viewport, locale });
     const { page } = buyer;
-    const shed = (route: Route) => route.fulfill({ status: 503, headers: { 'content-type': 'application/json', 'retry-after': '2' }, body: JSON.stringify({ error: { code: 'BUSY', message: 'injected' } }) });
+    const shed = (route: Route) =>
+      route.fulfill({
+        status: 503,
+        headers: { 'content-type': 'application/json', 'retry-after': '2' },
+        body: JSON.stringify({ error: { code: 'BUSY', message: 'injected' } }),
+      });
     const busyWords = t('error.busyAction', { wait: t('time.seconds', { n: 2 }) });
     const promise = t('error.busyRetrying', { wait: t('time.seconds', { n: 2 }) });
 
     let holdCalls = 0;
-    await page.route(`**/api/showtimes/${showtimeId}/holds`, (route) => (holdCalls++, holdCalls === 1 ? shed(route) : route.fallback()));
+    await page.route(
+      `**/api/showtimes/${showtimeId}/holds`,
+      (route) => (holdCalls++, holdCalls === 1 ? shed(route) : route.fallback()),
+    );
     await page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
     await page.locator('#join-button').click();
     await waitForStep(page, 'step-seats');
@@ -259,7 +295,9 @@ describe.each(CASES)('no dead ends on %s', (_name, viewport, locale, shotPrefix)
     await expect.poll(() => page.locator('#alert').textContent()).toBe(busyWords);
     expect(await page.locator('#pay-button').isEnabled()).toBe(true);
 
-    await page.route('**/api/holds/*', (route) => (route.request().method() === 'DELETE' ? shed(route) : route.fallback()));
+    await page.route('**/api/holds/*', (route) =>
+      route.request().method() === 'DELETE' ? shed(route) : route.fallback(),
+    );
     await page.locator('#cancel-button').click();
     await expect.poll(() => page.locator('#alert').textContent()).toBe(busyWords);
     expect(await page.locator('#step-hold').isVisible()).toBe(true);

@@ -31,7 +31,11 @@ describe.each(VIEWPORTS)('operator console on a $device', ({ viewport, suffix })
     for (const buyer of buyers.slice(0, 2)) {
       for (let i = 0; i < 20 && buyer.state !== 'admitted'; i++) {
         await new Promise((resolve) => setTimeout(resolve, 250));
-        buyer.state = (await stack.api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': buyer.queueToken } })).json?.state;
+        buyer.state = (
+          await stack.api('GET', `/api/showtimes/${showtimeId}/queue`, {
+            headers: { 'x-queue-token': buyer.queueToken },
+          })
+        ).json?.state;
       }
     }
     expect(buyers.map((b) => b.state)).toEqual(['admitted', 'admitted', 'waiting', 'waiting']);
@@ -40,12 +44,13 @@ describe.each(VIEWPORTS)('operator console on a $device', ({ viewport, suffix })
     let waiting = true;
     const heartbeats = buyers.slice(2).map(async (buyer) => {
       while (waiting) {
-        await stack.api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': buyer.queueToken } });
+        await stack.api('GET', `/api/showtimes/${showtimeId}/queue`, {
+          headers: { 'x-queue-token': buyer.queueToken },
+        });
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
     });
     try {
-
       const operator = await openPage(browser, { viewport });
       const { page } = operator;
       await page.goto(`${stack.edgeUrl}/admin`);
@@ -74,7 +79,9 @@ describe.each(VIEWPORTS)('operator console on a $device', ({ viewport, suffix })
       await expect.poll(() => page.locator('#v-seatsAvailable').textContent(), { timeout: 10_000 }).toBe('24');
       // The turn length the estimate goes by, and whose: none of this room's turns has ended
       // yet, so the two running ones (at least as long as they have run) or recent sales'.
-      expect(await page.locator('#v-turn').textContent()).toMatch(/^(not known yet|.+ · (this room's turns|from recent sales, until this room has its own))$/);
+      expect(await page.locator('#v-turn').textContent()).toMatch(
+        /^(not known yet|.+ · (this room's turns|from recent sales, until this room has its own))$/,
+      );
       expect(await page.locator('#capacity').inputValue()).toBe('2');
       expect(await accessibilityIssues(page)).toEqual([]);
       await operator.shot(`22-console-room-live${suffix}`);
@@ -87,16 +94,22 @@ describe.each(VIEWPORTS)('operator console on a $device', ({ viewport, suffix })
       expect(await dialog.textContent()).toContain('capacity from 2 to 1');
       await operator.shot(`23-console-confirm${suffix}`);
       await page.getByRole('button', { name: 'Cancel' }).click();
-      expect((await stack.engine.getSettings(String(showtimeId))).ok && (await stack.engine.getSettings(String(showtimeId)) as any).settings.capacity).toBe(2);
+      expect(
+        (await stack.engine.getSettings(String(showtimeId))).ok &&
+          ((await stack.engine.getSettings(String(showtimeId))) as any).settings.capacity,
+      ).toBe(2);
 
       await page.locator('#capacity').fill('1');
       await page.getByRole('button', { name: 'Apply settings' }).click();
       await page.getByRole('button', { name: 'Yes, apply it' }).click();
-      await expect.poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 }).toContain('capacity: 2 → 1');
+      await expect
+        .poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 })
+        .toContain('capacity: 2 → 1');
       expect(await page.locator('#audit-rows').textContent()).toContain('Ada Operator');
 
       // Both admitted buyers finish: with capacity 1 only one of the two waiting is let in.
-      for (const buyer of buyers.slice(0, 2)) await stack.api('DELETE', `/api/showtimes/${showtimeId}/queue`, { token: buyer.token });
+      for (const buyer of buyers.slice(0, 2))
+        await stack.api('DELETE', `/api/showtimes/${showtimeId}/queue`, { token: buyer.token });
       await expect.poll(() => page.locator('#v-waiting').textContent(), { timeout: 15_000 }).toBe('1');
       await expect.poll(() => page.locator('#v-active').textContent(), { timeout: 15_000 }).toMatch(/^[01]$/);
       const points = await page.locator('#chart-waiting polyline').getAttribute('points');
@@ -108,7 +121,9 @@ describe.each(VIEWPORTS)('operator console on a $device', ({ viewport, suffix })
       // Out of bounds: said in plain words, nothing sent.
       await page.locator('#capacity').fill('0');
       await page.locator('#settings-form').evaluate((form: HTMLFormElement) => form.requestSubmit());
-      await expect.poll(() => page.locator('#console-alert').textContent()).toBe('Capacity must be a whole number from 1 to 1,000,000.');
+      await expect
+        .poll(() => page.locator('#console-alert').textContent())
+        .toBe('Capacity must be a whole number from 1 to 1,000,000.');
       expect(await page.getByRole('dialog').isVisible()).toBe(false);
       // An opening in the past is refused before anything is asked.
       await page.locator('#opensAt').fill('2020-01-01T10:00:00');
@@ -120,22 +135,50 @@ describe.each(VIEWPORTS)('operator console on a $device', ({ viewport, suffix })
       expect(await page.getByLabel('Seats per customer').inputValue()).toBe('4');
       await page.getByLabel('Seats per customer').fill('51');
       await page.getByRole('button', { name: 'Apply sale settings' }).click();
-      await expect.poll(() => page.locator('#console-alert').textContent()).toBe('Seats per customer must be a whole number from 1 to 50.');
+      await expect
+        .poll(() => page.locator('#console-alert').textContent())
+        .toBe('Seats per customer must be a whole number from 1 to 50.');
       await page.getByLabel('Seats per customer').fill('2');
       await page.getByRole('button', { name: 'Apply sale settings' }).click();
       expect(await page.getByRole('dialog').textContent()).toContain('seats per customer from 4 to 2');
       await page.getByRole('button', { name: 'Yes, apply it' }).click();
-      await expect.poll(async () => (await stack.sql`SELECT max_seats_per_customer FROM showtime WHERE id = ${showtimeId}`)[0]!.max_seats_per_customer).toBe(2);
-      await expect.poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 }).toContain('maxSeatsPerCustomer: 4 → 2');
+      await expect
+        .poll(
+          async () =>
+            (await stack.sql`SELECT max_seats_per_customer FROM showtime WHERE id = ${showtimeId}`)[0]!
+              .max_seats_per_customer,
+        )
+        .toBe(2);
+      await expect
+        .poll(() => page.locator('#audit-rows').textContent(), { timeout: 10_000 })
+        .toContain('maxSeatsPerCustomer: 4 → 2');
       expect(await page.getByLabel('Seats per customer').inputValue()).toBe('2');
       // The route refuses clearly and changes nothing: no session, no X-Console header, bad numbers.
       const refusals = await page.evaluate(async (path) => {
-        const send = async (headers: Record<string, string>, body: string) => (await fetch(path, { method: 'PATCH', headers: { 'content-type': 'application/json', ...headers }, body })).status;
-        return [await send({}, '{"maxSeatsPerCustomer":3}'), await send({ 'x-console': '1' }, '{"maxSeatsPerCustomer":0}'), await send({ 'x-console': '1' }, 'not json'), await send({ 'x-console': '1' }, '{"holdTtlMs":5}')];
+        const send = async (headers: Record<string, string>, body: string) =>
+          (await fetch(path, { method: 'PATCH', headers: { 'content-type': 'application/json', ...headers }, body }))
+            .status;
+        return [
+          await send({}, '{"maxSeatsPerCustomer":3}'),
+          await send({ 'x-console': '1' }, '{"maxSeatsPerCustomer":0}'),
+          await send({ 'x-console': '1' }, 'not json'),
+          await send({ 'x-console': '1' }, '{"holdTtlMs":5}'),
+        ];
       }, `/admin/showtimes/${showtimeId}/sale`);
       expect(refusals).toEqual([403, 422, 422, 422]);
-      expect((await fetch(`${stack.edgeUrl}/admin/showtimes/${showtimeId}/sale`, { method: 'PATCH', headers: { 'x-console': '1', 'content-type': 'application/json' }, body: '{"maxSeatsPerCustomer":3}' })).status).toBe(401);
-      expect((await stack.sql`SELECT max_seats_per_customer FROM showtime WHERE id = ${showtimeId}`)[0]!.max_seats_per_customer).toBe(2);
+      expect(
+        (
+          await fetch(`${stack.edgeUrl}/admin/showtimes/${showtimeId}/sale`, {
+            method: 'PATCH',
+            headers: { 'x-console': '1', 'content-type': 'application/json' },
+            body: '{"maxSeatsPerCustomer":3}',
+          })
+        ).status,
+      ).toBe(401);
+      expect(
+        (await stack.sql`SELECT max_seats_per_customer FROM showtime WHERE id = ${showtimeId}`)[0]!
+          .max_seats_per_customer,
+      ).toBe(2);
 
       // The buttons know the state: "Resume (open)" is off while the room is open.
       expect(await page.getByRole('button', { name: 'Resume (open)' }).isDisabled()).toBe(true);

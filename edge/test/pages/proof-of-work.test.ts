@@ -36,7 +36,11 @@ describe('proof of work on the waiting page', () => {
       const seen: string[] = [];
       (window as unknown as { seenLabels: string[] }).seenLabels = seen;
       const button = document.getElementById('join-button')!;
-      new MutationObserver(() => seen.push(button.textContent ?? '')).observe(button, { childList: true, characterData: true, subtree: true });
+      new MutationObserver(() => seen.push(button.textContent ?? '')).observe(button, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
     });
     await page.getByRole('button', { name: 'Join the line' }).click();
     await waitForStep(page, 'step-seats', 60_000);
@@ -45,7 +49,10 @@ describe('proof of work on the waiting page', () => {
     expect(joins[1]!.nonce).toMatch(/^[a-z0-9]+$/);
     expect(workers.some((url) => url.includes('/assets/pow-worker'))).toBe(true);
     const labels = await page.evaluate(() => (window as unknown as { seenLabels: string[] }).seenLabels);
-    expect(labels.some((label) => /\d+ %/.test(label)), labels.join(' | ')).toBe(true);
+    expect(
+      labels.some((label) => /\d+ %/.test(label)),
+      labels.join(' | '),
+    ).toBe(true);
     const stats = await stack.engine.stats(String(showtimeId));
     expect(stats.ok && stats.joined).toBe(1);
     // The one 428 is the protocol, not a fault: nothing else may reach the console.

@@ -37,14 +37,25 @@ describe('sale state without a reload', () => {
   it('opening soon → on sale → closed on the sale page and the landing page; closed and paused are not "Buy tickets"', async () => {
     // Sooner than every other test's showtime (a day ahead): first in the list the landing page shows.
     const soon = new Date(Date.now() + 3_600_000);
-    const opening = await stack.createShowtime({ title: 'Live State Premiere', opensAt: new Date(Date.now() + 12_000), startsAt: soon });
-    const other = await stack.createShowtime({ title: 'Live State Matinee', startsAt: new Date(soon.getTime() + 60_000) });
+    const opening = await stack.createShowtime({
+      title: 'Live State Premiere',
+      opensAt: new Date(Date.now() + 12_000),
+      startsAt: soon,
+    });
+    const other = await stack.createShowtime({
+      title: 'Live State Matinee',
+      startsAt: new Date(soon.getTime() + 60_000),
+    });
 
     const landing = await openPage(browser);
     await landing.page.goto(`${stack.edgeUrl}/`);
     expect(await card(landing.page, opening).locator('[data-role="badge"]').textContent()).toBe('Opening soon');
-    expect(await card(landing.page, opening).getByRole('link', { name: 'Details for Live State Premiere' }).isVisible()).toBe(true);
-    expect(await card(landing.page, other).getByRole('link', { name: 'Buy tickets for Live State Matinee' }).isVisible()).toBe(true);
+    expect(
+      await card(landing.page, opening).getByRole('link', { name: 'Details for Live State Premiere' }).isVisible(),
+    ).toBe(true);
+    expect(
+      await card(landing.page, other).getByRole('link', { name: 'Buy tickets for Live State Matinee' }).isVisible(),
+    ).toBe(true);
     await markPage(landing.page);
 
     const buyer = await openPage(browser);
@@ -57,8 +68,12 @@ describe('sale state without a reload', () => {
     // The opening time passes: both pages say so by themselves.
     await expect.poll(() => page.locator('#sale-badge').textContent(), slow).toBe('On sale now');
     expect(await page.locator('#join-button').textContent()).toBe('Join the line');
-    await expect.poll(() => card(landing.page, opening).locator('[data-role="badge"]').textContent(), slow).toBe('On sale now');
-    expect(await card(landing.page, opening).getByRole('link', { name: 'Buy tickets for Live State Premiere' }).isVisible()).toBe(true);
+    await expect
+      .poll(() => card(landing.page, opening).locator('[data-role="badge"]').textContent(), slow)
+      .toBe('On sale now');
+    expect(
+      await card(landing.page, opening).getByRole('link', { name: 'Buy tickets for Live State Premiere' }).isVisible(),
+    ).toBe(true);
     await buyer.shot('60-live-on-sale');
 
     // The operator closes one sale and pauses the other.
@@ -73,10 +88,21 @@ describe('sale state without a reload', () => {
     expect(await accessibilityIssues(page)).toEqual([]);
     await buyer.shot('61-live-closed');
 
-    await expect.poll(() => card(landing.page, opening).locator('[data-role="badge"]').textContent(), slow).toBe('Sales closed');
-    await expect.poll(() => card(landing.page, other).locator('[data-role="badge"]').textContent(), slow).toBe('Sales paused');
-    for (const id of [opening, other]) expect(await card(landing.page, id).getByRole('link', { name: /^Buy tickets/ }).count()).toBe(0);
-    expect(await card(landing.page, opening).getByRole('link', { name: 'Details for Live State Premiere' }).isVisible()).toBe(true);
+    await expect
+      .poll(() => card(landing.page, opening).locator('[data-role="badge"]').textContent(), slow)
+      .toBe('Sales closed');
+    await expect
+      .poll(() => card(landing.page, other).locator('[data-role="badge"]').textContent(), slow)
+      .toBe('Sales paused');
+    for (const id of [opening, other])
+      expect(
+        await card(landing.page, id)
+          .getByRole('link', { name: /^Buy tickets/ })
+          .count(),
+      ).toBe(0);
+    expect(
+      await card(landing.page, opening).getByRole('link', { name: 'Details for Live State Premiere' }).isVisible(),
+    ).toBe(true);
     expect(await stillSamePage(landing.page)).toBe(true);
     expect(await accessibilityIssues(landing.page)).toEqual([]);
     await landing.shot('62-landing-closed-paused');
@@ -98,46 +124,51 @@ describe('sale state without a reload', () => {
   it.each([
     ['on a laptop', 'on a 390 px phone', LAPTOP, PHONE, 'phone-'],
     ['on a 390 px phone', 'on a laptop', PHONE, LAPTOP, 'laptop-'],
-  ] as const)('a pause and a close reach a buyer choosing seats (%s) and a buyer waiting in line (%s)', async (_c, _w, chooserViewport, waiterViewport, waiterShot) => {
-    const showtimeId = await stack.createShowtime({ title: 'Pause And Close Night' });
-    await stack.configureRoom(showtimeId, quickRoom(1));
-    const chooser = await openPage(browser, { viewport: chooserViewport });
-    await chooser.page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
-    await chooser.page.getByRole('button', { name: 'Join the line' }).click();
-    await waitForStep(chooser.page, 'step-seats');
+  ] as const)(
+    'a pause and a close reach a buyer choosing seats (%s) and a buyer waiting in line (%s)',
+    async (_c, _w, chooserViewport, waiterViewport, waiterShot) => {
+      const showtimeId = await stack.createShowtime({ title: 'Pause And Close Night' });
+      await stack.configureRoom(showtimeId, quickRoom(1));
+      const chooser = await openPage(browser, { viewport: chooserViewport });
+      await chooser.page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
+      await chooser.page.getByRole('button', { name: 'Join the line' }).click();
+      await waitForStep(chooser.page, 'step-seats');
 
-    const waiter = await openPage(browser, { viewport: waiterViewport });
-    await waiter.page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
-    await waiter.page.getByRole('button', { name: 'Join the line' }).click();
-    await waitForStep(waiter.page, 'step-waiting');
-    await expect.poll(() => waiter.page.locator('#position').textContent()).toBe('1');
-    await expect.poll(() => waiter.page.locator('#status').textContent()).toContain('You are next in line.');
-    expect(await waiter.page.title()).toBe('#1 in line · Pause And Close Night · Premiere Tickets');
+      const waiter = await openPage(browser, { viewport: waiterViewport });
+      await waiter.page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
+      await waiter.page.getByRole('button', { name: 'Join the line' }).click();
+      await waitForStep(waiter.page, 'step-waiting');
+      await expect.poll(() => waiter.page.locator('#position').textContent()).toBe('1');
+      await expect.poll(() => waiter.page.locator('#status').textContent()).toContain('You are next in line.');
+      expect(await waiter.page.title()).toBe('#1 in line · Pause And Close Night · Premiere Tickets');
 
-    // The operator pauses: the room stops admitting and the catalog says paused.
-    await stack.configureRoom(showtimeId, { state: 'paused' });
-    await setSale(showtimeId, 'PAUSED');
-    await expect.poll(() => chooser.page.locator('#seats-paused-note').isVisible(), slow).toBe(true);
-    expect(await chooser.page.locator('#sale-badge').textContent()).toBe('Sales paused');
-    await expect.poll(() => waiter.page.locator('#paused-note').isVisible(), slow).toBe(true);
-    expect(await waiter.page.locator('#sale-badge').textContent()).toBe('Sales paused');
-    await expect.poll(() => waiter.page.locator('#status').textContent()).toBe('Admissions are paused by the cinema. You keep your place.');
-    expect(await accessibilityIssues(waiter.page)).toEqual([]);
-    await waiter.shot(`63-${waiterShot}waiting-paused`);
-    await chooser.shot(`64-${waiterShot === 'phone-' ? '' : 'phone-'}seats-paused`);
+      // The operator pauses: the room stops admitting and the catalog says paused.
+      await stack.configureRoom(showtimeId, { state: 'paused' });
+      await setSale(showtimeId, 'PAUSED');
+      await expect.poll(() => chooser.page.locator('#seats-paused-note').isVisible(), slow).toBe(true);
+      expect(await chooser.page.locator('#sale-badge').textContent()).toBe('Sales paused');
+      await expect.poll(() => waiter.page.locator('#paused-note').isVisible(), slow).toBe(true);
+      expect(await waiter.page.locator('#sale-badge').textContent()).toBe('Sales paused');
+      await expect
+        .poll(() => waiter.page.locator('#status').textContent())
+        .toBe('Admissions are paused by the cinema. You keep your place.');
+      expect(await accessibilityIssues(waiter.page)).toEqual([]);
+      await waiter.shot(`63-${waiterShot}waiting-paused`);
+      await chooser.shot(`64-${waiterShot === 'phone-' ? '' : 'phone-'}seats-paused`);
 
-    // The operator closes: the buyer choosing seats is told, and nobody is invited to rejoin.
-    await stack.configureRoom(showtimeId, { state: 'closed' });
-    await setSale(showtimeId, 'CLOSED');
-    for (const { page } of [chooser, waiter]) {
-      await waitForStep(page, 'step-ended', 25_000);
-      expect(await page.locator('#ended-title').textContent()).toBe('Sales are closed');
-      expect(await page.getByRole('button', { name: 'Join the line again' }).isVisible()).toBe(false);
-      expect(await page.locator('#sale-badge').textContent()).toBe('Sales closed');
-    }
-    expect(chooser.errors).toEqual([]);
-    expect(waiter.errors).toEqual([]);
-    await chooser.context.close();
-    await waiter.context.close();
-  });
+      // The operator closes: the buyer choosing seats is told, and nobody is invited to rejoin.
+      await stack.configureRoom(showtimeId, { state: 'closed' });
+      await setSale(showtimeId, 'CLOSED');
+      for (const { page } of [chooser, waiter]) {
+        await waitForStep(page, 'step-ended', 25_000);
+        expect(await page.locator('#ended-title').textContent()).toBe('Sales are closed');
+        expect(await page.getByRole('button', { name: 'Join the line again' }).isVisible()).toBe(false);
+        expect(await page.locator('#sale-badge').textContent()).toBe('Sales closed');
+      }
+      expect(chooser.errors).toEqual([]);
+      expect(waiter.errors).toEqual([]);
+      await chooser.context.close();
+      await waiter.context.close();
+    },
+  );
 });

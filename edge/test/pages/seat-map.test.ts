@@ -35,7 +35,10 @@ describe('seat map', () => {
 
     // Another buyer (a JSON client) takes C3 while this page still shows it free.
     const rival = await stack.apiBuyer(showtimeId, `rival-${showtimeId}`);
-    const taken = await stack.api('POST', `/api/showtimes/${showtimeId}/holds`, { token: rival.accessToken, body: { seats: ['C3'] } });
+    const taken = await stack.api('POST', `/api/showtimes/${showtimeId}/holds`, {
+      token: rival.accessToken,
+      body: { seats: ['C3'] },
+    });
     expect(taken.status).toBe(201);
 
     await seat.click();
@@ -45,8 +48,12 @@ describe('seat map', () => {
     expect(await page.locator('#alert').textContent()).toBe(
       'Sorry, someone else just took seat C3. The seat map has been refreshed: please pick again.',
     );
-    await expect.poll(() => page.locator('#seat-grid button[data-code="C3"]').getAttribute('aria-disabled')).toBe('true');
-    expect(await page.locator('#seat-grid button[data-code="C3"]').getAttribute('aria-label')).toContain('held by another buyer');
+    await expect
+      .poll(() => page.locator('#seat-grid button[data-code="C3"]').getAttribute('aria-disabled'))
+      .toBe('true');
+    expect(await page.locator('#seat-grid button[data-code="C3"]').getAttribute('aria-label')).toContain(
+      'held by another buyer',
+    );
     // The seat that was still free stays chosen; the buyer only has to replace the lost one.
     expect(await page.locator('#seat-grid button[data-code="C4"]').getAttribute('aria-pressed')).toBe('true');
     await second.shot('10-seat-conflict');
@@ -57,7 +64,7 @@ describe('seat map', () => {
     await second.context.close();
   });
 
-  it('two seated classes: the map says each class\'s price, each seat names its class, and the total adds the seats\' own prices', async () => {
+  it("two seated classes: the map says each class's price, each seat names its class, and the total adds the seats' own prices", async () => {
     const showtimeId = await stack.createShowtime({ title: 'Two Prices Night' });
     // Row B becomes a dearer class, as a hall created with fareClass per seat would have it.
     await stack.sql`INSERT INTO fare_class (showtime_id, fare_class, label, price_cents, seated) VALUES (${showtimeId}, 'PREMIUM', 'Premium', 2000, true)`;
@@ -66,9 +73,17 @@ describe('seat map', () => {
     await stack.configureRoom(showtimeId, quickRoom(5));
     const buyer = await admittedBuyer(showtimeId);
     const { page } = buyer;
-    const euros = (cents: number) => page.evaluate((c) => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'EUR' }).format(c / 100), cents);
-    expect(await page.locator('#seats-left').textContent()).toContain(`Premium ${await euros(2000)} · Standard ${await euros(1250)}`);
-    expect(await page.locator('#seat-grid button[data-code="B3"]').getAttribute('aria-label')).toContain(`Premium ${await euros(2000)}`);
+    const euros = (cents: number) =>
+      page.evaluate(
+        (c) => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'EUR' }).format(c / 100),
+        cents,
+      );
+    expect(await page.locator('#seats-left').textContent()).toContain(
+      `Premium ${await euros(2000)} · Standard ${await euros(1250)}`,
+    );
+    expect(await page.locator('#seat-grid button[data-code="B3"]').getAttribute('aria-label')).toContain(
+      `Premium ${await euros(2000)}`,
+    );
     await page.locator('#seat-grid button[data-code="B3"]').click();
     await page.locator('#seat-grid button[data-code="C3"]').click();
     expect(await page.locator('#selection').textContent()).toBe(`Chosen: B3, C3 · ${await euros(3250)}`);
@@ -83,21 +98,31 @@ describe('seat map', () => {
     await stack.configureRoom(showtimeId, quickRoom(5));
     const buyer = await admittedBuyer(showtimeId);
     const { page } = buyer;
-    const euros = (cents: number) => page.evaluate((c) => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'EUR' }).format(c / 100), cents);
+    const euros = (cents: number) =>
+      page.evaluate(
+        (c) => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'EUR' }).format(c / 100),
+        cents,
+      );
     await page.getByRole('heading', { name: 'Places without seat numbers' }).waitFor();
-    expect(await page.getByLabel('Area').locator('option').first().textContent()).toBe(`Standing floor, ${await euros(3000)} each (3 places left)`);
+    expect(await page.getByLabel('Area').locator('option').first().textContent()).toBe(
+      `Standing floor, ${await euros(3000)} each (3 places left)`,
+    );
 
     await page.getByLabel('How many places').fill('4');
     await page.getByRole('button', { name: 'Hold these places' }).click();
     await page.locator('#alert').waitFor({ state: 'visible' });
-    expect(await page.locator('#alert').textContent()).toBe('Sorry, only 3 places are left in that area. Please choose fewer.');
+    expect(await page.locator('#alert').textContent()).toBe(
+      'Sorry, only 3 places are left in that area. Please choose fewer.',
+    );
 
     await page.getByLabel('How many places').fill('2');
     await page.getByRole('button', { name: 'Hold these places' }).click();
     await waitForStep(page, 'step-hold');
     expect(await page.locator('#held-seats').textContent()).toBe('2 × Standing floor');
     expect(await page.locator('#hold-total').textContent()).toBe(await euros(6000));
-    const [held] = await stack.sql<{ quantity: number }[]>`SELECT quantity FROM seat_hold WHERE showtime_id = ${showtimeId} AND status = 'ACTIVE'`;
+    const [held] = await stack.sql<
+      { quantity: number }[]
+    >`SELECT quantity FROM seat_hold WHERE showtime_id = ${showtimeId} AND status = 'ACTIVE'`;
     expect(held!.quantity).toBe(2);
     expect(buyer.errors.filter((e) => !e.includes('status of 409'))).toEqual([]);
     await buyer.context.close();
@@ -120,7 +145,10 @@ describe('seat map', () => {
 
     // The admission session is counted down next to the map.
     expect(await page.locator('#turn-countdown').textContent()).toMatch(/^[45]:\d\d$/);
-    const focused = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset?.code ?? document.activeElement?.id ?? null);
+    const focused = () =>
+      page.evaluate(
+        () => (document.activeElement as HTMLElement | null)?.dataset?.code ?? document.activeElement?.id ?? null,
+      );
     // Only one seat is in the tab order (roving tabindex): one Tab from the heading reaches it.
     expect(await page.locator('#seat-grid button[tabindex="0"]').count()).toBe(1);
     await page.keyboard.press('Tab');
@@ -139,7 +167,9 @@ describe('seat map', () => {
     await page.keyboard.press('Home');
     expect(await focused()).toBe('D1');
     expect(await page.locator('#selection').textContent()).toContain('B3, B4');
-    expect(await page.locator('#seat-grid button[data-code="B3"]').getAttribute('aria-label')).toBe('Row B, seat 3, standard seat, selected');
+    expect(await page.locator('#seat-grid button[data-code="B3"]').getAttribute('aria-label')).toBe(
+      'Row B, seat 3, standard seat, selected',
+    );
     await buyer.shot('11-keyboard-selection');
 
     // Tab leaves the grid for the hold button; Enter holds.
@@ -159,10 +189,15 @@ describe('seat map', () => {
   });
 
   it('fits a phone screen: the map scrolls inside its box, the page does not scroll sideways', async () => {
-    const showtimeId = await stack.createShowtime({ title: 'Phone Preview', layout: { rows: 8, columns: 14, coupleRows: [8], accessible: [[1, 1]] } });
+    const showtimeId = await stack.createShowtime({
+      title: 'Phone Preview',
+      layout: { rows: 8, columns: 14, coupleRows: [8], accessible: [[1, 1]] },
+    });
     await stack.configureRoom(showtimeId, quickRoom(5));
     const buyer = await admittedBuyer(showtimeId, { width: 360, height: 740 });
-    const overflow = await buyer.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await buyer.page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     await buyer.shot('12-phone-seat-map');
     await buyer.page.goto(`${stack.edgeUrl}/`);
@@ -174,21 +209,43 @@ describe('seat map', () => {
 
 describe('the seat map on a 390 px phone', () => {
   it('shows a whole row of 15 seats without scrolling, and nothing shows through the row labels', async () => {
-    const showtimeId = await stack.createShowtime({ title: 'Fifteen Across', layout: { rows: 6, columns: 15, coupleRows: [6], accessible: [[1, 1], [1, 2]] } });
+    const showtimeId = await stack.createShowtime({
+      title: 'Fifteen Across',
+      layout: {
+        rows: 6,
+        columns: 15,
+        coupleRows: [6],
+        accessible: [
+          [1, 1],
+          [1, 2],
+        ],
+      },
+    });
     await stack.configureRoom(showtimeId, quickRoom(5));
     const buyer = await admittedBuyer(showtimeId, { width: 390, height: 844 });
     const { page } = buyer;
     const row = await page.evaluate(() => {
-      const seats = Array.from(document.querySelectorAll<HTMLElement>('#seat-grid button[data-row="1"]'), (b) => b.getBoundingClientRect());
+      const seats = Array.from(document.querySelectorAll<HTMLElement>('#seat-grid button[data-row="1"]'), (b) =>
+        b.getBoundingClientRect(),
+      );
       const label = document.querySelector('#seat-grid .row-label')!.getBoundingClientRect();
-      return { count: seats.length, right: Math.max(...seats.map((r) => r.right)), left: Math.min(...seats.map((r) => r.left)), labelRight: label.right, width: Math.min(...seats.map((r) => r.width)), viewport: document.documentElement.clientWidth };
+      return {
+        count: seats.length,
+        right: Math.max(...seats.map((r) => r.right)),
+        left: Math.min(...seats.map((r) => r.left)),
+        labelRight: label.right,
+        width: Math.min(...seats.map((r) => r.width)),
+        viewport: document.documentElement.clientWidth,
+      };
     });
     expect(row.count).toBe(15);
     expect(row.right).toBeLessThanOrEqual(row.viewport);
     expect(row.left).toBeGreaterThanOrEqual(row.labelRight);
     // Every seat stays a comfortable target (axe's target-size rule checks it too).
     expect(row.width).toBeGreaterThanOrEqual(24);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     expect(await page.locator('#scroll-hint').isVisible()).toBe(false);
     expect(await accessibilityIssues(page)).toEqual([]);

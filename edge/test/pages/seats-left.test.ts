@@ -31,7 +31,9 @@ describe('seats left on the waiting page', () => {
     expect(buyers.map((b) => b.state)).toEqual(['admitted', 'admitted', 'waiting', 'waiting']);
     await governor.governAll();
     // Place 2 may still get a seat: 2 turns held + 2 places = 4 turns for 4 seats.
-    const second = await stack.api('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': buyers[3].queueToken } });
+    const second = await stack.api('GET', `/api/showtimes/${showtimeId}/queue`, {
+      headers: { 'x-queue-token': buyers[3].queueToken },
+    });
     expect(second.json).toMatchObject({ state: 'waiting', position: 2, seatsLeft: 4, seatsLikelyGone: false });
 
     const buyer = await openPage(browser);
@@ -42,7 +44,9 @@ describe('seats left on the waiting page', () => {
     await expect.poll(() => page.locator('#position').textContent()).toBe('3');
     await expect
       .poll(() => page.locator('#line-seats-left').textContent(), { timeout: 10_000 })
-      .toBe('4 seats are left (some held by buyers who may not pay). The buyers ahead of you are likely to take them all: the sale is effectively over for your place, unless some leave without buying.');
+      .toBe(
+        '4 seats are left (some held by buyers who may not pay). The buyers ahead of you are likely to take them all: the sale is effectively over for your place, unless some leave without buying.',
+      );
     expect(await accessibilityIssues(page)).toEqual([]);
     await buyer.shot('37-waiting-seats-likely-gone');
     expect(buyer.errors).toEqual([]);

@@ -40,14 +40,19 @@ describe.each(VIEWPORTS)('the line on %s', (_name, viewport, shotPrefix) => {
     expect(await accessibilityIssues(page)).toEqual([]);
     await buyer.shot(`${shotPrefix}36-queue-id-and-line`);
 
-    const found = await stack.api('GET', `/api/admin/showtimes/${showtimeId}/room/queue-ids/${queueId}`, { token: STACK_ADMIN_TOKEN });
+    const found = await stack.api('GET', `/api/admin/showtimes/${showtimeId}/room/queue-ids/${queueId}`, {
+      token: STACK_ADMIN_TOKEN,
+    });
     expect(found).toMatchObject({ status: 200, json: { queueId, status: 'waiting', position: 3, lineLength: 3 } });
     expect(buyer.errors).toEqual([]);
     await buyer.context.close();
   });
 
   it('the pre-queue says how many wait for the opening', async () => {
-    const showtimeId = await stack.createShowtime({ title: `Early Birds ${shotPrefix}`, opensAt: new Date(Date.now() + 120_000) });
+    const showtimeId = await stack.createShowtime({
+      title: `Early Birds ${shotPrefix}`,
+      opensAt: new Date(Date.now() + 120_000),
+    });
     await stack.apiBuyer(showtimeId, `early-${shotPrefix}${showtimeId}`);
     const buyer = await openPage(browser, { viewport });
     const { page } = buyer;

@@ -16,10 +16,16 @@ const [showtimeId, otherShowtimeId, quietShowtimeId] = inject('workerShowtimes')
 // Bearer prefixes in ADMIN are kept: callJson adds one only to a bare token.
 const call = (method: string, path: string, init: JsonCallInit = {}) => {
   const token = init.token?.startsWith('Bearer ') ? init.token.slice('Bearer '.length) : init.token;
-  return callJson((p, requestInit) => SELF.fetch(`https://edge.test${p}`, requestInit) as Promise<Response>, method, path, { ...init, token });
+  return callJson(
+    (p, requestInit) => SELF.fetch(`https://edge.test${p}`, requestInit) as Promise<Response>,
+    method,
+    path,
+    { ...init, token },
+  );
 };
 
-const login = async (customerId: string) => (await call('POST', '/api/auth/demo', { body: { customerId } })).json.token as string;
+const login = async (customerId: string) =>
+  (await call('POST', '/api/auth/demo', { body: { customerId } })).json.token as string;
 
 describe('edge in workerd', () => {
   it('serves health, the JWKS and Prometheus metrics', async () => {
@@ -50,12 +56,16 @@ describe('edge in workerd', () => {
     let answer = first.json;
     for (let attempt = 0; answer.state !== 'admitted' && attempt < 20; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 150));
-      answer = (await call('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': first.json.queueToken } })).json;
+      answer = (
+        await call('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': first.json.queueToken } })
+      ).json;
     }
     expect(answer.state).toBe('admitted');
     const second = await call('POST', `/api/showtimes/${showtimeId}/queue`, { token: await login('wk-b') });
     expect(second.json).toMatchObject({ state: 'waiting', position: 1 });
-    const poll = await call('GET', `/api/showtimes/${showtimeId}/queue`, { headers: { 'x-queue-token': second.json.queueToken } });
+    const poll = await call('GET', `/api/showtimes/${showtimeId}/queue`, {
+      headers: { 'x-queue-token': second.json.queueToken },
+    });
     expect(poll.json).toMatchObject({ state: 'waiting', lineLength: 1 });
     // The short queue id (WebCrypto HKDF and AES-CTR inside workerd), the same on join and poll.
     expect(second.json.queueId).toMatch(/^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/);
@@ -72,36 +82,58 @@ describe('edge in workerd', () => {
     const customer = await login('wk-abuse');
     expect((await call('GET', `/api/showtimes/${showtimeId}/seats`, { token: customer })).status).toBe(401);
     const joined = await call('POST', `/api/showtimes/${showtimeId}/queue`, { token: customer });
-    expect((await call('GET', `/api/showtimes/${showtimeId}/seats`, { token: joined.json.queueToken })).status).toBe(401);
-    expect((await call('GET', `/api/showtimes/${otherShowtimeId}/queue`, { headers: { 'x-queue-token': joined.json.queueToken } })).status).toBe(403);
+    expect((await call('GET', `/api/showtimes/${showtimeId}/seats`, { token: joined.json.queueToken })).status).toBe(
+      401,
+    );
+    expect(
+      (
+        await call('GET', `/api/showtimes/${otherShowtimeId}/queue`, {
+          headers: { 'x-queue-token': joined.json.queueToken },
+        })
+      ).status,
+    ).toBe(403);
     const none = `${btoa(JSON.stringify({ alg: 'none', typ: 'wr-access+jwt' }))}.${btoa(JSON.stringify({ sub: 'x', aud: `showtime:${showtimeId}` }))}.`;
-    expect((await call('GET', `/api/showtimes/${showtimeId}/seats`, { token: none.replace(/=/g, '') })).status).toBe(401);
+    expect((await call('GET', `/api/showtimes/${showtimeId}/seats`, { token: none.replace(/=/g, '') })).status).toBe(
+      401,
+    );
   });
 
   it('asks for proof of work at join when the room does, checks the solution with WebCrypto and spends it once', async () => {
-    const put = await call('PUT', `/api/admin/showtimes/${otherShowtimeId}/room`, { token: ADMIN, body: { state: 'open', powDifficulty: 6 } });
+    const put = await call('PUT', `/api/admin/showtimes/${otherShowtimeId}/room`, {
+      token: ADMIN,
+      body: { state: 'open', powDifficulty: 6 },
+    });
     expect(put.status).toBe(200);
     const customer = await login('wk-pow');
     const refused = await call('POST', `/api/showtimes/${otherShowtimeId}/queue`, { token: customer });
     expect(refused).toMatchObject({ status: 428, json: { error: { code: 'POW_REQUIRED' }, difficulty: 6 } });
     const challenge = refused.json.challenge as string;
     let nonce = 0;
-    for (;; nonce++) {
-      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${challenge}:${nonce}`)));
+    for (; ; nonce++) {
+      const digest = new Uint8Array(
+        await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${challenge}:${nonce}`)),
+      );
       if (digest[0] === 0 && digest[1]! >> 2 === 0) break;
     }
     const headers = { 'x-pow-challenge': challenge, 'x-pow-nonce': String(nonce) };
-    expect((await call('POST', `/api/showtimes/${otherShowtimeId}/queue`, { token: customer, headers })).status).toBe(200);
+    expect((await call('POST', `/api/showtimes/${otherShowtimeId}/queue`, { token: customer, headers })).status).toBe(
+      200,
+    );
     const again = await call('POST', `/api/showtimes/${otherShowtimeId}/queue`, { token: customer, headers });
     expect(again).toMatchObject({ status: 428, json: { error: { code: 'POW_REUSED' } } });
   });
 
-  it('the cron puts a room\'s turns into the turn history, and a room with none of its own goes by it', async () => {
-    const put = await call('PUT', `/api/admin/showtimes/${otherShowtimeId}/room`, { token: ADMIN, body: { state: 'open', capacity: 3, admitPerMinute: 60000, powDifficulty: 0 } });
+  it("the cron puts a room's turns into the turn history, and a room with none of its own goes by it", async () => {
+    const put = await call('PUT', `/api/admin/showtimes/${otherShowtimeId}/room`, {
+      token: ADMIN,
+      body: { state: 'open', capacity: 3, admitPerMinute: 60000, powDifficulty: 0 },
+    });
     expect(put.status).toBe(200);
     // The proof-of-work test's buyer gives their place or turn back: no turn runs here but ours,
     // so the room's mean is the six turns' alone (a running turn would count at its growing age).
-    expect((await call('DELETE', `/api/showtimes/${otherShowtimeId}/queue`, { token: await login('wk-pow') })).status).toBe(200);
+    expect(
+      (await call('DELETE', `/api/showtimes/${otherShowtimeId}/queue`, { token: await login('wk-pow') })).status,
+    ).toBe(200);
     // Six turns, one after the other, each given back after about 100 ms.
     for (let i = 0; i < 6; i++) {
       const token = await login(`wk-turn-${i}`);
@@ -109,7 +141,11 @@ describe('edge in workerd', () => {
       let answer = joined;
       for (let attempt = 0; answer.state !== 'admitted' && attempt < 40; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        answer = (await call('GET', `/api/showtimes/${otherShowtimeId}/queue`, { headers: { 'x-queue-token': joined.queueToken } })).json;
+        answer = (
+          await call('GET', `/api/showtimes/${otherShowtimeId}/queue`, {
+            headers: { 'x-queue-token': joined.queueToken },
+          })
+        ).json;
       }
       expect(answer, JSON.stringify(answer)).toMatchObject({ state: 'admitted' });
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -118,16 +154,27 @@ describe('edge in workerd', () => {
     const learned = (await call('GET', `/api/admin/showtimes/${otherShowtimeId}/room`, { token: ADMIN })).json.stats;
     expect(learned).toMatchObject({ turnFrom: 'room', turnMs: expect.any(Number) });
     // A room nobody has joined: before the cron, nothing to go by.
-    expect((await call('PUT', `/api/admin/showtimes/${quietShowtimeId}/room`, { token: ADMIN, body: { state: 'open' } })).status).toBe(200);
-    expect((await call('GET', `/api/admin/showtimes/${quietShowtimeId}/room`, { token: ADMIN })).json.stats).toMatchObject({ turnFrom: null, turnMs: null });
+    expect(
+      (await call('PUT', `/api/admin/showtimes/${quietShowtimeId}/room`, { token: ADMIN, body: { state: 'open' } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await call('GET', `/api/admin/showtimes/${quietShowtimeId}/room`, { token: ADMIN })).json.stats,
+    ).toMatchObject({ turnFrom: null, turnMs: null });
     // The Worker's cron, as Cloudflare calls it (the same module instance SELF serves).
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ scheduledTime: new Date(), cron: '* * * * *' }), env, ctx);
     await waitOnExecutionContext(ctx);
-    await expect.poll(async () => (await call('GET', `/api/admin/showtimes/${quietShowtimeId}/room`, { token: ADMIN })).json.stats.turnFrom, { timeout: 10_000 })
+    await expect
+      .poll(
+        async () =>
+          (await call('GET', `/api/admin/showtimes/${quietShowtimeId}/room`, { token: ADMIN })).json.stats.turnFrom,
+        { timeout: 10_000 },
+      )
       .toBe('history');
     // The other room's mean as the cron recorded it (the count decays a little meanwhile).
-    const told = (await call('GET', `/api/admin/showtimes/${quietShowtimeId}/room`, { token: ADMIN })).json.stats.turnMs as number;
+    const told = (await call('GET', `/api/admin/showtimes/${quietShowtimeId}/room`, { token: ADMIN })).json.stats
+      .turnMs as number;
     expect(told).toBeGreaterThanOrEqual(learned.turnMs * 0.9);
     expect(told).toBeLessThanOrEqual(learned.turnMs * 1.1);
   });
@@ -147,7 +194,9 @@ describe('pages in workerd', () => {
     expect(asset.headers.get('cache-control')).toContain('immutable');
 
     const customer = await login('wk-pages');
-    const leave = await call('POST', `/showtimes/${showtimeId}/leave?view=0123456789abcdef`, { headers: { cookie: `wr_customer=${customer}` } });
+    const leave = await call('POST', `/showtimes/${showtimeId}/leave?view=0123456789abcdef`, {
+      headers: { cookie: `wr_customer=${customer}` },
+    });
     expect(leave.status).toBe(202);
 
     const signIn = await SELF.fetch('https://edge.test/admin/login', {

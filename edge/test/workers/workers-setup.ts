@@ -20,12 +20,20 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'edge/test/workers/support-servers.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'edge/test/workers/support-servers.ts'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`support servers exited with ${code}`)));
     createInterface({ input: child.stdout! }).once('line', resolve);
   });
-  const servers = JSON.parse(line) as { upstashUrl: string; upstashToken: string; coreUrl: string; signingKey: string; showtimes: number[] };
+  const servers = JSON.parse(line) as {
+    upstashUrl: string;
+    upstashToken: string;
+    coreUrl: string;
+    signingKey: string;
+    showtimes: number[];
+  };
   const prefix = `t:workers:${randomBytes(4).toString('hex')}:`;
   project.provide('upstashUrl', servers.upstashUrl);
   project.provide('upstashToken', servers.upstashToken);
@@ -46,7 +54,10 @@ export default async function setup(project: TestProject) {
     };
     let cursor = '0';
     do {
-      const [next, keys] = (await command(['SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', '1000'])) as [string, string[]];
+      const [next, keys] = (await command(['SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', '1000'])) as [
+        string,
+        string[],
+      ];
       cursor = next;
       if (keys.length > 0) await command(['UNLINK', ...keys]);
     } while (cursor !== '0');

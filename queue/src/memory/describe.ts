@@ -35,7 +35,10 @@ export function placeOf(room: RoomContext, s: Settings, customer: string, preLen
     }
   }
   const roomStops = s.state === 'closed' || s.state === 'sold_out';
-  if (((state === 'waiting' || state === 'prequeue') && (roomStops || s.state === 'paused')) || ((state === 'offered' || state === 'expired') && roomStops)) {
+  if (
+    ((state === 'waiting' || state === 'prequeue') && (roomStops || s.state === 'paused')) ||
+    ((state === 'offered' || state === 'expired') && roomStops)
+  ) {
     state = s.state;
   }
   return { state, ticket: ticket ?? 0, position, expiresAt };
@@ -78,7 +81,13 @@ export function describe(room: RoomContext, s: Settings, customer: string): Repl
     ratePerMinuteMilli: Math.floor(s.admitPerMinute * 1000),
     bucketTokensMilli: Math.floor(bucketNow(room, s) * 1000),
     freeSlots: Math.max(0, freeSlots(room, s)),
-    runningTurnMs: running > 0 ? Math.floor((db.hnum(room.stats, 'lrnRunMs') ?? 0) + running * Math.max(0, nowMs - (db.hnum(room.stats, 'lrnRunAtMs') ?? nowMs))) : 0,
+    runningTurnMs:
+      running > 0
+        ? Math.floor(
+            (db.hnum(room.stats, 'lrnRunMs') ?? 0) +
+              running * Math.max(0, nowMs - (db.hnum(room.stats, 'lrnRunAtMs') ?? nowMs)),
+          )
+        : 0,
   });
 }
 
@@ -107,11 +116,13 @@ function bucketNow(room: RoomContext, s: Settings): number {
   const { db, nowMs } = room;
   return Math.min(
     s.admitBurst,
-    (db.hnum(room.stats, 'bucketTokens') ?? s.admitBurst) + (Math.max(0, nowMs - (db.hnum(room.stats, 'bucketAtMs') ?? nowMs)) * s.admitPerMinute) / RATE_WINDOW_MS,
+    (db.hnum(room.stats, 'bucketTokens') ?? s.admitBurst) +
+      (Math.max(0, nowMs - (db.hnum(room.stats, 'bucketAtMs') ?? nowMs)) * s.admitPerMinute) / RATE_WINDOW_MS,
   );
 }
 
-const freeSlots = (room: RoomContext, s: Settings): number => s.capacity - room.db.zset(room.active).size - room.db.zset(room.offers).size;
+const freeSlots = (room: RoomContext, s: Settings): number =>
+  s.capacity - room.db.zset(room.active).size - room.db.zset(room.offers).size;
 
 function headStart(room: RoomContext, s: Settings, admits: number): number {
   if (s.state !== 'open') return 0;

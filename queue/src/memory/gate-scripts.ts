@@ -36,7 +36,10 @@ class Gate {
   readonly owned: string;
   readonly seen: string;
 
-  constructor(readonly db: MiniRedis, keys: string[]) {
+  constructor(
+    readonly db: MiniRedis,
+    keys: string[],
+  ) {
     this.nowMs = db.now();
     [this.meta, this.seats, this.lapse, this.owned, this.seen] = keys as [string, string, string, string, string];
   }

@@ -48,15 +48,27 @@ export class MiniRedis {
 
   /** A hash, created empty on first write (an empty one reads as missing). */
   hash(key: string): Map<string, string> {
-    return this.typed(key, () => new Map<string, string>(), (v): v is Map<string, string> => v instanceof Map);
+    return this.typed(
+      key,
+      () => new Map<string, string>(),
+      (v): v is Map<string, string> => v instanceof Map,
+    );
   }
 
   zset(key: string): SortedSet {
-    return this.typed(key, () => new SortedSet(), (v): v is SortedSet => v instanceof SortedSet);
+    return this.typed(
+      key,
+      () => new SortedSet(),
+      (v): v is SortedSet => v instanceof SortedSet,
+    );
   }
 
   set(key: string): Set<string> {
-    return this.typed(key, () => new Set<string>(), (v): v is Set<string> => v instanceof Set);
+    return this.typed(
+      key,
+      () => new Set<string>(),
+      (v): v is Set<string> => v instanceof Set,
+    );
   }
 
   hget(key: string, field: string): string | undefined {

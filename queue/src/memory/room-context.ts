@@ -10,7 +10,8 @@ import { FIRST_CLAIM_MS, firstClaimMs } from '../settings';
 export const RATE_WINDOW_MS = 60_000;
 
 /** The one-minute window's cap as a count: ceil of a fractional rate, 0 at rate 0 (room.lua windowCap). */
-export const windowCap = (s: { admitPerMinute: number }): number => (s.admitPerMinute <= 0 ? 0 : Math.ceil(s.admitPerMinute));
+export const windowCap = (s: { admitPerMinute: number }): number =>
+  s.admitPerMinute <= 0 ? 0 : Math.ceil(s.admitPerMinute);
 const MAX_SKIPS_PER_TICK = 500;
 const TURN_DECAY_MS = 600_000;
 const BUSY_DECAY_MS = 30_000;
@@ -51,7 +52,15 @@ export class RoomContext {
     keys: string[],
   ) {
     [this.cfg, this.pre, this.line, this.offers, this.active, this.who, this.beat, this.admits, this.stats] = keys as [
-      string, string, string, string, string, string, string, string, string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
     ];
     this.nowMs = db.now();
   }
@@ -77,7 +86,13 @@ export class RoomContext {
   }
 
   /** The closed loop's rate and cap on turns, while valid and switched on (room.lua governed). */
-  governed(s: Settings, adaptive: string | undefined, rate: number | undefined, cap: number | undefined, untilMs: number | undefined): void {
+  governed(
+    s: Settings,
+    adaptive: string | undefined,
+    rate: number | undefined,
+    cap: number | undefined,
+    untilMs: number | undefined,
+  ): void {
     if (adaptive === '0' || untilMs === undefined || untilMs <= this.nowMs) return;
     if (rate !== undefined && rate !== s.admitPerMinute) {
       s.admitBurst = rate <= 0 ? 0 : Math.max(1, Math.floor((s.admitBurst * rate) / s.admitPerMinute + 0.5));
@@ -107,9 +122,12 @@ export class RoomContext {
     const keep = Math.exp(-Math.max(0, nowMs - (db.hnum(this.stats, 'lrnTurnAtMs') ?? nowMs)) / TURN_DECAY_MS);
     db.hset(
       this.stats,
-      'lrnTurnAtMs', nowMs,
-      'lrnTurns', (db.hnum(this.stats, 'lrnTurns') ?? 0) * keep + count,
-      'lrnTurnMs', (db.hnum(this.stats, 'lrnTurnMs') ?? 0) * keep + Math.max(0, totalMs),
+      'lrnTurnAtMs',
+      nowMs,
+      'lrnTurns',
+      (db.hnum(this.stats, 'lrnTurns') ?? 0) * keep + count,
+      'lrnTurnMs',
+      (db.hnum(this.stats, 'lrnTurnMs') ?? 0) * keep + Math.max(0, totalMs),
     );
   }
 
@@ -131,9 +149,12 @@ export class RoomContext {
     const keep = Math.exp(-Math.max(0, nowMs - (db.hnum(this.stats, 'lrnClaimAtMs') ?? nowMs)) / TURN_DECAY_MS);
     db.hset(
       this.stats,
-      'lrnClaimAtMs', nowMs,
-      'lrnClaims', (db.hnum(this.stats, 'lrnClaims') ?? 0) * keep + 1,
-      'lrnClaimMs', (db.hnum(this.stats, 'lrnClaimMs') ?? 0) * keep + gap,
+      'lrnClaimAtMs',
+      nowMs,
+      'lrnClaims',
+      (db.hnum(this.stats, 'lrnClaims') ?? 0) * keep + 1,
+      'lrnClaimMs',
+      (db.hnum(this.stats, 'lrnClaimMs') ?? 0) * keep + gap,
     );
   }
 
@@ -195,7 +216,21 @@ export class RoomContext {
       if (rate < was) holdUntil = nowMs + RATE_WINDOW_MS;
     }
     const busy = s.state === 'open' && rate > 0 && nowMs >= holdUntil && db.zset(this.line).size > 0;
-    db.hset(this.stats, 'lrnAtMs', nowMs, 'lrnBusy', busy ? '1' : '0', 'lrnBusyMs', busyMs, 'lrnBusyAdm', busyAdmits, 'lrnRate', rate, 'lrnHoldMs', holdUntil);
+    db.hset(
+      this.stats,
+      'lrnAtMs',
+      nowMs,
+      'lrnBusy',
+      busy ? '1' : '0',
+      'lrnBusyMs',
+      busyMs,
+      'lrnBusyAdm',
+      busyAdmits,
+      'lrnRate',
+      rate,
+      'lrnHoldMs',
+      holdUntil,
+    );
   }
 
   learnOutcomes(claimed: number, noShows: number): void {
@@ -203,9 +238,12 @@ export class RoomContext {
     const keep = Math.exp(-Math.max(0, nowMs - (db.hnum(this.stats, 'lrnOutAtMs') ?? nowMs)) / OUTCOME_DECAY_MS);
     db.hset(
       this.stats,
-      'lrnOutAtMs', nowMs,
-      'lrnOutcomes', (db.hnum(this.stats, 'lrnOutcomes') ?? 0) * keep + claimed + noShows,
-      'lrnNoShows', (db.hnum(this.stats, 'lrnNoShows') ?? 0) * keep + noShows,
+      'lrnOutAtMs',
+      nowMs,
+      'lrnOutcomes',
+      (db.hnum(this.stats, 'lrnOutcomes') ?? 0) * keep + claimed + noShows,
+      'lrnNoShows',
+      (db.hnum(this.stats, 'lrnNoShows') ?? 0) * keep + noShows,
     );
   }
 
@@ -318,7 +356,10 @@ export class RoomContext {
 
   holdsPlace(customer: string): boolean {
     const { db } = this;
-    return [this.active, this.offers, this.line].some((key) => db.zset(key).score(customer) !== undefined) || this.inPrequeue(customer);
+    return (
+      [this.active, this.offers, this.line].some((key) => db.zset(key).score(customer) !== undefined) ||
+      this.inPrequeue(customer)
+    );
   }
 
   /** Pre-queue members the opening draw has not placed yet. */

@@ -15,7 +15,9 @@ type Reply = ReplyValue[];
 type Handler = (db: MiniRedis, keys: string[], argv: string[]) => Reply;
 
 const withRoom =
-  (body: (room: RoomContext, s: NonNullable<ReturnType<RoomContext['loadSettings']>>, argv: string[]) => Reply): Handler =>
+  (
+    body: (room: RoomContext, s: NonNullable<ReturnType<RoomContext['loadSettings']>>, argv: string[]) => Reply,
+  ): Handler =>
   (db, keys, argv) => {
     const room = new RoomContext(db, keys);
     const s = room.loadSettings();
@@ -27,7 +29,13 @@ const ADDRESS_COUNTS_TTL_MS = 7 * 24 * 3600 * 1000;
 const DAY_MS = 86_400_000;
 
 /** Joins (lua/includes/join.lua): null once the customer holds a place, else the refusal. */
-function joinRoom(room: RoomContext, s: NonNullable<ReturnType<RoomContext['loadSettings']>>, addrs: string, customer: string, address: string): Reply | null {
+function joinRoom(
+  room: RoomContext,
+  s: NonNullable<ReturnType<RoomContext['loadSettings']>>,
+  addrs: string,
+  customer: string,
+  address: string,
+): Reply | null {
   const { db } = room;
   room.freezeIfDue(s);
   room.expire(s);
@@ -58,7 +66,9 @@ function joinRoom(room: RoomContext, s: NonNullable<ReturnType<RoomContext['load
 
 /** A join script (join.lua joinFromArgs): the refusal, or `answer` once the customer holds a place. */
 const joining =
-  (answer: (room: RoomContext, s: NonNullable<ReturnType<RoomContext['loadSettings']>>, customer: string) => Reply): Handler =>
+  (
+    answer: (room: RoomContext, s: NonNullable<ReturnType<RoomContext['loadSettings']>>, customer: string) => Reply,
+  ): Handler =>
   (db, keys, [customer, address = '']) => {
     const room = new RoomContext(db, keys);
     const s = room.loadSettings();
@@ -70,7 +80,14 @@ const join = joining(describe);
 
 const enter = joining((room, s, customer) => {
   const place = placeOf(room, s, customer, s.state === 'opening' ? room.undrawnCount(s) : 0);
-  return buildReply('enter', { state: place.state, ticket: place.ticket, position: place.position, expiresAtMs: place.expiresAt, nowMs: room.nowMs, roomState: s.state });
+  return buildReply('enter', {
+    state: place.state,
+    ticket: place.ticket,
+    position: place.position,
+    expiresAtMs: place.expiresAt,
+    nowMs: room.nowMs,
+    roomState: s.state,
+  });
 });
 
 const poll = withRoom((room, s, [customer]) => {
@@ -101,12 +118,14 @@ const claim = withRoom((room, s, [customer]) => {
   const { db, nowMs } = room;
   const ticket = db.hnum(room.who, customer!) ?? 0;
   const session = db.zset(room.active).score(customer!);
-  if (session !== undefined && session > nowMs) return buildReply('claim', { ticket, sessionExpiresAtMs: session, alreadyAdmitted: 1 });
+  if (session !== undefined && session > nowMs)
+    return buildReply('claim', { ticket, sessionExpiresAtMs: session, alreadyAdmitted: 1 });
   if (s.state === 'closed') return [-2];
   if (s.state === 'sold_out') return [-3];
   const offer = db.zset(room.offers).score(customer!);
   if (offer === undefined) {
-    if (db.zset(room.line).score(customer!) !== undefined || db.zset(room.pre).score(customer!) !== undefined) return [-4];
+    if (db.zset(room.line).score(customer!) !== undefined || db.zset(room.pre).score(customer!) !== undefined)
+      return [-4];
     return ticket > 0 ? [-6] : [-4];
   }
   db.zset(room.offers).remove(customer!);
@@ -250,8 +269,16 @@ const prequeue = withRoom((room, s, [offset, count]) => {
   const pre = room.db.zset(room.pre);
   const from = Math.floor(Number(offset ?? 0) || 0);
   const size = Math.floor(Number(count ?? 0) || 0);
-  const members = s.state === 'opening' && size > 0 ? room.db.zrange(room.pre, from, from + size - 1).map((entry) => entry.member) : [];
-  const head = { roomState: s.state, seed: room.db.hget(room.cfg, 'seed') ?? '', total: pre.size, drawNext: room.db.hnum(room.stats, 'drawNext') ?? 0 };
+  const members =
+    s.state === 'opening' && size > 0
+      ? room.db.zrange(room.pre, from, from + size - 1).map((entry) => entry.member)
+      : [];
+  const head = {
+    roomState: s.state,
+    seed: room.db.hget(room.cfg, 'seed') ?? '',
+    total: pre.size,
+    drawNext: room.db.hnum(room.stats, 'drawNext') ?? 0,
+  };
   return buildReply('prequeue', head, members);
 });
 
@@ -374,5 +401,21 @@ const history: Handler = (db, [key], [op, id, meanMs, turns, nowMs, most]) => {
 
 export const memoryScripts: Record<ScriptName, Handler> = {
   ...gateMemoryScripts,
-  claim, configure, draw, enter, find, govern, inspect, join, leave, poll, prequeue, registry, history, release, restore, take, tick,
+  claim,
+  configure,
+  draw,
+  enter,
+  find,
+  govern,
+  inspect,
+  join,
+  leave,
+  poll,
+  prequeue,
+  registry,
+  history,
+  release,
+  restore,
+  take,
+  tick,
 };
