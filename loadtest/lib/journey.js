@@ -335,7 +335,8 @@ export function applyResponse(buyer, s, res, now) {
       return events;
     }
     const backoffSeconds = Math.min(MAX_BACKOFF_SECONDS, 2 ** (buyer.retries - 1));
-    buyer.dueAt = now + 1000 * (res.retryAfterSeconds === null ? backoffSeconds : res.retryAfterSeconds) * (0.5 + s.random());
+    buyer.dueAt =
+      now + 1000 * (res.retryAfterSeconds === null ? backoffSeconds : res.retryAfterSeconds) * (0.5 + s.random());
     return events;
   }
   if (buyer.phase !== 'poll' && buyer.phase !== 'hold_status') buyer.retries = 0;
