@@ -185,8 +185,10 @@ export function buildOpenApi<S extends string, T extends string, Sec extends str
     };
   };
   const paths: Record<string, Record<string, unknown>> = {};
+  const usedHeaders = new Set<HeaderName>(['X-Request-Id']);
   for (const op of input.operations) {
     const responses = withCommonAnswers(op, input.commonAnswers);
+    for (const answer of Object.values(responses)) for (const name of answer.headers ?? []) usedHeaders.add(name);
     const security = op.security ? [op.security].flat() : [];
     const params = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
       name,
@@ -243,7 +245,8 @@ export function buildOpenApi<S extends string, T extends string, Sec extends str
     paths,
     components: {
       schemas: componentJsonSchemas(input.components, new Set(input.requests)),
-      headers: HEADER_DOCS,
+      // Only the headers some answer carries (an unused component is noise to a reader and a linter).
+      headers: Object.fromEntries(Object.entries(HEADER_DOCS).filter(([name]) => usedHeaders.has(name as HeaderName))),
       securitySchemes: input.securitySchemes,
     },
   };
