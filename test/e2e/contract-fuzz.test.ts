@@ -311,6 +311,13 @@ function signWebhooks(fuzzCase: FuzzCase): FuzzCase {
   return { ...fuzzCase, headers: { ...fuzzCase.headers, 'x-signature': `t=${t},v1=${v1}` } };
 }
 
+let keyCounter = 0;
+/** A fresh Idempotency-Key per checkout case, so one case's stored answer never decides the next one's. */
+function freshKeys(fuzzCase: FuzzCase): FuzzCase {
+  if (!fuzzCase.template.endsWith('/checkout') || fuzzCase.label.startsWith('header Idempotency-Key')) return fuzzCase;
+  return { ...fuzzCase, headers: { ...fuzzCase.headers, 'idempotency-key': `fuzz-${++keyCounter}` } };
+}
+
 /**
  * 503s the document promises for a reason of their own, not a failure: a webhook for a payment
  * the core does not know yet asks the gateway to deliver again.
@@ -331,7 +338,7 @@ async function fuzzDocument(baseUrl: string, docPath: string): Promise<{ calls: 
     for (const [method, operation] of Object.entries(methods)) {
       const statuses: Record<number, number> = {};
       for (const generated of casesFor(method, template, operation, context, random, RUNS)) {
-        const fuzzCase = signWebhooks(generated);
+        const fuzzCase = freshKeys(signWebhooks(generated));
         const before = await tableFingerprint(sql);
         const answer = await send(baseUrl, fuzzCase);
         calls++;

@@ -86,6 +86,8 @@ export function seededRandom(seed: number): () => number {
 export const ONE_MEGABYTE = 1024 * 1024;
 const DEEP_ARRAY = `${'['.repeat(5000)}${']'.repeat(5000)}`;
 const WRONG_VALUES: unknown[] = [null, 12345, -1, 1.5, 'text', true, [], {}, 'x'.repeat(10_000)];
+/** Text that parses as a string but breaks code that trusts it: URLs, paths, escapes, control and bidi characters. */
+const HOSTILE_TEXT = ['', ' ', 'http://[', '//evil.example/x', '../../etc', '%zz', '\u202e', '\t\n', '{{x}}', "'; --"];
 const MALFORMED_IDS = ['abc', '0', '-1', '1.5', '1e3', 'x'.repeat(300), '%00', '%ED%A0%80', '%zz', '%', 'a%2Fb'];
 const MALFORMED_QUERY_VALUES = ['abc', '', '-1', '1.5', '99999999999999999999', '%00', '%ED%A0%80', '%zz'];
 
@@ -220,6 +222,8 @@ export function casesFor(
       withBody(`NUL in ${path.join('.')}`, setAt(baseline, path, `${value}\u0000`));
       withBody(`lone high surrogate in ${path.join('.')}`, setAt(baseline, path, `${value}\ud800`));
       withBody(`lone low surrogate in ${path.join('.')}`, setAt(baseline, path, `\udc00${value}`));
+      for (const hostile of pick(HOSTILE_TEXT, Math.max(2, runs), random))
+        withBody(`${path.join('.')} as ${JSON.stringify(hostile)}`, setAt(baseline, path, hostile));
     }
   }
   if (baseline && typeof baseline === 'object' && !Array.isArray(baseline))

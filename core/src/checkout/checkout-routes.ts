@@ -42,6 +42,7 @@ export function checkoutRoutes(deps: {
     // Validated before the key is taken: a refused request stores nothing, so the corrected
     // request may use the same key.
     const body = parseWith(checkoutSchema, raw);
+    if (body.returnUrl) deps.checkout.checkReturnUrl(body.returnUrl);
     const access = c.get('access');
     await deps.admission?.(access);
     const result = await runIdempotently(

@@ -306,6 +306,11 @@ export const operations: Operation[] = [
       },
     ],
     responses: {
+      200: {
+        description: 'The hold already has a pending session (opened under another key): that one, never a second',
+        schema: 'CheckoutSession',
+        headers: ['Idempotent-Replayed'],
+      },
       201: {
         description: 'The gateway session; pay at checkoutUrl',
         schema: 'CheckoutSession',
