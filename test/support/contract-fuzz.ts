@@ -64,6 +64,8 @@ export interface FuzzContext {
   bodies: Record<string, unknown>;
   /** Headers every call of an operation needs to get past its own checks (Idempotency-Key…), by `METHOD template`. */
   extraHeaders?: Record<string, Record<string, string>>;
+  /** Headers every call needs (a service's own credential, beside the caller's). */
+  commonHeaders?: Record<string, string>;
   /**
    * Operations (`METHOD template`) answered before any body is looked at, so a body past the
    * limit is neither read nor refused there (a load balancer's probe): they may answer as usual.
@@ -138,7 +140,7 @@ export function casesFor(
   const headerParams = parameters.filter((p) => p.in === 'header');
   const scheme = operation.security?.[0] ? Object.keys(operation.security[0])[0] : undefined;
   const auth = scheme ? (context.credentials[scheme] ?? {}) : {};
-  const extra = context.extraHeaders?.[`${method.toUpperCase()} ${template}`] ?? {};
+  const extra = { ...context.commonHeaders, ...context.extraHeaders?.[`${method.toUpperCase()} ${template}`] };
   const fill = (overrides: Record<string, string> = {}) =>
     template.replace(/\{(\w+)\}/g, (_, name: string) => overrides[name] ?? context.params[name] ?? 'missing');
   const bodyRef = operation.requestBody?.content['application/json']?.schema.$ref;

@@ -24,6 +24,8 @@ const ADMIN = 'fuzz-admin-token-0123456789abcdef';
 const SECRET = 'whsec_fuzz_0123456789abcdef0123456789';
 const API_KEY = 'sk_test_fuzz';
 const HOUR = 3_600_000;
+/** The edge's credential at the core, set as production requires: the core's description documents its 401. */
+const SERVICE_TOKEN = 'fuzz-service-token-0123456789';
 
 /** What the fuzz reaches past: a showtime on sale, an admitted buyer with a live hold and a booking. */
 export interface World {
@@ -44,8 +46,8 @@ export interface FuzzStack {
   edge: RunningEdge;
   core: RunningCore;
   world: World;
-  /** What the fuzz needs to know of the world (ids, credentials, valid bodies). */
-  context: FuzzContext;
+  /** What the fuzz needs to know of the world (ids, credentials, valid bodies), per service. */
+  contexts: { edge: FuzzContext; core: FuzzContext };
   /** Signs a webhook case over its exact bytes, so a spoiled body reaches validation. */
   signWebhook(fuzzCase: FuzzCase): FuzzCase;
   close(): Promise<void>;
@@ -76,6 +78,7 @@ export async function startFuzzStack(): Promise<FuzzStack> {
   core = await startCore(
     parseCoreConfig({
       CORE_PORT: '0',
+      CORE_SERVICE_TOKEN: SERVICE_TOKEN,
       CORE_HOST: '127.0.0.1',
       ADMIN_TOKEN: ADMIN,
       PAYMENT_URL: sandbox.url,
@@ -103,6 +106,7 @@ export async function startFuzzStack(): Promise<FuzzStack> {
   edge = await startEdge(
     parseEdgeConfig({
       EDGE_PORT: '0',
+      CORE_SERVICE_TOKEN: SERVICE_TOKEN,
       EDGE_HOST: '127.0.0.1',
       CORE_URL: core.url,
       REDIS_URL: testRedisUrl(),
@@ -127,14 +131,20 @@ export async function startFuzzStack(): Promise<FuzzStack> {
   const edgeCall = (method: string, path: string, init?: JsonCallInit) =>
     callJson(fetchFrom(edge.url), method, path, init);
   const coreCall = (method: string, path: string, init?: JsonCallInit) =>
-    callJson(fetchFrom(core.url), method, path, init);
+    callJson(fetchFrom(core.url), method, path, {
+      ...init,
+      headers: { ...init?.headers, 'x-service-token': SERVICE_TOKEN },
+    });
   const world = await buildWorld({ admin, edgeCall, coreCall, sandboxUrl: sandbox.url });
   return {
     sql,
     edge,
     core,
     world,
-    context: contextFor(world),
+    contexts: {
+      edge: contextFor(world),
+      core: { ...contextFor(world), commonHeaders: { 'x-service-token': SERVICE_TOKEN } },
+    },
     signWebhook: signWebhooks,
     async close() {
       await edge?.close();

@@ -777,6 +777,18 @@ const operations: Operation<S, Tag, Sec>[] = [
   },
 ];
 
+/**
+ * Routes the edge's credential does not guard (core/src/http/service-token.ts, and the routes
+ * registered before it in app.ts): every other one answers 401 SERVICE_TOKEN_REQUIRED without
+ * X-Service-Token when CORE_SERVICE_TOKEN is set, as it must be in production.
+ */
+const SERVICE_OPEN = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/payments/callback']);
+const serviceTokenHeader = {
+  name: 'X-Service-Token',
+  required: false,
+  description: "The edge's credential (CORE_SERVICE_TOKEN): required on this route whenever the core has one set",
+};
+
 /** Operations whose route asks the admission check (core/src/http/admission.ts) first. */
 const ADMITTED = new Set([`post /showtimes/${S_ID}/holds`, 'post /holds/{holdId}/checkout']);
 
@@ -795,6 +807,10 @@ function commonAnswers(op: Operation<S, Tag, Sec>): Record<number, Answer<S>> {
     answers[422] = invalid('Invalid body');
   }
   if (op.query) answers[422] = invalid('Invalid body or query value, or a query value given twice');
+  if (!SERVICE_OPEN.has(op.path))
+    answers[401] = err("Without the edge's X-Service-Token (when CORE_SERVICE_TOKEN is set)", [
+      'SERVICE_TOKEN_REQUIRED',
+    ]);
   if (ADMITTED.has(`${op.method} ${op.path}`))
     answers[429] = err(
       "Too many purchase requests for the buyer's admission; try again after Retry-After",
@@ -845,7 +861,9 @@ export function buildCoreOpenApiDocument() {
       'TurnRequest',
       'EndTurnRequest',
     ],
-    operations,
+    operations: operations.map((op) =>
+      SERVICE_OPEN.has(op.path) ? op : { ...op, headers: [...(op.headers ?? []), serviceTokenHeader] },
+    ),
     commonAnswers,
     pathParameters: {
       showtimeId: { description: 'Showtime id', schema: { type: 'integer', minimum: 1, maximum: 999_999_999_999_999 } },
