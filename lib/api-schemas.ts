@@ -42,6 +42,10 @@ export const powChallenge = errorBody.extend({
 });
 
 export const demoLoginResponse = z.looseObject({ token: z.string(), customerId: z.string() });
+/** The demo login's optional body: `{}`. The server picks the customer id; anything named in it is ignored. */
+export const demoLoginRequest = z
+  .looseObject({})
+  .describe('Send {} (or nothing): the server picks the customer id, and any field sent is ignored');
 
 export const queueAnswer = z.looseObject({
   state: z.enum(['prequeue', 'waiting', 'admitted', 'paused', 'closed', 'sold_out']),

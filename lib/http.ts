@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { ZodType } from 'zod';
 import { AppError, errorResponseBody, isAppError, unprocessable } from './errors';
-import { parseSafeJson } from './json-guard';
+import { parseSafeJson, textDefect } from './json-guard';
 
 /** Answers an AppError as JSON with its status and, when set, Retry-After. */
 export function respondWithError(c: Context, error: AppError): Response {
@@ -71,11 +71,39 @@ export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
  * with text PostgreSQL cannot store (json-guard.ts).
  */
 export async function readJsonBody<T>(c: Context, schema: ZodType<T>): Promise<T> {
-  const contentType = c.req.header('content-type') ?? '';
-  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType)) {
+  requireJsonContentType(c);
+  return parseWith(schema, parseSafeJson(await c.req.text()));
+}
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+
+/**
+ * 415 unless the body is declared JSON (application/json or application/<x>+json). Every route
+ * that reads a JSON body calls it before reading, so a form or text body is refused the same way
+ * everywhere, whatever the body would have parsed as.
+ */
+export function requireJsonContentType(c: Context): void {
+  if (!JSON_MEDIA_TYPE.test(c.req.header('content-type') ?? '')) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
   }
-  return parseWith(schema, parseSafeJson(await c.req.text()));
+}
+
+/**
+ * The one value of a query parameter, or undefined when absent; 422 when it is given twice
+ * (which of the two counts would be a guess) or holds text that cannot be stored (NUL, a lone
+ * surrogate). Routes validate the value itself with parseWith.
+ */
+export function singleQueryValue(c: Context, name: string): string | undefined {
+  const values = c.req.queries(name) ?? [];
+  if (values.length > 1)
+    throw unprocessable('VALIDATION_FAILED', `${name}: give it once`, {
+      issues: [{ path: name, message: 'given more than once' }],
+    });
+  const value = values[0];
+  const defect = value === undefined ? null : textDefect(value);
+  if (defect)
+    throw unprocessable('VALIDATION_FAILED', `${name}: ${defect}`, { issues: [{ path: name, message: defect }] });
+  return value;
 }
 
 /** Validates any value (body, params, query) and turns a failure into a 422 naming the fields. */

@@ -22,6 +22,8 @@ export interface Operation<S extends string, T extends string, Sec extends strin
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   summary: string;
+  /** Longer prose; when absent the description says who may call and what is refused. */
+  description?: string;
   tag: T;
   /** Several: any one of them will do. */
   security?: Sec | Sec[];
@@ -107,6 +109,51 @@ export interface DocumentInput<S extends string, T extends string, Sec extends s
   operations: Operation<S, T, Sec>[];
   pathParameters: Record<string, { description: string; schema: object }>;
   securitySchemes: Record<Sec, object>;
+  /**
+   * Answers every operation of a kind can give whatever its route (the body limit on every
+   * method, the media type of any JSON body, the operator lockout): merged into each
+   * operation's own, codes joined, so no operation can forget one.
+   */
+  commonAnswers?: (operation: Operation<S, T, Sec>) => Record<number, Answer<S>>;
+}
+
+/** The operation's answers with the common ones merged in (an error code listed twice once). */
+function withCommonAnswers<S extends string, T extends string, Sec extends string>(
+  op: Operation<S, T, Sec>,
+  common: DocumentInput<S, T, Sec>['commonAnswers'],
+): Record<number, Answer<S>> {
+  const merged: Record<number, Answer<S>> = { ...op.responses };
+  for (const [key, answer] of Object.entries(common?.(op) ?? {}) as [string, Answer<S>][]) {
+    const status = Number(key);
+    const own = merged[status];
+    if (!own) {
+      merged[status] = answer;
+      continue;
+    }
+    if (!own.codes || !answer.codes) continue; // a success keeps its own description
+    merged[status] = {
+      ...own,
+      codes: [...new Set([...own.codes, ...answer.codes])],
+      headers: [...new Set([...(own.headers ?? []), ...(answer.headers ?? [])])],
+    };
+  }
+  return merged;
+}
+
+/** Who may call and what is refused, from the operation itself. */
+function describeOperation<S extends string>(
+  summary: string,
+  security: string[],
+  responses: Record<number, Answer<S>>,
+): string {
+  const who =
+    security.length === 0
+      ? 'Public: no credentials.'
+      : `Credentials: ${security.join(' or ')} (see the security schemes).`;
+  const refusals = Object.entries(responses)
+    .filter(([status]) => Number(status) >= 400)
+    .map(([status, answer]) => `${status}${answer.codes ? ` (${answer.codes.join(', ')})` : ''}`);
+  return `${summary}. ${who}${refusals.length > 0 ? ` Refusals: ${refusals.join('; ')}.` : ''}`;
 }
 
 /** The whole document, deterministic (same input, same bytes). */
@@ -138,7 +185,11 @@ export function buildOpenApi<S extends string, T extends string, Sec extends str
     };
   };
   const paths: Record<string, Record<string, unknown>> = {};
+  const usedHeaders = new Set<HeaderName>(['X-Request-Id']);
   for (const op of input.operations) {
+    const responses = withCommonAnswers(op, input.commonAnswers);
+    for (const answer of Object.values(responses)) for (const name of answer.headers ?? []) usedHeaders.add(name);
+    const security = op.security ? [op.security].flat() : [];
     const params = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
       name,
       in: 'path',
@@ -167,9 +218,12 @@ export function buildOpenApi<S extends string, T extends string, Sec extends str
         .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
         .join('')}`,
       summary: op.summary,
+      description: op.description ?? describeOperation(op.summary, security, responses),
       tags: [op.tag],
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...(op.security ? { security: [op.security].flat().map((name) => ({ [name]: [] })) } : {}),
+      // An empty list says "public" outright (a description with no global security would
+      // otherwise leave it unsaid).
+      security: security.map((name) => ({ [name]: [] })),
       ...(op.body
         ? {
             requestBody: {
@@ -179,7 +233,7 @@ export function buildOpenApi<S extends string, T extends string, Sec extends str
           }
         : {}),
       responses: Object.fromEntries(
-        Object.entries(op.responses).map(([status, answer]) => [status, answerObject(answer as Answer<S>)]),
+        Object.entries(responses).map(([status, answer]) => [status, answerObject(answer as Answer<S>)]),
       ),
     };
   }
@@ -191,7 +245,8 @@ export function buildOpenApi<S extends string, T extends string, Sec extends str
     paths,
     components: {
       schemas: componentJsonSchemas(input.components, new Set(input.requests)),
-      headers: HEADER_DOCS,
+      // Only the headers some answer carries (an unused component is noise to a reader and a linter).
+      headers: Object.fromEntries(Object.entries(HEADER_DOCS).filter(([name]) => usedHeaders.has(name as HeaderName))),
       securitySchemes: input.securitySchemes,
     },
   };

@@ -10,6 +10,7 @@ import { Hono } from 'hono';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendBodySlowly } from '../../test/support/slow-body';
 import { createEdgeHarness, type EdgeHarness } from './edge-harness';
 
 const LIMIT = 64 * 1024;
@@ -116,6 +117,22 @@ describe('body limits on every method', () => {
     expect(coreCalls.length).toBe(1);
     expect(coreCalls[0]).toMatch(/^DELETE \/bookings\/9d0f1b2c-0000-4000-8000-000000000002 0$/);
   });
+
+  for (const framing of ['declared', 'chunked'] as const)
+    it(`answers a slowly streamed 2 MB DELETE (${framing}) with 413 long before its end`, async () => {
+      coreCalls = [];
+      const answer = await sendBodySlowly({
+        port,
+        method: 'DELETE',
+        path: '/api/bookings/9d0f1b2c-0000-4000-8000-000000000003',
+        totalBytes: 2 * BIG,
+        framing,
+        headers: { authorization: `Bearer ${customer}` },
+      });
+      expect(answer).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+      expect(answer.sentAtAnswer).toBeLessThan(BIG);
+      expect(coreCalls).toEqual([]);
+    });
 
   it('the old rule (DELETE never checked) lets the whole body be buffered: the broken variant', async () => {
     const old = new Hono();

@@ -8,6 +8,7 @@
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { unprocessable } from '../../../lib/errors';
+import { singleQueryValue } from '../../../lib/http';
 import { requireAdminToken } from '../http/auth';
 import type { HealthWindow } from './health-window';
 import { readInventory } from './inventory-repo';
@@ -19,7 +20,7 @@ export function admissionHealthRoutes(deps: { sql: Sql; adminToken: string; wind
   deps.window.setPoolSize(deps.poolSize);
   app.use('/admission-health', requireAdminToken(deps.adminToken));
   app.get('/admission-health', async (c) => {
-    const raw = c.req.query('showtimes') ?? '';
+    const raw = singleQueryValue(c, 'showtimes') ?? '';
     const ids = raw === '' ? [] : raw.split(',');
     if (ids.length > MAX_SHOWTIMES || ids.some((id) => !/^\d{1,18}$/.test(id))) {
       throw unprocessable(

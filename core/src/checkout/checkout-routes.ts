@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { z } from 'zod';
 import { badRequest } from '../../../lib/errors';
-import { parseWith } from '../../../lib/http';
+import { parseWith, requireJsonContentType } from '../../../lib/http';
 import type { VerifyAccessToken } from '../../../lib/access-token';
 import type { AdmissionCheck } from '../http/admission';
 import { requireAccessToken, type AccessVariables } from '../http/auth';
@@ -37,10 +37,12 @@ export function checkoutRoutes(deps: {
     // The body is optional; when present it must be JSON (it is part of what the key protects).
     // Depth, NUL and lone surrogates are refused before any fingerprinting (lib/json-guard.ts).
     const text = await c.req.text();
+    if (text.trim() !== '') requireJsonContentType(c);
     const raw: unknown = text.trim() === '' ? {} : parseSafeJson(text);
     // Validated before the key is taken: a refused request stores nothing, so the corrected
     // request may use the same key.
     const body = parseWith(checkoutSchema, raw);
+    if (body.returnUrl) deps.checkout.checkReturnUrl(body.returnUrl);
     const access = c.get('access');
     await deps.admission?.(access);
     const result = await runIdempotently(

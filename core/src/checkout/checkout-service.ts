@@ -120,14 +120,23 @@ export function createCheckoutService(deps: {
   const sessionGuard = deps.sessionGuard ?? oneSessionPerHold;
   const publicOrigin = new URL(deps.config.publicBaseUrl).origin;
 
-  function resolveReturnUrl(showtimeId: number, holdId: string, requested: string | undefined): string {
-    const fallback = new URL(`/showtimes/${showtimeId}?hold=${holdId}`, deps.config.publicBaseUrl).toString();
-    if (!requested) return fallback;
-    const url = new URL(requested, deps.config.publicBaseUrl);
-    // Only back to our own pages: a checkout must not become an open redirect.
-    if (url.origin !== publicOrigin)
-      throw unprocessable('RETURN_URL_NOT_ALLOWED', `returnUrl must be on ${publicOrigin}`);
+  /**
+   * The buyer's returnUrl, resolved against our own site; 422 when it is not a URL or leads off
+   * the site (a checkout must not become an open redirect). Pure, so the route checks it before
+   * the Idempotency-Key is taken: a refused body stores nothing.
+   */
+  function checkReturnUrl(requested: string): string {
+    const url = URL.canParse(requested, deps.config.publicBaseUrl)
+      ? new URL(requested, deps.config.publicBaseUrl)
+      : null;
+    if (url?.origin !== publicOrigin)
+      throw unprocessable('RETURN_URL_NOT_ALLOWED', `returnUrl must be a page on ${publicOrigin}`);
     return url.toString();
+  }
+
+  function resolveReturnUrl(showtimeId: number, holdId: string, requested: string | undefined): string {
+    if (requested) return checkReturnUrl(requested);
+    return new URL(`/showtimes/${showtimeId}?hold=${holdId}`, deps.config.publicBaseUrl).toString();
   }
 
   async function checkout(input: { holdId: string; access: AccessClaims; idempotencyKey: string; returnUrl?: string }) {
@@ -187,7 +196,7 @@ export function createCheckoutService(deps: {
     };
   }
 
-  return { checkout };
+  return { checkout, checkReturnUrl };
 }
 
 export type CheckoutService = ReturnType<typeof createCheckoutService>;

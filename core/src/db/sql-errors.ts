@@ -5,6 +5,7 @@ interface PostgresErrorLike {
   detail?: string;
   message?: string;
   constraint_name?: string;
+  column_name?: string;
 }
 
 function isPostgresError(value: unknown): value is PostgresErrorLike {
@@ -21,8 +22,9 @@ function parseDetail(error: PostgresErrorLike): Record<string, unknown> {
 
 /**
  * The one switch from SQLSTATE to domain errors: the WR* codes raised by our own functions
- * (see migrations/functions/hold_seats.sql) and the server's codes that a caller can act on.
- * Anything else is returned unchanged and becomes a 500, because it is a bug, not a refusal.
+ * (see migrations/functions/hold_seats.sql) and the server's codes that a caller can act on:
+ * every code a bad value can raise (classes 22 and 23, 54000) is a 4xx. Anything else is
+ * returned unchanged and becomes a 500, because it is a bug, not a refusal.
  */
 export function mapDatabaseError(error: unknown): unknown {
   if (!isPostgresError(error)) return error;
@@ -84,11 +86,6 @@ export function mapDatabaseError(error: unknown): unknown {
       return unprocessable('CONSTRAINT_VIOLATED', 'The values break a rule of the schema', {
         constraint: error.constraint_name ?? null,
       });
-    case '22P02':
-    case '22003':
-    case '22007':
-    case '22008':
-      return unprocessable('INVALID_VALUE', 'A value is out of range or malformed');
     // Text the database cannot store: NUL (22021 character_not_in_repertoire) or what the
     // server encoding cannot hold (22P05). The JSON guard refuses both first (lib/json-guard.ts);
     // this is the second line for text arriving any other way (a path, a query, a header).
@@ -98,12 +95,26 @@ export function mapDatabaseError(error: unknown): unknown {
         'INVALID_VALUE',
         'A text value contains a character that cannot be stored (NUL or invalid Unicode)',
       );
+    case '23502': // not_null_violation: a value the schema requires is missing
+      return unprocessable('CONSTRAINT_VIOLATED', 'A required value is missing', {
+        constraint: error.column_name ?? null,
+      });
+    case '54000': // program_limit_exceeded: a value too large to store or index, a length too large
+      return unprocessable('INVALID_VALUE', 'A value is too large');
     case '40P01': // deadlock detected
     case '40001': // serialization failure
     case '55P03': // lock_timeout
     case '57014': // statement_timeout
       return busy(error);
     default:
+      // Class 22 (data exception: too long, out of range, malformed, division by zero, a bad
+      // pattern…) is a value the caller sent that the database refused: whatever the code,
+      // the answer is 422, never a 500. Class 23 (integrity) likewise: a rule of the schema.
+      if (error.code?.startsWith('22')) return unprocessable('INVALID_VALUE', 'A value is out of range or malformed');
+      if (error.code?.startsWith('23'))
+        return unprocessable('CONSTRAINT_VIOLATED', 'The values break a rule of the schema', {
+          constraint: error.constraint_name ?? null,
+        });
       return isDatabaseUnavailable(error) ? databaseUnavailable(error) : error;
   }
 }

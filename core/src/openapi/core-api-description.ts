@@ -698,6 +698,7 @@ const operations: Operation<S, Tag, Sec>[] = [
     body: 'EndTurnRequest',
     summary: "End a customer's live turns (left, or finished buying)",
     responses: {
+      404: err('Not a showtime id', ['SHOWTIME_NOT_FOUND']),
       200: { description: 'How many ended', schema: 'TurnsEnded' },
       400: notJson,
       401: noAdmin,
@@ -776,6 +777,49 @@ const operations: Operation<S, Tag, Sec>[] = [
   },
 ];
 
+/**
+ * Routes the edge's credential does not guard (core/src/http/service-token.ts, and the routes
+ * registered before it in app.ts): every other one answers 401 SERVICE_TOKEN_REQUIRED without
+ * X-Service-Token when CORE_SERVICE_TOKEN is set, as it must be in production.
+ */
+const SERVICE_OPEN = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/payments/callback']);
+const serviceTokenHeader = {
+  name: 'X-Service-Token',
+  required: false,
+  description: "The edge's credential (CORE_SERVICE_TOKEN): required on this route whenever the core has one set",
+};
+
+/** Operations whose route asks the admission check (core/src/http/admission.ts) first. */
+const ADMITTED = new Set([`post /showtimes/${S_ID}/holds`, 'post /holds/{holdId}/checkout']);
+
+/**
+ * What every operation of a kind may answer, whatever its route: the body limit (every method,
+ * DELETE and GET included), the media type, syntax and shape of a JSON body, a malformed query
+ * value, and the admission check's rate limit on purchases.
+ */
+function commonAnswers(op: Operation<S, Tag, Sec>): Record<number, Answer<S>> {
+  const answers: Record<number, Answer<S>> = {
+    413: err('A body past the limit (256 KB), on any method', ['PAYLOAD_TOO_LARGE']),
+  };
+  if (op.body) {
+    answers[400] = notJson;
+    answers[415] = err('A body that is not application/json', ['UNSUPPORTED_MEDIA_TYPE']);
+    answers[422] = invalid('Invalid body');
+  }
+  if (op.query) answers[422] = invalid('Invalid body or query value, or a query value given twice');
+  if (!SERVICE_OPEN.has(op.path))
+    answers[401] = err("Without the edge's X-Service-Token (when CORE_SERVICE_TOKEN is set)", [
+      'SERVICE_TOKEN_REQUIRED',
+    ]);
+  if (ADMITTED.has(`${op.method} ${op.path}`))
+    answers[429] = err(
+      "Too many purchase requests for the buyer's admission; try again after Retry-After",
+      ['RATE_LIMITED'],
+      ['Retry-After'],
+    );
+  return answers;
+}
+
 export function buildCoreOpenApiDocument() {
   return buildOpenApi<S, Tag, Sec>({
     info: {
@@ -817,12 +861,15 @@ export function buildCoreOpenApiDocument() {
       'TurnRequest',
       'EndTurnRequest',
     ],
-    operations,
+    operations: operations.map((op) =>
+      SERVICE_OPEN.has(op.path) ? op : { ...op, headers: [...(op.headers ?? []), serviceTokenHeader] },
+    ),
+    commonAnswers,
     pathParameters: {
-      showtimeId: { description: 'Showtime id', schema: { type: 'string', pattern: '^\\d{1,15}$' } },
+      showtimeId: { description: 'Showtime id', schema: { type: 'integer', minimum: 1, maximum: 999_999_999_999_999 } },
       holdId: { description: 'Hold id', schema: { type: 'string', format: 'uuid' } },
       bookingId: { description: 'Booking id', schema: { type: 'string', format: 'uuid' } },
-      venueId: { description: 'Venue id', schema: { type: 'string', pattern: '^\\d{1,15}$' } },
+      venueId: { description: 'Venue id', schema: { type: 'integer', minimum: 1, maximum: 999_999_999_999_999 } },
       fareClass: {
         description: 'Fare class code (1-16 capital letters, digits or underscores)',
         schema: { type: 'string', pattern: '^[A-Z][A-Z0-9_]{0,15}$' },

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { z } from 'zod';
 import { AppError, unauthorized, unprocessable } from '../../../lib/errors';
-import { parseWith } from '../../../lib/http';
+import { parseWith, requireJsonContentType } from '../../../lib/http';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifyWebhookSignature } from '../../../lib/webhook-signature';
 import { traceLogFields } from '../../../lib/trace-context';
 import type { RequestContextVariables } from '../http/request-context';
@@ -47,6 +47,7 @@ export function paymentCallbackRoutes(deps: { sql: Sql; webhookSecrets: string[]
       DEFAULT_TOLERANCE_SECONDS,
     );
     if (!verdict.ok) throw unauthorized('INVALID_SIGNATURE', `Webhook signature refused: ${verdict.reason}`);
+    requireJsonContentType(c);
     const parsed = parseSafeJson(rawBody);
     const event = parseWith(webhookSchema, parsed);
     const outcome = OUTCOMES[event.type];

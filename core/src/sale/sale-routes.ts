@@ -6,7 +6,7 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { notFound } from '../../../lib/errors';
-import { readJsonBody } from '../../../lib/http';
+import { parseWith, readJsonBody, singleQueryValue } from '../../../lib/http';
 import { roomUpdateSchema } from '../../../queue/src/room-update';
 import { requireAdminToken } from '../http/auth';
 import { showtimeIdParam } from '../http/params';
@@ -84,8 +84,8 @@ export function saleControlRoutes(deps: { sale: SaleControlService; adminToken: 
 
   app.get('/showtimes/:showtimeId/room/audit', async (c) => {
     const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
-    const parsed = auditQuery.safeParse({ limit: c.req.query('limit') ?? undefined });
-    const limit = parsed.success ? parsed.data.limit : 200;
+    // A limit that is not one (limit=abc, limit=0, twice) is refused, not quietly replaced.
+    const { limit } = parseWith(auditQuery, { limit: singleQueryValue(c, 'limit') });
     if (!(await deps.sale.read(showtimeId))) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
     return c.json({ showtimeId: String(showtimeId), entries: await deps.sale.audit(showtimeId, limit) });
   });

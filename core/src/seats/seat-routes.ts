@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { notFound } from '../../../lib/errors';
-import { parseWith, readJsonBody } from '../../../lib/http';
+import { parseWith, singleQueryValue, readJsonBody } from '../../../lib/http';
 import type { VerifyAccessToken } from '../../../lib/access-token';
 import type { AdmissionCheck } from '../http/admission';
 import { assertTokenForShowtime, requireAccessToken, type AccessVariables } from '../http/auth';
@@ -28,7 +28,7 @@ export function seatRoutes(deps: {
   app.get('/showtimes/:showtimeId/seats', auth, async (c) => {
     const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
     assertTokenForShowtime(c.get('access'), showtimeId);
-    const { view } = parseWith(seatMapQuerySchema, { view: c.req.query('view') });
+    const { view } = parseWith(seatMapQuerySchema, { view: singleQueryValue(c, 'view') });
     const [showtime, seats, fareClasses] = await Promise.all([
       findShowtime(deps.sql, showtimeId),
       listShowSeats(deps.sql, showtimeId),

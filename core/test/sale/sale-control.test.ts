@@ -262,9 +262,11 @@ describe('one sale state per showtime, in PostgreSQL', () => {
     expect((await h.call('PUT', '/admin/showtimes/abc/room', { headers: admin, body: { capacity: 3 } })).status).toBe(
       404,
     );
-    expect((await h.call('GET', `/admin/showtimes/${showtimeId}/room/audit?limit=-4`, { headers: admin })).status).toBe(
-      200,
-    );
+    // A limit that is not one is refused, not replaced by the default.
+    for (const query of ['limit=-4', 'limit=abc', 'limit=1&limit=2'])
+      expect(
+        (await h.call('GET', `/admin/showtimes/${showtimeId}/room/audit?${query}`, { headers: admin })).status,
+      ).toBe(422);
 
     await fc.assert(
       fc.asyncProperty(fc.jsonValue(), async (body) => {

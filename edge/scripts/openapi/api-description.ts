@@ -17,6 +17,7 @@ type SchemaName = keyof typeof componentSchemas;
 const componentSchemas = {
   Error: schemas.errorBody,
   PowChallenge: schemas.powChallenge,
+  DemoLoginRequest: schemas.requests.demoLoginRequest,
   DemoLogin: schemas.demoLoginResponse,
   QueueAnswer: schemas.queueAnswer,
   LeaveAnswer: schemas.leaveAnswer,
@@ -52,6 +53,7 @@ const componentSchemas = {
 
 /** Request bodies are described as the route reads them; responses as the code writes them. */
 const requestSchemas = new Set<SchemaName>([
+  'DemoLoginRequest',
   'HoldRequest',
   'CheckoutRequest',
   'RoomUpdate',
@@ -94,6 +96,8 @@ export const operations: Operation[] = [
     method: 'post',
     path: '/api/auth/demo',
     tag: 'Buyers',
+    body: 'DemoLoginRequest',
+    bodyRequired: false,
     summary: 'Demo login (development): the server picks the customer id',
     responses: {
       200: { description: 'A customer token (also set as the HttpOnly cookie wr_customer)', schema: 'DemoLogin' },
@@ -181,6 +185,7 @@ export const operations: Operation[] = [
     responses: {
       200: { description: 'Whether a place was removed', schema: 'LeaveAnswer' },
       401: noToken,
+      404: err('Not a showtime id', ['SHOWTIME_NOT_FOUND']),
       429: limited,
       503: err('The queue is unavailable', ['QUEUE_UNAVAILABLE'], ['Retry-After']),
     },
@@ -301,6 +306,11 @@ export const operations: Operation[] = [
       },
     ],
     responses: {
+      200: {
+        description: 'The hold already has a pending session (opened under another key): that one, never a second',
+        schema: 'CheckoutSession',
+        headers: ['Idempotent-Replayed'],
+      },
       201: {
         description: 'The gateway session; pay at checkoutUrl',
         schema: 'CheckoutSession',
@@ -462,6 +472,7 @@ export const operations: Operation[] = [
     responses: {
       200: { description: 'Audit entries', schema: 'AuditPage' },
       401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']),
+      404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']),
       503: busy,
     },
   },
@@ -477,9 +488,10 @@ export const operations: Operation[] = [
         schema: 'QueueIdLookup',
       },
       401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']),
-      404: err('Not a queue id of this showtime (a typo fails its check), or no room', [
+      404: err('Not a queue id of this showtime (a typo fails its check), no room, or not a showtime id', [
         'QUEUE_ID_NOT_FOUND',
         'ROOM_NOT_FOUND',
+        'SHOWTIME_NOT_FOUND',
       ]),
       503: busy,
     },
@@ -496,6 +508,7 @@ export const operations: Operation[] = [
         contentType: 'text/event-stream',
       },
       401: err('Operator token missing or wrong', ['MISSING_TOKEN', 'INVALID_TOKEN']),
+      404: err('Not a showtime id', ['SHOWTIME_NOT_FOUND']),
     },
   },
   {
@@ -646,8 +659,35 @@ export const operations: Operation[] = [
   },
 ];
 
+/**
+ * What every operation of a kind may answer, whatever its route: the body limit (every method,
+ * DELETE and GET included), the media type, syntax and shape of a JSON body, a malformed query
+ * value, and the per-address lockout of wrong operator tokens.
+ */
+function commonAnswers(op: Operation): Record<number, Answer> {
+  const answers: Record<number, Answer> = {
+    413: err('A body past the limit (MAX_BODY_BYTES, 64 KB by default), on any method', ['PAYLOAD_TOO_LARGE']),
+  };
+  if (op.body) {
+    answers[400] = err('Body is not JSON', ['MALFORMED_JSON']);
+    answers[415] = err('A body that is not application/json', ['UNSUPPORTED_MEDIA_TYPE']);
+    answers[422] = err(
+      'Invalid body (`issues` explains; also JSON nested past 32 levels or text with NUL or a lone surrogate)',
+      ['VALIDATION_FAILED'],
+    );
+  }
+  if (op.query) answers[422] = err('Invalid body or query value, or a query value given twice', ['VALIDATION_FAILED']);
+  if ([op.security].flat().includes('admin'))
+    answers[429] = err(
+      'Too many wrong operator tokens from this address: locked out for a while',
+      ['LOCKED_OUT'],
+      ['Retry-After'],
+    );
+  return answers;
+}
+
 const pathParameters: Record<string, { description: string; schema: object }> = {
-  id: { description: 'Showtime id', schema: { type: 'string', pattern: '^\\d{1,15}$' } },
+  id: { description: 'Showtime id', schema: { type: 'integer', minimum: 1, maximum: 999_999_999_999_999 } },
   holdId: { description: 'Hold id', schema: { type: 'string', format: 'uuid' } },
   bookingId: { description: 'Booking id', schema: { type: 'string', format: 'uuid' } },
   fareClass: {
@@ -683,6 +723,7 @@ export function buildOpenApiDocument() {
     requests: [...requestSchemas],
     operations,
     pathParameters,
+    commonAnswers,
     securitySchemes: {
       customer: {
         type: 'http',

@@ -10,9 +10,12 @@ import { seatClassChangeSchema } from '../../../core/src/fares/seat-classes';
 import { holdRequestSchema } from '../../../core/src/seats/hold-service';
 import { roomUpdateSchema } from '../../../queue/src/room-update';
 
+import * as schemas from '../../../lib/api-schemas';
+
 export * from '../../../lib/api-schemas';
 
 export const requests = {
+  demoLoginRequest: schemas.demoLoginRequest,
   holdRequest: holdRequestSchema,
   checkoutRequest: checkoutSchema,
   roomUpdate: roomUpdateSchema,

@@ -10,6 +10,8 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import { signAccessToken } from '../../../lib/access-token';
+import { requireJsonContentType } from '../../../lib/http';
+import { parseSafeJson } from '../../../lib/json-guard';
 import type { TokenKeyMaterial } from '../../../lib/token-keys';
 import type { RoomEngine } from '../../../queue/src/index';
 import type { CoreClient } from '../core-client';
@@ -26,6 +28,15 @@ import { loginPage, roomPage, roomsPage, type RoomSummary, type SaleSettingsView
 import { messagePage, pageHeaders } from './html';
 import type { ShowtimeActivity } from './showtime-activity';
 import { createStatsHistory } from './stats-history';
+
+/** The body through the JSON guard (depth, NUL, lone surrogates), or null when it is not safe JSON. */
+function parsedOrNull(text: string): unknown {
+  try {
+    return parseSafeJson(text);
+  } catch {
+    return null;
+  }
+}
 
 export interface ConsoleRouteDeps {
   engine: RoomEngine;
@@ -276,7 +287,8 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     const id = c.req.param('id');
     if (!SHOWTIME_ID.test(id))
       return c.json({ error: { code: 'SHOWTIME_NOT_FOUND', message: 'Unknown showtime' } }, 404);
-    const parsed = saleSettingsSchema.safeParse(await c.req.json().catch(() => null));
+    requireJsonContentType(c); // 415, as on every route that reads a JSON body
+    const parsed = saleSettingsSchema.safeParse(await c.req.text().then(parsedOrNull));
     if (!parsed.success)
       return c.json(
         {

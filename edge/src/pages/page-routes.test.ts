@@ -144,6 +144,9 @@ describe('operator console pages', () => {
     expect((await patch({ holdTtlSeconds: 120 }, {})).status).toBe(401);
     expect((await patch({ holdTtlSeconds: 120 }, { cookie })).json.error.code).toBe('CONSOLE_HEADER_REQUIRED');
     expect((await patch({ holdTtlSeconds: 5 }, { cookie, 'x-console': '1' })).status).toBe(422);
+    // A JSON route refuses another media type (415), as every JSON route does.
+    const asText = await patch('{"holdTtlSeconds":120}', { cookie, 'x-console': '1', 'content-type': 'text/plain' });
+    expect([asText.status, asText.json.error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
   });
 
   it('streams the room live to a session (the settings in the public view), and refuses it without one (401)', async () => {

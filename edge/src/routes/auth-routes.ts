@@ -1,7 +1,10 @@
 /** Demo login (development) and the JWKS the edge's tokens are verified with. */
 import { Hono, type Context } from 'hono';
 import { setCookie } from 'hono/cookie';
+import { demoLoginRequest } from '../../../lib/api-schemas';
 import { AppError, notFound } from '../../../lib/errors';
+import { parseWith, requireJsonContentType } from '../../../lib/http';
+import { parseSafeJson } from '../../../lib/json-guard';
 import type { TokenKeyMaterial } from '../../../lib/token-keys';
 import { cookieNames, isHttps, type EdgeEnv } from '../http-context';
 import type { GuardStore } from '../state/guard-store';
@@ -24,6 +27,13 @@ export function authRoutes(deps: AuthRouteDeps) {
   // a few per minute per address, counted across every edge process.
   app.post('/api/auth/demo', async (c) => {
     if (!deps.customerTokens.demoLogin) throw notFound('ROUTE_NOT_FOUND', 'Demo login is disabled');
+    // The body is optional ({}); one that is sent is held to the same rules as any JSON body
+    // (media type, syntax, depth, text) before it costs the address an identity.
+    const text = await c.req.text();
+    if (text.trim() !== '') {
+      requireJsonContentType(c);
+      parseWith(demoLoginRequest, parseSafeJson(text));
+    }
     const address = deps.clientAddress(c) ?? 'unknown';
     const used = await deps.guardStore.hit(`demo-login:${address}`, 60_000);
     if (used > deps.demoLoginPerMinute) {

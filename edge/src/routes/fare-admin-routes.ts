@@ -7,6 +7,7 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { notFound, unavailable, unprocessable } from '../../../lib/errors';
+import { requireJsonContentType } from '../../../lib/http';
 import { parseSafeJson } from '../../../lib/json-guard';
 import type { CoreClient } from '../core-client';
 import { CORE_RETRY_AFTER_SECONDS } from '../core-client';
@@ -39,6 +40,7 @@ export function fareAdminRoutes(deps: FareAdminRouteDeps) {
     if (withBody) {
       // The body's size is bounded app-wide (jsonBodyLimit) and its depth and text here, so
       // nothing unsafe is relayed; its meaning is the core's to judge.
+      requireJsonContentType(c);
       body = parseSafeJson(await c.req.text());
     }
     const operator = c.get('operator');

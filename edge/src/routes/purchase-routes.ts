@@ -7,6 +7,7 @@
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { AppError, notFound, unprocessable, type CodeWithStatus } from '../../../lib/errors';
+import { singleQueryValue } from '../../../lib/http';
 import { traceparentOf } from '../../../lib/trace-context';
 import type { CoreClient } from '../core-client';
 import { bearerToken, cookieNames, SHOWTIME_ID, type EdgeEnv } from '../http-context';
@@ -123,7 +124,7 @@ export function purchaseRoutes(deps: PurchaseRouteDeps) {
     const showtimeId = checkedParam(c, 'id', SHOWTIME_ID, 'SHOWTIME_NOT_FOUND');
     // `view=available` (the compact view for load clients) is cached apart from the full map;
     // any other view is refused here, so junk queries cannot multiply the cache or core calls.
-    const view = c.req.query('view');
+    const view = singleQueryValue(c, 'view');
     if (view !== undefined && view !== 'available')
       throw unprocessable('VALIDATION_FAILED', 'view must be "available" or absent', {
         issues: [{ path: 'view', message: 'Unknown view' }],

@@ -78,6 +78,43 @@ describe('edge in workerd', () => {
     expect((await call('GET', `/api/holds/${hold.json.holdId}`, { token: access })).status).toBe(200);
   });
 
+  it('refuses an oversized body on every method, DELETE included, declared or streamed', async () => {
+    const token = await login('wk-big-body');
+    const big = new Uint8Array(1024 * 1024).fill(0x20);
+    const declared = await SELF.fetch('https://edge.test/api/bookings/9d0f1b2c-0000-4000-8000-000000000001', {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: big,
+    });
+    expect(declared.status).toBe(413);
+    expect(((await declared.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+    // No declared length: counted as it arrives, refused once past the limit.
+    let pulled = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled >= 64) return controller.close();
+        pulled++;
+        controller.enqueue(new Uint8Array(16 * 1024).fill(0x20));
+      },
+    });
+    // Straight into the Worker's fetch (no socket between): the body is read by the app alone.
+    const ctx = createExecutionContext();
+    const streamed = await worker.fetch(
+      new Request('https://edge.test/api/holds/9d0f1b2c-0000-4000-8000-000000000002', {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit),
+      env,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(streamed.status).toBe(413);
+    expect(pulled).toBeLessThan(64);
+    expect(((await streamed.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
   it('refuses abused tokens', async () => {
     const customer = await login('wk-abuse');
     expect((await call('GET', `/api/showtimes/${showtimeId}/seats`, { token: customer })).status).toBe(401);
