@@ -3,12 +3,64 @@
 -- holding a place keeps that place; after the place is gone (left, released, expired) it
 -- queues anew. A new place counts against the client address's cap (cfg placesPerAddress),
 -- atomically here, so a burst from one address cannot slip past it.
--- joinFromArgs reads KEYS[10] (addrs), ARGV[1] customerId and ARGV[2] address ('' when unknown:
--- not counted), and returns the settings once the customer holds a place, or nil and the
--- refusal reply: -1 unknown room, -2 closed, -3 sold out, -12 address has taken its places.
-local ADDRESS_COUNTS_TTL_MS = 7 * 24 * 3600 * 1000
+-- joinFromArgs reads KEYS[10] (this address's hash, below), ARGV[1] customerId, ARGV[2] address
+-- ('' when unknown: not counted) and ARGV[3] the churn window in ms, and returns the settings
+-- once the customer holds a place, or nil and the refusal reply: -1 unknown room, -2 closed,
+-- -3 sold out, -12 address has taken its places (or joined too often in the churn window).
+--
+-- The address's hash holds, per customer, when it took a place through this address (a place
+-- that may still be live), and CHURN_FIELD. Places are counted while they are live: at the cap
+-- the entries whose places have ended (left, expired, released, abandoned) are dropped, so
+-- leaving gives a place back. A counter that only grew would let one identity joining and
+-- leaving lock everyone behind its address (an office, a phone network) out for days. Churn
+-- is bounded instead: at most CHURN_FACTOR x the cap new places per window, counted over a
+-- sliding window (two fixed windows, the older weighted by the share of it still inside).
+local CHURN_FIELD = '#churn'
+local CHURN_FACTOR = 4
+local ADDRESS_KEY_TTL_MS = 24 * 3600 * 1000
 
-local function joinRoom(s, customer, address, addrsKey)
+-- The churn counts rolled forward to now: window index, joins in it, joins in the one before.
+local function churnNow(addrKey, windowMs)
+  local index = math.floor(nowMs / windowMs)
+  local v = redis.call('HGET', addrKey, CHURN_FIELD)
+  local at, current, previous = index, 0, 0
+  if v then
+    local i, c, p = string.match(v, '^(%d+) (%d+) (%d+)$')
+    i, c, p = tonumber(i), tonumber(c), tonumber(p)
+    if i == index then current, previous = c, p elseif i == index - 1 then previous = c end
+  end
+  local weighted = current + previous * (1 - (nowMs % windowMs) / windowMs)
+  return at, current, previous, weighted
+end
+
+-- Places through this address still live; ended ones are dropped (only at the cap: the scan
+-- is bounded by the cap and, below it, not needed).
+local function livePlaces(addrKey, cap)
+  local n = redis.call('HLEN', addrKey)
+  if redis.call('HEXISTS', addrKey, CHURN_FIELD) == 1 then n = n - 1 end
+  if n < cap then return n end
+  local entries = redis.call('HKEYS', addrKey)
+  for _, customer in ipairs(entries) do
+    if customer ~= CHURN_FIELD and not holdsPlace(customer) then
+      redis.call('HDEL', addrKey, customer)
+      n = n - 1
+    end
+  end
+  return n
+end
+
+-- Counts a new place against the address, or answers the refusal.
+local function countAgainstAddress(addrKey, customer, windowMs)
+  local cap = tonumber(redis.call('HGET', cfgKey, 'placesPerAddress')) or 200
+  local at, current, previous, weighted = churnNow(addrKey, windowMs)
+  if weighted >= CHURN_FACTOR * cap then return {-12} end
+  if livePlaces(addrKey, cap) >= cap then return {-12} end
+  redis.call('HSET', addrKey, customer, nowMs, CHURN_FIELD, at .. ' ' .. (current + 1) .. ' ' .. previous)
+  redis.call('PEXPIRE', addrKey, math.max(ADDRESS_KEY_TTL_MS, 2 * windowMs))
+  return nil
+end
+
+local function joinRoom(s, customer, address, addrKey, churnWindowMs)
   freezeIfDue(s)
   -- Sweep first, so a customer whose offer or session just ran out queues anew.
   expire(s)
@@ -18,10 +70,8 @@ local function joinRoom(s, customer, address, addrsKey)
   restoreIfParked(s, customer)
   if not holdsPlace(customer) then
     if address ~= '' then
-      local cap = tonumber(redis.call('HGET', cfgKey, 'placesPerAddress')) or 200
-      if (tonumber(redis.call('HGET', addrsKey, address)) or 0) >= cap then return {-12} end
-      redis.call('HINCRBY', addrsKey, address, 1)
-      redis.call('PEXPIRE', addrsKey, ADDRESS_COUNTS_TTL_MS)
+      local refused = countAgainstAddress(addrKey, customer, churnWindowMs)
+      if refused then return refused end
     end
     if s.state == 'scheduled' then
       redis.call('ZADD', preKey, 0, customer)
@@ -41,7 +91,8 @@ end
 local function joinFromArgs()
   local s = loadSettings()
   if not s then return nil, {-1} end
-  local refused = joinRoom(s, ARGV[1], ARGV[2] or '', KEYS[10])
+  local churnWindowMs = math.max(1, tonumber(ARGV[3]) or 3600000)
+  local refused = joinRoom(s, ARGV[1], ARGV[2] or '', KEYS[10], churnWindowMs)
   if refused then return nil, refused end
   return s
 end
