@@ -137,7 +137,13 @@ export function createApp(deps: EdgeDeps): EdgeApp {
 
   const lockout = createLoginLockout({ store: deps.guardStore, attempts: deps.adminLockoutAttempts });
   const sessions = createConsoleSessions({ store: deps.guardStore, adminToken: deps.adminToken });
-  const operatorAuth = adminAuth({ adminToken: deps.adminToken, sessions, lockout, clientAddress: limitAddress });
+  const operatorAuth = adminAuth({
+    adminToken: deps.adminToken,
+    sessions,
+    lockout,
+    clientAddress: limitAddress,
+    sourceAddress: fullAddress,
+  });
   const powGovernor = createPowGovernor({
     showtimeJoinsPerSecond: deps.pow.showtimeJoinsPerSecond,
     addressJoinsPerMinute: deps.pow.addressJoinsPerMinute,
@@ -271,6 +277,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       pow: { gate: pow, governor: powGovernor },
       activity,
       clientAddress: limitAddress,
+      sourceAddress: fullAddress,
       ...(deps.statsIntervalMs ? { statsIntervalMs: deps.statsIntervalMs } : {}),
       ...(deps.operatorViewCoreBudgetMs ? { coreViewBudgetMs: deps.operatorViewCoreBudgetMs } : {}),
     }),

@@ -285,6 +285,8 @@ export function roomConsole(root: HTMLElement) {
       entries?: {
         atMs: number;
         actor: string;
+        actorVia?: string;
+        source?: string | null;
         action?: string;
         before: Record<string, unknown> | null;
         after: Record<string, unknown> | null;
@@ -305,7 +307,11 @@ export function roomConsole(root: HTMLElement) {
     for (const entry of entries) {
       const row = body.insertRow();
       row.insertCell().textContent = localTime(new Date(entry.atMs), true);
-      row.insertCell().textContent = entry.actor;
+      // How they signed in, and from where: a typed console name alone proves nothing.
+      const via = entry.actorVia === 'console' ? 'console' : entry.actorVia === 'token' ? 'admin token' : null;
+      row.insertCell().textContent = [entry.actor, via && `(${via})`, entry.source && `from ${entry.source}`]
+        .filter(Boolean)
+        .join(' ');
       row.insertCell().textContent = auditChanges(entry.before, entry.after, entry.action);
     }
   }
