@@ -174,6 +174,7 @@ export async function runBuyersThroughFault(deps: {
   }
   await buying;
   const cap = await sampling.stop();
+  const figures = injected?.figures ? await injected.figures : {};
   return {
     showtimeId,
     answers,
@@ -185,7 +186,8 @@ export async function runBuyersThroughFault(deps: {
     /** Bookings per second of the run, and the first second after the component was back. */
     bookedPerSecond: recorder.seconds.map((second) => second.booked),
     backSecond: firstSecondAfter(recorder, backAt),
-    notFired: injected ? injected.notFired : null,
+    notFired: injected?.notFired ?? null,
+    figures,
     /** Settings now, for the settings check (the durable row is compared with its copy from the start). */
     async settingsAfter(): Promise<RoomContext['settings']> {
       return {

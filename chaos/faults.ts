@@ -4,7 +4,9 @@
  * health check, the database accepts connections, Redis answers PING); recovery is measured
  * from there to the first request the buyers' path answers normally.
  */
+import { Redis } from 'ioredis';
 import postgres from 'postgres';
+import { edgeKeys } from '../edge/src/state/edge-store';
 import type { ChaosStack } from './stack';
 
 export interface FaultTiming {
@@ -14,6 +16,13 @@ export interface FaultTiming {
   stallMs: number;
 }
 
+export interface InjectOutcome {
+  /** Why the fault could not happen (a crash point no request reached): such a run proves nothing. */
+  notFired?: string;
+  /** Figures the fault measures after the component is back, settled by the end of the run (reported, not judged). */
+  figures?: Promise<Record<string, number | null>>;
+}
+
 export interface Fault {
   name: string;
   /**
@@ -21,7 +30,7 @@ export interface Fault {
    * fault could not happen (a crash point no request reached): such a run proves nothing.
    */
   // biome-ignore lint/suspicious/noConfusingVoidType: most faults resolve with nothing, as their async bodies return
-  inject(stack: ChaosStack, timing: FaultTiming): Promise<void | { notFired: string }>;
+  inject(stack: ChaosStack, timing: FaultTiming): Promise<void | InjectOutcome>;
   /** The room is paused (by its operator) for the fault and resumed once buyers are served again. */
   pausedRoom?: boolean;
   /** Runs only when named (`--only`): a fault that needs work not finished yet elsewhere. */
@@ -38,6 +47,33 @@ const RETAINED_COPIES = 2_000;
  * ~500 events, and 2,000 copies of it (a million rows) swamped the database for the faults after.
  */
 const RETAINED_ROWS = 50_000;
+/** Retained events sampled to tell when the replay reached the edge, and how long it may take. */
+const CATCH_UP_SAMPLE = 200;
+const CATCH_UP_LIMIT_MS = 120_000;
+
+/**
+ * From the moment Redis is back to the moment the edge has applied every sampled retained event
+ * (its dedupe mark exists): how long the replay of a retained day takes behind the live sale.
+ * null when it did not finish within the limit.
+ */
+async function retainedCatchUpMs(stack: ChaosStack, sample: string[], backAt: number): Promise<number | null> {
+  const redis = new Redis(stack.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const keys = edgeKeys(stack.keyPrefix);
+  try {
+    await redis.connect();
+    while (Date.now() - backAt < CATCH_UP_LIMIT_MS) {
+      const pipeline = redis.pipeline();
+      for (const eventId of sample) pipeline.exists(keys.seen(eventId));
+      const replies = (await pipeline.exec().catch(() => null)) ?? [];
+      if (replies.length === sample.length && replies.every(([error, seen]) => !error && seen === 1))
+        return Date.now() - backAt;
+      await sleep(250);
+    }
+    return null;
+  } finally {
+    redis.disconnect();
+  }
+}
 /** A probe waits this long for each answer (the buyers' own requests wait 8 s). */
 const PROBE_TIMEOUT_MS = 5_000;
 
@@ -189,19 +225,26 @@ export const FAULTS: Fault[] = [
       // A day of earlier sales' events, published and retained: copies of the earliest sale's
       // (new event ids, that old sale's showtime), so the consumers can read them.
       const sql = postgres(stack.databaseUrl, { max: 1, onnotice: () => {} });
+      const retainedAt = new Date(Date.now() - 3_600_000);
+      let sample: string[];
       try {
         await sql`
           INSERT INTO outbox (type, showtime_id, payload, published_at)
-          SELECT o.type, o.showtime_id, o.payload, now() - interval '1 hour'
+          SELECT o.type, o.showtime_id, o.payload, ${retainedAt}
             FROM outbox o CROSS JOIN generate_series(1, ${RETAINED_COPIES})
            WHERE o.showtime_id = (SELECT min(showtime_id) FROM outbox)
            LIMIT ${RETAINED_ROWS}`;
+        const rows = await sql<{ event_id: string }[]>`
+          SELECT event_id::text FROM outbox WHERE published_at = ${retainedAt}
+           ORDER BY random() LIMIT ${CATCH_UP_SAMPLE}`;
+        sample = rows.map((row) => row.event_id);
       } finally {
         await sql.end({ timeout: 2 });
       }
       await stack.redis.kill();
       await sleep(timing.outageMs);
       await stack.redis.start();
+      return { figures: retainedCatchUpMs(stack, sample, Date.now()).then((ms) => ({ retainedCatchUpMs: ms })) };
     },
     recovered: buyersCanJoin,
   },

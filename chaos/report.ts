@@ -55,6 +55,10 @@ export function formatChaosReport(results: FaultResult[]): string {
     r.failures.length ? 'FAIL' : 'ok',
   ]);
   const lines = table(header, rows);
+  for (const r of results) {
+    for (const [name, value] of Object.entries(r.figures ?? {}))
+      lines.push(`  ${r.fault}: ${name} ${value === null ? 'not reached' : value.toLocaleString('en')}`);
+  }
   for (const r of results.filter((x) => x.failures.length > 0)) lines.push(`  ${r.fault}: ${r.failures.join('; ')}`);
   const failed = results.filter((r) => r.failures.length > 0).length;
   lines.push(

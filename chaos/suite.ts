@@ -103,6 +103,8 @@ export interface FaultResult {
   recovery: { ms: number | null; machineLagMs: number } | null;
   /** The most admitted at once, as each cap sampler saw it. */
   cap: { redis: CapSamples; ledger: CapSamples };
+  /** What the fault measured besides (e.g. `retainedCatchUpMs`): reported under the table, not judged. */
+  figures: Record<string, number | null>;
   checks: CheckOutcome;
   failures: string[];
 }
@@ -261,6 +263,7 @@ async function runOne(
     bookedPerSecond: run.bookedPerSecond,
     recovery: run.recovery,
     cap: run.cap,
+    figures: run.figures,
     checks,
     failures,
   };

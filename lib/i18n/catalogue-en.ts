@@ -6,7 +6,7 @@
  * (`p.count` is the raw number `n`, `p.n` the number formatted for the locale).
  * The error codes' words are in edge/client/core/messages.ts (one table per language).
  */
-import type { Params } from './translate';
+import type { Entry, Params } from './entry';
 
 export const en = {
   // The page shell.
@@ -311,3 +311,7 @@ export const en = {
   'best.other': 'Choose other seats',
   'best.released': 'Those seats were released. Choose seats on the map, or ask for the best seats again.',
 } as const;
+
+export type MessageKey = keyof typeof en;
+/** Every language has every key: a key missing from one does not compile (and the completeness test says which). */
+export type Catalogue = { readonly [K in MessageKey]: Entry };

@@ -3,7 +3,7 @@
  * refuse a missing one). Chinese needs no plural forms: `{n}` is the number as the locale
  * writes it.
  */
-import type { Catalogue } from './translate';
+import type { Catalogue } from './catalogue-en';
 
 export const zhCN: Catalogue = {
   'site.name': '首映票务',

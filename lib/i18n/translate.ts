@@ -3,15 +3,12 @@
  * function of the parameters where the words depend on them (English plurals). Numbers given
  * as parameters are formatted with Intl for the locale before they are placed.
  */
-import { en } from './catalogue-en';
+import { type Catalogue, en, type MessageKey } from './catalogue-en';
 import { zhCN } from './catalogue-zh-CN';
+import type { Entry, Params } from './entry';
 import { DEFAULT_LOCALE, type Locale } from './locale';
 
-export type Params = Record<string, string | number>;
-export type Entry = string | ((p: Params) => string);
-export type MessageKey = keyof typeof en;
-/** Every language has every key: a key missing from one does not compile (and the completeness test says which). */
-export type Catalogue = { readonly [K in MessageKey]: Entry };
+export type { Catalogue, Entry, MessageKey, Params };
 
 export const CATALOGUES: Record<Locale, Catalogue> = { en, 'zh-CN': zhCN };
 

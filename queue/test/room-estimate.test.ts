@@ -120,7 +120,8 @@ describe.each(factories)('wait estimate learning on $name', (factory) => {
     const room = engine();
     const show = nextShowtimeId();
     ok(await room.configure(show, { ...fastRoom, capacity: 100, admitPerMinute: 600, admitBurst: 20 }));
-    for (let i = 0; i < 30; i++) ok(await room.join(show, `c${i}`)); // twenty offered, ten wait
+    // Twenty offered, a hundred wait: a loaded machine slow between the ticks cannot empty the line.
+    for (let i = 0; i < 120; i++) ok(await room.join(show, `c${i}`));
     ok(await room.tick(show));
     await sleep(200);
     ok(await room.tick(show));

@@ -120,6 +120,16 @@ export async function requestRefund(sql: Db, paymentId: string, reason: string) 
     ON CONFLICT (payment_id) DO NOTHING`;
 }
 
+/** The gateway says the refund is made: the pending refund command is done. */
+export async function markRefundCommandDone(sql: Db, paymentId: string) {
+  await sql`UPDATE refund_command SET state = 'DONE', done_at = now() WHERE payment_id = ${paymentId} AND state = 'PENDING'`;
+}
+
+/** A seat came back on sale: the showtime is no longer sold out. */
+export async function clearSoldOut(sql: Db, showtimeId: number) {
+  await sql`UPDATE showtime SET sold_out_at = NULL WHERE id = ${showtimeId} AND sold_out_at IS NOT NULL`;
+}
+
 export async function appendOutbox(sql: Db, type: string, showtimeId: number, payload: Record<string, unknown>) {
   await sql`INSERT INTO outbox (type, showtime_id, payload) VALUES (${type}, ${showtimeId}, ${sql.json(payload as never)})`;
 }

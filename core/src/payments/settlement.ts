@@ -4,11 +4,13 @@ import { AppError } from '../../../lib/errors';
 import type { Db } from '../db/connect';
 import {
   appendOutbox,
+  clearSoldOut,
   confirmHold,
   findBookingByPayment,
   holdSeatCodes,
   insertBooking,
   lockPayment,
+  markRefundCommandDone,
   markSoldOutIfFull,
   recordPaymentEvent,
   refundBookingAndFreeSeats,
@@ -102,7 +104,7 @@ async function applyOutcome(
         return { kind: 'ignored', reason: `payment is ${payment.status}` };
       }
       await setPaymentStatus(tx, payment.id, 'REFUNDED', input.cause);
-      await tx`UPDATE refund_command SET state = 'DONE', done_at = now() WHERE payment_id = ${payment.id} AND state = 'PENDING'`;
+      await markRefundCommandDone(tx, payment.id);
       // Refunded at the gateway while still booked (e.g. from the gateway's dashboard): the
       // seats go back on sale with the refund, never kept for money already returned.
       const booking = await findBookingByPayment(tx, payment.id);
@@ -209,7 +211,7 @@ export async function requestRefundOf(tx: Db, payment: PaymentRow, args: { reaso
 export async function refundBookingAndAnnounce(tx: Db, bookingId: string, cause: string) {
   const refunded = await refundBookingAndFreeSeats(tx, bookingId, cause);
   if (!refunded) return null;
-  await tx`UPDATE showtime SET sold_out_at = NULL WHERE id = ${refunded.showtime_id} AND sold_out_at IS NOT NULL`;
+  await clearSoldOut(tx, refunded.showtime_id);
   await appendOutbox(tx, 'SeatsReleased', refunded.showtime_id, {
     bookingId,
     customerId: refunded.customer_id,

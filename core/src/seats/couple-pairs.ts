@@ -7,6 +7,7 @@
 import type { Sql } from 'postgres';
 import { couplePartners, missingPartners } from '../../../lib/couple-pairs';
 import { unprocessable } from '../../../lib/errors';
+import { listCoupleSeats } from './seat-repo';
 
 const SHOWTIMES_KEPT = 1_000;
 
@@ -16,11 +17,7 @@ export function createCouplePairs(sql: Sql) {
   function partnersOf(showtimeId: number): Promise<Map<string, string>> {
     let partners = known.get(showtimeId);
     if (!partners) {
-      partners = sql<{ code: string; row: number; column: number }[]>`
-        SELECT hs.seat_code AS code, hs.row_number AS row, hs.column_number AS column
-          FROM showtime s
-          JOIN hall_seat hs ON hs.hall_id = s.hall_id
-         WHERE s.id = ${showtimeId} AND hs.seat_type = 'couple'`.then((rows) =>
+      partners = listCoupleSeats(sql, showtimeId).then((rows) =>
         couplePartners(rows.map((r) => ({ ...r, type: 'couple' }))),
       );
       if (known.size >= SHOWTIMES_KEPT) known.delete(known.keys().next().value!);

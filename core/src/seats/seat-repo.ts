@@ -82,6 +82,15 @@ export async function listShowSeats(sql: Db, showtimeId: number): Promise<SeatRo
  * A hold with `live` decided by the database clock; booking id once it was confirmed. Holds are
  * keyed by (showtime, id) (seat_hold is partitioned by showtime): one partition is read.
  */
+/** The showtime's couple seats with their places, for pairing (the hall does not change once on sale). */
+export async function listCoupleSeats(sql: Db, showtimeId: number) {
+  return sql<{ code: string; row: number; column: number }[]>`
+    SELECT hs.seat_code AS code, hs.row_number AS row, hs.column_number AS column
+      FROM showtime s
+      JOIN hall_seat hs ON hs.hall_id = s.hall_id
+     WHERE s.id = ${showtimeId} AND hs.seat_type = 'couple'`;
+}
+
 export async function findHold(sql: Db, holdId: string, showtimeId: number): Promise<HoldRow | null> {
   const [row] = await sql<HoldRow[]>`
     SELECT h.id, h.showtime_id, h.customer_id, h.seat_codes, h.status,

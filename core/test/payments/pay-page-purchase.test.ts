@@ -38,6 +38,8 @@ it('the pay page names the film, its time, the place and the seats, not the hold
   const page = await (await fetch(checkout.json.checkoutUrl)).text();
   expect(page).toContain('<strong>Moonrise Premiere</strong><br>Sat 14 Jun 2031, 19:30 UTC<br>');
   expect(page).toContain('<br>Seats B2, B3</dd>');
-  expect(page).not.toContain(hold.json.holdId);
-  expect(page).not.toContain(`>${checkout.json.paymentId}<`);
+  // The ids may ride in the shop's own return link (href), never in what the buyer reads.
+  const shown = page.replace(/<[^>]*>/g, ' ');
+  expect(shown).not.toContain(hold.json.holdId);
+  expect(shown).not.toContain(checkout.json.paymentId);
 });

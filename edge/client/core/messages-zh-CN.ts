@@ -1,5 +1,5 @@
 /** 简体中文 words for every error code (see messages.ts for the English table and the rules). */
-import type { ErrorMessages } from './messages';
+import type { ErrorMessages } from './message-types';
 
 function seatList(seats: unknown): string {
   if (!Array.isArray(seats) || seats.length === 0) return '其中一个座位';

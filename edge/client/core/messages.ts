@@ -10,10 +10,10 @@ import type { ErrorCode } from '../../../lib/errors';
 import type { Locale } from '../../../lib/i18n/locale';
 import type { ApiResult } from './api';
 import { pageLocale } from './i18n';
+import type { ErrorMessages, Message } from './message-types';
 import { ERROR_MESSAGES_ZH } from './messages-zh-CN';
 
-/** The words for one code; a function when the answer's details make them more precise. */
-export type Message = string | ((result: ApiResult<unknown>) => string);
+export type { ErrorMessages, Message };
 
 function seatList(seats: unknown): string {
   if (!Array.isArray(seats) || seats.length === 0) return 'one of those seats';
@@ -23,8 +23,6 @@ function seatList(seats: unknown): string {
 const TRY_AGAIN = 'Please try again in a moment.';
 const JOIN_AGAIN = 'You can join the line again.';
 const RELOAD = 'Please reload the page and try again.';
-
-export type ErrorMessages = { readonly [C in ErrorCode]: Message };
 
 export const ERROR_MESSAGES: ErrorMessages = {
   // What was sent could not be read.

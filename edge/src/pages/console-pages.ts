@@ -62,7 +62,7 @@ ${rooms.map(
   ({ showtime: s, room }) => html`<tr>
   <td><a href="/admin/showtimes/${s.id}">${s.title}</a></td>
   <td>${s.startsAt ? timeElement(s.startsAt) : '—'}</td>
-  <td>${s.saleState === 'unlisted' ? 'no longer listed for sale' : `${saleStateWords(s.saleState)} (${s.seatsAvailable} seats left)`}</td>
+  <td>${s.saleState === 'unlisted' ? 'no longer listed for sale' : `${saleStateWords(s.saleState)} (${s.seatsAvailable} seats available)`}</td>
   <td>${room ? html`<span class="badge badge-${room.state}">${room.state}</span>` : 'not created yet (opens with the first buyer)'}</td>
   <td>${room ? room.waiting : '—'}</td>
   <td>${room ? `${room.active} / ${room.capacity}` : '—'}</td>

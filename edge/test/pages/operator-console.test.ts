@@ -116,8 +116,11 @@ describe.each(VIEWPORTS)('operator console on a $device', ({ viewport, suffix })
       expect(points?.split(' ').length).toBeGreaterThan(1);
       await operator.shot(`24-console-after-capacity-change${suffix}`);
 
-      // Seats are charted on the hall's fixed scale, with the scale said beside the chart.
-      expect(await page.locator('#axis-seatsAvailable').textContent()).toMatch(/^0 to 24 \(all seats\) · last minute$/);
+      // Seats are charted on the hall's fixed scale, with the scale and the span of time charted
+      // (first sample → last) said beside the chart.
+      expect(await page.locator('#axis-seatsAvailable').textContent()).toMatch(
+        /^0 to 24 \(all seats\) · \d{1,2}:\d\d:\d\d(?: [AP]M)? → \d{1,2}:\d\d:\d\d(?: [AP]M)?$/,
+      );
       // Out of bounds: said in plain words, nothing sent.
       await page.locator('#capacity').fill('0');
       await page.locator('#settings-form').evaluate((form: HTMLFormElement) => form.requestSubmit());
