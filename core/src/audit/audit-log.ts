@@ -80,13 +80,17 @@ export async function lockForAudit(tx: Db, showtimeId: number): Promise<{ versio
 /**
  * Writes the audit row of a change in the change's own transaction and answers the version
  * it carries: moved on from `versionBefore` (what lockForAudit read) unless the change itself
- * already moved it (a settings merge, the sale-state trigger).
+ * already moved it (a settings merge, the sale-state trigger). `'created'`: the showtime was
+ * created by this transaction, and its first version is the one to record.
  */
-export async function insertAudit(tx: Db, entry: AuditEntry, versionBefore: number): Promise<number> {
-  const [bumped] = await tx<{ version: number }[]>`
-    UPDATE room_settings SET version = version + 1, updated_at = now()
-     WHERE showtime_id = ${entry.showtimeId} AND version = ${versionBefore}
-     RETURNING version`;
+export async function insertAudit(tx: Db, entry: AuditEntry, versionBefore: number | 'created'): Promise<number> {
+  const [bumped] =
+    versionBefore === 'created'
+      ? []
+      : await tx<{ version: number }[]>`
+          UPDATE room_settings SET version = version + 1, updated_at = now()
+           WHERE showtime_id = ${entry.showtimeId} AND version = ${versionBefore}
+           RETURNING version`;
   const version =
     bumped?.version ??
     (await tx<{ version: number }[]>`SELECT version FROM room_settings WHERE showtime_id = ${entry.showtimeId}`)[0]

@@ -8,6 +8,7 @@ import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../../../test/support/env';
 import { connectDatabase } from '../../src/db/connect';
+import { rectangularLayout } from '../../src/demo/seat-layout';
 import { createCoreHarness, TEST_ADMIN_TOKEN, type CoreHarness } from '../core-harness';
 
 let sql: Sql;
@@ -57,6 +58,43 @@ describe('operator audit', () => {
         title: before.title,
       },
       after: { priceCents: before.priceCents + 250, maxSeatsPerCustomer: 3, holdTtlSeconds: 240, title: 'Late show' },
+    });
+  });
+
+  it('creating a showtime is audited at its first version, with what was created', async () => {
+    const venue = await h.call('POST', '/admin/venues', { headers: admin, body: { name: 'Audit hall', city: 'Lyon' } });
+    const hall = await h.call('POST', `/admin/venues/${venue.json.id}/halls`, {
+      headers: admin,
+      body: {
+        name: 'Salle A',
+        seats: rectangularLayout({ rows: 1, columns: 2 }).map(({ code, rowLabel, row, column, type }) => ({
+          code,
+          rowLabel,
+          row,
+          column,
+          type,
+        })),
+      },
+    });
+    expect(hall.status, JSON.stringify(hall.json)).toBe(201);
+    const created = await h.call('POST', '/admin/showtimes', {
+      headers: fromConsole,
+      body: {
+        hallId: hall.json.id,
+        title: 'Premiere',
+        startsAt: new Date(Date.now() + 86_400_000).toISOString(),
+        priceCents: 1200,
+      },
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    expect(await versionOf(created.json.id)).toBe(1);
+    expect(await latestAudit(created.json.id)).toMatchObject({
+      action: 'showtime.create',
+      actor: 'pat',
+      actorVia: 'console',
+      version: 1,
+      before: null,
+      after: { title: 'Premiere' },
     });
   });
 
