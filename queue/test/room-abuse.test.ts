@@ -63,6 +63,22 @@ describe.each(factories)('room defences on $name', (factory) => {
     expect(await room.join(show, 'live-d', address)).toMatchObject({ ok: false, code: 'address_cap' });
   });
 
+  it('finds a place given back within a bounded number of checks per join, even with a large cap', async () => {
+    const room = createRoomEngine({ store: handle.store, keyPrefix: testRedisNamespace('abuse') });
+    const show = nextShowtimeId();
+    const cap = 300; // more than one join's 256 checks
+    ok(await room.configure(show, { ...fastRoom, capacity: 1, placesPerAddress: cap }));
+    const address = '203.0.113.150';
+    await Promise.all(Array.from({ length: cap }, (_, i) => room.join(show, `many-${i}`, address)));
+    expect(await room.join(show, 'late', address)).toMatchObject({ ok: false, code: 'address_cap' });
+    ok(await room.leave(show, 'many-150'));
+    // Each join at the cap checks at most 256 places, going on where the last stopped: the
+    // place given back is found within two joins, wherever it sits in the address's hash.
+    const attempts = [await room.join(show, 'late', address), await room.join(show, 'late', address)];
+    expect(attempts.some((a) => a.ok)).toBe(true);
+    expect(await room.join(show, 'later', address)).toMatchObject({ ok: false, code: 'address_cap' });
+  });
+
   it("bounds one address's churn by a sliding window, so it cannot lock its neighbours out for long", async () => {
     const windowMs = 1_000;
     const room = createRoomEngine({

@@ -16,6 +16,12 @@
 -- is bounded instead: at most CHURN_FACTOR x the cap new places per window, counted over a
 -- sliding window (two fixed windows, the older weighted by the share of it still inside).
 local CHURN_FIELD = '#churn'
+-- Where the last drop of ended places stopped (an HSCAN cursor), so each join at the cap goes
+-- on from there. Customer ids never start with '#' (lib/customer-id.ts).
+local CURSOR_FIELD = '#cursor'
+-- Places checked per join at the cap: bounded, so a room whose operator allows a million
+-- places per address never runs a million checks in one script (Redis would stall).
+local PRUNE_CHECKS = 256
 local CHURN_FACTOR = 4
 local ADDRESS_KEY_TTL_MS = 24 * 3600 * 1000
 
@@ -33,19 +39,31 @@ local function churnNow(addrKey, windowMs)
   return at, current, previous, weighted
 end
 
--- Places through this address still live; ended ones are dropped (only at the cap: the scan
--- is bounded by the cap and, below it, not needed).
+-- Places through this address that may still be live. Only at the cap are ended ones
+-- dropped, and only until one is found (one is all a join needs) or PRUNE_CHECKS were checked,
+-- going on from where the last join at the cap stopped.
 local function livePlaces(addrKey, cap)
-  local n = redis.call('HLEN', addrKey)
-  if redis.call('HEXISTS', addrKey, CHURN_FIELD) == 1 then n = n - 1 end
+  local n = redis.call('HLEN', addrKey) - redis.call('HEXISTS', addrKey, CHURN_FIELD)
+    - redis.call('HEXISTS', addrKey, CURSOR_FIELD)
   if n < cap then return n end
-  local entries = redis.call('HKEYS', addrKey)
-  for _, customer in ipairs(entries) do
-    if customer ~= CHURN_FIELD and not holdsPlace(customer) then
-      redis.call('HDEL', addrKey, customer)
-      n = n - 1
+  local cursor = redis.call('HGET', addrKey, CURSOR_FIELD) or '0'
+  local checked = 0
+  repeat
+    local page = redis.call('HSCAN', addrKey, cursor, 'COUNT', 64)
+    cursor = page[1]
+    local fields = page[2]
+    for i = 1, #fields, 2 do
+      local customer = fields[i]
+      if string.sub(customer, 1, 1) ~= '#' then
+        checked = checked + 1
+        if not holdsPlace(customer) then
+          redis.call('HDEL', addrKey, customer)
+          n = n - 1
+        end
+      end
     end
-  end
+  until cursor == '0' or checked >= PRUNE_CHECKS or n < cap
+  redis.call('HSET', addrKey, CURSOR_FIELD, cursor)
   return n
 end
 

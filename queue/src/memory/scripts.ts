@@ -27,6 +27,8 @@ const withRoom =
 // One address's places and churn (lua/includes/join.lua): customer -> when the place was
 // taken, plus CHURN_FIELD "windowIndex joins previousJoins".
 const CHURN_FIELD = '#churn';
+const CURSOR_FIELD = '#cursor';
+const PRUNE_CHECKS = 256;
 const CHURN_FACTOR = 4;
 const ADDRESS_KEY_TTL_MS = 24 * 3600 * 1000;
 
@@ -41,16 +43,26 @@ function churnNow(db: MiniRedis, addrKey: string, nowMs: number, windowMs: numbe
   return { index, current, previous, weighted };
 }
 
+/** The join script's bounded drop of ended places; the cursor is an index into the hash's fields. */
 function livePlaces(room: RoomContext, addrKey: string, cap: number): number {
   const hash = room.db.hash(addrKey);
-  let n = hash.size - (hash.has(CHURN_FIELD) ? 1 : 0);
+  let n = hash.size - (hash.has(CHURN_FIELD) ? 1 : 0) - (hash.has(CURSOR_FIELD) ? 1 : 0);
   if (n < cap) return n;
-  for (const customer of [...hash.keys()]) {
-    if (customer !== CHURN_FIELD && !room.holdsPlace(customer)) {
+  const customers = [...hash.keys()].filter((field) => !field.startsWith('#'));
+  let index = Math.min(Number(hash.get(CURSOR_FIELD) ?? 0) || 0, customers.length);
+  let checked = 0;
+  let dropped = 0;
+  while (index < customers.length && checked < PRUNE_CHECKS && n >= cap) {
+    const customer = customers[index++]!;
+    checked++;
+    if (!room.holdsPlace(customer)) {
       hash.delete(customer);
+      dropped++;
       n--;
     }
   }
+  // Past the end the next scan starts over; the fields dropped before the stop shift it down.
+  hash.set(CURSOR_FIELD, String(index >= customers.length ? 0 : index - dropped));
   return n;
 }
 
