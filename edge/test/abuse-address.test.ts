@@ -158,6 +158,16 @@ describe('addresses: who is believed, and how addresses are grouped', () => {
     expect([first.status, second.status]).toEqual([200, 403]);
   });
 
+  it('locks out the untrusted peer itself, not the address its X-Forwarded-For names', async () => {
+    const metrics = (token: string, named: string) =>
+      fetch(`${untrusting.url}/metrics`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': named } });
+    // The attacker names the operator's address on every guess.
+    for (let i = 0; i < 10; i++)
+      expect((await metrics(`guess-${i}-0123456789abcdef`, '198.51.100.5')).status).toBe(401);
+    // The lockout fell on the attacker's own (socket) address, whatever it writes next.
+    expect((await metrics(EDGE_ADMIN_TOKEN, '192.0.2.1')).status).toBe(429);
+  });
+
   it("honours a trusted proxy's entry: two real clients behind it are two addresses", async () => {
     const showtimeId = await openRoom({ placesPerAddress: 1 });
     const join = (customerId: string, address: string) => joinOn(edge, showtimeId, customerId, via(address));
