@@ -93,26 +93,19 @@ export function saleControlOf(row: ShowtimeRow, settingsRow: RoomSettingsRow): S
 
 /**
  * What the audit log compares of a sale before and after a change: every room setting an
- * operator can set (the engine's own copy too, so a burst or bucket change shows), the sale
- * state, and the showtime's own fields a PATCH can change.
+ * operator can set (the public view: bursts and buckets included), the sale state and switch,
+ * and the showtime's own fields a PATCH can change. insertAudit keeps the ones that moved.
  */
 function auditView(control: SaleControl, row: ShowtimeRow): Record<string, unknown> {
   const {
-    engine,
+    engine: _engine,
     version: _version,
     ...view
   } = publicSettings({
     ...control.room,
     opensAtMs: control.room.opensAtMs ?? null,
   } as RoomSettings);
-  const {
-    state: _state,
-    opensAtMs: _opensAtMs,
-    version: _engineVersion,
-    ...engineSettings
-  } = engine as Record<string, unknown>;
   return {
-    ...engineSettings,
     ...view,
     saleState: control.saleState,
     saleSetting: row.sale_state_setting,

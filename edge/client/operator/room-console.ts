@@ -386,8 +386,11 @@ function auditChanges(
       : action
         ? `${action}`
         : 'settings changed';
-  if (!after) return named;
-  const keys = [
+  // A creation (no before) is named, not listed field by field.
+  if (!after || !before) return named;
+  // Rows keep only the fields a change moved (older rows kept whole views): the room's own
+  // fields first, in the console's order, then any other (title, price, fare fields).
+  const order = [
     'state',
     'saleState',
     'opensAt',
@@ -395,8 +398,11 @@ function auditChanges(
     'holdTtlSeconds',
     'maxSeatsPerCustomer',
   ];
+  const keys = [...order.filter((k) => k in after), ...Object.keys(after).filter((k) => !order.includes(k))];
+  const shown = (value: unknown) =>
+    typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
   const parts = keys
-    .filter((k) => !before || before[k] !== after[k])
-    .map((k) => `${k}: ${before ? String(before[k]) : '—'} → ${String(after[k])}`);
+    .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+    .map((k) => `${k}: ${shown(before[k])} → ${shown(after[k])}`);
   return parts.length ? parts.join(', ') : named;
 }
