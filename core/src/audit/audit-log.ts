@@ -64,17 +64,18 @@ export function changedFields(
 }
 
 /**
- * Locks the showtime, then its room settings, and answers the version as it stands: the
- * first statement of an audited change, so changes of one showtime run one at a time and
- * each moves the version on from the one it read. Null: no such showtime. Always the showtime
- * first, as sale control does, so two kinds of change never wait on each other crosswise.
+ * Locks the showtime's room settings row (every showtime has one, from its creation) and
+ * answers the version as it stands, so audited changes of one showtime run one at a time and
+ * each moves the version on from the one it read. Null: no such showtime.
+ * LOCK ORDER: a change that locks the showtime row takes it before this (sale control, the
+ * refund policy), as the sale-state trigger does; the showtime row itself is not locked here,
+ * since a buyer's last seat takes its seats and then the showtime (sold_out_at), and a fare
+ * change holding the showtime while it waits on seats would deadlock with that buyer.
  */
 export async function lockForAudit(tx: Db, showtimeId: number): Promise<{ version: number } | null> {
-  const showtime = await tx`SELECT id FROM showtime WHERE id = ${showtimeId} FOR NO KEY UPDATE`;
-  if (showtime.length === 0) return null;
   const [row] = await tx<{ version: number }[]>`
     SELECT version FROM room_settings WHERE showtime_id = ${showtimeId} FOR UPDATE`;
-  return { version: Number(row?.version ?? 0) };
+  return row ? { version: Number(row.version) } : null;
 }
 
 /**

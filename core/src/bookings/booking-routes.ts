@@ -188,10 +188,10 @@ export function adminBookingRoutes(deps: { sql: Sql; adminToken: string }) {
     const operator = operatorOf(c);
     // Audited like every operator change: the policy before and after, in the same transaction.
     const found = await deps.sql.begin(async (tx) => {
-      const locked = await lockForAudit(tx, showtimeId);
-      if (!locked) return false;
+      // LOCK: the showtime (replaceRefundPolicy), then its settings, as sale control does.
       const before = await replaceRefundPolicy(tx, showtimeId, tiers);
       if (!before) return false;
+      const locked = (await lockForAudit(tx, showtimeId))!;
       if (!before.same) {
         await insertAudit(
           tx,

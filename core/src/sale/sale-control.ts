@@ -25,7 +25,7 @@ import {
 import type { Db } from '../db/connect';
 import { mapDatabaseError } from '../db/sql-errors';
 import { auditEntryView, insertAudit, listAudit, lockForAudit, type Operator } from '../audit/audit-log';
-import { findRoomSettings, listRoomSettings, mergeRoomSettings, type RoomSettingsRow } from './sale-repo';
+import { findRoomSettings, listRoomSettings, lockShowtime, mergeRoomSettings, type RoomSettingsRow } from './sale-repo';
 import { endTurns, listLiveTurns, recordTurn, type LiveTurn } from './turn-repo';
 
 export interface SaleControl {
@@ -208,8 +208,8 @@ export function createSaleControlService(deps: { sql: Sql }) {
     ): Promise<SaleControl> {
       try {
         return await deps.sql.begin(async (tx) => {
-          const locked = await lockForAudit(tx, showtimeId);
-          if (!locked) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+          if (!(await lockShowtime(tx, showtimeId))) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+          const locked = (await lockForAudit(tx, showtimeId))!;
           const [row, settingsRow, [clock]] = await Promise.all([
             findShowtime(tx, showtimeId),
             findRoomSettings(tx, showtimeId),
