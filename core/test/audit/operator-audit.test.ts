@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../../../test/support/env';
 import { connectDatabase } from '../../src/db/connect';
 import { rectangularLayout } from '../../src/demo/seat-layout';
-import { createCoreHarness, TEST_ADMIN_TOKEN, type CoreHarness } from '../core-harness';
+import { insertAudit, lockForAudit } from '../../src/audit/audit-log';
+import { createCoreHarness, releasedTogether, TEST_ADMIN_TOKEN, type CoreHarness } from '../core-harness';
 
 let sql: Sql;
 let h: CoreHarness;
@@ -153,5 +154,29 @@ describe('operator audit', () => {
       version: version + 1,
       after: { tiers },
     });
+  });
+
+  it('concurrent changes of one showtime each get a version of their own', async () => {
+    const { showtimeId } = await h.createShowtime();
+    const operator = { actor: 'race', actorVia: 'token' as const, source: null };
+    const CHANGES = 8;
+    const round = (lock: boolean) =>
+      releasedTogether(CHANGES, (i) =>
+        sql.begin(async (tx) => {
+          // The naive variant reads the version without the lock, as the fare change once did.
+          const before = lock
+            ? (await lockForAudit(tx, showtimeId))!
+            : (
+                await tx<{ version: number }[]>`SELECT version FROM room_settings WHERE showtime_id = ${showtimeId}`
+              )[0]!;
+          await new Promise((resolve) => setTimeout(resolve, 5)); // the change's own work
+          const entry = { showtimeId, operator, action: 'race.test', before: { n: 0 }, after: { n: i + 1 } };
+          return insertAudit(tx, entry, Number(before.version));
+        }),
+      );
+    for (let r = 0; r < 3; r++) expect(new Set(await round(true)).size).toBe(CHANGES);
+    let naiveDuplicates = 0;
+    for (let r = 0; r < 3; r++) naiveDuplicates += CHANGES - new Set(await round(false)).size;
+    expect(naiveDuplicates).toBeGreaterThan(0);
   });
 });
