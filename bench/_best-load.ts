@@ -9,7 +9,7 @@
  *
  * Prints JSON: per buyer the time to its hold (ms, null when none) and its conflicts.
  */
-import http from 'node:http';
+import { bearerClient } from './lib/bearer-client';
 
 interface Seat {
   code: string;
@@ -27,40 +27,7 @@ const { url, showtimeId, tokens, count, seconds, mode, centreShare } = JSON.pars
   mode: 'pick' | 'best';
   centreShare: number;
 };
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-const target = new URL(url);
-
-function request(
-  method: string,
-  path: string,
-  token: string,
-  body?: string,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method,
-        path,
-        agent,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
-        },
-      },
-      (res) => {
-        let data = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (data += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
-      },
-    );
-    req.on('socket', (socket) => socket.setNoDelay(true));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const { request, close } = bearerClient(url, 64);
 
 /** Free standard blocks of `count` in one row, best first (2·|row − ideal| + distance from the row's centre). */
 function blocks(seats: Seat[]): string[][] {
@@ -117,4 +84,4 @@ const results = await Promise.all(
   }),
 );
 console.log(JSON.stringify({ results }));
-agent.destroy();
+close();

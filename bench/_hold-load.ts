@@ -5,7 +5,7 @@
  * With `bestCount`, each hold is best available instead ({count, together: true}: the core picks).
  * Prints JSON.
  */
-import http from 'node:http';
+import { bearerClient } from './lib/bearer-client';
 
 const { url, showtimeId, tokens, seats, seconds, bestCount } = JSON.parse(process.argv[2]!) as {
   url: string;
@@ -15,41 +15,7 @@ const { url, showtimeId, tokens, seats, seconds, bestCount } = JSON.parse(proces
   seconds: number;
   bestCount?: number;
 };
-const agent = new http.Agent({ keepAlive: true, maxSockets: tokens.length });
-const target = new URL(url);
-
-function request(
-  method: string,
-  path: string,
-  token: string,
-  body?: string,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method,
-        path,
-        agent,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
-        },
-      },
-      (res) => {
-        let data = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (data += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
-      },
-    );
-    // Without this, Nagle's algorithm holds the body back until the server's delayed ACK (~40 ms).
-    req.on('socket', (socket) => socket.setNoDelay(true));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const { request, close } = bearerClient(url, tokens.length);
 
 const deadline = Date.now() + seconds * 1000;
 const statuses: Record<string, number> = {};
@@ -70,4 +36,4 @@ await Promise.all(
   }),
 );
 console.log(JSON.stringify({ holds, statuses, seconds }));
-agent.destroy();
+close();

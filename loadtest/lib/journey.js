@@ -70,6 +70,13 @@ export { pickSeats };
 /** @typedef {{ type: string, value?: number }} JourneyEvent */
 
 const MAX_RETRIES = 8;
+/**
+ * Without a Retry-After, the wait before the next try doubles from 1 s up to 30 s, as the
+ * buyer's page does: eight tries cover about two minutes, so a buyer who meets a ten-second
+ * outage is still there when it ends, and a crowd backs off instead of hammering a struggling
+ * service once a second.
+ */
+const MAX_BACKOFF_SECONDS = 30;
 const MAX_STATUS_READS = 40;
 
 /**
@@ -327,7 +334,9 @@ export function applyResponse(buyer, s, res, now) {
       finish(buyer, 'error', events, now);
       return events;
     }
-    buyer.dueAt = now + 1000 * (res.retryAfterSeconds === null ? 1 : res.retryAfterSeconds) * (0.5 + s.random());
+    const backoffSeconds = Math.min(MAX_BACKOFF_SECONDS, 2 ** (buyer.retries - 1));
+    buyer.dueAt =
+      now + 1000 * (res.retryAfterSeconds === null ? backoffSeconds : res.retryAfterSeconds) * (0.5 + s.random());
     return events;
   }
   if (buyer.phase !== 'poll' && buyer.phase !== 'hold_status') buyer.retries = 0;

@@ -207,6 +207,24 @@ describe('buyer journey', () => {
     expect(buyer.dueAt).toBe(100 + 1000); // 2 s × (0.5 + random 0)
   });
 
+  it('without Retry-After, waits twice as long at each try (1 s up to 30 s) and gives up after eight', () => {
+    const buyer = admitted();
+    applyResponse(buyer, settings, ok({ ...seatMap(1, 4), counts: { available: 4 } }), 100);
+    const waits: number[] = [];
+    let now = 1_000;
+    for (let i = 0; i < 8; i++) {
+      applyResponse(buyer, settings, { status: 0, json: null, retryAfterSeconds: null }, now);
+      waits.push(buyer.dueAt - now);
+      now = buyer.dueAt;
+    }
+    // × (0.5 + random 0): half of 1, 2, 4, 8, 16, 30, 30, 30 s; about a minute of patience at
+    // the least, two on average: a ten-second outage does not make buyers give up.
+    expect(waits).toEqual([500, 1_000, 2_000, 4_000, 8_000, 15_000, 15_000, 15_000]);
+    expect(buyer.phase).toBe('hold');
+    applyResponse(buyer, settings, { status: 0, json: null, retryAfterSeconds: null }, now);
+    expect(buyer.outcome).toBe('error');
+  });
+
   it('pays through the sandbox and reads the hold until it names the booking', () => {
     const buyer = admitted();
     applyResponse(buyer, settings, ok({ ...seatMap(1, 4), counts: { available: 4 } }), 100);
