@@ -336,14 +336,17 @@ export const roomSettingsView = z.looseObject({
 /** One operator change: who, from where, what it was before and after, when. */
 export const auditEntry = z.object({
   actor: z.string().describe('The operator (X-Operator), or admin-token'),
+  actorVia: z
+    .enum(['token', 'console', 'unknown'])
+    .describe('How the actor signed in: the admin token, or a console session (unknown: before this was kept)'),
   source: z.string().nullable().describe("The operator's address, as the edge saw it"),
   action: z.string().describe('room.update, showtime.update, fare.update, …'),
   showtimeId: z.string(),
   before: z
     .record(z.string(), z.unknown())
     .nullable()
-    .describe("The changed object before (for room.update: the room's settings, state and saleState)"),
-  after: z.record(z.string(), z.unknown()).nullable().describe('The same after the change'),
+    .describe('The fields the change moved, as they were (null: created)'),
+  after: z.record(z.string(), z.unknown()).nullable().describe('The same fields after the change'),
   version: z.number().int(),
   atMs: z.number().int(),
   at: instant,

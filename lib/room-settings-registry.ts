@@ -61,10 +61,12 @@ const RATE_MAX = 10_000_000;
 /** What a stored room may hold (older rooms were allowed this much; restoring them must not fail). */
 export const POW_MAX_BITS = 32;
 /**
- * What an operator may set, and the most the edge ever asks: 2^18 hashes take a phone-class
- * browser a few seconds (21 bits were measured at 52 s).
+ * What an operator may set, and the most the edge ever asks: the highest difficulty whose
+ * worst solve stays under about five seconds in a browser with its CPU throttled 4x
+ * (`npm run bench -- pow-browser`, bench/results.md: 16 bits worst 4.8-7.9 s, 17 bits
+ * worst 11.7-16.5 s; 21 bits were once measured at 52 s).
  */
-export const POW_OPERATOR_MAX_BITS = 18;
+export const POW_OPERATOR_MAX_BITS = 16;
 const DEFAULT_ADMIT_PER_MINUTE = 600;
 
 export const ROOM_SETTINGS = {

@@ -41,6 +41,7 @@ import { customerReadLimit } from './middleware/customer-read-limit';
 import { createMemoryFloodLimiter } from './limits/flood-limiter';
 import { createLoginLockout } from './limits/login-lockout';
 import { createConsoleSessions } from './pages/admin-session';
+import { limitKeyOf, normalizeAddress } from './net/client-address';
 import { createPowChallenges } from './pow/pow-challenge';
 import { createPowGovernor } from './pow/pow-governor';
 import { createPowGate, type PowGate } from './pow/pow-gate';
@@ -73,7 +74,10 @@ export interface EdgeDeps {
   floodLimiter: FloodLimiter;
   metrics: EdgeMetrics;
   adminToken: string;
+  /** The client's address (net/client-address.ts); per-address limits count it by limitKeyOf. */
   clientAddress: (c: Context) => string | null;
+  /** IPv6 clients are limited per network of this many bits (default 64). */
+  ipv6LimitPrefix?: number;
   logger: EdgeLogger;
   snapshotTtlMs: number;
   seatMapTtlMs: number;
@@ -101,6 +105,17 @@ export type EdgeApp = Hono<EdgeEnv> & {
 
 export function createApp(deps: EdgeDeps): EdgeApp {
   const app = new Hono<EdgeEnv>();
+  // One address per client, whichever spelling the socket or proxy used: the full one for the
+  // audit log and the core, its limit key (an IPv6 client's /64) for every per-address limit.
+  const fullAddress = (c: Context) => {
+    const address = deps.clientAddress(c);
+    return address === null ? null : normalizeAddress(address);
+  };
+  const ipv6LimitPrefix = deps.ipv6LimitPrefix ?? 64;
+  const limitAddress = (c: Context) => {
+    const address = deps.clientAddress(c);
+    return address === null ? null : limitKeyOf(normalizeAddress(address), ipv6LimitPrefix);
+  };
   const catalog = createRoomCatalog({ core: deps.core, engine: deps.engine, logger: deps.logger });
   const rooms = createRoomGateway({
     engine: deps.engine,
@@ -122,7 +137,13 @@ export function createApp(deps: EdgeDeps): EdgeApp {
 
   const lockout = createLoginLockout({ store: deps.guardStore, attempts: deps.adminLockoutAttempts });
   const sessions = createConsoleSessions({ store: deps.guardStore, adminToken: deps.adminToken });
-  const operatorAuth = adminAuth({ adminToken: deps.adminToken, sessions, lockout, clientAddress: deps.clientAddress });
+  const operatorAuth = adminAuth({
+    adminToken: deps.adminToken,
+    sessions,
+    lockout,
+    clientAddress: limitAddress,
+    sourceAddress: fullAddress,
+  });
   const powGovernor = createPowGovernor({
     showtimeJoinsPerSecond: deps.pow.showtimeJoinsPerSecond,
     addressJoinsPerMinute: deps.pow.addressJoinsPerMinute,
@@ -166,7 +187,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       customerTokens: deps.customerTokens,
       tokenKeys: deps.tokenKeys,
       guardStore: deps.guardStore,
-      clientAddress: deps.clientAddress,
+      clientAddress: limitAddress,
       demoLoginPerMinute: deps.demoLoginPerMinute,
     }),
   );
@@ -190,7 +211,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       customerTokens: deps.customerTokens,
       queueTokens: deps.queueTokens,
       floodLimiter: deps.floodLimiter,
-      clientAddress: deps.clientAddress,
+      clientAddress: limitAddress,
       metrics: deps.metrics,
       pow,
     }),
@@ -207,7 +228,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
         tokenKeys: deps.tokenKeys,
         floodLimit: floodLimit({
           limiter: deps.floodLimiter,
-          clientAddress: deps.clientAddress,
+          clientAddress: limitAddress,
           metrics: deps.metrics,
           name: 'bookings',
         }),
@@ -221,7 +242,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
         }),
         metrics: deps.metrics,
       }),
-      clientAddress: deps.clientAddress,
+      clientAddress: fullAddress,
       metrics: deps.metrics,
       seatMapTtlMs: deps.seatMapTtlMs,
     }),
@@ -236,7 +257,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       logger: deps.logger,
       leaveFloodLimit: floodLimit({
         limiter: deps.floodLimiter,
-        clientAddress: deps.clientAddress,
+        clientAddress: limitAddress,
         metrics: deps.metrics,
         name: 'join',
       }),
@@ -255,7 +276,8 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       lockout,
       pow: { gate: pow, governor: powGovernor },
       activity,
-      clientAddress: deps.clientAddress,
+      clientAddress: limitAddress,
+      sourceAddress: fullAddress,
       ...(deps.statsIntervalMs ? { statsIntervalMs: deps.statsIntervalMs } : {}),
       ...(deps.operatorViewCoreBudgetMs ? { coreViewBudgetMs: deps.operatorViewCoreBudgetMs } : {}),
     }),

@@ -24,6 +24,20 @@ describe('edge configuration', () => {
     expect(() => parseEdgeConfig({ ...base, TRUST_PROXY: 'yes' })).toThrow(/^Invalid edge configuration: TRUST_PROXY/);
   });
 
+  it('trusts X-Forwarded-For only from TRUST_PROXY_CIDRS (private ranges when only hops are set), and checks the networks', () => {
+    expect(parseEdgeConfig(base).trustProxyCidrs).toEqual([]);
+    const named = parseEdgeConfig({ ...base, TRUST_PROXY_CIDRS: '10.1.0.0/16, 2001:db8::/32', TRUST_PROXY_HOPS: '2' });
+    expect(named.trustProxyCidrs).toEqual(['10.1.0.0/16', '2001:db8::/32']);
+    expect(named.trustProxyHops).toBe(2);
+    const hopsOnly = parseEdgeConfig({ ...base, TRUST_PROXY: '1' });
+    expect(hopsOnly.trustProxyCidrs).toContain('127.0.0.0/8');
+    expect(hopsOnly.warnings.join('\n')).toMatch(/TRUST_PROXY_CIDRS/);
+    expect(() => parseEdgeConfig({ ...base, TRUST_PROXY_CIDRS: '10.0.0.0/33' })).toThrow(/TRUST_PROXY_CIDRS/);
+    expect(parseEdgeConfig(base).ipv6LimitPrefix).toBe(64);
+    expect(parseEdgeConfig({ ...base, IPV6_LIMIT_PREFIX: '56' }).ipv6LimitPrefix).toBe(56);
+    expect(() => parseEdgeConfig({ ...base, IPV6_LIMIT_PREFIX: '8' })).toThrow(/IPV6_LIMIT_PREFIX/);
+  });
+
   it('EDGE_PROCESSES: several only with Redis to share; absent, one per core in production (main.ts), one otherwise', async () => {
     const { edgeProcessCount } = await import('./node-cluster');
     const { availableParallelism } = await import('node:os');

@@ -12,6 +12,7 @@ import {
   optionalTextSetting,
   parseEnv,
 } from '../../lib/env';
+import { createAddressSet, PRIVATE_NETWORKS } from '../../lib/ip-address';
 import { checkDefaultSecret } from '../../lib/secrets-policy';
 
 export { DEV_ADMIN_TOKEN };
@@ -90,11 +91,16 @@ const edgeEnvSchema = z.object({
     .min(1_024)
     .default(64 * 1024),
   /**
-   * Proxies you run in front of the edge: the client address is the X-Forwarded-For entry
-   * that many places from the right (0: the socket's peer). TRUST_PROXY=1 means one hop.
+   * Proxies you run in front of the edge (net/client-address.ts): X-Forwarded-For is read only
+   * when the socket's peer is in TRUST_PROXY_CIDRS (comma-separated networks or addresses), and
+   * at most TRUST_PROXY_HOPS entries from the right (0: as many as trusted proxies appended).
+   * TRUST_PROXY=1 means one hop. Hops without networks trust loopback and private ranges.
    */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   TRUST_PROXY: flagSetting(false),
+  TRUST_PROXY_CIDRS: z.string().default(''),
+  /** Per-address limits count an IPv6 client by this network prefix (64: one home or phone). */
+  IPV6_LIMIT_PREFIX: z.coerce.number().int().min(32).max(128).default(64),
   /** Demo logins one client address may make per minute. */
   DEMO_LOGIN_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   /** Proof of work: joins per second on one showtime, per edge process, before the edge raises the difficulty. */
@@ -124,6 +130,24 @@ const edgeEnvSchema = z.object({
 
 export type EdgeConfig = ReturnType<typeof parseEdgeConfig>;
 
+/** TRUST_PROXY_CIDRS checked (a bad network stops the start), or private ranges when only hops are set. */
+function trustedProxyNetworks(text: string, hops: number, warnings: string[]): string[] {
+  const cidrs = text
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
+  try {
+    createAddressSet(cidrs);
+  } catch (error) {
+    throw new Error(`Invalid edge configuration: TRUST_PROXY_CIDRS: ${(error as Error).message}`);
+  }
+  if (cidrs.length > 0 || hops === 0) return cidrs;
+  warnings.push(
+    'TRUST_PROXY_HOPS without TRUST_PROXY_CIDRS: X-Forwarded-For is believed from any loopback or private-network peer; name your proxies',
+  );
+  return [...PRIVATE_NETWORKS];
+}
+
 export function parseEdgeConfig(env: Record<string, string | undefined>) {
   const value = parseEnv('edge', edgeEnvSchema, env);
   const production = value.NODE_ENV === 'production';
@@ -136,6 +160,8 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
     production,
   });
   if (adminTokenWarning) warnings.push(adminTokenWarning);
+  const trustProxyHops = value.TRUST_PROXY_HOPS > 0 ? value.TRUST_PROXY_HOPS : value.TRUST_PROXY ? 1 : 0;
+  const trustProxyCidrs = trustedProxyNetworks(value.TRUST_PROXY_CIDRS, trustProxyHops, warnings);
   if (production && !value.TOKEN_SIGNING_KEY) throw new Error('TOKEN_SIGNING_KEY is required in production');
   // Demo login hands out identities for free: never in production, never beside a real
   // identity provider (one id namespace, so a demo id could be a real customer's).
@@ -190,7 +216,9 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
     coreServiceToken: value.CORE_SERVICE_TOKEN ?? null,
     roomSyncMs: value.ROOM_SYNC_MS,
     maxBodyBytes: value.MAX_BODY_BYTES,
-    trustProxyHops: value.TRUST_PROXY_HOPS > 0 ? value.TRUST_PROXY_HOPS : value.TRUST_PROXY ? 1 : 0,
+    trustProxyHops,
+    trustProxyCidrs,
+    ipv6LimitPrefix: value.IPV6_LIMIT_PREFIX,
     demoLoginPerMinute: value.DEMO_LOGIN_PER_MINUTE,
     pow: {
       showtimeJoinsPerSecond: value.POW_SHOWTIME_JOINS_PER_SECOND,

@@ -20,7 +20,7 @@ import type { EdgeLogger } from './app';
 import { cookieNames } from './http-context';
 import type { FloodLimiter } from './limits/flood-limiter';
 import type { EdgeMetrics } from './metrics';
-import { clientAddressFrom } from './net/client-address';
+import { type ClientAddressing, clientAddressFrom, limitKeyOf } from './net/client-address';
 import { clientGone } from './net/load-shedding';
 import type { ShowtimeActivity } from './pages/showtime-activity';
 import { POW_CHALLENGE_HEADER, POW_NONCE_HEADER } from './pow/pow-challenge';
@@ -42,7 +42,7 @@ export interface FastJoinDeps {
   activity: ShowtimeActivity;
   logger: EdgeLogger;
   /** Trusted proxies in front of the edge (net/client-address.ts). */
-  trustedHops: number;
+  addressing: ClientAddressing;
 }
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => unknown;
@@ -113,8 +113,10 @@ export function fastJoinListener(deps: FastJoinDeps, next: Listener): Listener {
     const requestId = incomingRequestId(request.headers['x-request-id']) ?? randomUUID();
     const headers: Headers = ['x-request-id', requestId];
     try {
-      const forwarded = deps.trustedHops > 0 ? header(request, 'x-forwarded-for') : undefined;
-      const address = clientAddressFrom(forwarded, request.socket.remoteAddress, deps.trustedHops);
+      const forwarded = deps.addressing.trust.proxies.size > 0 ? header(request, 'x-forwarded-for') : undefined;
+      const full = clientAddressFrom(forwarded, request.socket.remoteAddress, deps.addressing.trust);
+      // Places, challenges and flood counts all go by the limit key (an IPv6 client's network).
+      const address = full === null ? null : limitKeyOf(full, deps.addressing.ipv6LimitPrefix);
       const floodKey = `join:${address ?? 'unknown'}`;
       const decision = deps.floodLimiter.consumeNow?.(floodKey) ?? (await deps.floodLimiter.consume(floodKey));
       if (!decision.allowed) {

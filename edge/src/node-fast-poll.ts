@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { incomingRequestId } from '../../lib/http';
 import type { FloodDecision, FloodLimiter } from './limits/flood-limiter';
-import { clientAddressFrom } from './net/client-address';
+import { type ClientAddressing, clientAddressFrom, limitKeyOf } from './net/client-address';
 import type { EdgeMetrics } from './metrics';
 import { queueAnswerBody, type QueueAnswer, type RoomGateway } from './rooms/room-gateway';
 import type { QueueTokens } from './tokens/queue-token';
@@ -24,14 +24,17 @@ export interface FastPollDeps {
   floodLimiter: FloodLimiter;
   metrics: EdgeMetrics;
   /** Trusted proxies in front of the edge (net/client-address.ts). */
-  trustedHops: number;
+  addressing: ClientAddressing;
 }
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => unknown;
 
-function clientAddress(request: IncomingMessage, trustedHops: number): string {
-  const forwarded = trustedHops > 0 ? request.headers['x-forwarded-for'] : undefined;
-  return clientAddressFrom(forwarded, request.socket.remoteAddress, trustedHops) ?? 'unknown';
+function clientAddress(request: IncomingMessage, addressing: ClientAddressing): string {
+  const forwarded = addressing.trust.proxies.size > 0 ? request.headers['x-forwarded-for'] : undefined;
+  return limitKeyOf(
+    clientAddressFrom(forwarded, request.socket.remoteAddress, addressing.trust),
+    addressing.ipv6LimitPrefix,
+  );
 }
 
 export function fastPollListener(deps: FastPollDeps, fallback: Listener): Listener {
@@ -72,7 +75,7 @@ export function fastPollListener(deps: FastPollDeps, fallback: Listener): Listen
     // Decide first, count after: a poll handed to the app must not be counted twice.
     const answer = deps.rooms.pollFromFreshSnapshot(showtimeId, claims.customerId, claims.ticket);
     if (!answer || answer.ticket !== claims.ticket || answer.accessToken) return fallback(request, response);
-    const floodKey = `poll:${clientAddress(request, deps.trustedHops)}`;
+    const floodKey = `poll:${clientAddress(request, deps.addressing)}`;
     // An in-process count answers at once (no promise per poll); a shared one is awaited.
     const now = deps.floodLimiter.consumeNow?.(floodKey);
     if (now) return send(request, response, answer, now);

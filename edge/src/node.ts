@@ -28,7 +28,7 @@ import { buildEdge } from './services';
 import { fastPollListener } from './node-fast-poll';
 import { fastJoinListener } from './node-fast-join';
 import { nodeHmacSha256 } from './tokens/queue-token-node';
-import { clientAddressFrom } from './net/client-address';
+import { clientAddressFrom, clientAddressing, type ProxyTrust } from './net/client-address';
 import { addAcceptors } from './net/acceptors';
 import { loadSheddingListener, startLagMonitor, type LoadState } from './net/load-shedding';
 import { createRedisEdgeStore, type EdgeStore } from './state/edge-store';
@@ -107,7 +107,7 @@ async function waitReady(redis: Redis, timeoutMs: number): Promise<void> {
 }
 
 /** The client address of a Hono request on Node (see net/client-address.ts for the rules). */
-export function clientAddressFor(trustedHops: number) {
+export function clientAddressFor(trust: ProxyTrust) {
   return (c: Context): string | null => {
     let socket: string | null = null;
     try {
@@ -115,7 +115,7 @@ export function clientAddressFor(trustedHops: number) {
     } catch {
       socket = null; // app.request() in tests has no socket
     }
-    return clientAddressFrom(trustedHops > 0 ? c.req.header('x-forwarded-for') : undefined, socket, trustedHops);
+    return clientAddressFrom(trust.proxies.size > 0 ? c.req.header('x-forwarded-for') : undefined, socket, trust);
   };
 }
 
@@ -123,6 +123,7 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
   const logger = pino({ name: 'edge', level: config.logLevel });
   for (const warning of config.warnings) logger.warn(`UNSAFE CONFIGURATION: ${warning}`);
   const metrics = createEdgeMetrics();
+  const addressing = clientAddressing(config.trustProxyCidrs, config.trustProxyHops, config.ipv6LimitPrefix);
   const tokenKeys = deps.tokenKeys ?? (await resolveTokenKeys(config));
   const redis = config.redisUrl && !deps.scriptStore ? connectEdgeRedis(config.redisUrl) : null;
   if (redis) await waitReady(redis, 2_000);
@@ -159,7 +160,7 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
       floodLimiter,
       tokenKeys,
       metrics,
-      clientAddress: clientAddressFor(config.trustProxyHops),
+      clientAddress: clientAddressFor(addressing.trust),
       logger,
       queueTokenHmac: nodeHmacSha256(),
       brotli: nodeBrotli,
@@ -185,7 +186,7 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
 
   const viaApp = getRequestListener(app.fetch, { hostname: config.host });
   const polls = fastPollListener(
-    { rooms: app.rooms, queueTokens: edgeDeps.queueTokens, floodLimiter, metrics, trustedHops: config.trustProxyHops },
+    { rooms: app.rooms, queueTokens: edgeDeps.queueTokens, floodLimiter, metrics, addressing },
     viaApp,
   );
   const joins =
@@ -201,7 +202,7 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
             metrics,
             activity: app.activity,
             logger,
-            trustedHops: config.trustProxyHops,
+            addressing,
           },
           polls,
         );

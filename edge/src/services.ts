@@ -42,6 +42,7 @@ export interface EdgeRuntime {
 export type EdgeServiceConfig = Pick<
   EdgeConfig,
   | 'coreUrl'
+  | 'ipv6LimitPrefix'
   | 'keyPrefix'
   | 'adminToken'
   | 'customerIdp'
@@ -111,6 +112,7 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
     metrics,
     adminToken: config.adminToken,
     clientAddress: runtime.clientAddress,
+    ...(config.ipv6LimitPrefix ? { ipv6LimitPrefix: config.ipv6LimitPrefix } : {}),
     logger: runtime.logger,
     snapshotTtlMs: config.snapshotTtlMs,
     seatMapTtlMs: config.seatMapTtlMs,

@@ -17,6 +17,10 @@ import { createStubCore, type StubCore } from './stub-core';
 let core: StubCore;
 let coreServer: RestartableHttp;
 let edge: RunningEdge;
+/** Trusts only proxies at 10.0.0.0/8: this test's requests (from loopback) are untrusted peers. */
+let untrusting: RunningEdge;
+/** Limits IPv6 per full address (IPV6_LIMIT_PREFIX=128), to show spellings are one address. */
+let perAddress: RunningEdge;
 const JOINS_PER_SECOND = 20;
 
 beforeAll(async () => {
@@ -31,6 +35,7 @@ beforeAll(async () => {
       ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
       REDIS_URL: testRedisUrl(),
       REDIS_KEY_PREFIX: testRedisNamespace('abuse-address'),
+      TRUST_PROXY_CIDRS: '127.0.0.0/8',
       TRUST_PROXY_HOPS: '1',
       FLOOD_POINTS: String(JOINS_PER_SECOND),
       FLOOD_WINDOW_MS: '1000',
@@ -38,8 +43,26 @@ beforeAll(async () => {
     }),
     { tokenKeys: keys, consumeEvents: false },
   );
+  const variant = (extra: Record<string, string>, namespace: string) =>
+    startEdge(
+      parseEdgeConfig({
+        EDGE_PORT: '0',
+        EDGE_HOST: '127.0.0.1',
+        CORE_URL: coreServer.url,
+        ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+        REDIS_URL: testRedisUrl(),
+        REDIS_KEY_PREFIX: testRedisNamespace(namespace),
+        LOG_LEVEL: 'silent',
+        ...extra,
+      }),
+      { tokenKeys: keys, consumeEvents: false },
+    );
+  untrusting = await variant({ TRUST_PROXY_CIDRS: '10.0.0.0/8', TRUST_PROXY_HOPS: '1' }, 'abuse-untrusted');
+  perAddress = await variant({ TRUST_PROXY_CIDRS: '127.0.0.1', IPV6_LIMIT_PREFIX: '128' }, 'abuse-per-address');
 });
 afterAll(async () => {
+  await untrusting?.close();
+  await perAddress?.close();
   await edge?.close();
   await coreServer?.stop();
 });
@@ -54,9 +77,9 @@ const via = (
   'x-forwarded-for': `${clientWrote}, ${realAddress}`,
 });
 
-async function openRoom(settings: object = {}) {
+async function openRoom(settings: object = {}, on: RunningEdge = edge) {
   const showtimeId = core.addShowtime();
-  const configured = await edge.app.rooms.engine.configure(String(showtimeId), {
+  const configured = await on.app.rooms.engine.configure(String(showtimeId), {
     ...fastRoom,
     state: 'paused',
     ...settings,
@@ -112,5 +135,73 @@ describe('addresses behind a trusted proxy', () => {
     const refused = await join(`cap-${showtimeId}-9`, '198.51.100.20');
     expect(refused.json.error.code).toBe('ADDRESS_PLACE_LIMIT');
     expect((await join(`cap-${showtimeId}-10`, '198.51.100.21')).status).toBe(200);
+  });
+});
+
+describe('addresses: who is believed, and how addresses are grouped', () => {
+  const joinOn = async (on: RunningEdge, showtimeId: number, customerId: string, headers: Record<string, string>) =>
+    callJson(fetchFrom(on.url), 'POST', `/api/showtimes/${showtimeId}/queue`, {
+      token: await signCustomerToken(customerId),
+      headers,
+    });
+
+  it('ignores X-Forwarded-For from a peer that is not a trusted proxy, whatever it names', async () => {
+    const showtimeId = await openRoom({ placesPerAddress: 1 }, untrusting);
+    // A client reaching the edge directly names two other addresses: both joins count against
+    // its own socket address, so the second is refused.
+    const first = await joinOn(untrusting, showtimeId, `direct-${showtimeId}-1`, {
+      'x-forwarded-for': '198.51.100.61',
+    });
+    const second = await joinOn(untrusting, showtimeId, `direct-${showtimeId}-2`, {
+      'x-forwarded-for': '198.51.100.62',
+    });
+    expect([first.status, second.status]).toEqual([200, 403]);
+  });
+
+  it('locks out the untrusted peer itself, not the address its X-Forwarded-For names', async () => {
+    const metrics = (token: string, named: string) =>
+      fetch(`${untrusting.url}/metrics`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': named } });
+    // The attacker names the operator's address on every guess.
+    for (let i = 0; i < 10; i++)
+      expect((await metrics(`guess-${i}-0123456789abcdef`, '198.51.100.5')).status).toBe(401);
+    // The lockout fell on the attacker's own (socket) address, whatever it writes next.
+    expect((await metrics(EDGE_ADMIN_TOKEN, '192.0.2.1')).status).toBe(429);
+  });
+
+  it("honours a trusted proxy's entry: two real clients behind it are two addresses", async () => {
+    const showtimeId = await openRoom({ placesPerAddress: 1 });
+    const join = (customerId: string, address: string) => joinOn(edge, showtimeId, customerId, via(address));
+    expect((await join(`proxied-${showtimeId}-1`, '198.51.100.71')).status).toBe(200);
+    expect((await join(`proxied-${showtimeId}-2`, '198.51.100.72')).status).toBe(200);
+    expect((await join(`proxied-${showtimeId}-3`, '198.51.100.72')).status).toBe(403);
+  });
+
+  it('limits IPv6 clients per /64: thirty addresses of one network share its places', async () => {
+    const showtimeId = await openRoom({ placesPerAddress: 3 });
+    const statuses = [];
+    for (let i = 1; i <= 30; i++) {
+      const address = `2001:db8:77:1:${i.toString(16)}::${i.toString(16)}`;
+      statuses.push((await joinOn(edge, showtimeId, `v6-${showtimeId}-${i}`, via(address))).status);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(3);
+    // The rest are refused: the places (403), or the join flood limit, which counts the /64 too (429).
+    expect(statuses.filter((s) => s === 403 || s === 429)).toHaveLength(27);
+    expect((await joinOn(edge, showtimeId, `v6-${showtimeId}-other`, via('2001:db8:77:2::1'))).status).toBe(200);
+  });
+
+  it('counts one IPv6 address written three ways as one client', async () => {
+    const showtimeId = await openRoom({ placesPerAddress: 1 }, perAddress);
+    const spellings = ['2001:DB8:0:0::1', '2001:db8::1', '2001:0db8:0000:0000:0000:0000:0000:0001'];
+    const statuses = [];
+    for (const [i, spelling] of spellings.entries()) {
+      const headers = { 'x-forwarded-for': spelling };
+      statuses.push((await joinOn(perAddress, showtimeId, `spelt-${showtimeId}-${i}`, headers)).status);
+    }
+    expect(statuses).toEqual([200, 403, 403]);
+    // Per full address here: another address of the same /64 is another client.
+    const neighbour = await joinOn(perAddress, showtimeId, `spelt-${showtimeId}-n`, {
+      'x-forwarded-for': '2001:db8::2',
+    });
+    expect(neighbour.status).toBe(200);
   });
 });

@@ -5,6 +5,7 @@
  * with X-Pow-Challenge and X-Pow-Nonce passes once; wrong, foreign, expired or reused
  * solutions are refused with 4xx; the edge raises the difficulty by itself under load.
  */
+import { POW_OPERATOR_MAX_BITS } from '../../lib/room-settings-registry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPowChallenges } from '../src/pow/pow-challenge';
 import { powHeaders, solvePow } from '../src/pow/pow-solve-node';
@@ -145,6 +146,13 @@ describe('proof of work at join', () => {
     const put = (body: object) =>
       edge.call('PUT', `/api/admin/showtimes/${showtimeId}/room`, { token: EDGE_ADMIN_TOKEN, body });
     expect((await put({ powDifficulty: 40 })).status).toBe(422);
+    // The ceiling a throttled browser meets in about five seconds at worst; one bit more is 422.
+    for (const field of ['powDifficulty', 'powMaxDifficulty']) {
+      const over = await put({ [field]: POW_OPERATOR_MAX_BITS + 1 });
+      expect(over.status).toBe(422);
+      expect(over.json.error.code).toBe('VALIDATION_FAILED');
+    }
+    expect((await put({ powMaxDifficulty: POW_OPERATOR_MAX_BITS })).status).toBe(200);
     expect((await put({ powDifficulty: -1 })).status).toBe(422);
     const saved = await put({ powDifficulty: 6, powMaxDifficulty: 14, placesPerAddress: 50 });
     expect(saved.status).toBe(200);

@@ -102,10 +102,33 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     });
   });
 
+  // Who every operator write named, as the core's audit log would record it.
+  const operatorWrites: {
+    method: string;
+    path: string;
+    actor: string | null;
+    via: string | null;
+    source: string | null;
+  }[] = [];
+  app.use('/admin/*', async (c, next) => {
+    if (c.req.method !== 'GET') {
+      operatorWrites.push({
+        method: c.req.method,
+        path: new URL(c.req.url).pathname,
+        actor: c.req.header('x-operator') ?? null,
+        via: c.req.header('x-operator-via') ?? null,
+        source: c.req.header('x-operator-source') ?? null,
+      });
+    }
+    await next();
+  });
+
   // Sale control, as the core answers it (room = the complete copy for Redis).
   const audit: {
     showtimeId: string;
     actor: string;
+    actorVia: string;
+    source: string | null;
     action: string;
     before: unknown;
     after: unknown;
@@ -159,6 +182,8 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
     audit.unshift({
       showtimeId: String(showtime.id),
       actor: c.req.header('x-operator') ?? 'admin-token',
+      actorVia: c.req.header('x-operator-via') === 'console' ? 'console' : 'token',
+      source: c.req.header('x-operator-source') ?? null,
       action: 'room.update',
       before,
       after: control(showtime).room,
@@ -291,6 +316,7 @@ export function createStubCore(tokenKeys: TokenKeyMaterial) {
   return {
     app,
     received,
+    operatorWrites,
     liveTurns,
     get seatMapReads() {
       return seatMapReads;

@@ -20,8 +20,11 @@ describe('keys', () => {
     const builder = createKeyBuilder('p:');
     const keys = builder.forShowtime('7');
     expect(builder.forShowtime('7')).toBe(keys);
-    expect(keys.joining).toEqual([...keys.room, keys.addrs]);
-    expect(Object.isFrozen(keys.room) && Object.isFrozen(keys.joining)).toBe(true);
+    expect(keys.joining('2001:db8::/64')).toEqual([...keys.room, keys.address('2001:db8::/64')]);
+    expect(keys.address('2001:db8::/64')).toMatch(/^p:wr:\{show:7\}:addr:2001:db8::\/64$/);
+    // Anything else is digested: no braces or unbounded text ever reach a key name.
+    expect(keys.address('{evil}')).toMatch(/:addr:~[0-9a-f]+$/);
+    expect(Object.isFrozen(keys.room)).toBe(true);
     expect(builder.forShowtime('8').cfg).toBe('p:wr:{show:8}:cfg');
   });
 });

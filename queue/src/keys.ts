@@ -41,10 +41,13 @@ export interface RoomKeys {
   readonly cfg: string;
   /** Live admission sessions (KEYS[4] of the bucket script). */
   readonly active: string;
-  /** Hash client address -> places taken in this room (KEYS[10] of the join script). */
-  readonly addrs: string;
-  /** KEYS of the join scripts: the room's, then `addrs`. */
-  readonly joining: string[];
+  /**
+   * One client address's places and churn in this room (KEYS[10] of the join scripts, see
+   * lua/includes/join.lua). `address` is what limits count by (an IPv6 client's network).
+   */
+  readonly address: (address: string) => string;
+  /** KEYS of the join scripts: the room's, then the address's. */
+  readonly joining: (address: string) => string[];
   /** Customer -> ticket (KEYS[5] of the bucket script: which session is the current one). */
   readonly who: string;
   /**
@@ -79,6 +82,21 @@ export interface KeyBuilder {
   readonly turnHistory: string;
 }
 
+const ADDRESS_KEY_PART = /^[0-9A-Za-z.:/_-]{1,64}$/;
+
+/**
+ * An address (or network) as it goes into a key name: as it is when it is plainly one, else
+ * a short digest, so no caller can put braces (a hash tag) or an unbounded string into a key.
+ * '' (no address: not counted) gets a key of its own that the scripts never write.
+ */
+function addressKeyPart(address: string): string {
+  if (address === '') return '-';
+  if (ADDRESS_KEY_PART.test(address)) return address;
+  let hash = 0x811c9dc5; // FNV-1a: a spread, not a secret
+  for (let i = 0; i < address.length; i++) hash = Math.imul(hash ^ address.charCodeAt(i), 0x01000193);
+  return `~${(hash >>> 0).toString(16)}`;
+}
+
 /** Showtimes whose keys a builder keeps made (every join and poll asks; few showtimes sell at once). */
 const KEPT_SHOWTIMES = 1_000;
 
@@ -103,8 +121,8 @@ export function createKeyBuilder(prefix = ''): KeyBuilder {
         room,
         cfg: `${base}cfg`,
         active: `${base}active`,
-        addrs: `${base}addrs`,
-        joining: Object.freeze([...room, `${base}addrs`]) as string[],
+        address: (address: string) => `${base}addr:${addressKeyPart(address)}`,
+        joining: (address: string) => [...room, `${base}addr:${addressKeyPart(address)}`],
         who: `${base}who`,
         customerBucket: (customerId: string, scope?: BucketScope) => `${base}${bucketInfix(scope)}:c:${customerId}`,
         showtimeBucket: `${base}tb:show`,

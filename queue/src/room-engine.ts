@@ -30,6 +30,11 @@ export interface RoomEngineOptions {
   random?: () => number;
   /** Pre-queue members per script call in the opening draw (DRAW_CHUNK); small in tests. */
   drawChunk?: number;
+  /**
+   * The window over which one address's new places are counted against churn (at most four
+   * times placesPerAddress per window; lua/includes/join.lua). An hour; short in tests.
+   */
+  addressChurnWindowMs?: number;
 }
 
 export interface Claimed {
@@ -97,6 +102,7 @@ export const DRAW_CHUNK = 1_000;
 export function createRoomEngine(options: RoomEngineOptions) {
   const { store, random } = options;
   const keys = createKeyBuilder(options.keyPrefix ?? '');
+  const churnWindowMs = options.addressChurnWindowMs ?? 3_600_000;
 
   const call = (script: LuaScript, showtimeId: string, args: (string | number)[] = []) =>
     runScript(store, script, keys.forShowtime(showtimeId).room, args);
@@ -198,7 +204,11 @@ export function createRoomEngine(options: RoomEngineOptions) {
     if (bad) return bad;
     let reply =
       script === scripts.join
-        ? await runScript(store, script, keys.forShowtime(showtimeId).joining, [customerId, address ?? ''])
+        ? await runScript(store, script, keys.forShowtime(showtimeId).joining(address ?? ''), [
+            customerId,
+            address ?? '',
+            churnWindowMs,
+          ])
         : await call(script, showtimeId, [customerId]);
     if (isRefusal(reply)) return refused(reply);
     if (String(readReply('poll', reply).roomState) === 'opening') {
@@ -280,9 +290,10 @@ export function createRoomEngine(options: RoomEngineOptions) {
     async enter(showtimeId: string, customerId: string, address: string | null = null): Promise<Place | Refused> {
       const bad = checkIds(showtimeId, customerId);
       if (bad) return bad;
-      const reply = await runScript(store, scripts.enter, keys.forShowtime(showtimeId).joining, [
+      const reply = await runScript(store, scripts.enter, keys.forShowtime(showtimeId).joining(address ?? ''), [
         customerId,
         address ?? '',
+        churnWindowMs,
       ]);
       return isRefusal(reply) ? refused(reply) : placeFromReply(reply);
     },

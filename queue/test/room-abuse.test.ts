@@ -50,6 +50,66 @@ describe.each(factories)('room defences on $name', (factory) => {
     expect(ok(await room.stats(show)).joined).toBe(7);
   });
 
+  it('counts places while they are live: leaving gives one back', async () => {
+    const room = createRoomEngine({ store: handle.store, keyPrefix: testRedisNamespace('abuse') });
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity: 1, placesPerAddress: 2 }));
+    const address = '2001:db8:1:2::/64';
+    ok(await room.join(show, 'live-a', address));
+    ok(await room.join(show, 'live-b', address));
+    expect(await room.join(show, 'live-c', address)).toMatchObject({ ok: false, code: 'address_cap' });
+    ok(await room.leave(show, 'live-a'));
+    ok(await room.join(show, 'live-c', address)); // a-'s place came back to the address
+    expect(await room.join(show, 'live-d', address)).toMatchObject({ ok: false, code: 'address_cap' });
+  });
+
+  it('finds a place given back within a bounded number of checks per join, even with a large cap', async () => {
+    const room = createRoomEngine({ store: handle.store, keyPrefix: testRedisNamespace('abuse') });
+    const show = nextShowtimeId();
+    const cap = 300; // more than one join's 256 checks
+    ok(await room.configure(show, { ...fastRoom, capacity: 1, placesPerAddress: cap }));
+    const address = '203.0.113.150';
+    await Promise.all(Array.from({ length: cap }, (_, i) => room.join(show, `many-${i}`, address)));
+    expect(await room.join(show, 'late', address)).toMatchObject({ ok: false, code: 'address_cap' });
+    ok(await room.leave(show, 'many-150'));
+    // Each join at the cap checks at most 256 places, going on where the last stopped: the
+    // place given back is found within two joins, wherever it sits in the address's hash.
+    const attempts = [await room.join(show, 'late', address), await room.join(show, 'late', address)];
+    expect(attempts.some((a) => a.ok)).toBe(true);
+    expect(await room.join(show, 'later', address)).toMatchObject({ ok: false, code: 'address_cap' });
+  });
+
+  it("bounds one address's churn by a sliding window, so it cannot lock its neighbours out for long", async () => {
+    const windowMs = 1_000;
+    const room = createRoomEngine({
+      store: handle.store,
+      keyPrefix: testRedisNamespace('abuse'),
+      addressChurnWindowMs: windowMs,
+    });
+    const show = nextShowtimeId();
+    const cap = 3;
+    ok(await room.configure(show, { ...fastRoom, capacity: 1, placesPerAddress: cap }));
+    const address = '198.51.100.99';
+    // One identity joins and leaves 202 times: under a counter that only grew, the address (an
+    // office, a phone network) was locked out for days after `cap` rounds.
+    const started = Date.now();
+    let accepted = 0;
+    for (let i = 0; i < 202; i++) {
+      const joined = await room.join(show, 'churner', address);
+      if (joined.ok) {
+        accepted++;
+        ok(await room.leave(show, 'churner'));
+      } else expect(joined.code).toBe('address_cap');
+    }
+    const windows = (Date.now() - started) / windowMs;
+    expect(accepted).toBeGreaterThanOrEqual(4 * cap);
+    expect(accepted).toBeLessThanOrEqual(4 * cap * (Math.ceil(windows) + 2)); // the window held
+    // Two windows on, the churn has aged out and the neighbour joins.
+    await sleep(2 * windowMs + 50);
+    ok(await room.join(show, 'neighbour', address));
+    ok(await room.join(show, 'someone-else', '198.51.100.100'));
+  });
+
   it('draws the pre-queue in chunks; leaves during the opening are skipped, never stall it', async () => {
     const room = createRoomEngine({ store: handle.store, keyPrefix: testRedisNamespace('abuse'), drawChunk: 7 });
     const show = nextShowtimeId();

@@ -1,3 +1,4 @@
+import { insertAudit, lockForAudit } from '../audit/audit-log';
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { conflict, forbidden, notFound } from '../../../lib/errors';
@@ -187,14 +188,22 @@ export function adminBookingRoutes(deps: { sql: Sql; adminToken: string }) {
     const operator = operatorOf(c);
     // Audited like every operator change: the policy before and after, in the same transaction.
     const found = await deps.sql.begin(async (tx) => {
+      // LOCK: the showtime (replaceRefundPolicy), then its settings, as sale control does.
       const before = await replaceRefundPolicy(tx, showtimeId, tiers);
       if (!before) return false;
+      const locked = (await lockForAudit(tx, showtimeId))!;
       if (!before.same) {
-        await tx`
-          INSERT INTO operator_audit (showtime_id, actor, source, action, before, after, version)
-          VALUES (${showtimeId}, ${operator.actor}, ${operator.source}, 'refund-policy.update',
-                  ${tx.json({ tiers: before.before as never })}, ${tx.json({ tiers })},
-                  coalesce((SELECT version FROM room_settings WHERE showtime_id = ${showtimeId}), 0))`;
+        await insertAudit(
+          tx,
+          {
+            showtimeId,
+            operator,
+            action: 'refund-policy.update',
+            before: { tiers: before.before },
+            after: { tiers },
+          },
+          locked.version,
+        );
       }
       return true;
     });
@@ -213,6 +222,21 @@ export function adminBookingRoutes(deps: { sql: Sql; adminToken: string }) {
       const refunded = await refundBookingAndAnnounce(tx, bookingId, 'refunded by operator');
       if (!refunded) return null;
       if (payment) await requestRefundOf(tx, payment, { reason: 'refunded by operator', bookingId });
+      // An operator's refund is an operator change like any other: audited with the booking.
+      const audit = await lockForAudit(tx, refunded.showtime_id);
+      if (audit) {
+        await insertAudit(
+          tx,
+          {
+            showtimeId: refunded.showtime_id,
+            operator: operatorOf(c),
+            action: 'booking.refund',
+            before: { bookingId, status: 'CONFIRMED', seats: refunded.seats },
+            after: { bookingId, status: 'REFUNDED', seats: [] },
+          },
+          audit.version,
+        );
+      }
       return refunded;
     });
     if (!result) {

@@ -1,3 +1,4 @@
+import { insertAudit } from '../audit/audit-log';
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { notFound } from '../../../lib/errors';
@@ -60,7 +61,19 @@ export function adminCatalogRoutes(deps: { sql: Sql; adminToken: string; sale: S
 
   app.post('/showtimes', async (c) => {
     const body = await readJsonBody(c, newShowtimeSchema);
-    const created = await insertShowtime(deps.sql, body).catch(rethrow);
+    const operator = operatorOf(c);
+    const created = await deps.sql
+      .begin(async (tx) => {
+        const row = await insertShowtime(tx, body);
+        const view = adminShowtime((await findShowtime(tx, row.id))!);
+        await insertAudit(
+          tx,
+          { showtimeId: row.id, operator, action: 'showtime.create', before: null, after: view },
+          'created',
+        );
+        return row;
+      })
+      .catch(rethrow);
     return c.json(adminShowtime((await findShowtime(deps.sql, created.id))!), 201);
   });
 

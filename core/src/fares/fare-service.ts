@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { insertAudit, lockForAudit, type Operator } from '../audit/audit-log';
 import { z } from 'zod';
 import { notFound, unprocessable } from '../../../lib/errors';
 import { toHttpError } from '../db/sql-errors';
@@ -65,12 +66,7 @@ export function createFareService(deps: { sql: Sql }) {
     return (await listFareClasses(sql, showtimeId)).map(fareClassView);
   }
 
-  async function change(
-    showtimeId: number,
-    fareClass: string,
-    input: FareClassChange,
-    operator: { actor: string; source: string | null },
-  ) {
+  async function change(showtimeId: number, fareClass: string, input: FareClassChange, operator: Operator) {
     if (!FARE_CLASS_CODE.test(fareClass)) {
       throw unprocessable(
         'INVALID_FARE_CLASS',
@@ -79,7 +75,8 @@ export function createFareService(deps: { sql: Sql }) {
     }
     try {
       const created = await sql.begin(async (tx) => {
-        if (!(await showtimeExists(tx, showtimeId))) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+        const locked = await lockForAudit(tx, showtimeId);
+        if (!locked) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
         let current = await lockFareClass(tx, showtimeId, fareClass);
         let isNew = false;
         if (!current) {
@@ -132,11 +129,17 @@ export function createFareService(deps: { sql: Sql }) {
           });
         }
         const after = (await listFareClasses(tx, showtimeId)).find((row) => row.fare_class === fareClass)!;
-        await tx`
-          INSERT INTO operator_audit (showtime_id, actor, source, action, before, after, version)
-          VALUES (${showtimeId}, ${operator.actor}, ${operator.source}, ${isNew ? 'fare.create' : 'fare.update'},
-                  ${isNew ? null : tx.json(settingsOf(before))}, ${tx.json(settingsOf(after))},
-                  (SELECT version FROM room_settings WHERE showtime_id = ${showtimeId}))`;
+        await insertAudit(
+          tx,
+          {
+            showtimeId,
+            operator,
+            action: isNew ? 'fare.create' : 'fare.update',
+            before: isNew ? null : settingsOf(before),
+            after: settingsOf(after),
+          },
+          locked.version,
+        );
         return isNew;
       });
       const view = (await list(showtimeId)).find((row) => row.fareClass === fareClass)!;

@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { insertAudit, lockForAudit, type Operator } from '../audit/audit-log';
 import { z } from 'zod';
 import { conflict, notFound, unprocessable } from '../../../lib/errors';
 import { toHttpError } from '../db/sql-errors';
@@ -10,7 +11,6 @@ import {
   moveSeatsToClass,
   recountOrRemoveSeatedClass,
   seatClassesOf,
-  showtimeSettingsVersion,
 } from './fare-repo';
 
 /** PUT /admin/showtimes/:id/seat-classes: these seats are sold in that class from now on. */
@@ -43,16 +43,12 @@ const humanLabel = (code: string) => code.charAt(0) + code.slice(1).toLowerCase(
 export function createSeatClassService(deps: { sql: Sql }) {
   const { sql } = deps;
 
-  async function change(
-    showtimeId: number,
-    input: SeatClassChange,
-    operator: { actor: string; source: string | null },
-  ) {
+  async function change(showtimeId: number, input: SeatClassChange, operator: Operator) {
     const seats = [...new Set(input.seats)].sort();
     try {
       return await sql.begin(async (tx) => {
-        const showtime = await showtimeSettingsVersion(tx, showtimeId);
-        if (!showtime) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+        const audit = await lockForAudit(tx, showtimeId);
+        if (!audit) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
         const current = await seatClassesOf(tx, showtimeId, seats);
         if (current.length !== seats.length) {
           const known = new Set(current.map((s) => s.seat_code));
@@ -90,12 +86,17 @@ export function createSeatClassService(deps: { sql: Sql }) {
           await moveSeatsToClass(tx, { showtimeId, fareClass: input.fareClass, seats: moved.map((s) => s.seat_code) });
           // WRITE: each class's bucket rows from its seats; classes left without seats go.
           for (const fareClass of classes) await recountOrRemoveSeatedClass(tx, showtimeId, fareClass);
-          await tx`
-            INSERT INTO operator_audit (showtime_id, actor, source, action, before, after, version)
-            VALUES (${showtimeId}, ${operator.actor}, ${operator.source}, 'fare.seats',
-                    ${tx.json({ seats: moved.map((s) => ({ seat: s.seat_code, fareClass: s.fare_class })) })},
-                    ${tx.json({ seats: moved.map((s) => s.seat_code), fareClass: input.fareClass, created: !target })},
-                    ${showtime.version ?? 0})`;
+          await insertAudit(
+            tx,
+            {
+              showtimeId,
+              operator,
+              action: 'fare.seats',
+              before: { seats: moved.map((s) => ({ seat: s.seat_code, fareClass: s.fare_class })) },
+              after: { seats: moved.map((s) => s.seat_code), fareClass: input.fareClass, created: !target },
+            },
+            audit.version,
+          );
         }
         return {
           showtimeId,

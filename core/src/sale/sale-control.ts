@@ -24,15 +24,8 @@ import {
 } from '../catalog/showtime-repo';
 import type { Db } from '../db/connect';
 import { mapDatabaseError } from '../db/sql-errors';
-import {
-  findRoomSettings,
-  insertAudit,
-  listAudit,
-  listRoomSettings,
-  lockShowtime,
-  mergeRoomSettings,
-  type RoomSettingsRow,
-} from './sale-repo';
+import { auditEntryView, insertAudit, listAudit, lockForAudit, type Operator } from '../audit/audit-log';
+import { findRoomSettings, listRoomSettings, lockShowtime, mergeRoomSettings, type RoomSettingsRow } from './sale-repo';
 import { endTurns, listLiveTurns, recordTurn, type LiveTurn } from './turn-repo';
 
 export interface SaleControl {
@@ -50,11 +43,7 @@ export interface SaleControl {
   room: RoomSettingsPatch & { state: Exclude<RoomState, 'opening'>; version: number };
 }
 
-/** Who changed something, for the audit log. */
-export interface Operator {
-  actor: string;
-  source: string | null;
-}
+export type { Operator };
 
 /** The waiting room's state for a derived sale state. */
 export function roomStateFor(
@@ -102,17 +91,31 @@ export function saleControlOf(row: ShowtimeRow, settingsRow: RoomSettingsRow): S
   };
 }
 
-/** What the audit log keeps of a sale before and after a change. */
-/** What the audit log keeps of a sale: the room's settings, the sale state, and the sale's own hold time and seat limit. */
-function auditView(control: SaleControl, row: ShowtimeRow | null) {
-  const { engine: _engine, ...view } = publicSettings({
+/**
+ * What the audit log compares of a sale before and after a change: every room setting an
+ * operator can set (the public view: bursts and buckets included), the sale state and switch,
+ * and the showtime's own fields a PATCH can change. insertAudit keeps the ones that moved.
+ */
+function auditView(control: SaleControl, row: ShowtimeRow): Record<string, unknown> {
+  const {
+    engine: _engine,
+    version: _version,
+    ...view
+  } = publicSettings({
     ...control.room,
     opensAtMs: control.room.opensAtMs ?? null,
   } as RoomSettings);
-  const sale = row
-    ? { holdTtlSeconds: Math.round(row.hold_ttl_ms / 1000), maxSeatsPerCustomer: row.max_seats_per_customer }
-    : {};
-  return { ...view, saleState: control.saleState, ...sale };
+  return {
+    ...view,
+    saleState: control.saleState,
+    saleSetting: row.sale_state_setting,
+    title: row.title,
+    startsAt: row.starts_at.toISOString(),
+    priceCents: row.price_cents,
+    holdTtlSeconds: Math.round(row.hold_ttl_ms / 1000),
+    maxSeatsPerCustomer: row.max_seats_per_customer,
+    idealRow: row.ideal_row,
+  };
 }
 
 const SWITCH_FOR_STATE = {
@@ -206,6 +209,7 @@ export function createSaleControlService(deps: { sql: Sql }) {
       try {
         return await deps.sql.begin(async (tx) => {
           if (!(await lockShowtime(tx, showtimeId))) throw notFound('SHOWTIME_NOT_FOUND', 'No such showtime');
+          const locked = (await lockForAudit(tx, showtimeId))!;
           const [row, settingsRow, [clock]] = await Promise.all([
             findShowtime(tx, showtimeId),
             findRoomSettings(tx, showtimeId),
@@ -223,16 +227,18 @@ export function createSaleControlService(deps: { sql: Sql }) {
           // Closing ends every turn, here as in Redis, so a restore cannot bring one back.
           if (changes.saleState === 'CLOSED') await endTurns(tx, showtimeId, null);
           const [after, afterRow] = await Promise.all([read(tx, showtimeId), findShowtime(tx, showtimeId)]);
-          await insertAudit(tx, {
-            showtimeId,
-            actor: operator.actor,
-            source: operator.source,
-            action,
-            before: auditView(before, row),
-            after: auditView(after!, afterRow),
-            version: after!.version,
-          });
-          return after!;
+          await insertAudit(
+            tx,
+            {
+              showtimeId,
+              operator,
+              action,
+              before: auditView(before, row!),
+              after: auditView(after!, afterRow!),
+            },
+            locked.version,
+          );
+          return (await read(tx, showtimeId))!;
         });
       } catch (error) {
         if (error instanceof AppError) throw error;
@@ -244,18 +250,7 @@ export function createSaleControlService(deps: { sql: Sql }) {
     },
 
     async audit(showtimeId: number, limit: number) {
-      const rows = await listAudit(deps.sql, showtimeId, limit);
-      return rows.map((row) => ({
-        actor: row.actor,
-        source: row.source,
-        action: row.action,
-        showtimeId: String(row.showtime_id),
-        before: row.before,
-        after: row.after,
-        version: row.version,
-        atMs: row.at.getTime(),
-        at: row.at.toISOString(),
-      }));
+      return (await listAudit(deps.sql, showtimeId, limit)).map(auditEntryView);
     },
   };
 }

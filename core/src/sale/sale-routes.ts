@@ -3,7 +3,9 @@
  * API forwards here and then brings Redis up to date; the edge and the queue ticker read
  * GET /admin/rooms to restore rooms Redis lost or holds an older copy of.
  */
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
+import { canonicalAddress } from '../../../lib/ip-address';
 import { z } from 'zod';
 import { notFound } from '../../../lib/errors';
 import { parseWith, readJsonBody, singleQueryValue } from '../../../lib/http';
@@ -36,16 +38,28 @@ export const endTurnSchema = z
   .strict();
 
 /**
- * Who made the change: the edge names the signed-in operator and their address; a caller that
- * names nobody is recorded as the admin token.
+ * Who made the change: the edge names the signed-in operator, how they signed in
+ * (X-Operator-Via: console or token) and their address; a caller that names nobody is recorded
+ * as the admin token, from the address it called from.
  */
 export function operatorOf(c: Context): Operator {
   const actor = c.req.header('x-operator');
-  const source = c.req.header('x-operator-source');
+  const source = c.req.header('x-operator-source') ?? peerAddress(c);
   return {
     actor: actor && OPERATOR.test(actor) ? actor : 'admin-token',
+    actorVia: c.req.header('x-operator-via') === 'console' ? 'console' : 'token',
     source: source && SOURCE.test(source) ? source : null,
   };
+}
+
+/** The socket's peer on Node (none under app.request in tests). */
+function peerAddress(c: Context): string | null {
+  try {
+    const address = getConnInfo(c).remote.address;
+    return address ? (canonicalAddress(address) ?? null) : null;
+  } catch {
+    return null;
+  }
 }
 
 export function saleControlRoutes(deps: { sale: SaleControlService; adminToken: string }) {

@@ -285,6 +285,8 @@ export function roomConsole(root: HTMLElement) {
       entries?: {
         atMs: number;
         actor: string;
+        actorVia?: string;
+        source?: string | null;
         action?: string;
         before: Record<string, unknown> | null;
         after: Record<string, unknown> | null;
@@ -305,7 +307,11 @@ export function roomConsole(root: HTMLElement) {
     for (const entry of entries) {
       const row = body.insertRow();
       row.insertCell().textContent = localTime(new Date(entry.atMs), true);
-      row.insertCell().textContent = entry.actor;
+      // How they signed in, and from where: a typed console name alone proves nothing.
+      const via = entry.actorVia === 'console' ? 'console' : entry.actorVia === 'token' ? 'admin token' : null;
+      row.insertCell().textContent = [entry.actor, via && `(${via})`, entry.source && `from ${entry.source}`]
+        .filter(Boolean)
+        .join(' ');
       row.insertCell().textContent = auditChanges(entry.before, entry.after, entry.action);
     }
   }
@@ -380,8 +386,11 @@ function auditChanges(
       : action
         ? `${action}`
         : 'settings changed';
-  if (!after) return named;
-  const keys = [
+  // A creation (no before) is named, not listed field by field.
+  if (!after || !before) return named;
+  // Rows keep only the fields a change moved (older rows kept whole views): the room's own
+  // fields first, in the console's order, then any other (title, price, fare fields).
+  const order = [
     'state',
     'saleState',
     'opensAt',
@@ -389,8 +398,11 @@ function auditChanges(
     'holdTtlSeconds',
     'maxSeatsPerCustomer',
   ];
+  const keys = [...order.filter((k) => k in after), ...Object.keys(after).filter((k) => !order.includes(k))];
+  const shown = (value: unknown) =>
+    typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
   const parts = keys
-    .filter((k) => !before || before[k] !== after[k])
-    .map((k) => `${k}: ${before ? String(before[k]) : '—'} → ${String(after[k])}`);
+    .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+    .map((k) => `${k}: ${shown(before[k])} → ${shown(after[k])}`);
   return parts.length ? parts.join(', ') : named;
 }

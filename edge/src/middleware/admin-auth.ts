@@ -16,7 +16,23 @@ export interface AdminAuthOptions {
   adminToken: string;
   sessions: ConsoleSessions;
   lockout: LoginLockout;
+  /** What the lockout counts by (the address's limit key). */
   clientAddress: (c: Context) => string | null;
+  /** The full address, for the audit log (default: clientAddress). */
+  sourceAddress?: (c: Context) => string | null;
+}
+
+/**
+ * Who is acting, for the core's audit log: the signed-in operator's name, how they signed in,
+ * and their address. Every operator write the edge sends the core carries these.
+ */
+export function operatorHeaders(operator: Operator | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (!operator) return headers;
+  if (operator.name) headers['x-operator'] = operator.name;
+  headers['x-operator-via'] = operator.via;
+  if (operator.address && operator.address !== 'unknown') headers['x-operator-source'] = operator.address;
+  return headers;
 }
 
 /**
@@ -28,6 +44,7 @@ export interface AdminAuthOptions {
 export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<EdgeEnv> {
   return async function adminAuthMiddleware(c, next) {
     const address = options.clientAddress(c) ?? 'unknown';
+    const source = (options.sourceAddress ?? options.clientAddress)(c) ?? 'unknown';
     const token = bearerToken(c);
     if (token || c.req.header('authorization')) {
       if (await options.lockout.isLocked(address)) throw options.lockout.lockedOut();
@@ -40,7 +57,7 @@ export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<EdgeEnv>
       const label = cleanOperatorName(c.req.header('x-operator'));
       c.set('operator', {
         name: label ? `${label.slice(0, 40)} via admin-token` : 'admin-token',
-        address,
+        address: source,
         via: 'token',
       } satisfies Operator);
       return next();
@@ -52,7 +69,7 @@ export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<EdgeEnv>
     const reads = c.req.method === 'GET' || c.req.method === 'HEAD';
     if (!reads && c.req.header(CONSOLE_HEADER) !== '1')
       throw forbidden('CONSOLE_HEADER_REQUIRED', 'Console writes must send X-Console: 1');
-    c.set('operator', { name: session.operator, address, via: 'console' } satisfies Operator);
+    c.set('operator', { name: session.operator, address: source, via: 'console' } satisfies Operator);
     return next();
   };
 }

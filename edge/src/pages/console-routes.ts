@@ -5,6 +5,7 @@
  * from the core, hold conflicts and rate-limited requests per minute from this edge).
  * Changes go through the operator API (/api/admin/…), so they land in the audit log.
  */
+import { operatorHeaders } from '../middleware/admin-auth';
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
@@ -49,8 +50,10 @@ export interface ConsoleRouteDeps {
   /** The join's proof of work, to show the operator the difficulty in force and why. */
   pow: { gate: PowGate; governor: PowGovernor };
   activity: ShowtimeActivity;
-  /** Who is signing in, for the lockout after repeated wrong tokens. */
+  /** Who is signing in, for the lockout after repeated wrong tokens (the address's limit key). */
   clientAddress: (c: Context) => string | null;
+  /** The full address, for the session and the audit log (default: clientAddress). */
+  sourceAddress?: (c: Context) => string | null;
   statsIntervalMs?: number;
   /** How long the live view waits for the core's seat counts before showing the last known ones (ms). */
   coreViewBudgetMs?: number;
@@ -216,7 +219,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     // A fresh id at every sign-in: a session id planted before sign-in never becomes valid.
     await deps.sessions.revoke(getCookie(c, ADMIN_COOKIE));
     const operator = cleanOperatorName(typeof form.operator === 'string' ? form.operator : undefined);
-    const { id } = await deps.sessions.create(operator, address);
+    const { id } = await deps.sessions.create(operator, (deps.sourceAddress ?? deps.clientAddress)(c) ?? address);
     setCookie(c, ADMIN_COOKIE, id, {
       httpOnly: true,
       sameSite: 'Strict',
@@ -304,7 +307,12 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
       ...(holdTtlSeconds !== undefined ? { holdTtlMs: holdTtlSeconds * 1000 } : {}),
       ...(maxSeatsPerCustomer !== undefined ? { maxSeatsPerCustomer } : {}),
     };
-    const headers: Record<string, string> = session.operator ? { 'x-operator': session.operator } : {};
+    // Audited like the API's changes: the signed-in operator, by the console, from this address.
+    const headers = operatorHeaders({
+      name: session.operator,
+      via: 'console',
+      address: (deps.sourceAddress ?? deps.clientAddress)(c) ?? 'unknown',
+    });
     const answer = await deps.core
       .adminJson<{ holdTtlMs?: number; maxSeatsPerCustomer?: number; error?: unknown }>(
         'PATCH',

@@ -74,4 +74,28 @@ describe('deferred leave', () => {
     expect(await done).toBe(false);
     expect(errors).toHaveLength(1);
   });
+
+  it('when full, forgets the least recently seen buyer, never one who just reloaded', async () => {
+    const run = async (eviction: 'oldest' | 'all') => {
+      const left: string[] = [];
+      const leaves = createDeferredLeaves({
+        graceMs: GRACE_MS,
+        maxEntries: 3,
+        eviction,
+        leave: async (showtimeId, customerId) => left.push(`${showtimeId}/${customerId}`),
+      });
+      leaves.viewed('42', 'bob');
+      leaves.viewed('42', 'carol');
+      const first = leaves.viewed('42', 'alice');
+      leaves.viewed('42', 'alice'); // alice reloads: her latest view is the new one
+      leaves.viewed('42', 'dave'); // the map is full: someone is forgotten
+      // The first page's beacon reaches the edge late: it must not take alice's place.
+      const beacon = leaves.schedule('42', 'alice', first);
+      await vi.advanceTimersByTimeAsync(GRACE_MS);
+      return { leftEarly: await beacon, left };
+    };
+    expect(await run('oldest')).toEqual({ leftEarly: false, left: [] });
+    // Broken variant: wiping the whole map forgot alice's reload, and her old page left for her.
+    expect(await run('all')).toEqual({ leftEarly: true, left: ['42/alice'] });
+  });
 });

@@ -12,7 +12,14 @@ export interface DeferredLeaveOptions {
   graceMs: number;
   leave: (showtimeId: string, customerId: string) => Promise<unknown>;
   onError?: (error: unknown) => void;
+  /** Buyers remembered per process (200,000); past it the least recently seen is forgotten. */
   maxEntries?: number;
+  /**
+   * 'oldest' (default): forget the least recently seen buyer. 'all' wipes the map, as this
+   * once did: kept only for the test that shows what it broke (a buyer who just reloaded
+   * lost the record, and their old page's late beacon then took the place away).
+   */
+  eviction?: 'oldest' | 'all';
 }
 
 export const VIEW_ID = /^[A-Za-z0-9_-]{8,64}$/;
@@ -20,8 +27,15 @@ export const VIEW_ID = /^[A-Za-z0-9_-]{8,64}$/;
 export function createDeferredLeaves(options: DeferredLeaveOptions) {
   const latestView = new Map<string, string>();
   const key = (showtimeId: string, customerId: string) => `${showtimeId}\n${customerId}`;
+  const maxEntries = options.maxEntries ?? 200_000;
+  // A Map iterates in insertion order: deleting before setting moves a buyer to the end, so
+  // the first key is always the least recently seen.
   const remember = (k: string, viewId: string) => {
-    if (latestView.size >= (options.maxEntries ?? 200_000)) latestView.clear();
+    latestView.delete(k);
+    if (latestView.size >= maxEntries) {
+      if (options.eviction === 'all') latestView.clear();
+      else latestView.delete(latestView.keys().next().value!);
+    }
     latestView.set(k, viewId);
   };
 

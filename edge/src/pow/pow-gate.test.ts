@@ -15,6 +15,7 @@ function gateWith(
   wrap: (real: PowChallenges) => PowChallenges = (real) => real,
   settings: RoomPowSettings = { powDifficulty: 4, powMaxDifficulty: 7 },
   governor: PowGovernor = createPowGovernor({ showtimeJoinsPerSecond: 1e9, addressJoinsPerMinute: 3 }),
+  latestOnly = true,
 ) {
   const challenges = wrap(createPowChallenges({ secret: 'gate-test', ttlMs: 120_000 }));
   const gate = createPowGate({
@@ -22,6 +23,7 @@ function gateWith(
     governor,
     guard: createMemoryGuardStore(),
     settingsOf: async () => settings,
+    latestOnly,
   });
   /** One join: its 428 (challenge, difficulty, code), or 'in'. */
   const join = async (client: PowClient, solution?: { challenge: string; nonce: string }) => {
@@ -48,7 +50,7 @@ function solveBelow(challenge: string, min: number, below: number): string {
 }
 
 /** The three attacks; true where the gate let the attacker in. */
-async function attacks(wrap?: (real: PowChallenges) => PowChallenges) {
+async function attacks(wrap?: (real: PowChallenges) => PowChallenges, latestOnly = true) {
   const raise = async (join: ReturnType<typeof gateWith>['join'], client: PowClient) => {
     let difficulty = 0;
     for (let i = 0; i < 10; i++) {
@@ -63,15 +65,15 @@ async function attacks(wrap?: (real: PowChallenges) => PowChallenges) {
     return { challenge: answer.challenge, nonce: solveBelow(answer.challenge, 4, 7) };
   };
   // 1. Cross-address: B (quiet, 4 bits) solves; A, whose difficulty rose to 7, spends it.
-  const cross = gateWith(wrap);
+  const cross = gateWith(wrap, undefined, undefined, latestOnly);
   const fromB = await cheap(cross.join, B);
   const crossAddress = (await raise(cross.join, A)) === 7 && (await cross.join(A, fromB)) === 'in';
   // 2. Stale difficulty: A takes a 4-bit challenge while quiet, then its difficulty rises to 7.
-  const stale = gateWith(wrap);
+  const stale = gateWith(wrap, undefined, undefined, latestOnly);
   const early = await cheap(stale.join, A);
   const staleDifficulty = (await raise(stale.join, A)) === 7 && (await stale.join(A, early)) === 'in';
   // 3. Customer swap: same address and price, another customer's solved challenge.
-  const swap = gateWith(wrap);
+  const swap = gateWith(wrap, undefined, undefined, latestOnly);
   const forBob = await cheap(swap.join, { ...A, customerId: 'bob' });
   const customerSwap = (await swap.join(A, forBob)) === 'in';
   return { crossAddress, staleDifficulty, customerSwap };
@@ -106,7 +108,29 @@ describe("proof of work bound to the showtime, the address and the customer, at 
     });
   });
 
+  it('takes only the latest challenge of a client: a stockpile is worth one join, a replay none', async () => {
+    for (const latestOnly of [true, false]) {
+      // A steady price (no rise with the joins), so only the rule under test refuses.
+      const steady = createPowGovernor({ showtimeJoinsPerSecond: 1e9, addressJoinsPerMinute: 1e9 });
+      const { join, solve } = gateWith(undefined, undefined, steady, latestOnly);
+      const pile = [solve(await join(A)), solve(await join(A)), solve(await join(A))];
+      const first = await join(A, pile[0]);
+      if (latestOnly) {
+        // Superseded: and the refusal's fresh challenge is now the only one that counts.
+        expect(first).toMatchObject({ error: { code: 'POW_INVALID' } });
+        expect(await join(A, pile[2])).toMatchObject({ error: { code: 'POW_INVALID' } });
+        const fresh = solve(await join(A));
+        expect(await join(A, fresh)).toBe('in');
+        expect(await join(A, fresh)).toMatchObject({ error: { code: 'POW_REUSED' } });
+      } else {
+        // Broken variant: every challenge of the pile lets a join in.
+        expect([first, await join(A, pile[1]), await join(A, pile[2])]).toEqual(['in', 'in', 'in']);
+      }
+    }
+  });
+
   describe('broken variants: the old behaviour lets each attack through', () => {
+    // Each variant is shown with the latest-only rule off, which would also stop these replays.
     // Bound only to the showtime (the old challenge): every client looks like one.
     const unbound = (real: PowChallenges): PowChallenges => ({
       ...real,
@@ -123,7 +147,7 @@ describe("proof of work bound to the showtime, the address and the customer, at 
     });
 
     it('both together (the old gate) let all three in', async () => {
-      expect(await attacks((real) => pricedAtIssue(unbound(real)))).toEqual({
+      expect(await attacks((real) => pricedAtIssue(unbound(real)), false)).toEqual({
         crossAddress: true,
         staleDifficulty: true,
         customerSwap: true,
@@ -131,11 +155,11 @@ describe("proof of work bound to the showtime, the address and the customer, at 
     });
 
     it('an unbound challenge alone lets the customer swap in', async () => {
-      expect(await attacks(unbound)).toMatchObject({ customerSwap: true });
+      expect(await attacks(unbound, false)).toMatchObject({ customerSwap: true });
     });
 
     it("the challenge's own difficulty lets the stale low difficulty in", async () => {
-      expect(await attacks(pricedAtIssue)).toMatchObject({ staleDifficulty: true });
+      expect(await attacks(pricedAtIssue, false)).toMatchObject({ staleDifficulty: true });
     });
   });
 });

@@ -42,9 +42,11 @@ export interface PowGateDeps {
   /** The same settings when they are at hand without waiting (read less than a second ago), else undefined. */
   settingsNow?: (showtimeId: string) => RoomPowSettings | undefined;
   onRefused?: (code: string) => void;
+  /** Only a client's latest challenge is spendable (default); false only to show what it stops. */
+  latestOnly?: boolean;
 }
 
-const failures: Record<PowFailure | 'reused' | 'missing' | 'outbid', [string, string]> = {
+const failures: Record<PowFailure | 'reused' | 'missing' | 'outbid' | 'superseded', [string, string]> = {
   missing: [
     'POW_REQUIRED',
     'This room asks for a little proof of work before joining: solve the challenge and send the join again',
@@ -57,6 +59,7 @@ const failures: Record<PowFailure | 'reused' | 'missing' | 'outbid', [string, st
   too_weak: ['POW_INVALID', 'That nonce does not solve the challenge; solve the new challenge'],
   outbid: ['POW_INVALID', 'More work is asked now than when that challenge was issued; solve the new challenge'],
   reused: ['POW_REUSED', 'That solution has been used already; solve the new challenge'],
+  superseded: ['POW_INVALID', 'A newer challenge has been issued to you since that one; solve the new challenge'],
 };
 
 export interface PowRefusal {
@@ -64,7 +67,15 @@ export interface PowRefusal {
   body: Record<string, unknown>;
 }
 
+/** Where the id of the one challenge a client may spend on a showtime is kept. */
+const liveKey = (showtimeId: string, client: PowClient) =>
+  `pow-live:${showtimeId}:${client.address ?? '-'}:${client.customerId}`;
+
+/** The random id inside a challenge (pow-challenge.ts: its fifth field). */
+const challengeId = (challenge: string) => challenge.split('.')[4] ?? '';
+
 export function createPowGate(deps: PowGateDeps) {
+  const latestOnly = deps.latestOnly ?? true;
   async function levelOf(showtimeId: string, address: string | null): Promise<PowLevel> {
     return levelFor(showtimeId, address, await deps.settingsOf(showtimeId));
   }
@@ -83,6 +94,10 @@ export function createPowGate(deps: PowGateDeps) {
     const [code, message] = failures[failure];
     deps.onRefused?.(code);
     const challenge = await deps.challenges.issue(showtimeId, difficulty, client);
+    // Only the latest challenge of a client stays spendable: challenges fetched in a row and
+    // solved at leisure (a stockpile for the moment the line opens) are worth one join.
+    if (latestOnly)
+      await deps.guard.put(liveKey(showtimeId, client), challengeId(challenge), deps.challenges.ttlMs + 5_000);
     return { status: 428, body: { ...errorResponseBody(new AppError(428, code, message)), challenge, difficulty } };
   }
 
@@ -110,6 +125,8 @@ export function createPowGate(deps: PowGateDeps) {
     // The price is today's for this address, not the one printed on the challenge: the work
     // actually proven must reach it (a lucky hash over a cheap challenge still counts).
     if (verdict.bits < difficulty) return refusal(showtimeId, client, difficulty, 'outbid');
+    if (latestOnly && (await deps.guard.get(liveKey(showtimeId, client))) !== verdict.id)
+      return refusal(showtimeId, client, difficulty, 'superseded');
     const fresh = await deps.guard.markOnce(
       `pow:${verdict.id}`,
       Math.max(1_000, verdict.expiresAtMs - Date.now() + 5_000),

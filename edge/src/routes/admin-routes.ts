@@ -16,6 +16,7 @@ import type { RoomCatalog, SaleControl } from '../rooms/room-catalog';
 import type { RoomGateway } from '../rooms/room-gateway';
 import { QUEUE_RETRY_AFTER_SECONDS } from '../rooms/room-gateway';
 import { SHOWTIME_ID, type EdgeEnv } from '../http-context';
+import { operatorHeaders } from '../middleware/admin-auth';
 import { createLastKnown, type LastKnownRead } from '../state/last-known';
 
 export { publicSettings } from '../../../queue/src/room-update';
@@ -71,15 +72,6 @@ export function adminRoutes(deps: AdminRouteDeps) {
     const id = c.req.param('id') ?? '';
     if (!SHOWTIME_ID.test(id)) throw notFound('SHOWTIME_NOT_FOUND', 'Unknown showtime');
     return id;
-  };
-
-  /** Who is acting, for the core's audit log: the signed-in operator and their address. */
-  const operatorHeaders = (c: Context<EdgeEnv>): Record<string, string> => {
-    const operator = c.get('operator');
-    const headers: Record<string, string> = {};
-    if (operator?.name) headers['x-operator'] = operator.name;
-    if (operator?.address) headers['x-operator-source'] = operator.address;
-    return headers;
   };
 
   async function guarded<T>(run: () => Promise<T>): Promise<T> {
@@ -169,7 +161,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
     const update = await readJsonBody(c, roomUpdateSchema);
     const { status, body } = await deps.core.adminJson<SaleControl>('PUT', `/admin/showtimes/${showtimeId}/room`, {
       body: update,
-      headers: operatorHeaders(c),
+      headers: operatorHeaders(c.get('operator')),
     });
     if (status !== 200) throw coreError(status, body);
     // Saved in PostgreSQL; now the copy. Should Redis be away, the change stands and the sync

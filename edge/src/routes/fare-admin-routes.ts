@@ -12,6 +12,7 @@ import { parseSafeJson } from '../../../lib/json-guard';
 import type { CoreClient } from '../core-client';
 import { CORE_RETRY_AFTER_SECONDS } from '../core-client';
 import { SHOWTIME_ID, type EdgeEnv } from '../http-context';
+import { operatorHeaders } from '../middleware/admin-auth';
 
 export interface FareAdminRouteDeps {
   core: CoreClient;
@@ -43,10 +44,7 @@ export function fareAdminRoutes(deps: FareAdminRouteDeps) {
       requireJsonContentType(c);
       body = parseSafeJson(await c.req.text());
     }
-    const operator = c.get('operator');
-    const headers: Record<string, string> = {};
-    if (operator?.name) headers['x-operator'] = operator.name;
-    if (operator?.address) headers['x-operator-source'] = operator.address;
+    const headers = operatorHeaders(c.get('operator'));
     const answer = await deps.core.adminJson<unknown>(method, path, { ...(withBody ? { body } : {}), headers });
     if (answer.status >= 500 || answer.body === null) {
       throw unavailable(

@@ -68,7 +68,7 @@ describe('room settings in the console', () => {
     // Beyond the bound: said in words, nothing sent.
     await page.locator('#powDifficulty').fill('19');
     await page.getByRole('button', { name: 'Apply protection and limits' }).click();
-    expect(await page.getByRole('alert').textContent()).toBe('The proof of work must be a whole number from 0 to 18.');
+    expect(await page.getByRole('alert').textContent()).toBe('The proof of work must be a whole number from 0 to 16.');
     expect((await engineSettings(showtimeId)).powDifficulty).toBe(0);
 
     await applyFromConsole(

@@ -24,7 +24,58 @@ const withRoom =
     return s ? body(room, s, argv) : [-1];
   };
 
-const ADDRESS_COUNTS_TTL_MS = 7 * 24 * 3600 * 1000;
+// One address's places and churn (lua/includes/join.lua): customer -> when the place was
+// taken, plus CHURN_FIELD "windowIndex joins previousJoins".
+const CHURN_FIELD = '#churn';
+const CURSOR_FIELD = '#cursor';
+const PRUNE_CHECKS = 256;
+const CHURN_FACTOR = 4;
+const ADDRESS_KEY_TTL_MS = 24 * 3600 * 1000;
+
+function churnNow(db: MiniRedis, addrKey: string, nowMs: number, windowMs: number) {
+  const index = Math.floor(nowMs / windowMs);
+  const stored = /^(\d+) (\d+) (\d+)$/.exec(db.hget(addrKey, CHURN_FIELD) ?? '');
+  let current = 0;
+  let previous = 0;
+  if (stored && Number(stored[1]) === index) [current, previous] = [Number(stored[2]), Number(stored[3])];
+  else if (stored && Number(stored[1]) === index - 1) previous = Number(stored[2]);
+  const weighted = current + previous * (1 - (nowMs % windowMs) / windowMs);
+  return { index, current, previous, weighted };
+}
+
+/** The join script's bounded drop of ended places; the cursor is an index into the hash's fields. */
+function livePlaces(room: RoomContext, addrKey: string, cap: number): number {
+  const hash = room.db.hash(addrKey);
+  let n = hash.size - (hash.has(CHURN_FIELD) ? 1 : 0) - (hash.has(CURSOR_FIELD) ? 1 : 0);
+  if (n < cap) return n;
+  const customers = [...hash.keys()].filter((field) => !field.startsWith('#'));
+  let index = Math.min(Number(hash.get(CURSOR_FIELD) ?? 0) || 0, customers.length);
+  let checked = 0;
+  let dropped = 0;
+  while (index < customers.length && checked < PRUNE_CHECKS && n >= cap) {
+    const customer = customers[index++]!;
+    checked++;
+    if (!room.holdsPlace(customer)) {
+      hash.delete(customer);
+      dropped++;
+      n--;
+    }
+  }
+  // Past the end the next scan starts over; the fields dropped before the stop shift it down.
+  hash.set(CURSOR_FIELD, String(index >= customers.length ? 0 : index - dropped));
+  return n;
+}
+
+function countAgainstAddress(room: RoomContext, addrKey: string, customer: string, windowMs: number): Reply | null {
+  const { db } = room;
+  const cap = db.hnum(room.cfg, 'placesPerAddress') ?? 200;
+  const churn = churnNow(db, addrKey, room.nowMs, windowMs);
+  if (churn.weighted >= CHURN_FACTOR * cap) return [-12];
+  if (livePlaces(room, addrKey, cap) >= cap) return [-12];
+  db.hset(addrKey, customer, room.nowMs, CHURN_FIELD, `${churn.index} ${churn.current + 1} ${churn.previous}`);
+  db.pexpire(addrKey, Math.max(ADDRESS_KEY_TTL_MS, 2 * windowMs));
+  return null;
+}
 /** A purchase bucket that never refills keeps its key this long (take-5.lua). */
 const DAY_MS = 86_400_000;
 
@@ -32,9 +83,10 @@ const DAY_MS = 86_400_000;
 function joinRoom(
   room: RoomContext,
   s: NonNullable<ReturnType<RoomContext['loadSettings']>>,
-  addrs: string,
+  addrKey: string,
   customer: string,
   address: string,
+  churnWindowMs: number,
 ): Reply | null {
   const { db } = room;
   room.freezeIfDue(s);
@@ -44,10 +96,8 @@ function joinRoom(
   room.restoreIfParked(s, customer);
   if (!room.holdsPlace(customer)) {
     if (address !== '') {
-      const cap = db.hnum(room.cfg, 'placesPerAddress') ?? 200;
-      if ((db.hnum(addrs, address) ?? 0) >= cap) return [-12];
-      db.hincrby(addrs, address, 1);
-      db.pexpire(addrs, ADDRESS_COUNTS_TTL_MS);
+      const refused = countAgainstAddress(room, addrKey, customer, churnWindowMs);
+      if (refused) return refused;
     }
     if (s.state === 'scheduled') {
       db.zset(room.pre).add(customer, 0);
@@ -69,11 +119,12 @@ const joining =
   (
     answer: (room: RoomContext, s: NonNullable<ReturnType<RoomContext['loadSettings']>>, customer: string) => Reply,
   ): Handler =>
-  (db, keys, [customer, address = '']) => {
+  (db, keys, [customer, address = '', churnWindow]) => {
     const room = new RoomContext(db, keys);
     const s = room.loadSettings();
     if (!s) return [-1];
-    return joinRoom(room, s, keys[9]!, customer!, address) ?? answer(room, s, customer!);
+    const churnWindowMs = Math.max(1, Number(churnWindow) || 3_600_000);
+    return joinRoom(room, s, keys[9]!, customer!, address, churnWindowMs) ?? answer(room, s, customer!);
   };
 
 const join = joining(describe);
