@@ -111,7 +111,7 @@ describe('operator console sign-in', () => {
   it('locks an address out after ten wrong tokens, even for the right one; other addresses are not affected', async () => {
     for (let i = 0; i < 10; i++) {
       const wrong = await signIn(`guess-${i}-0123456789abcdef`, '203.0.113.7');
-      expect(wrong.status).toBe(200);
+      expect(wrong.status).toBe(401);
       expect(wrong.text).toContain('not right');
     }
     expect((await signIn('guess-10-0123456789abcdef', '203.0.113.7')).status).toBe(429); // the 11th wrong one is refused

@@ -111,7 +111,7 @@ describe('admin lockout through the edge (real Redis)', () => {
       ),
     );
     const statuses = answers.map((a) => a.status);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(edge.config.adminLockoutAttempts);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(edge.config.adminLockoutAttempts);
     expect(statuses.filter((s) => s === 429)).toHaveLength(GUESSES - edge.config.adminLockoutAttempts);
   });
 });

@@ -205,8 +205,8 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
       return c.html(loginPage(`Too many wrong tokens from this address. Try again in up to ${minutes} minutes.`), 429);
     };
     if (await deps.lockout.isLocked(address)) return refuseLockedOut();
-    // 200, not 401: the form is shown again with the reason, and a browser logs every 4xx
-    // document as a console error, which the console must not produce in normal use.
+    // 401 with the form shown again and the reason: a client, a monitor or a scanner reads a
+    // refusal, the person reads a page they can correct.
     if (!token || !(await sameSecret(token, deps.adminToken))) {
       await deps.lockout.recordFailure(address);
       return c.html(
@@ -214,6 +214,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
           'That admin token is not right. Check it and try again.',
           typeof form.operator === 'string' ? form.operator.slice(0, 64) : '',
         ),
+        401,
       );
     }
     // A fresh id at every sign-in: a session id planted before sign-in never becomes valid.

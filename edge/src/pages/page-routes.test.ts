@@ -101,7 +101,7 @@ describe('operator console pages', () => {
       { 'content-type': 'application/x-www-form-urlencoded' },
       { method: 'POST', body: 'token=nope&operator=Pat' },
     );
-    expect([wrong.status, wrong.headers.get('set-cookie')]).toEqual([200, null]);
+    expect([wrong.status, wrong.headers.get('set-cookie')]).toEqual([401, null]);
     expect(await wrong.text()).toContain('That admin token is not right');
     const { cookie } = await signIn();
     expect(await (await page('/admin', { cookie })).text()).toContain('Waiting rooms');

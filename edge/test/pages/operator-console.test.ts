@@ -196,7 +196,7 @@ describe.each(VIEWPORTS)('operator console on a $device', ({ viewport, suffix })
       await operator.shot(`25-console-paused${suffix}`);
 
       // Only the refusals sent on purpose above may show as failed loads.
-      expect(operator.errors.filter((e) => !/status of (403|422)/.test(e))).toEqual([]);
+      expect(operator.errors.filter((e) => !/status of (401|403|422)/.test(e))).toEqual([]);
       expect(operator.external).toEqual([]);
       await operator.context.close();
     } finally {
