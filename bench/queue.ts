@@ -116,7 +116,7 @@ export default async function queueBench(args: string[]): Promise<void> {
     await perSecond(5_000, concurrency, (i) => engine.poll('warmup', customerId(i)));
 
     const joinsPerSec = await perSecond(WAITING + CAPACITY, concurrency, (i) => engine.join('bench', customerId(i)));
-    // The join the edge runs when it holds a fresh snapshot: the place only (lua/enter-10.lua).
+    // The join the edge runs when it holds a fresh snapshot: the place only (lua/enter-11.lua).
     const entersPerSec = await perSecond(WAITING + CAPACITY, concurrency, (i) => engine.enter('enter', customerId(i)));
     await engine.tick('bench');
     const stats = await engine.stats('bench');

@@ -8,8 +8,8 @@
  */
 
 /**
- * The keys of one room, in the order every room script receives them as KEYS[1..9].
- * Changing this order means changing the header of every `*-9.lua` script.
+ * The keys of one room, in the order every room script receives them as KEYS[1..10].
+ * Changing this order means changing the header of every `*-10.lua` script.
  */
 export const ROOM_KEY_NAMES = [
   'cfg', // hash: operator settings, state, commit-reveal seed
@@ -21,6 +21,7 @@ export const ROOM_KEY_NAMES = [
   'beat', // hash customer -> last heartbeat ms
   'admits', // zset ticket -> offer time ms: admissions of the last minute (rate window)
   'stats', // hash: ticket sequence, admission bucket, counters, open/draw bookkeeping
+  'journal', // list: fairness journal entries waiting for the core to copy them (lua/includes/journal.lua)
 ] as const;
 
 export type RoomKeyName = (typeof ROOM_KEY_NAMES)[number];
@@ -41,7 +42,9 @@ export interface RoomKeys {
   readonly cfg: string;
   /** Live admission sessions (KEYS[4] of the bucket script). */
   readonly active: string;
-  /** Hash client address -> places taken in this room (KEYS[10] of the join script). */
+  /** List of fairness journal entries the core copies into the admission log (queue/src/fairness-journal.ts). */
+  readonly journal: string;
+  /** Hash client address -> places taken in this room (KEYS[11] of the join script). */
   readonly addrs: string;
   /** KEYS of the join scripts: the room's, then `addrs`. */
   readonly joining: string[];
@@ -103,6 +106,7 @@ export function createKeyBuilder(prefix = ''): KeyBuilder {
         room,
         cfg: `${base}cfg`,
         active: `${base}active`,
+        journal: `${base}journal`,
         addrs: `${base}addrs`,
         joining: Object.freeze([...room, `${base}addrs`]) as string[],
         who: `${base}who`,

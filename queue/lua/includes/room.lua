@@ -1,9 +1,9 @@
 -- Shared head of every room script: key names, the Redis clock, settings, opening and the
 -- admission step (expire, then offer to the head of the line).
 -- KEYS (in queue/src/keys.ts ROOM_KEY_NAMES order):
---   1 cfg  2 pre  3 line  4 offers  5 active  6 who  7 beat  8 admits  9 stats
+--   1 cfg  2 pre  3 line  4 offers  5 active  6 who  7 beat  8 admits  9 stats  10 journal
 local cfgKey, preKey, lineKey, offersKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local whoKey, beatKey, admitsKey, statsKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local whoKey, beatKey, admitsKey, statsKey, journalKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
 
 -- Time comes from the server so that every caller (edge, ticker, many processes) agrees.
 local clock = redis.call('TIME')
@@ -51,12 +51,13 @@ end
 local function loadSettings()
   local v = redis.call('HMGET', cfgKey, 'state', 'capacity', 'admitPerMinute', 'admitBurst',
     'sessionTtlMs', 'offerWindowMs', 'abandonGraceMs', 'opensAtMs', 'tickGapMs',
-    'adaptiveAdmission', 'ctlRate', 'ctlCap', 'ctlUntilMs')
+    'adaptiveAdmission', 'ctlRate', 'ctlCap', 'ctlUntilMs', 'fairnessJournal')
   if not v[1] then return nil end
   local s = {
     state = v[1], capacity = tonumber(v[2]), admitPerMinute = tonumber(v[3]),
     admitBurst = tonumber(v[4]), sessionTtlMs = tonumber(v[5]), offerWindowMs = tonumber(v[6]),
     abandonGraceMs = tonumber(v[7]), opensAtMs = tonumber(v[8]), tickGapMs = tonumber(v[9]) or 0,
+    journal = v[14] ~= '0',
   }
   governed(s, {v[10], v[11], v[12], v[13]})
   return s
@@ -211,6 +212,34 @@ local function noShowRate()
   return math.min(MAX_NO_SHOW, (tonumber(v[2]) or 0) / outcomes)
 end
 
+-- The fairness journal (queue/src/fairness-journal.ts reads it): each call that changes who
+-- stands where in the line appends its entries in one RPUSH, and the core copies them into the
+-- hash-chained admission log in PostgreSQL. An entry is
+-- `<epoch>.<seq>|<kind>|<customer>|<rank>|<atMs>[|<sortIndex>]`; kinds: j joined, d drawn,
+-- a admitted (offered a turn in order), p passed over (parked as a walk-away), r returned from
+-- a park, l left. The rank is the ticket issued at the join or by the draw (`who`), never the
+-- line's score, so a member moved in the line by hand is logged at its true place. The epoch
+-- changes when Redis lost the counter, so the copier never mistakes new entries for copied ones.
+-- cfg fairnessJournal '0' switches the journal off (the benchmark's baseline).
+local function journal(s, entries)
+  if #entries == 0 or not s.journal then return end
+  local last = redis.call('HINCRBY', statsKey, 'jSeq', #entries)
+  local epoch
+  if last == #entries then
+    epoch = clock[1] .. clock[2]
+    redis.call('HSET', statsKey, 'jEpoch', epoch)
+  else
+    epoch = redis.call('HGET', statsKey, 'jEpoch') or '0'
+  end
+  local first = last - #entries
+  for i = 1, #entries do entries[i] = epoch .. '.' .. (first + i) .. '|' .. entries[i] end
+  redis.call('RPUSH', journalKey, unpack(entries))
+end
+
+local function entry(kind, customer, rank)
+  return kind .. '|' .. customer .. '|' .. rank .. '|' .. nowMs
+end
+
 local function expire(s)
   local sessions = redis.call('ZREMRANGEBYSCORE', activeKey, '-inf', nowMs)
   -- An offer nobody claimed admitted nobody: its share of the rate is given back.
@@ -219,13 +248,18 @@ local function expire(s)
   if offers > 0 then
     redis.call('ZREMRANGEBYSCORE', offersKey, '-inf', nowMs)
     local park = s.offerWindowMs > FIRST_CLAIM_MS
+    local entries = {}
     for _, customer in ipairs(lapsed) do
       local ticket = redis.call('HGET', whoKey, customer)
       if ticket then
         redis.call('ZREM', admitsKey, ticket)
-        if park and tonumber(ticket) > 0 then redis.call('HSET', whoKey, customer, -tonumber(ticket)) end
+        if park and tonumber(ticket) > 0 then
+          redis.call('HSET', whoKey, customer, -tonumber(ticket))
+          entries[#entries + 1] = entry('p', customer, ticket)
+        end
       end
     end
+    journal(s, entries)
     if park then redis.call('HINCRBY', statsKey, 'parked', offers) end
     if redis.call('HEXISTS', statsKey, 'bucketTokens') == 1 then
       redis.call('HINCRBYFLOAT', statsKey, 'bucketTokens', offers)
@@ -255,6 +289,7 @@ local function offerToHead(s)
   local budget = math.min(free, math.floor(tokens), windowLeft)
   local offered, skipped, parked = 0, 0, 0
   local staleBefore = math.max(nowMs - FRESH_MS, nowMs - s.abandonGraceMs)
+  local entries = {}
   while offered < budget and skipped + parked < MAX_SKIPS_PER_TICK do
     local head = redis.call('ZPOPMIN', lineKey)
     if #head == 0 then break end
@@ -267,14 +302,18 @@ local function offerToHead(s)
       -- outruns buyers who poll exactly as asked. Seen again within the grace, the place comes
       -- back at the front; never seen again, it costs the line nothing.
       parked = parked + 1
+      local rank = s.journal and redis.call('HGET', whoKey, customer) or ticket
       redis.call('HSET', whoKey, customer, -tonumber(ticket))
       redis.call('HSET', beatKey, customer, nowMs)
+      entries[#entries + 1] = entry('p', customer, rank)
     else
       redis.call('ZADD', offersKey, nowMs + firstClaimMs(s), customer)
       redis.call('ZADD', admitsKey, nowMs, ticket)
       offered = offered + 1
+      if s.journal then entries[#entries + 1] = entry('a', customer, redis.call('HGET', whoKey, customer) or ticket) end
     end
   end
+  journal(s, entries)
   redis.call('HSET', statsKey, 'bucketTokens', tokens - offered, 'bucketAtMs', nowMs)
   if offered > 0 then redis.call('HINCRBY', statsKey, 'offered', offered) end
   if skipped > 0 then redis.call('HINCRBY', statsKey, 'abandoned', skipped) end
@@ -293,6 +332,7 @@ local function restoreIfParked(s, customer)
     redis.call('ZADD', lineKey, -ticket, customer)
     redis.call('HSET', whoKey, customer, -ticket)
     redis.call('HINCRBY', statsKey, 'unparked', 1)
+    journal(s, {entry('r', customer, -ticket)})
   else
     redis.call('HSET', whoKey, customer, -ticket)
     redis.call('HDEL', beatKey, customer)

@@ -3,7 +3,7 @@
   caller that already holds a recent picture of the room (the edge's snapshot) and works the
   wait out from it: the room-wide half of describe() (line length, the window, what the
   estimate learned, the head start) is most of a join's work inside Redis.
-  KEYS: room keys 1..9 (see includes/room.lua), 10 addrs (hash address -> places taken)
+  KEYS: room keys 1..10 (see includes/room.lua), 11 addrs (hash address -> places taken)
   ARGV: 1 customerId, 2 client address ('' when unknown: not counted)
   Returns: {1, state, ticket, position, expiresAtMs, nowMs, roomState} (see placeOf)
            -1 unknown room, -2 closed, -3 sold out, -12 address has taken its places

@@ -1,6 +1,6 @@
 --[[
   Join the room (includes/join.lua) and answer where the customer stands.
-  KEYS: room keys 1..9 (see includes/room.lua), 10 addrs (hash address -> places taken)
+  KEYS: room keys 1..10 (see includes/room.lua), 11 addrs (hash address -> places taken)
   ARGV: 1 customerId, 2 client address ('' when unknown: not counted)
   Returns: the describe() reply {1, state, ticket, position, ...}
            -1 unknown room, -2 closed, -3 sold out, -12 address has taken its places
