@@ -52,6 +52,9 @@ export interface EdgeLogger {
   warn(object: object, message?: string): void;
 }
 
+import { createReceiptSigner, DEV_FAIRNESS_RECEIPT_JWK, type ReceiptSigner } from '../../lib/fairness-receipt';
+import { fairnessRoutes } from './routes/fairness-routes';
+
 export interface EdgeDeps {
   engine: RoomEngine;
   takePurchaseTokens: (
@@ -69,6 +72,8 @@ export interface EdgeDeps {
   tokenKeys: TokenKeyMaterial;
   customerTokens: CustomerTokens;
   queueTokens: QueueTokens;
+  /** Signs join receipts; its public keys are served at /api/fairness/keys. Default: the development key. */
+  receipts?: ReceiptSigner;
   verifyAccessToken: VerifyAccessToken;
   floodLimiter: FloodLimiter;
   metrics: EdgeMetrics;
@@ -97,10 +102,12 @@ export type EdgeApp = Hono<EdgeEnv> & {
   catalog: RoomCatalog;
   activity: ShowtimeActivity;
   pow: PowGate;
+  receipts: ReceiptSigner;
 };
 
 export function createApp(deps: EdgeDeps): EdgeApp {
   const app = new Hono<EdgeEnv>();
+  const receipts = deps.receipts ?? createReceiptSigner(DEV_FAIRNESS_RECEIPT_JWK);
   const catalog = createRoomCatalog({ core: deps.core, engine: deps.engine, logger: deps.logger });
   const rooms = createRoomGateway({
     engine: deps.engine,
@@ -189,12 +196,14 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       rooms,
       customerTokens: deps.customerTokens,
       queueTokens: deps.queueTokens,
+      receipts,
       floodLimiter: deps.floodLimiter,
       clientAddress: deps.clientAddress,
       metrics: deps.metrics,
       pow,
     }),
   );
+  app.route('/api', fairnessRoutes({ core: deps.core, receipts }));
   const turnGate = accessGate({ verifyAccessToken: deps.verifyAccessToken, customerTokens: deps.customerTokens });
   app.route(
     '/api',
@@ -261,5 +270,5 @@ export function createApp(deps: EdgeDeps): EdgeApp {
     }),
   );
   app.route('/', fareConsoleRoutes({ core: deps.core, sessions }));
-  return Object.assign(app, { rooms, catalog, activity, pow });
+  return Object.assign(app, { rooms, catalog, activity, pow, receipts });
 }

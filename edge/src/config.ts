@@ -13,6 +13,7 @@ import {
   parseEnv,
 } from '../../lib/env';
 import { checkDefaultSecret } from '../../lib/secrets-policy';
+import { DEV_FAIRNESS_RECEIPT_JWK, parseReceiptJwk } from '../../lib/fairness-receipt';
 
 export { DEV_ADMIN_TOKEN };
 
@@ -36,6 +37,8 @@ const edgeEnvSchema = z.object({
   ADMIN_TOKEN: optionalText.pipe(z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional()),
   TOKEN_SIGNING_KEY: optionalText,
   TOKEN_PUBLIC_JWKS: optionalText,
+  /** Private EC P-256 JWK (JSON) that signs join receipts (lib/fairness-receipt.ts); default: the public development key. */
+  FAIRNESS_RECEIPT_KEY: optionalText,
   /** Production identity provider: customer JWTs are verified against this JWKS. */
   CUSTOMER_JWKS_URL: optionalText,
   CUSTOMER_ISSUER: optionalText,
@@ -136,6 +139,17 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
     production,
   });
   if (adminTokenWarning) warnings.push(adminTokenWarning);
+  const receiptJwk = value.FAIRNESS_RECEIPT_KEY
+    ? parseReceiptJwk(value.FAIRNESS_RECEIPT_KEY)
+    : DEV_FAIRNESS_RECEIPT_JWK;
+  const receiptKeyWarning = checkDefaultSecret({
+    service: 'edge',
+    name: 'FAIRNESS_RECEIPT_KEY',
+    usingDefault: receiptJwk.d === DEV_FAIRNESS_RECEIPT_JWK.d,
+    host: value.EDGE_HOST,
+    production,
+  });
+  if (receiptKeyWarning) warnings.push(receiptKeyWarning);
   if (production && !value.TOKEN_SIGNING_KEY) throw new Error('TOKEN_SIGNING_KEY is required in production');
   // Demo login hands out identities for free: never in production, never beside a real
   // identity provider (one id namespace, so a demo id could be a real customer's).
@@ -164,6 +178,7 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
     adminToken: value.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
     tokenSigningKey: value.TOKEN_SIGNING_KEY ?? null,
     tokenPublicJwks: value.TOKEN_PUBLIC_JWKS ?? null,
+    fairnessReceiptJwk: receiptJwk,
     customerIdp: value.CUSTOMER_JWKS_URL
       ? {
           jwksUrl: value.CUSTOMER_JWKS_URL,

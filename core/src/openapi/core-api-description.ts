@@ -81,6 +81,10 @@ const saleControl = z.looseObject({
     .array(z.looseObject({ customerId: z.string(), ticket: z.number().int(), expiresAtMs: z.number().int() }))
     .optional()
     .describe('Live turns (the turn ledger), on single reads'),
+  draw: z
+    .looseObject({ seed: z.string(), commitment: z.string() })
+    .optional()
+    .describe("The opening draw's seed (secret until the sale ends) and its published commitment"),
 });
 const turnsEnded = z.looseObject({ ended: count });
 const admissionHealth = z.looseObject({
