@@ -36,7 +36,7 @@ CREATE TABLE admission_log (
   UNIQUE (showtime_id, journal_epoch, journal_seq)
 );
 
-CREATE FUNCTION admission_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION admission_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   RAISE EXCEPTION 'the admission log is append-only (% refused)', TG_OP USING ERRCODE = 'WRF01';
 END;
@@ -47,7 +47,7 @@ CREATE TRIGGER admission_log_no_change BEFORE UPDATE OR DELETE ON admission_log
 CREATE TRIGGER admission_log_no_truncate BEFORE TRUNCATE ON admission_log
   FOR EACH STATEMENT EXECUTE FUNCTION admission_log_append_only();
 
-CREATE FUNCTION fairness_showtime_create() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION fairness_showtime_create() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   drawn_seed bytea := sha256(convert_to(gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8'));
 BEGIN
