@@ -142,11 +142,13 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
   const receiptJwk = value.FAIRNESS_RECEIPT_KEY
     ? parseReceiptJwk(value.FAIRNESS_RECEIPT_KEY)
     : DEV_FAIRNESS_RECEIPT_JWK;
+  // A forged receipt fools only whoever checks it, so development may serve the public key on
+  // any address (said loudly); production never (lib/secrets-policy.ts, as for ADMIN_TOKEN).
   const receiptKeyWarning = checkDefaultSecret({
     service: 'edge',
     name: 'FAIRNESS_RECEIPT_KEY',
     usingDefault: receiptJwk.d === DEV_FAIRNESS_RECEIPT_JWK.d,
-    host: value.EDGE_HOST,
+    host: production ? value.EDGE_HOST : '127.0.0.1',
     production,
   });
   if (receiptKeyWarning) warnings.push(receiptKeyWarning);
