@@ -12,33 +12,13 @@
  */
 import { z } from 'zod';
 import type { JSONWebKeySet } from 'jose';
-import { buyerHash, entryHash, genesisHash, LOG_KINDS, type LogEntry } from './fairness-chain';
+import { fairnessLog } from './api-schemas';
+import { buyerHash, entryHash, genesisHash, type LogEntry } from './fairness-chain';
 import { verifyReceipt, type ReceiptClaims } from './fairness-receipt';
 import { drawOrder, seedCommitment } from '../queue/src/fair-draw';
 
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-const entrySchema = z.object({
-  seq: z.number().int().positive(),
-  kind: z.enum(LOG_KINDS as [LogEntry['kind'], ...LogEntry['kind'][]]),
-  buyerHash: hex64,
-  rank: z.number().int(),
-  atMs: z.number().int(),
-  drawIndex: z.number().int().nonnegative().nullable(),
-  drawSize: z.number().int().positive().nullable(),
-  hash: hex64,
-});
-
-export const publishedLogSchema = z.object({
-  showtimeId: z.string().min(1),
-  saleState: z.string(),
-  ended: z.boolean(),
-  commitment: hex64,
-  genesis: hex64,
-  head: z.object({ seq: z.number().int().nonnegative(), hash: hex64 }),
-  seed: hex64.nullable(),
-  salt: hex64.nullable(),
-  entries: z.array(entrySchema).nullable(),
-});
+/** The published answer, as lib/api-schemas.ts describes it for the API. */
+export const publishedLogSchema = fairnessLog;
 
 export type PublishedLog = z.infer<typeof publishedLogSchema>;
 
