@@ -251,6 +251,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       }),
       leaveGraceMs: deps.leaveGraceMs,
       brotli: deps.brotli,
+      receipts,
     }),
   );
   app.route(
