@@ -10,12 +10,12 @@
  * buyer who was in line and not passed over (an inversion). With a receipt: its signature
  * against the published keys, and that its place is in the log.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { JSONWebKeySet } from 'jose';
 import { fairnessLog } from './api-schemas';
 import { buyerHash, entryHash, genesisHash, type LogEntry } from './fairness-chain';
 import { verifyReceipt, type ReceiptClaims } from './fairness-receipt';
-import { drawOrder, seedCommitment } from '../queue/src/fair-draw';
+import { drawOrder, seedCommitment } from './fair-draw';
 
 /** The published answer, as lib/api-schemas.ts describes it for the API. */
 export const publishedLogSchema = fairnessLog;

@@ -28,7 +28,6 @@ const DEFAULT_BATCH = 500;
 /** One batch: returns the entries chained (0 when the journal held nothing new). */
 async function copyBatch(
   sql: Sql,
-  journal: FairnessJournal,
   showtimeId: number,
   entries: JournalEntry[],
   lock: boolean,
@@ -98,7 +97,7 @@ export async function copyJournal(
   for (;;) {
     const entries = await deps.journal.read(String(showtimeId), batch);
     if (entries.length === 0) return total;
-    const { copied, cursor } = await copyBatch(deps.sql, deps.journal, showtimeId, entries, options.lock ?? true);
+    const { copied, cursor } = await copyBatch(deps.sql, showtimeId, entries, options.lock ?? true);
     total += copied;
     // Trimmed only once the transaction committed: a crash in between leaves entries the next
     // copier skips by number.
