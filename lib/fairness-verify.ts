@@ -153,9 +153,9 @@ function checkOrder(entries: LogEntry[]): OrderFindings {
   for (const e of entries) {
     const who = e.buyerHash;
     if (e.kind === 'line_reset') {
-      // Redis lost the room: the line went with it, and its buyers had to join again.
+      // Redis lost the room: the line went with it, and its buyers had to join again. Ranks
+      // stay known: a turn granted before the loss comes back with its ticket.
       for (const other of [...present.keys()]) leave(other);
-      rankOf.clear();
       continue;
     }
     if (e.kind === 'joined' || e.kind === 'drawn') {
@@ -167,7 +167,9 @@ function checkOrder(entries: LogEntry[]): OrderFindings {
       }
       continue;
     }
-    if (rankOf.get(who) !== e.rank) mismatched.push(e.seq);
+    // A buyer whose join the log does not hold (lost with Redis before it was copied) has no
+    // rank to compare with: only a known rank can be contradicted.
+    if (rankOf.has(who) && rankOf.get(who) !== e.rank) mismatched.push(e.seq);
     if (e.kind === 'returned') {
       leave(who);
       present.set(who, e.rank);

@@ -92,11 +92,15 @@ export async function listLog(sql: Db, showtimeId: number, afterSeq = 0, limit =
      LIMIT ${limit}`;
 }
 
-/** Showtimes whose journal may still receive entries: not started long ago. */
+/**
+ * Showtimes whose journal may hold entries now: opening within the hour or open, not started
+ * long ago. A pre-queue joined days ahead waits in Redis until then (nothing is published before
+ * the sale anyway, and a read of the log copies first); the copier need not poll every future sale.
+ */
 export async function listCopyTargets(sql: Db, limit = 500): Promise<number[]> {
   const rows = await sql<{ id: number }[]>`
     SELECT id::float8 AS id FROM showtime
-     WHERE starts_at > now() - interval '1 day'
+     WHERE starts_at > now() - interval '1 day' AND sale_opens_at <= now() + interval '1 hour'
      ORDER BY starts_at
      LIMIT ${limit}`;
   return rows.map((r) => r.id);

@@ -14,7 +14,7 @@ import { ROOM_KEY_NAMES } from '../../../queue/src/keys';
 import { fastRoom, ok } from '../../../queue/test/helpers';
 import { testDatabaseUrl, testRedisNamespace, testRedisUrl } from '../../../test/support/env';
 import { connectDatabase } from '../../src/db/connect';
-import { copyJournal } from '../../src/fairness/fairness-copier';
+import { copyAllJournals, copyJournal } from '../../src/fairness/fairness-copier';
 import { findFairness, listLog } from '../../src/fairness/fairness-repo';
 import { createCoreHarness, releasedTogether, type CoreHarness } from '../core-harness';
 
@@ -110,6 +110,12 @@ describe('fairness copier', () => {
       // Copying again finds nothing new.
       expect(await copyJournal({ sql, journal }, showtimeId)).toBe(0);
     }
+  });
+
+  it("the background job's pass copies every showtime on sale", async () => {
+    const showtimeId = await busyRoom();
+    expect(await copyAllJournals({ sql, journal })).toBeGreaterThan(60);
+    expect(await logProblems(showtimeId)).toEqual([]);
   });
 
   it('naive variant: without the row lock, copiers released together collide', async () => {
