@@ -54,6 +54,7 @@ export interface EdgeLogger {
 
 import { createReceiptSigner, DEV_FAIRNESS_RECEIPT_JWK, type ReceiptSigner } from '../../lib/fairness-receipt';
 import { fairnessRoutes } from './routes/fairness-routes';
+import { createFairnessReader } from './rooms/fairness-reader';
 
 export interface EdgeDeps {
   engine: RoomEngine;
@@ -108,6 +109,7 @@ export type EdgeApp = Hono<EdgeEnv> & {
 export function createApp(deps: EdgeDeps): EdgeApp {
   const app = new Hono<EdgeEnv>();
   const receipts = deps.receipts ?? createReceiptSigner(DEV_FAIRNESS_RECEIPT_JWK);
+  const fairnessLogs = createFairnessReader(deps.core);
   const catalog = createRoomCatalog({ core: deps.core, engine: deps.engine, logger: deps.logger });
   const rooms = createRoomGateway({
     engine: deps.engine,
@@ -203,7 +205,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       pow,
     }),
   );
-  app.route('/api', fairnessRoutes({ core: deps.core, receipts }));
+  app.route('/api', fairnessRoutes({ logs: fairnessLogs, receipts }));
   const turnGate = accessGate({ verifyAccessToken: deps.verifyAccessToken, customerTokens: deps.customerTokens });
   app.route(
     '/api',
@@ -252,6 +254,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       leaveGraceMs: deps.leaveGraceMs,
       brotli: deps.brotli,
       receipts,
+      fairnessLogs,
     }),
   );
   app.route(

@@ -18,6 +18,7 @@ import { messagePage, pageHeaders, requestLocale } from './html';
 import { fairnessPage } from './fairness-page';
 import { checkPlace, readFairnessForm } from './fairness-check';
 import type { ReceiptSigner } from '../../../lib/fairness-receipt';
+import type { FairnessReader } from '../rooms/fairness-reader';
 import { isLocale, LOCALE_COOKIE } from '../../../lib/i18n/locale';
 import { translator } from '../../../lib/i18n/translate';
 
@@ -32,8 +33,9 @@ export interface BuyerRouteDeps {
   logger: { warn(object: object, message?: string): void };
   /** Brotli where the runtime has it (Node); gzip otherwise. */
   brotli?: Brotli;
-  /** The join receipts' keys, for "Check my place". */
+  /** The join receipts' keys and the published logs, for "Check my place". */
   receipts: ReceiptSigner;
+  fairnessLogs: FairnessReader;
 }
 
 const HOLD_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -197,7 +199,7 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
   app.post('/fairness', compressed, async (c) => {
     pageHeaders(c);
     const form = readFairnessForm(await c.req.parseBody().catch(() => ({})));
-    const outcome = await checkPlace(deps.core, deps.receipts, form);
+    const outcome = await checkPlace(deps.fairnessLogs, deps.receipts, form);
     if (outcome.kind === 'cannot') c.status(CANNOT_STATUS[outcome.reason]);
     return c.html(fairnessPage(pageOf(c), form, outcome));
   });

@@ -2,7 +2,7 @@
 import { decodeJwt } from 'jose';
 import type { ReceiptSigner } from '../../../lib/fairness-receipt';
 import { CannotVerify, verifyFairness } from '../../../lib/fairness-verify';
-import type { CoreClient } from '../core-client';
+import type { FairnessReader } from '../rooms/fairness-reader';
 import { SHOWTIME_ID } from '../http-context';
 import type { CheckOutcome, FairnessForm } from './fairness-page';
 
@@ -25,13 +25,17 @@ function showtimeOf(form: FairnessForm): string | null {
   }
 }
 
-export async function checkPlace(core: CoreClient, receipts: ReceiptSigner, form: FairnessForm): Promise<CheckOutcome> {
+export async function checkPlace(
+  logs: FairnessReader,
+  receipts: ReceiptSigner,
+  form: FairnessForm,
+): Promise<CheckOutcome> {
   const showtimeId = showtimeOf(form);
   if (!showtimeId) return { kind: 'cannot', reason: 'noShowtime' };
   if (!SHOWTIME_ID.test(showtimeId)) return { kind: 'cannot', reason: 'unknownShowtime' };
   let answer: { status: number; body: unknown };
   try {
-    answer = await core.getJson(`/showtimes/${showtimeId}/fairness`);
+    answer = await logs.read(showtimeId);
   } catch {
     return { kind: 'cannot', reason: 'unavailable' };
   }
