@@ -177,10 +177,13 @@ function checkOrder(entries: LogEntry[]): OrderFindings {
     } else if (e.kind === 'admitted') {
       admitted++;
       leave(who);
-      const ahead = counter.below(e.rank);
+      // Counted from the rank the buyer joined with: a buyer moved ahead in the line is admitted
+      // under the line's order, and every better-ranked buyer still waiting is overtaken.
+      const rank = rankOf.get(who) ?? e.rank;
+      const ahead = counter.below(rank);
       if (ahead > 0) {
         inversions += ahead;
-        for (const [other, rank] of present) if (rank < e.rank) overtaken.set(other, (overtaken.get(other) ?? 0) + 1);
+        for (const [other, r] of present) if (r < rank) overtaken.set(other, (overtaken.get(other) ?? 0) + 1);
       }
     } else {
       leave(who);

@@ -217,8 +217,10 @@ end
 -- hash-chained admission log in PostgreSQL. An entry is
 -- `<epoch>.<seq>|<kind>|<customer>|<rank>|<atMs>[|<sortIndex>]`; kinds: j joined, d drawn,
 -- a admitted (offered a turn in order), p passed over (parked as a walk-away), r returned from
--- a park, l left. The rank is the ticket issued at the join or by the draw (`who`), never the
--- line's score, so a member moved in the line by hand is logged at its true place. The epoch
+-- a park, l left. The rank is the ticket: issued at the join or by the draw (`j`, `d`), and the
+-- line's score when a place is offered or passed over (no extra read in the admission step), so a
+-- member moved in the line by hand shows as a rank that is not the one it joined with, and the
+-- verifier counts it from the rank it joined with (lib/fairness-verify.ts). The epoch
 -- changes when Redis lost the counter, so the copier never mistakes new entries for copied ones.
 -- cfg fairnessJournal '0' switches the journal off (the benchmark's baseline).
 local function journal(s, entries)
@@ -302,15 +304,14 @@ local function offerToHead(s)
       -- outruns buyers who poll exactly as asked. Seen again within the grace, the place comes
       -- back at the front; never seen again, it costs the line nothing.
       parked = parked + 1
-      local rank = s.journal and redis.call('HGET', whoKey, customer) or ticket
       redis.call('HSET', whoKey, customer, -tonumber(ticket))
       redis.call('HSET', beatKey, customer, nowMs)
-      entries[#entries + 1] = entry('p', customer, rank)
+      if s.journal then entries[#entries + 1] = entry('p', customer, ticket) end
     else
       redis.call('ZADD', offersKey, nowMs + firstClaimMs(s), customer)
       redis.call('ZADD', admitsKey, nowMs, ticket)
       offered = offered + 1
-      if s.journal then entries[#entries + 1] = entry('a', customer, redis.call('HGET', whoKey, customer) or ticket) end
+      if s.journal then entries[#entries + 1] = entry('a', customer, ticket) end
     end
   end
   journal(s, entries)

@@ -335,15 +335,14 @@ export class RoomContext {
       if (beat !== undefined && beat < staleBefore) {
         // Parked, the grace to come back counting from now (room.lua says why).
         parked++;
-        const rank = db.hget(this.who, head.member) ?? head.score;
         db.hset(this.who, head.member, -head.score);
         db.hset(this.beat, head.member, nowMs);
-        entries.push(this.entry('p', head.member, rank));
+        if (s.journal) entries.push(this.entry('p', head.member, head.score));
       } else {
         offers.add(head.member, nowMs + firstClaimMs(s));
         admits.add(String(head.score), nowMs);
         offered++;
-        entries.push(this.entry('a', head.member, db.hget(this.who, head.member) ?? head.score));
+        if (s.journal) entries.push(this.entry('a', head.member, head.score));
       }
     }
     this.journal(s, entries);
