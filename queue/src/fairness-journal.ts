@@ -36,27 +36,41 @@ export interface JournalEntry {
   drawSize: number | null;
 }
 
-const ENTRY = /^(\d+)\.(\d+)\|([jdaprl])\|([^|]+)\|(-?\d+)\|(\d+)(?:\|(\d+)\|(\d+))?$/;
+const HEADER = /^(\d+)\.(\d+)$/;
+const LINE = /^([jdaprl])\|([^|]+)\|(-?\d+)\|(\d+)(?:\|(\d+)\|(\d+))?$/;
 
-/** One raw entry, or null when it is not one (never written by the scripts). */
-export function parseJournalEntry(raw: string): JournalEntry | null {
-  const m = ENTRY.exec(raw);
-  if (!m) return null;
-  return {
-    epoch: m[1]!,
-    seq: Number(m[2]),
-    kind: KINDS[m[3]!]!,
-    customerId: m[4]!,
-    rank: Number(m[5]),
-    atMs: Number(m[6]),
-    drawIndex: m[7] === undefined ? null : Number(m[7]),
-    drawSize: m[8] === undefined ? null : Number(m[8]),
-  };
+/**
+ * One journal element (one script call's entries: `<epoch>.<first seq>` then a line each), or
+ * null when it is not one (never written by the scripts).
+ */
+export function parseJournalElement(raw: string): JournalEntry[] | null {
+  const [header, ...lines] = raw.split('\n');
+  const h = HEADER.exec(header ?? '');
+  if (!h || lines.length === 0) return null;
+  const entries: JournalEntry[] = [];
+  for (const [i, line] of lines.entries()) {
+    const m = LINE.exec(line);
+    if (!m) return null;
+    entries.push({
+      epoch: h[1]!,
+      seq: Number(h[2]) + i,
+      kind: KINDS[m[1]!]!,
+      customerId: m[2]!,
+      rank: Number(m[3]),
+      atMs: Number(m[4]),
+      drawIndex: m[5] === undefined ? null : Number(m[5]),
+      drawSize: m[6] === undefined ? null : Number(m[6]),
+    });
+  }
+  return entries;
 }
 
 export interface FairnessJournal {
-  /** The oldest entries still in Redis (at most `max`), parsed; unreadable ones are dropped from the answer. */
-  read(showtimeId: string, max: number): Promise<JournalEntry[]>;
+  /**
+   * The entries of the oldest elements still in Redis (at most `maxElements`, one per script
+   * call), parsed, oldest first; `elements` says how many were read (unreadable ones are skipped).
+   */
+  read(showtimeId: string, maxElements: number): Promise<{ entries: JournalEntry[]; elements: number }>;
   /** Drops the entries of `epoch` up to `seq` (copied). Safe to run by many copiers at once. */
   trim(showtimeId: string, epoch: string, seq: number): Promise<number>;
 }
@@ -66,11 +80,13 @@ export function createFairnessJournal(options: { store: ScriptStore; keyPrefix?:
   const run = (showtimeId: string, args: (string | number)[]) =>
     runScript(options.store, scripts.journal, [keys.forShowtime(showtimeId).journal], args);
   return {
-    async read(showtimeId, max) {
-      const reply = await run(showtimeId, ['read', Math.max(1, Math.floor(max))]);
-      return readReply('journal', reply)
-        .rest.map((raw) => parseJournalEntry(String(raw)))
-        .filter((entry): entry is JournalEntry => entry !== null);
+    async read(showtimeId, maxElements) {
+      const reply = await run(showtimeId, ['read', Math.max(1, Math.floor(maxElements))]);
+      const elements = readReply('journal', reply).rest;
+      return {
+        entries: elements.flatMap((raw) => parseJournalElement(String(raw)) ?? []),
+        elements: elements.length,
+      };
     },
     async trim(showtimeId, epoch, seq) {
       const reply = await run(showtimeId, ['trim', epoch, seq]);

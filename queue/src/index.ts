@@ -54,7 +54,7 @@ export { createMemoryStore } from './memory-store';
 export { createRoomTicker, recordTurnHistory, type RoomTickerOptions, type TickRound } from './room-ticker';
 export {
   createFairnessJournal,
-  parseJournalEntry,
+  parseJournalElement,
   type FairnessJournal,
   type JournalEntry,
   type JournalKind,

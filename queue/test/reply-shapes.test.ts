@@ -76,7 +76,7 @@ async function scenario(store: ScriptStore) {
   await room.listRooms();
   // The fairness journal the steps above wrote: read, then trimmed up to what was read.
   const journal = createFairnessJournal({ store, keyPrefix });
-  const entries = await journal.read(show, 100);
+  const { entries } = await journal.read(show, 100);
   await journal.trim(show, entries.at(-1)!.epoch, entries.at(-1)!.seq);
   // The seat gate: refused before it is built, then every decision of a claim.
   const gate = createSeatGateScripts({ store, keyPrefix });

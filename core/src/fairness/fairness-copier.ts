@@ -14,7 +14,7 @@ import type { FairnessJournal, JournalEntry } from '../../../queue/src/fairness-
 import { findFairness, insertLogEntries, listCopyTargets, lockFairness, moveHead, type LogRow } from './fairness-repo';
 
 export interface CopyOptions {
-  /** Entries read from Redis per transaction. */
+  /** Journal elements (one per script call) read from Redis per transaction. */
   batch?: number;
   /**
    * false only in the race test's naive variant: reads the head without locking it, so two
@@ -23,7 +23,7 @@ export interface CopyOptions {
   lock?: boolean;
 }
 
-const DEFAULT_BATCH = 500;
+const DEFAULT_BATCH = 100;
 
 /** One batch: returns the entries chained (0 when the journal held nothing new). */
 async function copyBatch(
@@ -95,14 +95,14 @@ export async function copyJournal(
   const batch = options.batch ?? DEFAULT_BATCH;
   let total = 0;
   for (;;) {
-    const entries = await deps.journal.read(String(showtimeId), batch);
+    const { entries, elements } = await deps.journal.read(String(showtimeId), batch);
     if (entries.length === 0) return total;
     const { copied, cursor } = await copyBatch(deps.sql, showtimeId, entries, options.lock ?? true);
     total += copied;
     // Trimmed only once the transaction committed: a crash in between leaves entries the next
     // copier skips by number.
     if (cursor) await deps.journal.trim(String(showtimeId), cursor.epoch, cursor.seq);
-    if (entries.length < batch || !cursor) return total;
+    if (elements < batch || !cursor) return total;
   }
 }
 

@@ -213,16 +213,19 @@ local function noShowRate()
 end
 
 -- The fairness journal (queue/src/fairness-journal.ts reads it): each call that changes who
--- stands where in the line appends its entries in one RPUSH, and the core copies them into the
--- hash-chained admission log in PostgreSQL. An entry is
--- `<epoch>.<seq>|<kind>|<customer>|<rank>|<atMs>[|<sortIndex>]`; kinds: j joined, d drawn,
--- a admitted (offered a turn in order), p passed over (parked as a walk-away), r returned from
--- a park, l left. The rank is the ticket: issued at the join or by the draw (`j`, `d`), and the
--- line's score when a place is offered or passed over (no extra read in the admission step), so a
--- member moved in the line by hand shows as a rank that is not the one it joined with, and the
--- verifier counts it from the rank it joined with (lib/fairness-verify.ts). The epoch
--- changes when Redis lost the counter, so the copier never mistakes new entries for copied ones.
--- cfg fairnessJournal '0' switches the journal off (the benchmark's baseline).
+-- stands where in the line appends its entries as ONE list element, and the core copies them into
+-- the hash-chained admission log in PostgreSQL. An element is `<epoch>.<first seq>` then one line
+-- per entry, `<kind>|<customer>|<rank>|<atMs>[|<sortIndex>|<size>]`, numbered from the first seq;
+-- kinds: j joined, d drawn, a admitted (offered a turn in order), p passed over (parked as a
+-- walk-away), r returned from a park, l left. One element and strings only (the time formatted
+-- once) keep the admission step's cost to a string join and an RPUSH. The rank is the ticket:
+-- issued at the join or by the draw (`j`, `d`), and the line's score when a place is offered or
+-- passed over (no extra read), so a member moved in the line by hand shows as a rank it never
+-- joined with, and the verifier counts it from the rank it joined with (lib/fairness-verify.ts).
+-- The epoch changes when Redis lost the counter, so the copier never mistakes new entries for
+-- copied ones. cfg fairnessJournal '0' switches the journal off (the benchmark's baseline).
+local nowText = string.format('%d', nowMs)
+
 local function journal(s, entries)
   if #entries == 0 or not s.journal then return end
   local last = redis.call('HINCRBY', statsKey, 'jSeq', #entries)
@@ -233,13 +236,11 @@ local function journal(s, entries)
   else
     epoch = redis.call('HGET', statsKey, 'jEpoch') or '0'
   end
-  local first = last - #entries
-  for i = 1, #entries do entries[i] = epoch .. '.' .. (first + i) .. '|' .. entries[i] end
-  redis.call('RPUSH', journalKey, unpack(entries))
+  redis.call('RPUSH', journalKey, epoch .. '.' .. (last - #entries + 1) .. '\n' .. table.concat(entries, '\n'))
 end
 
 local function entry(kind, customer, rank)
-  return kind .. '|' .. customer .. '|' .. rank .. '|' .. nowMs
+  return kind .. '|' .. customer .. '|' .. rank .. '|' .. nowText
 end
 
 local function expire(s)

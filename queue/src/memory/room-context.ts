@@ -258,7 +258,7 @@ export class RoomContext {
     return Math.min(MAX_NO_SHOW, (this.db.hnum(this.stats, 'lrnNoShows') ?? 0) / outcomes);
   }
 
-  /** room.lua journal: the entries of one call, numbered `<epoch>.<seq>`, in one append. */
+  /** room.lua journal: the entries of one call as one element, `<epoch>.<first seq>` then a line each. */
   journal(s: Settings, entries: string[]): void {
     if (entries.length === 0 || !s.journal) return;
     const { db } = this;
@@ -270,8 +270,7 @@ export class RoomContext {
     } else {
       epoch = db.hget(this.stats, 'jEpoch') ?? '0';
     }
-    const first = last - entries.length;
-    db.list(this.journalKey).push(...entries.map((entry, i) => `${epoch}.${first + i + 1}|${entry}`));
+    db.list(this.journalKey).push(`${epoch}.${last - entries.length + 1}\n${entries.join('\n')}`);
   }
 
   entry(kind: string, customer: string, rank: string | number): string {

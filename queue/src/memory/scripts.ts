@@ -408,14 +408,15 @@ const history: Handler = (db, [key], [op, id, meanMs, turns, nowMs, most]) => {
   return buildReply('history', {}, [entries.size]);
 };
 
-/** journal-1.lua: read the oldest entries, or drop those up to a copied sequence number. */
+/** journal-1.lua: read the oldest elements, or drop those whose entries are all copied. */
 const journal: Handler = (db, [key], [action, a, b]) => {
   const list = db.list(key!);
   if (action === 'read') return [1, ...list.slice(0, Math.floor(Number(a)))];
   let dropped = 0;
   while (list.length > 0) {
-    const head = /^(\d+)\.(\d+)\|/.exec(list[0]!);
-    if (!head || head[1] !== a || Number(head[2]) > Number(b)) break;
+    const head = /^(\d+)\.(\d+)\n/.exec(list[0]!);
+    const entries = list[0]!.split('\n').length - 1;
+    if (!head || head[1] !== a || Number(head[2]) + entries - 1 > Number(b)) break;
     list.shift();
     dropped++;
   }
