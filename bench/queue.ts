@@ -90,7 +90,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 const STEP_LINE = 10_000;
 const ADMIT_BATCH = 100;
-const STEP_ROUNDS = 4;
+const STEP_ROUNDS = 6;
 
 /**
  * Admission steps per second over a line of STEP_LINE fresh buyers, ADMIT_BATCH offered a step,
