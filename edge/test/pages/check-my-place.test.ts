@@ -1,7 +1,7 @@
 /**
- * "Check my place" (/fairness) in real headless Chromium: after a sale ends, a buyer pastes the
- * receipt their join answered with and reads, in words, that the sale verified and where they
- * stood; a tampered receipt reads as not verified (the broken variant); a sale not over yet is
+ * "Check my place" (/fairness) in real headless Chromium: the sale page keeps the join's
+ * receipt and offers it as a download; after the sale ends, a buyer pastes a receipt and reads,
+ * in words, that the sale verified and where they stood; a tampered receipt reads as not verified (the broken variant); a sale not over yet is
  * said so. The page works before any script runs (a plain form) and is axe clean.
  */
 import { Redis } from 'ioredis';
@@ -32,6 +32,17 @@ describe('check my place', () => {
 
     const buyer = await openPage(browser, { viewport: { width: 390, height: 844 } });
     const { page } = buyer;
+    // The sale page keeps the receipt of the join and offers it, with the way to check it later.
+    await page.goto(`${stack.edgeUrl}/showtimes/${showtimeId}`);
+    await page.locator('#join-button').click();
+    await page.locator('#receipt-note').waitFor({ state: 'visible' });
+    const download = await page.locator('#receipt-download').getAttribute('href');
+    const kept = decodeURIComponent(download!.replace(/^data:text\/plain;charset=utf-8,/, '')).trim();
+    expect(kept).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(await page.locator('#receipt-check').getAttribute('href')).toBe(`/fairness?showtime=${showtimeId}`);
+    await page.reload();
+    await page.locator('#receipt-note').waitFor({ state: 'visible' });
+    expect(await page.locator('#receipt-download').getAttribute('href')).toBe(download);
     // Before the end: said so, nothing else.
     await page.goto(`${stack.edgeUrl}/fairness?showtime=${showtimeId}`);
     await page.getByRole('button', { name: 'Check' }).click();
@@ -49,6 +60,7 @@ describe('check my place', () => {
     await page.getByLabel('Your receipt (optional)').fill(buyers[1].receipt);
     await page.getByRole('button', { name: 'Check' }).click();
     const verdict = page.locator('#fairness-verdict');
+    // (the browser's own join, kept above, is checked at the end)
     await expect.poll(() => verdict.textContent()).toBe(translate('en', 'fairness.verified'));
     expect(await verdict.getAttribute('data-verdict')).toBe('verified');
     expect(await page.locator('#fairness-mine').textContent()).toContain(
@@ -76,8 +88,11 @@ describe('check my place', () => {
 
     // In Chinese, from the same form.
     await page.getByRole('link', { name: '简体中文' }).click();
-    await page.getByLabel(translate('zh-CN', 'fairness.receipt')).fill(buyers[0].receipt);
+    await page.getByLabel(translate('zh-CN', 'fairness.receipt')).fill(kept);
     await page.getByRole('button', { name: translate('zh-CN', 'fairness.submit') }).click();
     await expect.poll(() => verdict.textContent()).toBe(translate('zh-CN', 'fairness.verified'));
+    expect(await page.locator('#fairness-mine').textContent()).toContain(
+      translate('zh-CN', 'fairness.yourPlace', { rank: 4 }),
+    );
   });
 });
