@@ -218,7 +218,10 @@ async function checkReceipt(
   }
   const hash = await buyerHash(log.salt, claims.customerId);
   const mine = log.entries.filter((e) => e.buyerHash === hash);
-  const joinedAsReceipt = mine.some((e) => e.kind === 'joined' && e.rank === claims.rank);
+  // A pre-queue member who joins again after the draw is told the drawn place: that receipt
+  // matches the drawn entry.
+  const placed = mine.find((e) => (e.kind === 'joined' || e.kind === 'drawn') && e.rank === claims.rank);
+  const joinedAsReceipt = placed !== undefined;
   checks.push(
     joinedAsReceipt
       ? {
@@ -227,7 +230,7 @@ async function checkReceipt(
           detail:
             claims.stage === 'prequeue'
               ? `the buyer joined the pre-queue (entry ${mine[0]!.seq})`
-              : `the buyer joined with rank ${claims.rank} (entry ${mine.find((e) => e.kind === 'joined')!.seq})`,
+              : `the buyer ${placed!.kind === 'drawn' ? 'was drawn' : 'joined'} with rank ${claims.rank} (entry ${placed!.seq})`,
         }
       : { id: 'receipt_in_log', ok: false, detail: "the log has no join at the receipt's rank for this buyer" },
   );

@@ -19,6 +19,7 @@ import { createCoreHarness, type CoreHarness } from '../../core/test/core-harnes
 import { parseEdgeConfig } from '../../edge/src/config';
 import { startEdge, type RunningEdge } from '../../edge/src/node';
 import { startRestartableRedis, type RestartableRedis } from '../../edge/test/private-servers';
+import { seedCommitment } from '../../lib/fair-draw';
 import { verifyFairness, type PublishedLog } from '../../lib/fairness-verify';
 import { generateSigningJwk, loadTokenKeys } from '../../lib/token-keys';
 import { createIoredisStore, createKeyBuilder } from '../../queue/src/index';
@@ -221,6 +222,40 @@ describe('a clean sale', () => {
     expect(failed.code).toBe(1);
     expect((await runVerifier([path.join(dir, 'missing.json')])).code).toBe(2);
     expect((await runVerifier(['http://127.0.0.1:9/showtimes/1'])).code).toBe(2);
+  }, 60_000);
+});
+
+describe('a sale with an opening draw', () => {
+  it("verifies the draw from the revealed seed, and a pre-queue buyer's receipts, before and after the draw", async () => {
+    const { showtimeId } = await h.createShowtime({
+      layout: { rows: 2, columns: 10 },
+      opensAt: new Date(Date.now() + 3_600_000),
+    });
+    await setRoom(showtimeId, { capacity: 20, admitPerMinute: 6_000, sessionTtlSeconds: 120 });
+    const buyers: Buyer[] = [];
+    for (let i = 0; i < 6; i++) {
+      const buyer = await newBuyer();
+      expect((await join(showtimeId, buyer)).json.state).toBe('prequeue');
+      buyers.push(buyer);
+    }
+    const before = (await fairness(showtimeId)).json.commitment;
+    await setRoom(showtimeId, { state: 'open' });
+    await allAdmitted(showtimeId, buyers);
+    // Joining again after the draw: the drawn place, in a receipt of its own.
+    const again = await api('POST', `/api/showtimes/${showtimeId}/queue`, { token: buyers[3]!.token });
+    const log = await endedLog(showtimeId);
+    expect(log.commitment).toBe(before);
+    expect(log.entries!.filter((e) => e.kind === 'drawn')).toHaveLength(6);
+    const jwks = await keys();
+    for (const receipt of [buyers[3]!.receipt!, again.json.receipt as string]) {
+      const result = await verifyFairness(log, { receipt, jwks });
+      expect(result.checks.filter((c) => !c.ok)).toEqual([]);
+      expect(result).toMatchObject({ verdict: 'verified', inversions: 0, admitted: 6 });
+    }
+    // Broken variant: another seed with its own (matching) commitment does not give the drawn places.
+    const other = 'cd'.repeat(32);
+    const forged = await verifyFairness({ ...log, seed: other, commitment: await seedCommitment(other) });
+    expect(forged.checks.filter((c) => !c.ok).map((c) => c.id)).toEqual(expect.arrayContaining(['draw']));
   }, 60_000);
 });
 
