@@ -5,7 +5,9 @@
  * the very same EVALSHA with and without pipelining (-P 16), in one run, and the ratio.
  * Then Redis commands per poll for a room of 10,000 waiting buyers: measured for a poll
  * that reaches Redis, and simulated for the edge's snapshot scheme (most polls answered
- * from a per-showtime snapshot by `estimateFromSnapshot`).
+ * from a per-showtime snapshot by `estimateFromSnapshot`). Last, the admission step (tick,
+ * offering ADMIT_BATCH places a step) with the fairness journal on and off, alternated over
+ * rounds: the journal's cost as a ratio (goal: within 10 %).
  *
  * Uses the local Redis (REDIS_URL, default 127.0.0.1:6379) under its own key prefix and
  * deletes that prefix afterwards.
@@ -16,7 +18,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { createIoredisStore } from '../queue/src/ioredis-store';
 import { createRoomEngine } from '../queue/src/room-engine';
-import { createKeyBuilder } from '../queue/src/keys';
+import { createKeyBuilder, ROOM_KEY_NAMES } from '../queue/src/keys';
 import { scripts } from '../queue/src/scripts.gen';
 import type { ScriptStore } from '../queue/src/store';
 import { simulateEdgePolling } from './_queue-edge-sim';
@@ -86,6 +88,46 @@ async function deletePrefix(client: Redis, prefix: string) {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
+const STEP_LINE = 10_000;
+const ADMIT_BATCH = 100;
+const STEP_ROUNDS = 6;
+
+/**
+ * Admission steps per second over a line of STEP_LINE fresh buyers, ADMIT_BATCH offered a step,
+ * until the line is empty: one round, journal on or off (cfg fairnessJournal, room.lua journal).
+ */
+async function admissionSteps(
+  engine: ReturnType<typeof createRoomEngine>,
+  admin: Redis,
+  keys: ReturnType<typeof createKeyBuilder>,
+  room: string,
+  journal: boolean,
+  concurrency: number,
+): Promise<number> {
+  await engine.configure(room, {
+    state: 'open',
+    capacity: 1_000_000,
+    admitPerMinute: 1_000_000,
+    admitBurst: ADMIT_BATCH,
+    tickGapMs: 60_000,
+  });
+  if (!journal) await admin.hset(keys.forShowtime(room).cfg, 'fairnessJournal', '0');
+  await perSecond(STEP_LINE, concurrency, (i) => engine.join(room, customerId(i)));
+  await admin.del(keys.forShowtime(room).journal);
+  let steps = 0;
+  const started = performance.now();
+  for (;;) {
+    const ticked = await engine.tick(room);
+    steps++;
+    if (!ticked.ok || ticked.offered === 0) break;
+    // The bucket refills at the rate: let the next step find a full batch.
+    await admin.hset(keys.forShowtime(room).room[ROOM_KEY_NAMES.indexOf('stats')]!, 'bucketTokens', ADMIT_BATCH);
+  }
+  return steps / ((performance.now() - started) / 1000);
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
 export default async function queueBench(args: string[]): Promise<void> {
   const polls = option(args, 'polls', 50_000);
   const concurrency = option(args, 'concurrency', 64);
@@ -116,7 +158,7 @@ export default async function queueBench(args: string[]): Promise<void> {
     await perSecond(5_000, concurrency, (i) => engine.poll('warmup', customerId(i)));
 
     const joinsPerSec = await perSecond(WAITING + CAPACITY, concurrency, (i) => engine.join('bench', customerId(i)));
-    // The join the edge runs when it holds a fresh snapshot: the place only (lua/enter-10.lua).
+    // The join the edge runs when it holds a fresh snapshot: the place only (lua/enter-11.lua).
     const entersPerSec = await perSecond(WAITING + CAPACITY, concurrency, (i) => engine.enter('enter', customerId(i)));
     await engine.tick('bench');
     const stats = await engine.stats('bench');
@@ -128,7 +170,7 @@ export default async function queueBench(args: string[]): Promise<void> {
     const pollArgv = [
       'EVALSHA',
       scripts.poll.sha1,
-      '9',
+      String(scripts.poll.numberOfKeys),
       ...keys.forShowtime('bench').room,
       'c__rand_int__',
       '-r',
@@ -137,7 +179,7 @@ export default async function queueBench(args: string[]): Promise<void> {
     const joinArgv = [
       'EVALSHA',
       scripts.join.sha1,
-      '10',
+      String(scripts.join.numberOfKeys),
       ...keys.forShowtime('rbjoin').joining(''),
       'c__rand_int__',
       '-r',
@@ -146,7 +188,7 @@ export default async function queueBench(args: string[]): Promise<void> {
     const enterArgv = [
       'EVALSHA',
       scripts.enter.sha1,
-      '10',
+      String(scripts.enter.numberOfKeys),
       ...keys.forShowtime('rbenter').joining(''),
       'c__rand_int__',
       '-r',
@@ -205,6 +247,26 @@ export default async function queueBench(args: string[]): Promise<void> {
           `${sim.commandsPerPoll.toFixed(3)} Redis commands per poll (target <= 0.2)`,
       );
     }
+
+    // The admission step with the fairness journal on and off, alternated so drift hits both.
+    const on: number[] = [];
+    const off: number[] = [];
+    for (let round = 0; round < STEP_ROUNDS; round++) {
+      on.push(await admissionSteps(engine, admin, keys, `step-on-${round}`, true, concurrency));
+      off.push(await admissionSteps(engine, admin, keys, `step-off-${round}`, false, concurrency));
+    }
+    const [stepsOn, stepsOff] = [median(on), median(off)];
+    console.log('');
+    console.log(
+      `admission step (tick offering ${ADMIT_BATCH} a step over ${fmt(STEP_LINE)} waiting, median of ${STEP_ROUNDS} rounds):`,
+    );
+    console.log(
+      `  fairness journal on   ${fmt(stepsOn).padStart(8)} steps/s  (${fmt(stepsOn * ADMIT_BATCH)} admissions/s)`,
+    );
+    console.log(
+      `  fairness journal off  ${fmt(stepsOff).padStart(8)} steps/s  (${fmt(stepsOff * ADMIT_BATCH)} admissions/s)`,
+    );
+    console.log(`  ratio on/off ${(stepsOn / stepsOff).toFixed(2)} (goal >= 0.90)`);
   } finally {
     await deletePrefix(admin, prefix);
     client.disconnect();

@@ -90,6 +90,42 @@ export const queueAnswer = z.looseObject({
     .optional()
     .describe('Once admitted: Bearer token for seat maps, holds, checkout and bookings'),
   sessionExpiresAt: instant.optional().describe('When the admission ends'),
+  receipt: z
+    .string()
+    .optional()
+    .describe(
+      'On a join: a signed join receipt (ES256 JWT, keys at /api/fairness/keys) of showtime, customer, rank and time, to keep and check later against the admission log (docs/fairness.md)',
+    ),
+});
+
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** One entry of the admission log (lib/fairness-chain.ts says what the hash covers). */
+export const fairnessLogEntry = z.looseObject({
+  seq: z.number().int().positive(),
+  kind: z
+    .enum(['joined', 'drawn', 'admitted', 'passed_over', 'returned', 'left', 'line_reset'])
+    .describe(
+      'joined the line (or the pre-queue, rank 0); drawn into the line at opening; admitted (offered a turn); passed over as a walk-away; returned from being passed over; left; line_reset: the room was lost and restored, its line joined again',
+    ),
+  buyerHash: hex64.describe('SHA-256 of "<salt>:<customer id>": nobody can be identified from the log alone'),
+  rank: z.number().int().describe('The ticket issued at the join or by the draw (0: joined the pre-queue)'),
+  atMs: z.number().int().describe('When, by the waiting room clock (ms since 1970)'),
+  drawIndex: z.number().int().nonnegative().nullable().describe('Drawn entries: index in the sorted pre-queue'),
+  drawSize: z.number().int().positive().nullable().describe('Drawn entries: size of the pre-queue'),
+  hash: hex64.describe("SHA-256 of the previous hash, a newline and the entry's fields joined by |"),
+});
+
+export const fairnessLog = z.looseObject({
+  showtimeId: z.string().min(1),
+  saleState: z.string(),
+  ended: z.boolean().describe('The sale is over (closed, sold out or started): seed, salt and entries are published'),
+  commitment: hex64.describe("SHA-256 of the opening draw's seed, published before the sale opened"),
+  genesis: hex64.describe('Where the chain starts: SHA-256 of "admission-log|<showtime>|<commitment>"'),
+  head: z.looseObject({ seq: z.number().int().nonnegative(), hash: hex64 }).describe('The newest entry (live)'),
+  seed: hex64.nullable().describe("The draw's seed, once the sale has ended"),
+  salt: hex64.nullable().describe('The salt of buyerHash, once the sale has ended'),
+  entries: z.array(fairnessLogEntry).nullable().describe('The whole log, oldest first, once the sale has ended'),
 });
 
 export const leaveAnswer = z.looseObject({ state: z.literal('left'), removed: z.boolean() });

@@ -150,6 +150,7 @@ console.log(`
   waiting room     ${redisUrl ? 'REDIS_URL' : 'in-process store'} (queue ticker every ${tickerConfig.intervalMs} ms)
   demo showtimes   ${demo.showtimeIds.join(', ')}
   admin token      ${coreConfig.adminToken}
+  fairness         ${edge.url}/fairness  (receipt keys: /api/fairness/keys; npm run verify-fairness -- ${edge.url}/showtimes/<id>)
   try it           curl -s -X POST ${edge.url}/api/auth/demo -H 'content-type: application/json' -d '{}'
 `);
 

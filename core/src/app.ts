@@ -25,6 +25,9 @@ import { admissionHealthRoutes } from './admission/admission-health-routes';
 import { createSeatClassService } from './fares/seat-classes';
 import { coreOpenApiJson } from './openapi/core-api-description';
 import type { SeatGate } from './gate/seat-gate';
+import type { FairnessJournal } from '../../queue/src/fairness-journal';
+import { createFairnessService } from './fairness/fairness-service';
+import { fairnessRoutes } from './fairness/fairness-routes';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -57,6 +60,8 @@ export interface CoreDeps {
   seatGate?: SeatGate | null;
   /** Largest accepted request body; holds are tiny, hall layouts are the biggest bodies. */
   maxBodyBytes?: number;
+  /** The rooms' fairness journals, copied into the admission log before it is published; none: the log as copied. */
+  fairnessJournal?: FairnessJournal | null;
 }
 
 /** The core seat service as a Hono app; runtime pieces (database, keys, logger) come in. */
@@ -103,6 +108,10 @@ export function createCoreApp(deps: CoreDeps) {
 
   if (deps.serviceToken) app.use('*', requireServiceToken(deps.serviceToken));
   app.route('/', publicCatalogRoutes({ sql: deps.sql }));
+  app.route(
+    '/',
+    fairnessRoutes({ fairness: createFairnessService({ sql: deps.sql, journal: deps.fairnessJournal ?? null }) }),
+  );
   app.route(
     '/',
     seatRoutes({ sql: deps.sql, holds, verifyAccessToken: deps.verifyAccessToken, admission: deps.admission ?? null }),

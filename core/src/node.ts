@@ -10,6 +10,7 @@ import type { TokenKeyMaterial } from '../../lib/token-keys';
 import { createCoreApp } from './app';
 import type { CoreConfig } from './config';
 import type { BookingEventSink } from './events/event-sink';
+import { createFairnessJournal } from '../../queue/src/fairness-journal';
 import { startBackgroundJobs, type JobSettings } from './jobs/job-runner';
 import { registerRetentionGauges } from './jobs/retention';
 import { createCoreMetrics, registerBacklogGauges } from './metrics';
@@ -78,6 +79,9 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
           onError: (error) => logger.warn({ err: error }, 'seat gate: reading booking events failed'),
         })
       : null;
+  const fairnessJournal = deps.admissionStore
+    ? createFairnessJournal({ store: deps.admissionStore, keyPrefix: config.redisKeyPrefix })
+    : null;
   const app = createCoreApp({
     sql: deps.sql,
     logger,
@@ -93,6 +97,7 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
     admission: deps.admissionStore
       ? createAdmissionCheck({ store: deps.admissionStore, keyPrefix: config.redisKeyPrefix, metrics })
       : null,
+    fairnessJournal,
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
@@ -102,6 +107,7 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
         sql: deps.sql,
         gateway,
         sink: deps.eventSink ?? null,
+        fairnessJournal,
         logger,
         settings: { reconcileAfterMs: config.reconcileAfterMs, ...(deps.jobSettings ?? {}) },
       })

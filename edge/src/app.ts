@@ -53,6 +53,10 @@ export interface EdgeLogger {
   warn(object: object, message?: string): void;
 }
 
+import { createReceiptSigner, DEV_FAIRNESS_RECEIPT_JWK, type ReceiptSigner } from '../../lib/fairness-receipt';
+import { fairnessRoutes } from './routes/fairness-routes';
+import { createFairnessReader } from './rooms/fairness-reader';
+
 export interface EdgeDeps {
   engine: RoomEngine;
   takePurchaseTokens: (
@@ -70,6 +74,8 @@ export interface EdgeDeps {
   tokenKeys: TokenKeyMaterial;
   customerTokens: CustomerTokens;
   queueTokens: QueueTokens;
+  /** Signs join receipts; its public keys are served at /api/fairness/keys. Default: the development key. */
+  receipts?: ReceiptSigner;
   verifyAccessToken: VerifyAccessToken;
   floodLimiter: FloodLimiter;
   metrics: EdgeMetrics;
@@ -101,6 +107,7 @@ export type EdgeApp = Hono<EdgeEnv> & {
   catalog: RoomCatalog;
   activity: ShowtimeActivity;
   pow: PowGate;
+  receipts: ReceiptSigner;
 };
 
 export function createApp(deps: EdgeDeps): EdgeApp {
@@ -116,6 +123,8 @@ export function createApp(deps: EdgeDeps): EdgeApp {
     const address = deps.clientAddress(c);
     return address === null ? null : limitKeyOf(normalizeAddress(address), ipv6LimitPrefix);
   };
+  const receipts = deps.receipts ?? createReceiptSigner(DEV_FAIRNESS_RECEIPT_JWK);
+  const fairnessLogs = createFairnessReader(deps.core);
   const catalog = createRoomCatalog({ core: deps.core, engine: deps.engine, logger: deps.logger });
   const rooms = createRoomGateway({
     engine: deps.engine,
@@ -210,12 +219,14 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       rooms,
       customerTokens: deps.customerTokens,
       queueTokens: deps.queueTokens,
+      receipts,
       floodLimiter: deps.floodLimiter,
       clientAddress: limitAddress,
       metrics: deps.metrics,
       pow,
     }),
   );
+  app.route('/api', fairnessRoutes({ logs: fairnessLogs, receipts }));
   const turnGate = accessGate({ verifyAccessToken: deps.verifyAccessToken, customerTokens: deps.customerTokens });
   app.route(
     '/api',
@@ -263,6 +274,8 @@ export function createApp(deps: EdgeDeps): EdgeApp {
       }),
       leaveGraceMs: deps.leaveGraceMs,
       brotli: deps.brotli,
+      receipts,
+      fairnessLogs,
     }),
   );
   app.route(
@@ -283,5 +296,5 @@ export function createApp(deps: EdgeDeps): EdgeApp {
     }),
   );
   app.route('/', fareConsoleRoutes({ core: deps.core, sessions }));
-  return Object.assign(app, { rooms, catalog, activity, pow });
+  return Object.assign(app, { rooms, catalog, activity, pow, receipts });
 }

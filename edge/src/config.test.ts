@@ -1,12 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import { parseCoreConfig } from '../../core/src/config';
 import { parseTickerConfig } from '../../queue/src/ticker-config';
+import { DEV_FAIRNESS_RECEIPT_JWK } from '../../lib/fairness-receipt';
 import { parseEdgeConfig } from './config';
 
 // Bound to loopback, so the public development admin token is allowed (lib/secrets-policy.ts).
 const base = { EDGE_HOST: '127.0.0.1' };
 
 describe('edge configuration', () => {
+  it('FAIRNESS_RECEIPT_KEY: the public development key is said loudly, refused in production; a bad key stops the start', () => {
+    const production = {
+      NODE_ENV: 'production',
+      EDGE_HOST: '0.0.0.0',
+      ADMIN_TOKEN: 'a-real-admin-token-0123456789',
+      TOKEN_SIGNING_KEY: '{}',
+      CUSTOMER_JWKS_URL: 'https://idp.example/jwks',
+    };
+    const own = JSON.stringify({
+      ...DEV_FAIRNESS_RECEIPT_JWK,
+      d: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      kid: 'own',
+    });
+    expect(parseEdgeConfig(base).warnings.some((w) => w.includes('FAIRNESS_RECEIPT_KEY'))).toBe(true);
+    const reachable = { EDGE_HOST: '0.0.0.0', ADMIN_TOKEN: 'a-real-admin-token-0123456789' };
+    expect(parseEdgeConfig(reachable).fairnessReceiptJwk).toEqual(DEV_FAIRNESS_RECEIPT_JWK);
+    expect(() => parseEdgeConfig(production)).toThrow(/FAIRNESS_RECEIPT_KEY/);
+    expect(parseEdgeConfig({ ...production, FAIRNESS_RECEIPT_KEY: own }).fairnessReceiptJwk.kid).toBe('own');
+    expect(() => parseEdgeConfig({ ...base, FAIRNESS_RECEIPT_KEY: '{"kty":"RSA"}' })).toThrow(/P-256/);
+    expect(() => parseEdgeConfig({ ...base, FAIRNESS_RECEIPT_KEY: 'not json' })).toThrow(/JSON/);
+  });
+
   it('shares its Redis namespace with the ticker and the core: one variable, REDIS_KEY_PREFIX', () => {
     const env = { ...base, REDIS_KEY_PREFIX: 'shop-a:' };
     const edge = parseEdgeConfig(env);

@@ -14,6 +14,7 @@ import {
 } from '../../lib/env';
 import { createAddressSet, PRIVATE_NETWORKS } from '../../lib/ip-address';
 import { checkDefaultSecret } from '../../lib/secrets-policy';
+import { DEV_FAIRNESS_RECEIPT_JWK, parseReceiptJwk } from '../../lib/fairness-receipt';
 
 export { DEV_ADMIN_TOKEN };
 
@@ -37,6 +38,8 @@ const edgeEnvSchema = z.object({
   ADMIN_TOKEN: optionalText.pipe(z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional()),
   TOKEN_SIGNING_KEY: optionalText,
   TOKEN_PUBLIC_JWKS: optionalText,
+  /** Private EC P-256 JWK (JSON) that signs join receipts (lib/fairness-receipt.ts); default: the public development key. */
+  FAIRNESS_RECEIPT_KEY: optionalText,
   /** Production identity provider: customer JWTs are verified against this JWKS. */
   CUSTOMER_JWKS_URL: optionalText,
   CUSTOMER_ISSUER: optionalText,
@@ -162,6 +165,19 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
   if (adminTokenWarning) warnings.push(adminTokenWarning);
   const trustProxyHops = value.TRUST_PROXY_HOPS > 0 ? value.TRUST_PROXY_HOPS : value.TRUST_PROXY ? 1 : 0;
   const trustProxyCidrs = trustedProxyNetworks(value.TRUST_PROXY_CIDRS, trustProxyHops, warnings);
+  const receiptJwk = value.FAIRNESS_RECEIPT_KEY
+    ? parseReceiptJwk(value.FAIRNESS_RECEIPT_KEY)
+    : DEV_FAIRNESS_RECEIPT_JWK;
+  // A forged receipt fools only whoever checks it, so development may serve the public key on
+  // any address (said loudly); production never (lib/secrets-policy.ts, as for ADMIN_TOKEN).
+  const receiptKeyWarning = checkDefaultSecret({
+    service: 'edge',
+    name: 'FAIRNESS_RECEIPT_KEY',
+    usingDefault: receiptJwk.d === DEV_FAIRNESS_RECEIPT_JWK.d,
+    host: production ? value.EDGE_HOST : '127.0.0.1',
+    production,
+  });
+  if (receiptKeyWarning) warnings.push(receiptKeyWarning);
   if (production && !value.TOKEN_SIGNING_KEY) throw new Error('TOKEN_SIGNING_KEY is required in production');
   // Demo login hands out identities for free: never in production, never beside a real
   // identity provider (one id namespace, so a demo id could be a real customer's).
@@ -190,6 +206,7 @@ export function parseEdgeConfig(env: Record<string, string | undefined>) {
     adminToken: value.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
     tokenSigningKey: value.TOKEN_SIGNING_KEY ?? null,
     tokenPublicJwks: value.TOKEN_PUBLIC_JWKS ?? null,
+    fairnessReceiptJwk: receiptJwk,
     customerIdp: value.CUSTOMER_JWKS_URL
       ? {
           jwksUrl: value.CUSTOMER_JWKS_URL,

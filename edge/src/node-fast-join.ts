@@ -18,6 +18,8 @@ import { AppError, errorResponseBody, isAppError, unauthorized } from '../../lib
 import { bearerTokenOf, incomingRequestId } from '../../lib/http';
 import type { EdgeLogger } from './app';
 import { cookieNames } from './http-context';
+import type { ReceiptSigner } from '../../lib/fairness-receipt';
+import { signJoinReceipt } from './rooms/join-receipt';
 import type { FloodLimiter } from './limits/flood-limiter';
 import type { EdgeMetrics } from './metrics';
 import { type ClientAddressing, clientAddressFrom, limitKeyOf } from './net/client-address';
@@ -36,6 +38,7 @@ export interface FastJoinDeps {
   rooms: RoomGateway;
   customerTokens: CustomerTokens;
   queueTokens: QueueTokens;
+  receipts: ReceiptSigner;
   pow: PowGate;
   floodLimiter: FloodLimiter;
   metrics: EdgeMetrics;
@@ -92,6 +95,7 @@ export function fastJoinListener(deps: FastJoinDeps, next: Listener): Listener {
   ) {
     const body = queueAnswerBody(answer);
     if (answer.state !== 'sold_out' && answer.state !== 'closed') {
+      body.receipt = await signJoinReceipt(deps.receipts, showtimeId, customerId, answer);
       const queueToken = await deps.queueTokens.sign({ customerId, showtimeId, ticket: answer.ticket });
       body.queueToken = queueToken;
       headers.push(

@@ -197,6 +197,7 @@ export async function startEdge(config: EdgeConfig, deps: StartEdgeDeps = {}): P
             rooms: app.rooms,
             customerTokens: edgeDeps.customerTokens,
             queueTokens: edgeDeps.queueTokens,
+            receipts: app.receipts,
             pow: app.pow,
             floodLimiter,
             metrics,

@@ -18,6 +18,7 @@ import { createCustomerTokens } from './tokens/customer-token';
 import { createQueueTokens } from './tokens/queue-token';
 import { createEdgeAccessVerifier } from './tokens/access-token-check';
 import type { JWTVerifyGetKey } from 'jose';
+import { createReceiptSigner, DEV_FAIRNESS_RECEIPT_JWK } from '../../lib/fairness-receipt';
 
 export interface EdgeRuntime {
   scriptStore: ScriptStore;
@@ -62,7 +63,7 @@ export type EdgeServiceConfig = Pick<
   | 'pow'
   | 'adminLockoutAttempts'
 > &
-  Partial<Pick<EdgeConfig, 'coreServiceToken'>>;
+  Partial<Pick<EdgeConfig, 'coreServiceToken' | 'fairnessReceiptJwk'>>;
 
 export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): EdgeDeps {
   const metrics = runtime.metrics ?? createEdgeMetrics();
@@ -108,6 +109,7 @@ export function buildEdgeDeps(config: EdgeServiceConfig, runtime: EdgeRuntime): 
       clockToleranceSeconds: Math.round(config.clockToleranceMs / 1000),
       now,
     }),
+    receipts: createReceiptSigner(config.fairnessReceiptJwk ?? DEV_FAIRNESS_RECEIPT_JWK),
     floodLimiter: runtime.floodLimiter,
     metrics,
     adminToken: config.adminToken,

@@ -310,6 +310,47 @@ export const en = {
   'best.continue': 'Continue to payment',
   'best.other': 'Choose other seats',
   'best.released': 'Those seats were released. Choose seats on the map, or ask for the best seats again.',
+
+  // Check my place (/fairness): the admission log checked for a buyer.
+  'site.checkPlace': 'Check my place',
+  'fairness.title': 'Check my place',
+  'fairness.intro':
+    'When a sale ends, the order in which buyers were let in is published as a log that cannot be changed without it showing. Paste the receipt you got when you joined to check that you were let in in your turn.',
+  'fairness.showtime': 'Showtime number',
+  'fairness.receipt': 'Your receipt (optional)',
+  'fairness.receiptHint':
+    'The receipt is the long code the sale page offered to download when you joined. Without it, the whole sale is checked.',
+  'fairness.submit': 'Check',
+  'fairness.verified': 'Verified: this sale let buyers in in their turn.',
+  'fairness.failed': 'Not verified: this sale does not check out.',
+  'fairness.cannot': 'We could not check this yet.',
+  'fairness.notEnded': 'The sale is not over. The full log is published when the sale ends; come back then.',
+  'fairness.unknownShowtime': 'There is no showtime with this number.',
+  'fairness.noShowtime': 'Enter the showtime number, or paste your receipt.',
+  'fairness.unavailable': 'The log cannot be read right now. Please try again in a few seconds.',
+  'fairness.badLog': 'The published log is not readable.',
+  'fairness.passed': 'Passed',
+  'fairness.notPassed': 'Did not pass',
+  'fairness.check.commitment': 'The opening draw used the seed promised before the sale',
+  'fairness.check.chain': 'The log is complete and has not been changed',
+  'fairness.check.draw': 'The opening draw put everyone where the seed says',
+  'fairness.check.ranks': "Every entry keeps its buyer's place in line",
+  'fairness.check.order': 'Nobody was let in ahead of someone earlier in line',
+  'fairness.check.receipt': 'Your receipt was issued by this sale',
+  'fairness.check.receipt_in_log': 'Your place is in the log',
+  'fairness.counts': (p: Params) => `${p.n} ${p.count === 1 ? 'entry' : 'entries'} in the log, ${p.admitted} let in.`,
+  'fairness.inversions': (p: Params) =>
+    `${p.n} ${p.count === 1 ? 'time' : 'times'} a buyer was let in ahead of someone earlier in line.`,
+  'fairness.yourPlace': 'You joined the line at place {rank}.',
+  'fairness.yourPrequeue': 'You joined before the opening; the draw gave you your place.',
+  'fairness.admitted': 'You were let in.',
+  'fairness.notAdmitted': 'You were not let in before the sale ended.',
+  'fairness.overtaken': (p: Params) =>
+    `${p.n} ${p.count === 1 ? 'buyer was' : 'buyers were'} let in ahead of you out of turn.`,
+  'fairness.limits':
+    'What this shows: the order in which this ticket system let buyers in. It cannot show who is behind each account, and it cannot prove what a different system would have done.',
+  'sale.receipt.text': 'Your join receipt proves when you joined; keep it to check your place after the sale.',
+  'sale.receipt.download': 'Download your receipt',
 } as const;
 
 export type MessageKey = keyof typeof en;

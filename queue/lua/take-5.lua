@@ -6,7 +6,7 @@
   from before the buyer left and joined again, must not let its holder in again).
   A room with no copy in Redis at all (lost, not yet restored from PostgreSQL) knows nothing:
   the turn keeps working (the failure policy); the restore brings its turns back from the
-  core's ledger (restore-9.lua), and from then on they are checked again.
+  core's ledger (restore-10.lua), and from then on they are checked again.
   KEYS: 1 room cfg (per-showtime overrides), 2 customer bucket, 3 showtime bucket,
         4 room active sessions (zset customer -> session expiry ms),
         5 room who (hash customer -> ticket)

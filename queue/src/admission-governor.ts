@@ -2,7 +2,7 @@
  * The closed loop's driver: once a round (a second by default) it reads the core's health and
  * the seats left of every driven room in one request, takes one AIMD step per room
  * (admission-control.ts) from the state the room keeps, and writes the decision into the room
- * (govern-9.lua), where every admission step (ticker, polls, joins, any process) applies it.
+ * (govern-10.lua), where every admission step (ticker, polls, joins, any process) applies it.
  *
  * The loop's state lives in the room, so several governors (one per ticker process) share it:
  * growth is per elapsed time and cuts at most once per cut gap, whoever steps. A decision is

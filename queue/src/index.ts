@@ -52,3 +52,10 @@ export { createIoredisStore, type IoredisScriptClient } from './ioredis-store';
 export { createUpstashStore, type UpstashScriptClient } from './upstash-store';
 export { createMemoryStore } from './memory-store';
 export { createRoomTicker, recordTurnHistory, type RoomTickerOptions, type TickRound } from './room-ticker';
+export {
+  createFairnessJournal,
+  parseJournalElement,
+  type FairnessJournal,
+  type JournalEntry,
+  type JournalKind,
+} from './fairness-journal';

@@ -8,8 +8,8 @@
  */
 
 /**
- * The keys of one room, in the order every room script receives them as KEYS[1..9].
- * Changing this order means changing the header of every `*-9.lua` script.
+ * The keys of one room, in the order every room script receives them as KEYS[1..10].
+ * Changing this order means changing the header of every `*-10.lua` script.
  */
 export const ROOM_KEY_NAMES = [
   'cfg', // hash: operator settings, state, commit-reveal seed
@@ -21,6 +21,7 @@ export const ROOM_KEY_NAMES = [
   'beat', // hash customer -> last heartbeat ms
   'admits', // zset ticket -> offer time ms: admissions of the last minute (rate window)
   'stats', // hash: ticket sequence, admission bucket, counters, open/draw bookkeeping
+  'journal', // list: fairness journal entries waiting for the core to copy them (lua/includes/journal.lua)
 ] as const;
 
 export type RoomKeyName = (typeof ROOM_KEY_NAMES)[number];
@@ -41,8 +42,10 @@ export interface RoomKeys {
   readonly cfg: string;
   /** Live admission sessions (KEYS[4] of the bucket script). */
   readonly active: string;
+  /** List of fairness journal entries the core copies into the admission log (queue/src/fairness-journal.ts). */
+  readonly journal: string;
   /**
-   * One client address's places and churn in this room (KEYS[10] of the join scripts, see
+   * One client address's places and churn in this room (KEYS[11] of the join scripts, see
    * lua/includes/join.lua). `address` is what limits count by (an IPv6 client's network).
    */
   readonly address: (address: string) => string;
@@ -121,6 +124,7 @@ export function createKeyBuilder(prefix = ''): KeyBuilder {
         room,
         cfg: `${base}cfg`,
         active: `${base}active`,
+        journal: `${base}journal`,
         address: (address: string) => `${base}addr:${addressKeyPart(address)}`,
         joining: (address: string) => [...room, `${base}addr:${addressKeyPart(address)}`],
         who: `${base}who`,

@@ -52,7 +52,7 @@ const STANDING_FIELDS = [
 export const REPLY_FIELDS = {
   join: { status: true, fields: STANDING_FIELDS, rest: null },
   poll: { status: true, fields: STANDING_FIELDS, rest: null },
-  /** A join answered with the buyer's own place only (lua/enter-10.lua): the caller knows the room. */
+  /** A join answered with the buyer's own place only (lua/enter-11.lua): the caller knows the room. */
   enter: { status: true, fields: ['state', 'ticket', 'position', 'expiresAtMs', 'nowMs', 'roomState'], rest: null },
   claim: { status: true, fields: ['ticket', 'sessionExpiresAtMs', 'alreadyAdmitted'], rest: null },
   tick: { status: true, fields: ['offered', 'skipped', 'roomState'], rest: null },
@@ -85,6 +85,8 @@ export const REPLY_FIELDS = {
   registry: { status: true, fields: [], rest: 'values' },
   /** record: one value, the entries kept; list: showtime id, entry, showtime id, entry… */
   history: { status: true, fields: [], rest: 'values' },
+  /** read: the entries, oldest first; trim: one value, the entries dropped. */
+  journal: { status: true, fields: [], rest: 'values' },
   /**
    * The seat gate (lua/gate-*.lua). gateClaim's decision: 1 claimed, 0 taken, 2 over the
    * per-customer limit, 3 unknown seats; `seats` lists the taken or unknown ones.

@@ -1,5 +1,5 @@
 /**
- * What the closed loop wrote into a room (`ctl…` fields of the cfg hash, govern-9.lua) and
+ * What the closed loop wrote into a room (`ctl…` fields of the cfg hash, govern-10.lua) and
  * what it means now: the settings the admission step really uses (the twin of room.lua's
  * `governed`), and the effective rate with its reason, for operators and wait estimates.
  */

@@ -237,13 +237,16 @@ export function createRoomEngine(options: RoomEngineOptions) {
     async configure(
       showtimeId: string,
       patch: RoomSettingsPatch,
+      options: { seed?: string } = {},
     ): Promise<{ ok: true; state: RoomState; applied: boolean } | Refused> {
       const bad = checkIds(showtimeId);
       if (bad) return bad;
       const parsed = roomSettingsPatchSchema.safeParse(patch);
       if (!parsed.success)
         return invalidInput(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-      const seed = newSeed();
+      // The room keeps the first seed it was given (HSETNX): the one kept with the showtime in
+      // PostgreSQL when the sale control hands it over, else one of its own.
+      const seed = options.seed && /^[0-9a-f]{64}$/.test(options.seed) ? options.seed : newSeed();
       const { set, defaults } = settingsToPairs(parsed.data);
       const args = [seed, await seedCommitment(seed), parsed.data.state ?? '', set.length / 2, ...set, ...defaults];
       const reply = await call(scripts.configure, showtimeId, args);

@@ -18,6 +18,8 @@ export interface SaleControl {
   settings: Record<string, number>;
   /** The complete settings the room must have, engine units, state and version included. */
   room: RoomSettingsPatch & { version: number };
+  /** The opening draw's seed kept with the showtime in PostgreSQL (absent from older cores: the room draws its own). */
+  draw?: { seed: string; commitment: string };
 }
 
 export interface SyncLogger {
@@ -30,7 +32,11 @@ export async function applySaleControl(
   control: SaleControl,
   logger?: SyncLogger,
 ): Promise<boolean> {
-  const result = await engine.configure(String(control.showtimeId), control.room);
+  const result = await engine.configure(
+    String(control.showtimeId),
+    control.room,
+    control.draw ? { seed: control.draw.seed } : {},
+  );
   if (result.ok) return true;
   // The database says "scheduled" for a room Redis has already opened (the opening time was
   // moved after the fact): the line that formed stays; say so and carry on.

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisNamespace, testRedisUrl } from '../../test/support/env';
+import { createFairnessJournal } from '../src/fairness-journal';
 import { createPurchaseBuckets } from '../src/purchase-buckets';
 import { REPLY_FIELDS } from '../src/reply-fields';
 import { createRoomEngine } from '../src/room-engine';
@@ -73,6 +74,10 @@ async function scenario(store: ScriptStore) {
   ok(await room.configure(scheduled, { state: 'open' }));
   ok(await room.poll(scheduled, 'p1'));
   await room.listRooms();
+  // The fairness journal the steps above wrote: read, then trimmed up to what was read.
+  const journal = createFairnessJournal({ store, keyPrefix });
+  const { entries } = await journal.read(show, 100);
+  await journal.trim(show, entries.at(-1)!.epoch, entries.at(-1)!.seq);
   // The seat gate: refused before it is built, then every decision of a claim.
   const gate = createSeatGateScripts({ store, keyPrefix });
   await gate.claim(show, 'a', 'h0', ['A1']); // refused: not built

@@ -1,5 +1,5 @@
 /**
- * `enter`, the join that answers with the buyer's place only (lua/enter-10.lua), against
+ * `enter`, the join that answers with the buyer's place only (lua/enter-11.lua), against
  * every store adapter (see stores.ts): it joins exactly as `join` does, and its place is the
  * one `join` and `poll` report.
  */

@@ -1,5 +1,5 @@
 /**
- * The closed loop's decision inside the room (govern-9.lua and its twin): every admission step
+ * The closed loop's decision inside the room (govern-10.lua and its twin): every admission step
  * uses the effective rate and the cap on turns while they are valid and switched on, and the
  * operator's settings otherwise. Redis and the in-process store alike.
  */

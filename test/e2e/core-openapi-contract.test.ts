@@ -325,6 +325,8 @@ describe('real answers of the core conform to its /openapi.json', () => {
     await call('get', '/showtimes', {});
     await call('get', '/showtimes/{showtimeId}', { showtimeId: id }, {});
     await call('get', '/showtimes/{showtimeId}', { showtimeId: 999_999 }, {});
+    await call('get', '/showtimes/{showtimeId}/fairness', { showtimeId: id }, {});
+    await call('get', '/showtimes/{showtimeId}/fairness', { showtimeId: 999_999 }, {});
     await call('get', '/showtimes/{showtimeId}/seats', { showtimeId: id }, { token });
     await call('get', '/showtimes/{showtimeId}/seats', { showtimeId: id }, {});
     await call('get', '/showtimes/{showtimeId}/seats', { showtimeId: other }, { token });

@@ -171,6 +171,7 @@ describe('real answers conform to /api/openapi.json', () => {
     await call('get', '/healthz', {});
     await call('get', '/readyz', {});
     await call('get', '/.well-known/jwks.json', {});
+    await call('get', '/api/fairness/keys', {});
     await call('get', '/api/openapi.json', {});
     await call('get', '/metrics', {});
     await call('get', '/metrics', {}, { headers: adminHeaders });
@@ -220,6 +221,8 @@ describe('real answers conform to /api/openapi.json', () => {
       { headers: adminHeaders, body: { capacity: 5, admitPerMinute: 600, sessionTtlSeconds: 120, state: 'open' } },
     );
     await call('get', '/api/showtimes', {});
+    await call('get', '/api/showtimes/{id}/fairness', { id });
+    await call('get', '/api/showtimes/{id}/fairness', { id: 999_999 });
     await call('post', '/api/showtimes/{id}/queue', { id }, {});
     const buyer = await admittedBuyer(id);
     await call('get', '/api/showtimes/{id}/queue', { id }, { headers: { 'x-queue-token': buyer.queueToken } });

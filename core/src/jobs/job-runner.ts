@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { Sql } from 'postgres';
 import type { BookingEventSink } from '../events/event-sink';
 import type { PaymentGateway } from '../payments/gateway-client';
+import type { FairnessJournal } from '../../../queue/src/fairness-journal';
+import { copyAllJournals } from '../fairness/fairness-copier';
 import { compensate } from './compensation';
 import { relayWithRecovery } from './outbox-relay';
 import { reconcilePendingPayments } from './reconciler';
@@ -25,6 +27,8 @@ export interface JobSettings {
   compensationGraceMs: number;
   retentionEveryMs: number;
   retention: RetentionSettings;
+  /** The rooms' fairness journals into the admission log. */
+  fairnessCopyEveryMs: number;
 }
 
 export const DEFAULT_JOB_SETTINGS: JobSettings = {
@@ -37,6 +41,7 @@ export const DEFAULT_JOB_SETTINGS: JobSettings = {
   compensationGraceMs: 60_000,
   retentionEveryMs: 60_000,
   retention: DEFAULT_RETENTION,
+  fairnessCopyEveryMs: 200,
 };
 
 export interface JobDeps {
@@ -44,6 +49,8 @@ export interface JobDeps {
   gateway: PaymentGateway;
   /** Where the outbox relay publishes; without one, events wait in the outbox. */
   sink: BookingEventSink | null;
+  /** The waiting room's fairness journals; none (no room store): nothing to copy. */
+  fairnessJournal?: FairnessJournal | null;
   logger: Logger;
   settings?: Partial<JobSettings>;
 }
@@ -82,6 +89,10 @@ export function backgroundJobs(deps: JobDeps) {
       refunds: async () => (await runRefundCommands(deps.sql, deps.gateway)).refunded,
       compensation: async () => (await compensate(deps.sql, { graceMs: s.compensationGraceMs })).repaired,
       retention: async () => runRetention(deps.sql, s.retention),
+      fairness: async () => {
+        const journal = deps.fairnessJournal;
+        return journal ? copyAllJournals({ sql: deps.sql, journal }) : 0;
+      },
     },
     intervals: {
       sweeper: s.sweepEveryMs,
@@ -90,6 +101,7 @@ export function backgroundJobs(deps: JobDeps) {
       refunds: s.refundEveryMs,
       compensation: s.compensateEveryMs,
       retention: s.retentionEveryMs,
+      fairness: s.fairnessCopyEveryMs,
     },
   };
 }

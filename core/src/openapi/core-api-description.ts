@@ -81,6 +81,10 @@ const saleControl = z.looseObject({
     .array(z.looseObject({ customerId: z.string(), ticket: z.number().int(), expiresAtMs: z.number().int() }))
     .optional()
     .describe('Live turns (the turn ledger), on single reads'),
+  draw: z
+    .looseObject({ seed: z.string(), commitment: z.string() })
+    .optional()
+    .describe("The opening draw's seed (secret until the sale ends) and its published commitment"),
 });
 const turnsEnded = z.looseObject({ ended: count });
 const admissionHealth = z.looseObject({
@@ -169,6 +173,7 @@ const components = {
   AdmissionHealth: admissionHealth,
   Health: shared.health,
   Readiness: coreReadiness,
+  FairnessLog: shared.fairnessLog,
 };
 type S = keyof typeof components;
 type Tag = 'Buyers' | 'Payments' | 'Catalog' | 'Sale control' | 'Operations';
@@ -212,6 +217,14 @@ const operations: Operation<S, Tag, Sec>[] = [
     tag: 'Buyers',
     summary: 'One showtime in any sale state (closed and started included)',
     responses: { 200: { description: 'The showtime', schema: 'PublicShowtime' }, 404: noShowtime, 503: busy },
+  },
+  {
+    method: 'get',
+    path: `/showtimes/${S_ID}/fairness`,
+    tag: 'Buyers',
+    summary:
+      "The admission log: the draw's commitment and the chain's head live; the whole log, the salt and the seed once the sale has ended (copies the room's journal first)",
+    responses: { 200: { description: 'The published log', schema: 'FairnessLog' }, 404: noShowtime, 503: busy },
   },
   {
     method: 'get',

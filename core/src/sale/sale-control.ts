@@ -26,6 +26,7 @@ import type { Db } from '../db/connect';
 import { mapDatabaseError } from '../db/sql-errors';
 import { auditEntryView, insertAudit, listAudit, lockForAudit, type Operator } from '../audit/audit-log';
 import { findRoomSettings, listRoomSettings, lockShowtime, mergeRoomSettings, type RoomSettingsRow } from './sale-repo';
+import { findFairness, listFairness, type FairnessRow } from '../fairness/fairness-repo';
 import { endTurns, listLiveTurns, recordTurn, type LiveTurn } from './turn-repo';
 
 export interface SaleControl {
@@ -41,6 +42,12 @@ export interface SaleControl {
   settings: RoomSettingsRow['settings'];
   /** The complete settings the room in Redis must have (engine units), stamped with the version. */
   room: RoomSettingsPatch & { state: Exclude<RoomState, 'opening'>; version: number };
+  /**
+   * The opening draw's seed and its published commitment, kept in PostgreSQL with the showtime
+   * (fairness_showtime): the room takes its seed from here, so a room Redis lost draws with the
+   * seed whose commitment was published. Operator-only, like the rest of this answer.
+   */
+  draw?: { seed: string; commitment: string };
 }
 
 export type { Operator };
@@ -91,6 +98,10 @@ export function saleControlOf(row: ShowtimeRow, settingsRow: RoomSettingsRow): S
   };
 }
 
+function withDraw(control: SaleControl, fairness: FairnessRow | null): SaleControl {
+  return fairness ? { ...control, draw: { seed: fairness.seed, commitment: fairness.commitment } } : control;
+}
+
 /**
  * What the audit log compares of a sale before and after a change: every room setting an
  * operator can set (the public view: bursts and buckets included), the sale state and switch,
@@ -134,8 +145,12 @@ export interface SaleChange {
 
 export function createSaleControlService(deps: { sql: Sql }) {
   async function read(db: Db, showtimeId: number): Promise<SaleControl | null> {
-    const [row, settings] = await Promise.all([findShowtime(db, showtimeId), findRoomSettings(db, showtimeId)]);
-    return row && settings ? saleControlOf(row, settings) : null;
+    const [row, settings, fairness] = await Promise.all([
+      findShowtime(db, showtimeId),
+      findRoomSettings(db, showtimeId),
+      findFairness(db, showtimeId),
+    ]);
+    return row && settings ? withDraw(saleControlOf(row, settings), fairness) : null;
   }
 
   /** The switch and opening time an operator's room update asks for, checked against the sale as it is. */
@@ -189,9 +204,17 @@ export function createSaleControlService(deps: { sql: Sql }) {
           )
         ).map((s) => [s.showtime_id, s]),
       );
+      const draws = new Map(
+        (
+          await listFairness(
+            deps.sql,
+            rows.map((row) => row.id),
+          )
+        ).map((f) => [Number(f.showtime_id), f]),
+      );
       return rows.flatMap((row) => {
         const stored = settings.get(row.id);
-        return stored ? [saleControlOf(row, stored)] : [];
+        return stored ? [withDraw(saleControlOf(row, stored), draws.get(row.id) ?? null)] : [];
       });
     },
 

@@ -19,6 +19,7 @@ import type { SaleFlow } from './flow';
 import type { SaleStatus } from './sale-status';
 import { storedBookings } from './booking-store';
 import { t } from '../core/i18n';
+import { keepReceipt, offerKeptReceipt } from './join-receipt';
 
 export interface QueueAnswer {
   state: 'prequeue' | 'waiting' | 'paused' | 'admitted' | 'closed' | 'sold_out';
@@ -33,6 +34,8 @@ export interface QueueAnswer {
   seatsLikelyGone?: boolean;
   pollAfterMs: number | null;
   sessionExpiresAt?: string;
+  /** On a join: the signed join receipt (join-receipt.ts). */
+  receipt?: string;
 }
 
 /**
@@ -110,6 +113,7 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
       },
     );
     button.disabled = false;
+    if (result.ok) keepReceipt(id, result.json?.receipt);
     handle(result);
   }
 
@@ -281,6 +285,7 @@ export function createWaitingRoom(options: WaitingRoomOptions) {
   }
 
   function wire() {
+    offerKeptReceipt(id);
     byId('join-button').addEventListener('click', join);
     byId('rejoin-button').addEventListener('click', () => {
       sessionStorage.removeItem(startKey);

@@ -49,6 +49,7 @@ const componentSchemas = {
   Health: schemas.health,
   Readiness: schemas.readiness,
   Jwks: schemas.jwks,
+  FairnessLog: schemas.fairnessLog,
 };
 
 /** Request bodies are described as the route reads them; responses as the code writes them. */
@@ -619,6 +620,25 @@ export const operations: Operation[] = [
     tag: 'Operations',
     summary: "Public keys of the edge's tokens (by kid)",
     responses: { 200: { description: 'JWKS', schema: 'Jwks' } },
+  },
+  {
+    method: 'get',
+    path: '/api/fairness/keys',
+    tag: 'Buyers',
+    summary: 'Public keys of the join receipts (JWKS, ES256)',
+    responses: { 200: { description: 'JWKS', schema: 'Jwks' } },
+  },
+  {
+    method: 'get',
+    path: `/api/showtimes/${showtimeParam}/fairness`,
+    tag: 'Buyers',
+    summary:
+      "The admission log (docs/fairness.md): the draw's commitment and the chain's head live; the whole log, the salt and the seed once the sale has ended",
+    responses: {
+      200: { description: 'The published log (check it with npm run verify-fairness)', schema: 'FairnessLog' },
+      404: err('Unknown showtime', ['SHOWTIME_NOT_FOUND']),
+      503: busy,
+    },
   },
   {
     method: 'get',

@@ -158,6 +158,8 @@ export function salePage(s: PublicShowtime, state: SalePageState, page: PageCont
   <p id="queue-id-note" hidden>${t('sale.waiting.queueId')} <strong id="queue-id" class="queue-id"></strong>. ${t('sale.waiting.queueIdWhy')}</p>
 </section>
 
+<p id="receipt-note" class="muted" hidden>${t('sale.receipt.text')} <a id="receipt-download" href="#">${t('sale.receipt.download')}</a> · <a id="receipt-check" href="/fairness">${t('site.checkPlace')}</a></p>
+
 <section id="step-seats" class="panel step" aria-labelledby="seats-title" hidden>
   <h2 id="seats-title">${t('sale.seats.title')}</h2>
   <p><span id="seat-limit"></span> <span id="seats-left"></span> ${t('sale.seats.keys')}</p>

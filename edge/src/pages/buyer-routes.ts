@@ -15,6 +15,10 @@ import { pageCompression, type Brotli } from './page-compression';
 import { myBookingsPage, salePage, showtimeListPage, type PublicShowtime } from './buyer-pages';
 import { createDeferredLeaves, VIEW_ID } from './deferred-leave';
 import { messagePage, pageHeaders, requestLocale } from './html';
+import { fairnessPage } from './fairness-page';
+import { checkPlace, readFairnessForm } from './fairness-check';
+import type { ReceiptSigner } from '../../../lib/fairness-receipt';
+import type { FairnessReader } from '../rooms/fairness-reader';
 import { isLocale, LOCALE_COOKIE } from '../../../lib/i18n/locale';
 import { translator } from '../../../lib/i18n/translate';
 
@@ -29,9 +33,15 @@ export interface BuyerRouteDeps {
   logger: { warn(object: object, message?: string): void };
   /** Brotli where the runtime has it (Node); gzip otherwise. */
   brotli?: Brotli;
+  /** The join receipts' keys and the published logs, for "Check my place". */
+  receipts: ReceiptSigner;
+  fairnessLogs: FairnessReader;
 }
 
 const HOLD_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** Why "Check my place" could not check, as a status (a sale not over yet is no error). */
+const CANNOT_STATUS = { notEnded: 200, unknownShowtime: 404, noShowtime: 422, badLog: 422, unavailable: 503 } as const;
 
 export function buyerRoutes(deps: BuyerRouteDeps) {
   const app = new Hono<EdgeEnv>();
@@ -178,6 +188,20 @@ export function buyerRoutes(deps: BuyerRouteDeps) {
         page,
       ),
     );
+  });
+
+  // Check my place: the form, and its answer (a POST, so the receipt stays out of addresses and logs).
+  app.get('/fairness', compressed, (c) => {
+    pageHeaders(c);
+    const showtime = c.req.query('showtime') ?? '';
+    return c.html(fairnessPage(pageOf(c), readFairnessForm({ showtime }), { kind: 'form' }));
+  });
+  app.post('/fairness', compressed, async (c) => {
+    pageHeaders(c);
+    const form = readFairnessForm(await c.req.parseBody().catch(() => ({})));
+    const outcome = await checkPlace(deps.fairnessLogs, deps.receipts, form);
+    if (outcome.kind === 'cannot') c.status(CANNOT_STATUS[outcome.reason]);
+    return c.html(fairnessPage(pageOf(c), form, outcome));
   });
 
   app.get('/bookings', compressed, (c) => {

@@ -96,11 +96,19 @@ export interface SaleSettingsView {
   maxSeatsPerCustomer: number;
 }
 
+/** The admission log's head as the core publishes it (GET /showtimes/:id/fairness); null when it did not answer. */
+export interface FairnessHeadView {
+  commitment: string;
+  head: { seq: number; hash: string };
+  ended: boolean;
+}
+
 export function roomPage(
   s: PublicShowtime,
   operator: string | null,
   csrf: string,
   sale: SaleSettingsView | null = null,
+  fairness: FairnessHeadView | null = null,
 ): Html {
   return consoleLayout(
     s.title,
@@ -173,6 +181,11 @@ ${
 <h2 id="fairness-title">Fair draw</h2>
 <p>Commitment (SHA-256 of the seed, published before opening): <code id="seed-hash">—</code></p>
 <p>Shuffle seed: <code id="seed">revealed after the opening draw</code></p>
+${
+  fairness
+    ? html`<p>Admission log (PostgreSQL, hash-chained): <span id="log-head-seq">${fairness.head.seq}</span> entries, head <code id="log-head">${fairness.head.hash}</code> (as of this page's load). ${fairness.ended ? 'The sale has ended: log, salt and seed are published' : 'Published live: the head; after the sale: log, salt and seed'} at <a href="/api/showtimes/${s.id}/fairness">/api/showtimes/${s.id}/fairness</a>.</p>`
+    : html`<p>Admission log: <span id="log-head-seq">not available</span> (the seat service did not answer).</p>`
+}
 </section>
 
 <section class="panel" aria-labelledby="audit-title">

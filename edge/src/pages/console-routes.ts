@@ -25,7 +25,14 @@ import type { PowGate } from '../pow/pow-gate';
 import type { PowGovernor } from '../pow/pow-governor';
 import { ADMIN_COOKIE, cleanOperatorName, sameSecret, type ConsoleSessions } from './admin-session';
 import type { PublicShowtime } from './buyer-pages';
-import { loginPage, roomPage, roomsPage, type RoomSummary, type SaleSettingsView } from './console-pages';
+import {
+  loginPage,
+  roomPage,
+  roomsPage,
+  type FairnessHeadView,
+  type RoomSummary,
+  type SaleSettingsView,
+} from './console-pages';
 import { messagePage, pageHeaders } from './html';
 import type { ShowtimeActivity } from './showtime-activity';
 import { createStatsHistory } from './stats-history';
@@ -88,6 +95,16 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
   const signedIn = (c: Context) => deps.sessions.find(getCookie(c, ADMIN_COOKIE)).catch(() => null);
 
   /** The sale's hold time and seat limit, as the core's admin view has them (null: not now). */
+  /** The admission log's head, for the console's fair-draw panel; null if the core does not answer. */
+  async function fairnessHeadOf(showtimeId: string): Promise<FairnessHeadView | null> {
+    try {
+      const answer = await deps.core.getJson<FairnessHeadView>(`/showtimes/${showtimeId}/fairness`);
+      return answer.status === 200 && answer.body ? answer.body : null;
+    } catch {
+      return null;
+    }
+  }
+
   async function saleSettingsOf(showtimeId: string): Promise<SaleSettingsView | null> {
     if (!SHOWTIME_ID.test(showtimeId)) return null;
     const answer = await deps.core
@@ -272,7 +289,8 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
         ),
         404,
       );
-    return c.html(roomPage(showtime, session.operator, session.csrf, await saleSettingsOf(id)));
+    const [sale, fairness] = await Promise.all([saleSettingsOf(id), fairnessHeadOf(id)]);
+    return c.html(roomPage(showtime, session.operator, session.csrf, sale, fairness));
   });
 
   /**

@@ -94,7 +94,7 @@ ${(options.scripts ?? []).map((name) => html`<script defer src="${assetUrl(name)
 <main id="main" tabindex="-1">
 ${body}
 </main>
-${options.footer === false ? '' : html`<footer class="site-footer"><p>${t('site.footer')}</p></footer>`}
+${options.footer === false ? '' : html`<footer class="site-footer"><p>${t('site.footer')} <a href="/fairness">${t('site.checkPlace')}</a></p></footer>`}
 </body>
 </html>`;
 }

@@ -106,6 +106,9 @@ dialog { border: 2px solid var(--ink); border-radius: 0.5rem; padding: 1.25rem; 
 dialog::backdrop { background: rgba(0, 0, 0, 0.45); }
 .live { font-weight: 600; color: var(--ok); }
 .live.down { color: var(--bad); }
+textarea { font: inherit; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; padding: 0.45rem 0.5rem; border: 2px solid var(--muted); border-radius: 0.3rem; width: 100%; box-sizing: border-box; }
+.checks { padding-left: 1.25rem; }
+.check-bad { color: var(--bad); }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; }
 @media (max-width: 40rem) {
   main { padding: 0.6rem; }

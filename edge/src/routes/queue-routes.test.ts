@@ -4,7 +4,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEdgeHarness, fastRoom, type EdgeHarness } from '../../test/edge-harness';
+import { exportJWK, generateKeyPair } from 'jose';
+import { createReceiptSigner, verifyReceipt } from '../../../lib/fairness-receipt';
 import { createMemoryFloodLimiter } from '../limits/flood-limiter';
+
+/** A P-256 private key of its own: receipts it signs must not pass for the sale's. */
+async function freshKey() {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const { x, y, d } = await exportJWK(privateKey);
+  return { x, y, d };
+}
 
 let edge: EdgeHarness;
 
@@ -40,6 +49,35 @@ describe('POST /api/showtimes/:id/queue (join)', () => {
     });
     expect(joined.headers.get('cache-control')).toBe('no-store');
     expect(joined.headers.get('set-cookie')).toContain('HttpOnly');
+  });
+
+  it('answers with a join receipt signed by the keys at /api/fairness/keys (another key: refused)', async () => {
+    const showtimeId = await openRoom({ capacity: 1 });
+    await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, {
+      token: (await edge.login('receipt-first')).token,
+      headers: fresh(),
+    });
+    const { token, customerId } = await edge.login('receipt-b');
+    const joined = await edge.call('POST', `/api/showtimes/${showtimeId}/queue`, { token, headers: fresh() });
+    expect(joined.json.state).toBe('waiting');
+    const keys = await edge.call('GET', '/api/fairness/keys', { headers: fresh() });
+    expect(keys.json.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256' });
+    expect(keys.json.keys[0].d).toBeUndefined();
+    const checked = await verifyReceipt(joined.json.receipt, keys.json);
+    expect(checked).toMatchObject({
+      ok: true,
+      claims: { showtimeId: String(showtimeId), customerId, rank: 2, stage: 'line' },
+    });
+    // Broken variant: a forger's own key under the sale's kid signs a receipt the keys refuse.
+    const elsewhere = createReceiptSigner({ kty: 'EC', crv: 'P-256', ...(await freshKey()), kid: 'fairness-dev-1' });
+    expect(
+      (
+        await verifyReceipt(
+          await elsewhere.sign({ showtimeId: String(showtimeId), customerId, rank: 1, stage: 'line' }),
+          keys.json,
+        )
+      ).ok,
+    ).toBe(false);
   });
 
   it('refuses without a customer token (401), with a forged one (401), for a malformed or unknown showtime (404)', async () => {

@@ -14,11 +14,14 @@ import { bearerToken, cookieNames, isHttps, SHOWTIME_ID, type EdgeEnv } from '..
 import type { CustomerTokens } from '../tokens/customer-token';
 import type { QueueTokens } from '../tokens/queue-token';
 import type { PowGate } from '../pow/pow-gate';
+import type { ReceiptSigner } from '../../../lib/fairness-receipt';
+import { signJoinReceipt } from '../rooms/join-receipt';
 
 export interface QueueRouteDeps {
   rooms: RoomGateway;
   customerTokens: CustomerTokens;
   queueTokens: QueueTokens;
+  receipts: ReceiptSigner;
   floodLimiter: FloodLimiter;
   clientAddress: (c: Context) => string | null;
   metrics: EdgeMetrics;
@@ -60,9 +63,11 @@ export function queueRoutes(deps: QueueRouteDeps) {
     customerId: string,
     answer: QueueAnswer,
     currentTicket: number | null,
+    receipts: ReceiptSigner | null = null,
   ) {
     const body = queueAnswerBody(answer);
     const terminal = answer.state === 'sold_out' || answer.state === 'closed';
+    if (receipts && !terminal) body.receipt = await signJoinReceipt(receipts, showtimeId, customerId, answer);
     if (!terminal && answer.ticket !== currentTicket) {
       body.queueToken = await deps.queueTokens.sign({ customerId, showtimeId, ticket: answer.ticket });
       setTokenCookie(
@@ -89,7 +94,7 @@ export function queueRoutes(deps: QueueRouteDeps) {
     const refused = await deps.pow.check(c, showtimeId, { address, customerId });
     if (refused) return refused;
     const answer = await deps.rooms.join(showtimeId, customerId, address);
-    return respond(c, showtimeId, customerId, answer, null);
+    return respond(c, showtimeId, customerId, answer, null, deps.receipts);
   });
 
   app.get('/showtimes/:id/queue', limit('poll'), async (c) => {

@@ -3,7 +3,7 @@
 -- holding a place keeps that place; after the place is gone (left, released, expired) it
 -- queues anew. A new place counts against the client address's cap (cfg placesPerAddress),
 -- atomically here, so a burst from one address cannot slip past it.
--- joinFromArgs reads KEYS[10] (this address's hash, below), ARGV[1] customerId, ARGV[2] address
+-- joinFromArgs reads KEYS[11] (this address's hash, below), ARGV[1] customerId, ARGV[2] address
 -- ('' when unknown: not counted) and ARGV[3] the churn window in ms, and returns the settings
 -- once the customer holds a place, or nil and the refusal reply: -1 unknown room, -2 closed,
 -- -3 sold out, -12 address has taken its places (or joined too often in the churn window).
@@ -91,14 +91,17 @@ local function joinRoom(s, customer, address, addrKey, churnWindowMs)
       local refused = countAgainstAddress(addrKey, customer, churnWindowMs)
       if refused then return refused end
     end
+    local ticket = 0
     if s.state == 'scheduled' then
       redis.call('ZADD', preKey, 0, customer)
       redis.call('HSET', whoKey, customer, 0)
     else
-      local ticket = redis.call('HINCRBY', statsKey, 'seq', 1)
+      ticket = redis.call('HINCRBY', statsKey, 'seq', 1)
       redis.call('ZADD', lineKey, ticket, customer)
       redis.call('HSET', whoKey, customer, ticket)
     end
+    -- Rank 0: in the pre-queue, placed by the draw (a `d` entry).
+    journal(s, {entry('j', customer, ticket)})
     redis.call('HINCRBY', statsKey, 'joined', 1)
   end
   redis.call('HSET', beatKey, customer, nowMs)
@@ -110,7 +113,7 @@ local function joinFromArgs()
   local s = loadSettings()
   if not s then return nil, {-1} end
   local churnWindowMs = math.max(1, tonumber(ARGV[3]) or 3600000)
-  local refused = joinRoom(s, ARGV[1], ARGV[2] or '', KEYS[10], churnWindowMs)
+  local refused = joinRoom(s, ARGV[1], ARGV[2] or '', KEYS[11], churnWindowMs)
   if refused then return nil, refused end
   return s
 end

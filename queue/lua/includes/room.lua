@@ -1,9 +1,9 @@
 -- Shared head of every room script: key names, the Redis clock, settings, opening and the
 -- admission step (expire, then offer to the head of the line).
 -- KEYS (in queue/src/keys.ts ROOM_KEY_NAMES order):
---   1 cfg  2 pre  3 line  4 offers  5 active  6 who  7 beat  8 admits  9 stats
+--   1 cfg  2 pre  3 line  4 offers  5 active  6 who  7 beat  8 admits  9 stats  10 journal
 local cfgKey, preKey, lineKey, offersKey, activeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local whoKey, beatKey, admitsKey, statsKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local whoKey, beatKey, admitsKey, statsKey, journalKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
 
 -- Time comes from the server so that every caller (edge, ticker, many processes) agrees.
 local clock = redis.call('TIME')
@@ -51,12 +51,13 @@ end
 local function loadSettings()
   local v = redis.call('HMGET', cfgKey, 'state', 'capacity', 'admitPerMinute', 'admitBurst',
     'sessionTtlMs', 'offerWindowMs', 'abandonGraceMs', 'opensAtMs', 'tickGapMs',
-    'adaptiveAdmission', 'ctlRate', 'ctlCap', 'ctlUntilMs')
+    'adaptiveAdmission', 'ctlRate', 'ctlCap', 'ctlUntilMs', 'fairnessJournal')
   if not v[1] then return nil end
   local s = {
     state = v[1], capacity = tonumber(v[2]), admitPerMinute = tonumber(v[3]),
     admitBurst = tonumber(v[4]), sessionTtlMs = tonumber(v[5]), offerWindowMs = tonumber(v[6]),
     abandonGraceMs = tonumber(v[7]), opensAtMs = tonumber(v[8]), tickGapMs = tonumber(v[9]) or 0,
+    journal = v[14] ~= '0',
   }
   governed(s, {v[10], v[11], v[12], v[13]})
   return s
@@ -211,6 +212,37 @@ local function noShowRate()
   return math.min(MAX_NO_SHOW, (tonumber(v[2]) or 0) / outcomes)
 end
 
+-- The fairness journal (queue/src/fairness-journal.ts reads it): each call that changes who
+-- stands where in the line appends its entries as ONE list element, and the core copies them into
+-- the hash-chained admission log in PostgreSQL. An element is `<epoch>.<first seq>` then one line
+-- per entry, `<kind>|<customer>|<rank>|<atMs>[|<sortIndex>|<size>]`, numbered from the first seq;
+-- kinds: j joined, d drawn, a admitted (offered a turn in order), p passed over (parked as a
+-- walk-away), r returned from a park, l left. One element and strings only (the time formatted
+-- once) keep the admission step's cost to a string join and an RPUSH. The rank is the ticket:
+-- issued at the join or by the draw (`j`, `d`), and the line's score when a place is offered or
+-- passed over (no extra read), so a member moved in the line by hand shows as a rank it never
+-- joined with, and the verifier counts it from the rank it joined with (lib/fairness-verify.ts).
+-- The epoch changes when Redis lost the counter, so the copier never mistakes new entries for
+-- copied ones. cfg fairnessJournal '0' switches the journal off (the benchmark's baseline).
+local nowText = string.format('%d', nowMs)
+
+local function journal(s, entries)
+  if #entries == 0 or not s.journal then return end
+  local last = redis.call('HINCRBY', statsKey, 'jSeq', #entries)
+  local epoch
+  if last == #entries then
+    epoch = clock[1] .. clock[2]
+    redis.call('HSET', statsKey, 'jEpoch', epoch)
+  else
+    epoch = redis.call('HGET', statsKey, 'jEpoch') or '0'
+  end
+  redis.call('RPUSH', journalKey, epoch .. '.' .. (last - #entries + 1) .. '\n' .. table.concat(entries, '\n'))
+end
+
+local function entry(kind, customer, rank)
+  return kind .. '|' .. customer .. '|' .. rank .. '|' .. nowText
+end
+
 local function expire(s)
   local sessions = redis.call('ZREMRANGEBYSCORE', activeKey, '-inf', nowMs)
   -- An offer nobody claimed admitted nobody: its share of the rate is given back.
@@ -219,13 +251,18 @@ local function expire(s)
   if offers > 0 then
     redis.call('ZREMRANGEBYSCORE', offersKey, '-inf', nowMs)
     local park = s.offerWindowMs > FIRST_CLAIM_MS
+    local entries = {}
     for _, customer in ipairs(lapsed) do
       local ticket = redis.call('HGET', whoKey, customer)
       if ticket then
         redis.call('ZREM', admitsKey, ticket)
-        if park and tonumber(ticket) > 0 then redis.call('HSET', whoKey, customer, -tonumber(ticket)) end
+        if park and tonumber(ticket) > 0 then
+          redis.call('HSET', whoKey, customer, -tonumber(ticket))
+          entries[#entries + 1] = entry('p', customer, ticket)
+        end
       end
     end
+    journal(s, entries)
     if park then redis.call('HINCRBY', statsKey, 'parked', offers) end
     if redis.call('HEXISTS', statsKey, 'bucketTokens') == 1 then
       redis.call('HINCRBYFLOAT', statsKey, 'bucketTokens', offers)
@@ -255,6 +292,7 @@ local function offerToHead(s)
   local budget = math.min(free, math.floor(tokens), windowLeft)
   local offered, skipped, parked = 0, 0, 0
   local staleBefore = math.max(nowMs - FRESH_MS, nowMs - s.abandonGraceMs)
+  local entries = {}
   while offered < budget and skipped + parked < MAX_SKIPS_PER_TICK do
     local head = redis.call('ZPOPMIN', lineKey)
     if #head == 0 then break end
@@ -269,12 +307,15 @@ local function offerToHead(s)
       parked = parked + 1
       redis.call('HSET', whoKey, customer, -tonumber(ticket))
       redis.call('HSET', beatKey, customer, nowMs)
+      if s.journal then entries[#entries + 1] = entry('p', customer, ticket) end
     else
       redis.call('ZADD', offersKey, nowMs + firstClaimMs(s), customer)
       redis.call('ZADD', admitsKey, nowMs, ticket)
       offered = offered + 1
+      if s.journal then entries[#entries + 1] = entry('a', customer, ticket) end
     end
   end
+  journal(s, entries)
   redis.call('HSET', statsKey, 'bucketTokens', tokens - offered, 'bucketAtMs', nowMs)
   if offered > 0 then redis.call('HINCRBY', statsKey, 'offered', offered) end
   if skipped > 0 then redis.call('HINCRBY', statsKey, 'abandoned', skipped) end
@@ -293,6 +334,7 @@ local function restoreIfParked(s, customer)
     redis.call('ZADD', lineKey, -ticket, customer)
     redis.call('HSET', whoKey, customer, -ticket)
     redis.call('HINCRBY', statsKey, 'unparked', 1)
+    journal(s, {entry('r', customer, -ticket)})
   else
     redis.call('HSET', whoKey, customer, -ticket)
     redis.call('HDEL', beatKey, customer)

@@ -4,7 +4,7 @@
  */
 import { SortedSet } from './sorted-set';
 
-type Value = Map<string, string> | SortedSet | Set<string>;
+type Value = Map<string, string> | SortedSet | Set<string> | string[];
 
 /**
  * Redis parses an index, count, increment or TTL as a 64-bit integer and refuses anything
@@ -68,6 +68,15 @@ export class MiniRedis {
       key,
       () => new Set<string>(),
       (v): v is Set<string> => v instanceof Set,
+    );
+  }
+
+  /** A list, created empty on first write. */
+  list(key: string): string[] {
+    return this.typed(
+      key,
+      () => [] as string[],
+      (v): v is string[] => Array.isArray(v),
     );
   }
 

@@ -33,6 +33,8 @@ export interface Settings {
   abandonGraceMs: number;
   opensAtMs: number | undefined;
   tickGapMs: number;
+  /** cfg fairnessJournal is not '0' (room.lua journal). */
+  journal: boolean;
 }
 
 export class RoomContext {
@@ -45,23 +47,25 @@ export class RoomContext {
   readonly beat: string;
   readonly admits: string;
   readonly stats: string;
+  readonly journalKey: string;
   readonly nowMs: number;
 
   constructor(
     readonly db: MiniRedis,
     keys: string[],
   ) {
-    [this.cfg, this.pre, this.line, this.offers, this.active, this.who, this.beat, this.admits, this.stats] = keys as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
+    [
+      this.cfg,
+      this.pre,
+      this.line,
+      this.offers,
+      this.active,
+      this.who,
+      this.beat,
+      this.admits,
+      this.stats,
+      this.journalKey,
+    ] = keys as [string, string, string, string, string, string, string, string, string, string];
     this.nowMs = db.now();
   }
 
@@ -80,6 +84,7 @@ export class RoomContext {
       abandonGraceMs: n('abandonGraceMs')!,
       opensAtMs: n('opensAtMs'),
       tickGapMs: n('tickGapMs') ?? 0,
+      journal: db.hget(cfg, 'fairnessJournal') !== '0',
     };
     this.governed(s, db.hget(cfg, 'adaptiveAdmission'), n('ctlRate'), n('ctlCap'), n('ctlUntilMs'));
     return s;
@@ -253,6 +258,25 @@ export class RoomContext {
     return Math.min(MAX_NO_SHOW, (this.db.hnum(this.stats, 'lrnNoShows') ?? 0) / outcomes);
   }
 
+  /** room.lua journal: the entries of one call as one element, `<epoch>.<first seq>` then a line each. */
+  journal(s: Settings, entries: string[]): void {
+    if (entries.length === 0 || !s.journal) return;
+    const { db } = this;
+    const last = db.hincrby(this.stats, 'jSeq', entries.length);
+    let epoch: string;
+    if (last === entries.length) {
+      epoch = `${this.nowMs}${Math.floor(Math.random() * 1000)}`;
+      db.hset(this.stats, 'jEpoch', epoch);
+    } else {
+      epoch = db.hget(this.stats, 'jEpoch') ?? '0';
+    }
+    db.list(this.journalKey).push(`${epoch}.${last - entries.length + 1}\n${entries.join('\n')}`);
+  }
+
+  entry(kind: string, customer: string, rank: string | number): string {
+    return `${kind}|${customer}|${rank}|${this.nowMs}`;
+  }
+
   expire(s: Settings): void {
     const { db } = this;
     const sessions = db.zset(this.active).removeUpTo(this.nowMs);
@@ -261,13 +285,18 @@ export class RoomContext {
     if (offers > 0) {
       db.zset(this.offers).removeUpTo(this.nowMs);
       const park = s.offerWindowMs > FIRST_CLAIM_MS;
+      const entries: string[] = [];
       for (const customer of lapsed) {
         const ticket = db.hget(this.who, customer);
         if (ticket !== undefined) {
           db.zset(this.admits).remove(ticket);
-          if (park && Number(ticket) > 0) db.hset(this.who, customer, -Number(ticket));
+          if (park && Number(ticket) > 0) {
+            db.hset(this.who, customer, -Number(ticket));
+            entries.push(this.entry('p', customer, ticket));
+          }
         }
       }
+      this.journal(s, entries);
       if (park) db.hincrby(this.stats, 'parked', offers);
       const tokens = db.hnum(this.stats, 'bucketTokens');
       if (tokens !== undefined) db.hset(this.stats, 'bucketTokens', tokens + offers);
@@ -297,6 +326,7 @@ export class RoomContext {
     let parked = 0;
     const staleBefore = Math.max(nowMs - FRESH_MS, nowMs - s.abandonGraceMs);
     const line = db.zset(this.line);
+    const entries: string[] = [];
     while (offered < budget && skipped + parked < MAX_SKIPS_PER_TICK) {
       const head = line.popMin();
       if (!head) break;
@@ -306,12 +336,15 @@ export class RoomContext {
         parked++;
         db.hset(this.who, head.member, -head.score);
         db.hset(this.beat, head.member, nowMs);
+        if (s.journal) entries.push(this.entry('p', head.member, head.score));
       } else {
         offers.add(head.member, nowMs + firstClaimMs(s));
         admits.add(String(head.score), nowMs);
         offered++;
+        if (s.journal) entries.push(this.entry('a', head.member, head.score));
       }
     }
+    this.journal(s, entries);
     db.hset(this.stats, 'bucketTokens', tokens - offered, 'bucketAtMs', nowMs);
     if (offered > 0) db.hincrby(this.stats, 'offered', offered);
     if (skipped > 0) db.hincrby(this.stats, 'abandoned', skipped);
@@ -328,6 +361,7 @@ export class RoomContext {
     if (beat !== undefined && beat >= nowMs - s.abandonGraceMs) {
       db.zset(this.line).add(customer, -ticket);
       db.hincrby(this.stats, 'unparked', 1);
+      this.journal(s, [this.entry('r', customer, -ticket)]);
     } else {
       db.hdel(this.beat, customer);
       db.hincrby(this.stats, 'abandoned', 1);

@@ -99,14 +99,16 @@ function joinRoom(
       const refused = countAgainstAddress(room, addrKey, customer, churnWindowMs);
       if (refused) return refused;
     }
+    let ticket = 0;
     if (s.state === 'scheduled') {
       db.zset(room.pre).add(customer, 0);
       db.hset(room.who, customer, 0);
     } else {
-      const ticket = db.hincrby(room.stats, 'seq', 1);
+      ticket = db.hincrby(room.stats, 'seq', 1);
       db.zset(room.line).add(customer, ticket);
       db.hset(room.who, customer, ticket);
     }
+    room.journal(s, [room.entry('j', customer, ticket)]);
     db.hincrby(room.stats, 'joined', 1);
   }
   db.hset(room.beat, customer, room.nowMs);
@@ -124,7 +126,7 @@ const joining =
     const s = room.loadSettings();
     if (!s) return [-1];
     const churnWindowMs = Math.max(1, Number(churnWindow) || 3_600_000);
-    return joinRoom(room, s, keys[9]!, customer!, address, churnWindowMs) ?? answer(room, s, customer!);
+    return joinRoom(room, s, keys[10]!, customer!, address, churnWindowMs) ?? answer(room, s, customer!);
   };
 
 const join = joining(describe);
@@ -230,13 +232,17 @@ const restore = withRoom((room, _s, argv) => {
 const leave = withRoom((room, s, [customer]) => {
   const { db } = room;
   room.learnEarlyEnd(s, customer!);
+  const rank = db.hget(room.who, customer!);
   const freed = db.zset(room.active).remove(customer!) + db.zset(room.offers).remove(customer!);
   // From the opening on the pre-queue set is frozen for the chunked draw: only `who` goes.
   const fromPre = s.state === 'opening' ? 0 : db.zset(room.pre).remove(customer!);
   const removed = freed + db.zset(room.line).remove(customer!) + fromPre + db.hdel(room.who, customer!);
   db.hdel(room.beat, customer!);
   let offered = 0;
-  if (removed > 0) db.hincrby(room.stats, 'left', 1);
+  if (removed > 0) {
+    db.hincrby(room.stats, 'left', 1);
+    if (rank !== undefined) room.journal(s, [room.entry('l', customer!, Math.abs(Number(rank)))]);
+  }
   if (freed > 0) [offered] = room.advance(s);
   return buildReply('leave', { removed: removed > 0 ? 1 : 0, offered });
 });
@@ -343,6 +349,7 @@ const draw = withRoom((room, s, [offsetText, totalText, ...chunk]) => {
   if (offset !== drawNext) return buildReply('draw', { drawNext, done: 0, placed: 0 });
   const base = db.hnum(room.stats, 'drawBase') ?? 0;
   let placed = 0;
+  const entries: string[] = [];
   chunk.forEach((customer, i) => {
     const position = offset + i + 1;
     if (db.hget(room.who, customer) !== '0' || pre.score(customer) === undefined) return;
@@ -350,7 +357,9 @@ const draw = withRoom((room, s, [offsetText, totalText, ...chunk]) => {
     db.hset(room.who, customer, base + position);
     db.hset(room.beat, customer, nowMs);
     placed++;
+    entries.push(`${room.entry('d', customer, base + position)}|${pre.rank(customer)}|${total}`);
   });
+  room.journal(s, entries);
   const next = offset + chunk.length;
   db.hincrby(room.stats, 'drawn', placed);
   if (next >= total) {
@@ -450,6 +459,21 @@ const history: Handler = (db, [key], [op, id, meanMs, turns, nowMs, most]) => {
   return buildReply('history', {}, [entries.size]);
 };
 
+/** journal-1.lua: read the oldest elements, or drop those whose entries are all copied. */
+const journal: Handler = (db, [key], [action, a, b]) => {
+  const list = db.list(key!);
+  if (action === 'read') return [1, ...list.slice(0, Math.floor(Number(a)))];
+  let dropped = 0;
+  while (list.length > 0) {
+    const head = /^(\d+)\.(\d+)\n/.exec(list[0]!);
+    const entries = list[0]!.split('\n').length - 1;
+    if (!head || head[1] !== a || Number(head[2]) + entries - 1 > Number(b)) break;
+    list.shift();
+    dropped++;
+  }
+  return [1, dropped];
+};
+
 export const memoryScripts: Record<ScriptName, Handler> = {
   ...gateMemoryScripts,
   claim,
@@ -460,6 +484,7 @@ export const memoryScripts: Record<ScriptName, Handler> = {
   govern,
   inspect,
   join,
+  journal,
   leave,
   poll,
   prequeue,

@@ -3,7 +3,7 @@
   caller that already holds a recent picture of the room (the edge's snapshot) and works the
   wait out from it: the room-wide half of describe() (line length, the window, what the
   estimate learned, the head start) is most of a join's work inside Redis.
-  KEYS: room keys 1..9 (see includes/room.lua), 10 this client address's places and churn
+  KEYS: room keys 1..10 (see includes/room.lua), 11 this client address's places and churn
         (keys.ts forAddress; includes/join.lua)
   ARGV: 1 customerId, 2 client address ('' when unknown: not counted), 3 churn window ms
   Returns: {1, state, ticket, position, expiresAtMs, nowMs, roomState} (see placeOf)

@@ -1,7 +1,7 @@
 --[[
   Give an admission (or an unclaimed offer) back at once: booking done, hold cancelled or
   expired. The freed slot is offered to the head of the line in the same call.
-  KEYS: room keys 1..9 (see includes/room.lua)
+  KEYS: room keys 1..10 (see includes/room.lua)
   ARGV: 1 customerId
   Returns: {1, freed (0|1), offered}; -1 unknown room
 ]]

@@ -5,8 +5,9 @@
   where the draw stands (another process got there first) changes nothing and says where
   it stands. Members who left meanwhile (`who` no longer 0) are skipped; their tickets stay
   unused. The last chunk opens the room and reveals the seed.
-  KEYS: room keys 1..9 (see includes/room.lua)
+  KEYS: room keys 1..10 (see includes/room.lua)
   ARGV: 1 offset, 2 total (pre-queue size the order was computed from), 3.. customer ids
+  Journals a `d` entry per member placed (rank, index in the sorted pre-queue, its size).
   Returns: {1, drawNext, done (0|1), placed}; -1 unknown room, -8 the pre-queue is not the
            one the order was computed from, -9 room is not opening (the draw is over)
 ]]
@@ -21,6 +22,7 @@ local drawNext = tonumber(redis.call('HGET', statsKey, 'drawNext')) or 0
 if offset ~= drawNext then return {1, drawNext, 0, 0} end
 local base = tonumber(redis.call('HGET', statsKey, 'drawBase')) or 0
 local placed = 0
+local entries = {}
 for i = 3, #ARGV do
   local customer = ARGV[i]
   local position = offset + i - 2
@@ -30,8 +32,12 @@ for i = 3, #ARGV do
     -- Everyone starts the open sale with a fresh heartbeat.
     redis.call('HSET', beatKey, customer, nowMs)
     placed = placed + 1
+    -- The member's index in the sorted pre-queue (the draw's input order) and its size: with
+    -- the revealed seed, anyone recomputes where the draw put that index.
+    entries[#entries + 1] = entry('d', customer, base + position) .. '|' .. redis.call('ZRANK', preKey, customer) .. '|' .. total
   end
 end
+journal(s, entries)
 drawNext = offset + #ARGV - 2
 redis.call('HINCRBY', statsKey, 'drawn', placed)
 if drawNext >= total then

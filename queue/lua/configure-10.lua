@@ -1,7 +1,7 @@
 --[[
   Operator settings, applied live. Fields not given keep their value; defaults fill fields
   never set. The commit-reveal seed is stored once and kept for the room's lifetime.
-  KEYS: room keys 1..9 (see includes/room.lua)
+  KEYS: room keys 1..10 (see includes/room.lua)
   ARGV: 1 seed (hex), 2 sha256(seed) (hex), 3 requested state or '',
         4 number of field/value pairs to set (n), 5.. n pairs to set, then default pairs
   Returns: {1, state, applied (1|0)}; -7 cannot schedule a room that has already opened.

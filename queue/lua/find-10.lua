@@ -2,7 +2,7 @@
   Support's lookup: who holds a ticket, while that ticket is waiting in line (the ticket a
   queue id decodes to). Read-only. Admitted tickets have left the line: the core's turn
   ledger knows those.
-  KEYS: room keys 1..9 (see includes/room.lua)
+  KEYS: room keys 1..10 (see includes/room.lua)
   ARGV: 1 ticket
   Returns: {1, customer ('' when no one waits with that ticket), position (0 if none),
             lineLength, preLength}

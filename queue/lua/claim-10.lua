@@ -1,7 +1,7 @@
 --[[
   Claim an offered place: the offer becomes an admission session. Claiming again while
   admitted returns the same session, so concurrent claims admit once.
-  KEYS: room keys 1..9 (see includes/room.lua)
+  KEYS: room keys 1..10 (see includes/room.lua)
   ARGV: 1 customerId
   Returns: {1, ticket, sessionExpiresAtMs, alreadyAdmitted (0|1)}
            -1 unknown room, -2 closed, -3 sold out, -4 not offered (or offered while every

@@ -1,6 +1,6 @@
 --[[
   Join the room (includes/join.lua) and answer where the customer stands.
-  KEYS: room keys 1..9 (see includes/room.lua), 10 this client address's places and churn
+  KEYS: room keys 1..10 (see includes/room.lua), 11 this client address's places and churn
         (keys.ts forAddress; includes/join.lua)
   ARGV: 1 customerId, 2 client address ('' when unknown: not counted), 3 churn window ms
   Returns: the describe() reply {1, state, ticket, position, ...}

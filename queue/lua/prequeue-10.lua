@@ -3,7 +3,7 @@
   order (its zset scores are all 0, so Redis orders it by member), the secret seed, and how
   far the draw has been applied. Freezes a due room first. Pages keep every call short
   however long the pre-queue is; the set does not change while the room is opening.
-  KEYS: room keys 1..9 (see includes/room.lua)
+  KEYS: room keys 1..10 (see includes/room.lua)
   ARGV: 1 offset, 2 page size
   Returns: {1, roomState, seed, total, drawNext, customerId...} (members only while 'opening')
            -1 unknown room

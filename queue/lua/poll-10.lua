@@ -1,7 +1,7 @@
 --[[
   Poll: heartbeat plus where the customer stands. Also drives an admission step when the
   last one is older than tickGapMs, so a room advances even without the ticker process.
-  KEYS: room keys 1..9 (see includes/room.lua)
+  KEYS: room keys 1..10 (see includes/room.lua)
   ARGV: 1 customerId
   Returns: the describe() reply {1, state, ticket, position, ...}; -1 unknown room
 ]]

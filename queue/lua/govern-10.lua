@@ -2,7 +2,7 @@
   The closed loop's decision for one room (queue/src/admission-governor.ts): the effective
   admission rate, the cap on turns from the seats left, until when they hold, and what the
   operator and the buyers are told (reason, seats left, seats per hold). Only `ctl…` fields.
-  KEYS: room keys 1..9 (see includes/room.lua)
+  KEYS: room keys 1..10 (see includes/room.lua)
   ARGV: field/value pairs, each field starting with 'ctl'
   Returns: {1, written}; -1 unknown room (the loop never creates one).
 ]]

@@ -1,7 +1,7 @@
 --[[
   Read-only view of a room for stats and the edge's snapshot. The seed stays hidden until
   the draw has revealed it.
-  KEYS: room keys 1..9 (see includes/room.lua)
+  KEYS: room keys 1..10 (see includes/room.lua)
   ARGV: none
   Returns: {1, nowMs, preLength, lineLength, offered, active, admitsInWindow, headTicket,
             tailTicket, cfg (flat field/value list), stats (flat field/value list)}

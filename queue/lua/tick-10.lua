@@ -1,10 +1,10 @@
 --[[
   One admission step: open a due room, expire sessions and offers, offer free places to the
   head of the line within the rate budget. Safe to call from many processes at once.
-  KEYS: room keys 1..9 (see includes/room.lua)
+  KEYS: room keys 1..10 (see includes/room.lua)
   ARGV: none
   Returns: {1, offered, skipped, roomState}; -1 unknown room.
-           roomState 'opening' means the pre-queue draw is pending (see draw-9.lua).
+           roomState 'opening' means the pre-queue draw is pending (see draw-10.lua).
 ]]
 --- @include "room"
 

@@ -3,7 +3,7 @@
   core keeps in PostgreSQL, so those turns keep working and count against the capacity again.
   A customer the room already knows (joined again since) keeps what the room has. The ticket
   sequence moves past every restored ticket.
-  KEYS: room keys 1..9 (see includes/room.lua)
+  KEYS: room keys 1..10 (see includes/room.lua)
   ARGV: triples of customerId, ticket, sessionExpiresAtMs
   Returns: {1, restored}; -1 unknown room
 ]]
