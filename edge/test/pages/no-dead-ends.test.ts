@@ -88,7 +88,9 @@ describe.each(CASES)('no dead ends on %s', (_name, viewport, locale, shotPrefix)
     await joinAndHold(page, showtimeId, 'C2');
     expect(await page.locator('#hold-countdown-label').textContent()).toBe(t('hold.countdown.turn'));
     const [minutes, seconds] = ((await page.locator('#hold-countdown').textContent()) ?? '').split(':').map(Number);
-    expect(minutes! * 60 + seconds!).toBeLessThanOrEqual(20);
+    // The turn's 20 s, not the payment's 120 s; a second more when the page rounds up a turn
+    // that the server's clock started a fraction of a second ahead of the page's.
+    expect(minutes! * 60 + seconds!).toBeLessThanOrEqual(21);
     expect(await accessibilityIssues(page)).toEqual([]);
     await buyer.shot(`${shotPrefix}61-hold-turn-clock`);
 
