@@ -21,7 +21,10 @@ export interface Operator {
 }
 
 export interface AuditEntry {
-  showtimeId: number;
+  /** The showtime changed; null for what belongs to no showtime (a venue, a hall: see `subject`). */
+  showtimeId: number | null;
+  /** What changed when it is not a showtime: 'venue:<id>', 'hall:<id>'. */
+  subject?: string;
   operator: Operator;
   /** room.update, showtime.update, fare.update, … */
   action: string;
@@ -32,7 +35,8 @@ export interface AuditEntry {
 
 export interface AuditRow {
   id: number;
-  showtime_id: number;
+  showtime_id: number | null;
+  subject: string | null;
   actor: string;
   actor_via: string;
   source: string | null;
@@ -86,21 +90,23 @@ export async function lockForAudit(tx: Db, showtimeId: number): Promise<{ versio
  */
 export async function insertAudit(tx: Db, entry: AuditEntry, versionBefore: number | 'created'): Promise<number> {
   const [bumped] =
-    versionBefore === 'created'
+    versionBefore === 'created' || entry.showtimeId === null
       ? []
       : await tx<{ version: number }[]>`
           UPDATE room_settings SET version = version + 1, updated_at = now()
            WHERE showtime_id = ${entry.showtimeId} AND version = ${versionBefore}
            RETURNING version`;
   const version =
-    bumped?.version ??
-    (await tx<{ version: number }[]>`SELECT version FROM room_settings WHERE showtime_id = ${entry.showtimeId}`)[0]
-      ?.version ??
-    0;
+    entry.showtimeId === null
+      ? 0
+      : (bumped?.version ??
+        (await tx<{ version: number }[]>`SELECT version FROM room_settings WHERE showtime_id = ${entry.showtimeId}`)[0]
+          ?.version ??
+        0);
   const { before, after } = changedFields(entry.before, entry.after);
   await tx`
-    INSERT INTO operator_audit (showtime_id, actor, actor_via, source, action, before, after, version)
-    VALUES (${entry.showtimeId}, ${entry.operator.actor}, ${entry.operator.actorVia}, ${entry.operator.source},
+    INSERT INTO operator_audit (showtime_id, subject, actor, actor_via, source, action, before, after, version)
+    VALUES (${entry.showtimeId}, ${entry.subject ?? null}, ${entry.operator.actor}, ${entry.operator.actorVia}, ${entry.operator.source},
             ${entry.action}, ${before === null ? null : tx.json(before as never)}::jsonb,
             ${after === null ? null : tx.json(after as never)}::jsonb, ${version})`;
   return Number(version);
@@ -108,7 +114,7 @@ export async function insertAudit(tx: Db, entry: AuditEntry, versionBefore: numb
 
 export async function listAudit(sql: Db, showtimeId: number, limit: number): Promise<AuditRow[]> {
   return sql<AuditRow[]>`
-    SELECT id, showtime_id, actor, actor_via, source, action, before, after, version, at
+    SELECT id, showtime_id, subject, actor, actor_via, source, action, before, after, version, at
       FROM operator_audit WHERE showtime_id = ${showtimeId}
      ORDER BY id DESC LIMIT ${limit}`;
 }

@@ -39,24 +39,60 @@ export function adminCatalogRoutes(deps: { sql: Sql; adminToken: string; sale: S
 
   app.get('/venues', async (c) => c.json(await listVenuesWithHalls(deps.sql)));
 
+  // Venues and halls belong to no showtime: audited by what they are (subject), version 0.
   app.post('/venues', async (c) => {
     const body = await readJsonBody(c, venueSchema);
-    return c.json(await insertVenue(deps.sql, body).catch(rethrow), 201);
+    const operator = operatorOf(c);
+    const venue = await deps.sql
+      .begin(async (tx) => {
+        const created = await insertVenue(tx, body);
+        await insertAudit(
+          tx,
+          {
+            showtimeId: null,
+            subject: `venue:${created.id}`,
+            operator,
+            action: 'venue.create',
+            before: null,
+            after: created,
+          },
+          'created',
+        );
+        return created;
+      })
+      .catch(rethrow);
+    return c.json(venue, 201);
   });
 
   app.post('/venues/:venueId/halls', async (c) => {
     const venueId = numericIdParam(c.req.param('venueId'), 'VENUE_NOT_FOUND', 'venue');
     const body = await readJsonBody(c, hallSchema);
     const seats = body.seats.map((seat) => ({ ...seat, label: seat.label ?? seat.code }));
-    return c.json(
-      await insertHallWithSeats(deps.sql, {
-        venueId,
-        name: body.name,
-        seats,
-        ...(body.idealRow ? { idealRow: body.idealRow } : {}),
-      }).catch(rethrow),
-      201,
-    );
+    const operator = operatorOf(c);
+    const hall = await deps.sql
+      .begin(async (tx) => {
+        const created = await insertHallWithSeats(tx, {
+          venueId,
+          name: body.name,
+          seats,
+          ...(body.idealRow ? { idealRow: body.idealRow } : {}),
+        });
+        await insertAudit(
+          tx,
+          {
+            showtimeId: null,
+            subject: `hall:${created.id}`,
+            operator,
+            action: 'hall.create',
+            before: null,
+            after: { ...created, idealRow: body.idealRow ?? null },
+          },
+          'created',
+        );
+        return created;
+      })
+      .catch(rethrow);
+    return c.json(hall, 201);
   });
 
   app.post('/showtimes', async (c) => {

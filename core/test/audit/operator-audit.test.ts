@@ -36,6 +36,68 @@ const latestAudit = async (showtimeId: number) =>
   (await h.call('GET', `/admin/showtimes/${showtimeId}/room/audit`, { headers: admin })).json.entries[0];
 
 describe('operator audit', () => {
+  it('a venue and a hall, which belong to no showtime, are audited by what they are', async () => {
+    const name = `Audited ${Date.now()}`;
+    const venue = await h.call('POST', '/admin/venues', { headers: fromConsole, body: { name, city: 'Lyon' } });
+    expect(venue.status).toBe(201);
+    const seats = rectangularLayout({ rows: 2, columns: 3 }).map(({ code, rowLabel, row, column, type }) => ({
+      code,
+      rowLabel,
+      row,
+      column,
+      type,
+    }));
+    const hall = await h.call('POST', `/admin/venues/${venue.json.id}/halls`, {
+      headers: admin,
+      body: { name: 'Salle A', seats, idealRow: 2 },
+    });
+    expect(hall.status).toBe(201);
+    const rows = await sql<
+      {
+        subject: string;
+        showtime_id: number | null;
+        actor: string;
+        actor_via: string;
+        source: string | null;
+        action: string;
+        before: unknown;
+        after: Record<string, unknown>;
+        version: number;
+      }[]
+    >`
+      SELECT subject, showtime_id, actor, actor_via, source, action, before, after, version::int
+        FROM operator_audit WHERE subject IN (${`venue:${venue.json.id}`}, ${`hall:${hall.json.id}`}) ORDER BY id`;
+    expect(rows).toEqual([
+      {
+        subject: `venue:${venue.json.id}`,
+        showtime_id: null,
+        actor: 'pat',
+        actor_via: 'console',
+        source: '2001:db8:aa:bb::5',
+        action: 'venue.create',
+        before: null,
+        after: { id: venue.json.id, name, city: 'Lyon' },
+        version: 0,
+      },
+      expect.objectContaining({
+        subject: `hall:${hall.json.id}`,
+        showtime_id: null,
+        actor_via: 'token',
+        action: 'hall.create',
+        before: null,
+        after: expect.objectContaining({ id: hall.json.id, name: 'Salle A', seatCount: 6, idealRow: 2 }),
+      }),
+    ]);
+    // A refused hall (unknown venue) writes neither the hall nor its audit row.
+    const before = (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM operator_audit`)[0]!.n;
+    const refused = await h.call('POST', '/admin/venues/999999999/halls', {
+      headers: admin,
+      body: { name: 'X', seats },
+    });
+    expect(refused.status).toBe(422);
+    expect((await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM operator_audit`)[0]!.n).toBe(before);
+  });
+
   it('PATCH of a showtime: price, seat limit, hold time and title, before and after, a new version', async () => {
     const { showtimeId } = await h.createShowtime();
     const before = (await h.call('GET', `/admin/showtimes/${showtimeId}`, { headers: admin })).json;
