@@ -9,89 +9,35 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
-import { isolatedDatabase, testRedisNamespace, testRedisUrl } from '../support/env';
 import { callJson, eventually, fetchFrom, type JsonCallInit, type JsonResult } from '../support/json-call';
 import { openApiConformance, type ApiDocument } from '../support/openapi-conformance';
-import { connectDatabase } from '../../core/src/db/connect';
-import { parseCoreConfig } from '../../core/src/config';
-import { startCore, type RunningCore } from '../../core/src/node';
-import { redisStreamSink } from '../../core/src/events/event-sink';
-import { parseEdgeConfig } from '../../edge/src/config';
-import { startEdge, type RunningEdge } from '../../edge/src/node';
-import { startPaymentSandbox, type RunningPaymentSandbox } from '../../payment-sandbox/src/start';
-import { generateSigningJwk, loadTokenKeys, type TokenKeyMaterial } from '../../lib/token-keys';
+import { startInProcessStack, type InProcessStack } from '../support/in-process-stack';
+import type { RunningCore } from '../../core/src/node';
+import type { RunningEdge } from '../../edge/src/node';
+import type { RunningPaymentSandbox } from '../../payment-sandbox/src/start';
 import { rectangularLayout } from '../../core/src/demo/seat-layout';
 
 const ADMIN = 'contract-admin-token-0123456789';
 const SECRET = 'whsec_contract';
 const API_KEY = 'sk_test_contract';
 
-let sql: ReturnType<typeof connectDatabase>;
-let database: Awaited<ReturnType<typeof isolatedDatabase>>;
-let redis: Redis;
-let keys: TokenKeyMaterial;
+let stack: InProcessStack;
 let sandbox: RunningPaymentSandbox;
 let core: RunningCore;
 let edge: RunningEdge;
-let namespace: string;
 
 let doc: ApiDocument;
 let contract: ReturnType<typeof openApiConformance>;
 
 beforeAll(async () => {
-  database = await isolatedDatabase('contract');
-  sql = connectDatabase(database.url, { max: 8, applicationName: 'test-contract' });
-  redis = new Redis(testRedisUrl());
-  namespace = testRedisNamespace('contract');
-  keys = await loadTokenKeys({ signingJwk: await generateSigningJwk('contract-1') });
-  let edgeUrl = '';
-  sandbox = await startPaymentSandbox({
-    port: 0,
-    config: {
-      apiKey: API_KEY,
-      webhookSecrets: [SECRET],
-      webhook: { baseDelayMs: 20, maxDelayMs: 200, maxAttempts: 50 },
-    },
-    fetch: (_url, init) => fetch(`${edgeUrl}/api/payments/callback`, init as RequestInit),
+  stack = await startInProcessStack({
+    name: 'contract',
+    adminToken: ADMIN,
+    webhookSecret: SECRET,
+    paymentApiKey: API_KEY,
+    jobSettings: { relayEveryMs: 50, sweepEveryMs: 200 },
   });
-  core = await startCore(
-    parseCoreConfig({
-      CORE_PORT: '0',
-      CORE_HOST: '127.0.0.1',
-      ADMIN_TOKEN: ADMIN,
-      PAYMENT_URL: sandbox.url,
-      PAYMENT_API_KEY: API_KEY,
-      PAYMENT_WEBHOOK_SECRET: SECRET,
-      PUBLIC_URL: 'http://127.0.0.1:1',
-      LOG_LEVEL: 'silent',
-    }),
-    {
-      sql,
-      tokenKeys: keys,
-      eventSink: redisStreamSink(redis, { keyPrefix: namespace }),
-      jobSettings: { relayEveryMs: 50, sweepEveryMs: 200 },
-    },
-  );
-  edge = await startEdge(
-    parseEdgeConfig({
-      EDGE_PORT: '0',
-      EDGE_HOST: '127.0.0.1',
-      CORE_URL: core.url,
-      REDIS_URL: testRedisUrl(),
-      REDIS_KEY_PREFIX: namespace,
-      ADMIN_TOKEN: ADMIN,
-      DEMO_LOGIN: '1',
-      SNAPSHOT_TTL_MS: '50',
-      SEAT_MAP_TTL_MS: '100',
-      EVENTS_POLL_MS: '50',
-      CORE_TIMEOUT_MS: '2000',
-      FLOOD_POINTS: '100000',
-      LOG_LEVEL: 'silent',
-    }),
-    { tokenKeys: keys },
-  );
-  edgeUrl = edge.url;
+  ({ sandbox, core, edge } = stack);
 
   // The document as the edge serves it, nothing else.
   const served = await callJson(fetchFrom(edge.url), 'GET', '/api/openapi.json');
@@ -100,12 +46,7 @@ beforeAll(async () => {
   contract = openApiConformance(doc, 'api');
 });
 afterAll(async () => {
-  await edge?.close();
-  await core?.close();
-  await sandbox?.close();
-  await sql?.end();
-  await database?.drop();
-  redis?.disconnect();
+  await stack?.close();
 });
 
 /** Calls the service and holds the answer to the document's operation `method template`. */

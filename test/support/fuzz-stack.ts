@@ -6,18 +6,12 @@
  */
 import { createHmac } from 'node:crypto';
 import { expect } from 'vitest';
-import { Redis } from 'ioredis';
-import { isolatedDatabase, testRedisNamespace, testRedisUrl } from './env';
 import { callJson, eventually, fetchFrom, type JsonCallInit } from './json-call';
 import type { FuzzCase, FuzzContext } from './contract-fuzz';
-import { connectDatabase } from '../../core/src/db/connect';
-import { parseCoreConfig } from '../../core/src/config';
-import { startCore, type RunningCore } from '../../core/src/node';
-import { redisStreamSink } from '../../core/src/events/event-sink';
-import { parseEdgeConfig } from '../../edge/src/config';
-import { startEdge, type RunningEdge } from '../../edge/src/node';
-import { startPaymentSandbox, type RunningPaymentSandbox } from '../../payment-sandbox/src/start';
-import { generateSigningJwk, loadTokenKeys } from '../../lib/token-keys';
+import { startInProcessStack } from './in-process-stack';
+import type { connectDatabase } from '../../core/src/db/connect';
+import type { RunningCore } from '../../core/src/node';
+import type { RunningEdge } from '../../edge/src/node';
 import { rectangularLayout } from '../../core/src/demo/seat-layout';
 
 const ADMIN = 'fuzz-admin-token-0123456789abcdef';
@@ -54,78 +48,31 @@ export interface FuzzStack {
 }
 
 export async function startFuzzStack(): Promise<FuzzStack> {
-  let sql: ReturnType<typeof connectDatabase>;
-  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
-  let redis: Redis;
-  let sandbox: RunningPaymentSandbox;
-  let core: RunningCore;
-  let edge: RunningEdge;
-  database = await isolatedDatabase('fuzz');
-  sql = connectDatabase(database.url, { max: 8, applicationName: 'test-contract-fuzz' });
-  redis = new Redis(testRedisUrl());
-  const namespace = testRedisNamespace('fuzz');
-  const keys = await loadTokenKeys({ signingJwk: await generateSigningJwk('fuzz-1') });
-  let edgeUrl = '';
-  sandbox = await startPaymentSandbox({
-    port: 0,
-    config: {
-      apiKey: API_KEY,
-      webhookSecrets: [SECRET],
-      webhook: { baseDelayMs: 20, maxDelayMs: 200, maxAttempts: 50 },
-    },
-    fetch: (_url, init) => fetch(`${edgeUrl}/api/payments/callback`, init as RequestInit),
-  });
-  core = await startCore(
-    parseCoreConfig({
-      CORE_PORT: '0',
+  const stack = await startInProcessStack({
+    name: 'fuzz',
+    adminToken: ADMIN,
+    webhookSecret: SECRET,
+    paymentApiKey: API_KEY,
+    coreEnv: { CORE_SERVICE_TOKEN: SERVICE_TOKEN },
+    edgeEnv: {
       CORE_SERVICE_TOKEN: SERVICE_TOKEN,
-      CORE_HOST: '127.0.0.1',
-      ADMIN_TOKEN: ADMIN,
-      PAYMENT_URL: sandbox.url,
-      PAYMENT_API_KEY: API_KEY,
-      PAYMENT_WEBHOOK_SECRET: SECRET,
-      PUBLIC_URL: 'http://127.0.0.1:1',
-      LOG_LEVEL: 'silent',
-    }),
-    {
-      sql,
-      tokenKeys: keys,
-      eventSink: redisStreamSink(redis, { keyPrefix: namespace }),
-      // Background jobs write rows on their own clock: kept quiet so a refusal's "no row
-      // written" is the request's alone.
-      jobSettings: {
-        sweepEveryMs: HOUR,
-        relayEveryMs: HOUR, // a booking's event would end the buyer's turn at the edge
-        reconcileEveryMs: HOUR,
-        refundEveryMs: HOUR,
-        compensateEveryMs: HOUR,
-        retentionEveryMs: HOUR,
-      },
-    },
-  );
-  edge = await startEdge(
-    parseEdgeConfig({
-      EDGE_PORT: '0',
-      CORE_SERVICE_TOKEN: SERVICE_TOKEN,
-      EDGE_HOST: '127.0.0.1',
-      CORE_URL: core.url,
-      REDIS_URL: testRedisUrl(),
-      REDIS_KEY_PREFIX: namespace,
-      ADMIN_TOKEN: ADMIN,
-      DEMO_LOGIN: '1',
       DEMO_LOGIN_PER_MINUTE: '1000',
-      SNAPSHOT_TTL_MS: '50',
-      SEAT_MAP_TTL_MS: '100',
-      EVENTS_POLL_MS: '50',
       CORE_TIMEOUT_MS: '5000',
-      FLOOD_POINTS: '100000',
       CUSTOMER_READS_PER_MINUTE: '100000',
       ADMIN_LOCKOUT_ATTEMPTS: '100000',
-      LOG_LEVEL: 'silent',
-    }),
-    { tokenKeys: keys },
-  );
-  edgeUrl = edge.url;
+    },
+    // Background jobs write rows on their own clock: kept quiet so a refusal's "no row
+    // written" is the request's alone.
+    jobSettings: {
+      sweepEveryMs: HOUR,
+      relayEveryMs: HOUR, // a booking's event would end the buyer's turn at the edge
+      reconcileEveryMs: HOUR,
+      refundEveryMs: HOUR,
+      compensateEveryMs: HOUR,
+      retentionEveryMs: HOUR,
+    },
+  });
+  const { sql, edge, core, sandbox } = stack;
 
   const admin = { authorization: `Bearer ${ADMIN}` };
   const edgeCall = (method: string, path: string, init?: JsonCallInit) =>
@@ -146,14 +93,7 @@ export async function startFuzzStack(): Promise<FuzzStack> {
       core: { ...contextFor(world), commonHeaders: { 'x-service-token': SERVICE_TOKEN } },
     },
     signWebhook: signWebhooks,
-    async close() {
-      await edge?.close();
-      await core?.close();
-      await sandbox?.close();
-      await sql?.end();
-      await database?.drop();
-      redis?.disconnect();
-    },
+    close: () => stack.close(),
   };
 }
 
