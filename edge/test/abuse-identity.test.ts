@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCoreConfig } from '../../core/src/config';
 import { DEV_ADMIN_TOKEN, parseEdgeConfig } from '../src/config';
 import { createMemoryFloodLimiter } from '../src/limits/flood-limiter';
+import { DEV_FAIRNESS_RECEIPT_JWK } from '../../lib/fairness-receipt';
 import { createEdgeHarness, EDGE_ADMIN_TOKEN, fastRoom, signCustomerToken, type EdgeHarness } from './edge-harness';
 
 let edge: EdgeHarness;
@@ -55,7 +56,12 @@ describe('demo identities', () => {
   });
 
   it('cannot be enabled in production or beside a real identity provider', () => {
-    const base = { ADMIN_TOKEN: EDGE_ADMIN_TOKEN, TOKEN_SIGNING_KEY: '{}', EDGE_HOST: '127.0.0.1' };
+    const base = {
+      ADMIN_TOKEN: EDGE_ADMIN_TOKEN,
+      TOKEN_SIGNING_KEY: '{}',
+      EDGE_HOST: '127.0.0.1',
+      FAIRNESS_RECEIPT_KEY: OWN_RECEIPT_KEY,
+    };
     const idp = { CUSTOMER_JWKS_URL: 'https://idp.example/jwks.json', CUSTOMER_ISSUER: 'i', CUSTOMER_AUDIENCE: 'a' };
     expect(() => parseEdgeConfig({ ...base, ...idp, NODE_ENV: 'production', DEMO_LOGIN: '1' })).toThrow(/DEMO_LOGIN/);
     expect(() => parseEdgeConfig({ ...base, ...idp, DEMO_LOGIN: '1' })).toThrow(/CUSTOMER_JWKS_URL/);
@@ -65,12 +71,18 @@ describe('demo identities', () => {
   });
 });
 
+/** A receipt key of the deployment's own (not the public development one): production asks for it. */
+const OWN_RECEIPT_KEY = JSON.stringify({ ...DEV_FAIRNESS_RECEIPT_JWK, d: 'A'.repeat(43), kid: 'own' });
+
 describe('default secrets', () => {
   it('are refused off loopback and in production, and only warned about on loopback', () => {
     expect(() => parseEdgeConfig({ EDGE_HOST: '0.0.0.0' })).toThrow(/ADMIN_TOKEN/);
     expect(() => parseEdgeConfig({ EDGE_HOST: '0.0.0.0', ADMIN_TOKEN: DEV_ADMIN_TOKEN })).toThrow(/ADMIN_TOKEN/);
     expect(parseEdgeConfig({ EDGE_HOST: '127.0.0.1' }).warnings.join()).toMatch(/ADMIN_TOKEN/);
-    expect(parseEdgeConfig({ EDGE_HOST: '0.0.0.0', ADMIN_TOKEN: EDGE_ADMIN_TOKEN }).warnings).toEqual([]);
+    expect(
+      parseEdgeConfig({ EDGE_HOST: '0.0.0.0', ADMIN_TOKEN: EDGE_ADMIN_TOKEN, FAIRNESS_RECEIPT_KEY: OWN_RECEIPT_KEY })
+        .warnings,
+    ).toEqual([]);
     const ownSecrets = { ADMIN_TOKEN: EDGE_ADMIN_TOKEN, PAYMENT_WEBHOOK_SECRET: 'whsec_0123456789abcdef' };
     expect(() => parseCoreConfig({ CORE_HOST: '0.0.0.0', ADMIN_TOKEN: EDGE_ADMIN_TOKEN })).toThrow(
       /PAYMENT_WEBHOOK_SECRET/,

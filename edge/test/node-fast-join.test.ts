@@ -125,6 +125,15 @@ function normalise(result: Awaited<ReturnType<typeof callJson>>, showtimeId: str
       json[field] = { ...claims, expIn: Math.round(((exp ?? 0) * 1000 - Date.now()) / 60_000) };
     }
   }
+  if (typeof json?.receipt === 'string') {
+    // The receipt's claims, times masked (both paths must sign the same place, rank and stage).
+    const {
+      iat: _iat,
+      joinedAtMs: _joinedAt,
+      ...claims
+    } = JSON.parse(JSON.stringify(decodeJwt(json.receipt)).replaceAll(showtimeId, ':id'));
+    json.receipt = claims;
+  }
   if (json?.sessionExpiresAt) json.sessionExpiresAt = 'iso';
   // Jittered, or moving with the clock between the two runs.
   for (const field of ['pollAfterMs', 'etaSeconds']) if (typeof json?.[field] === 'number') json[field] = 'number';

@@ -180,7 +180,11 @@ async function pausedRoomSurvives(showtimeId: number, loseTheRoom: () => Promise
   await sleep(1_500); // buyers keep polling (and joining again) against the restored room
   expect(line.flatMap((buyer) => buyer.states).filter((state) => state === 'admitted')).toEqual([]);
   const audit = (await api('GET', `/api/admin/showtimes/${showtimeId}/room/audit`, { headers: admin })).json.entries;
-  expect(audit.map((entry: { after: { state: string } }) => entry.after.state)).toEqual(['paused', 'open']);
+  // Two operator changes (newest first: the pause, then the capacity and rate), each with only
+  // the fields it moved; the restore from PostgreSQL is not an operator change and writes none.
+  expect(audit).toHaveLength(2);
+  expect(audit[0]).toMatchObject({ before: { state: 'open' }, after: { state: 'paused' } });
+  expect(audit[1].after).toMatchObject({ capacity: 5, admitPerMinute: 6_000, sessionTtlSeconds: 120 });
 
   // The turns granted before the loss came back with the room: they keep buying, and they count.
   const hold = await api('POST', `/api/showtimes/${showtimeId}/holds`, {
