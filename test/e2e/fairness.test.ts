@@ -9,66 +9,31 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import type { Sql } from 'postgres';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase } from '../../core/src/db/connect';
-import { parseCoreConfig } from '../../core/src/config';
-import { startCore, type RunningCore } from '../../core/src/node';
-import { createCoreHarness, type CoreHarness } from '../../core/test/core-harness';
-import { parseEdgeConfig } from '../../edge/src/config';
-import { startEdge, type RunningEdge } from '../../edge/src/node';
-import { startRestartableRedis, type RestartableRedis } from '../../edge/test/private-servers';
+import type { CoreHarness } from '../../core/test/core-harness';
+import type { RunningEdge } from '../../edge/src/node';
+import type { RestartableRedis } from '../../edge/test/private-servers';
 import { seedCommitment } from '../../lib/fair-draw';
 import { verifyFairness, type PublishedLog } from '../../lib/fairness-verify';
-import { generateSigningJwk, loadTokenKeys } from '../../lib/token-keys';
-import { createIoredisStore, createKeyBuilder } from '../../queue/src/index';
+import { createKeyBuilder } from '../../queue/src/index';
 import { ROOM_KEY_NAMES } from '../../queue/src/keys';
-import { testDatabaseUrl } from '../support/env';
 import { callJson, eventually, fetchFrom } from '../support/json-call';
+import { startPrivateRedisStack, type PrivateRedisStack } from '../support/private-redis-stack';
 
 const ADMIN = 'fairness-admin-token-0123456789';
-let sql: Sql;
 let h: CoreHarness;
 let redis: RestartableRedis;
 let roomRedis: Redis;
-let core: RunningCore;
+let stack: PrivateRedisStack;
 let edge: RunningEdge;
 
 beforeAll(async () => {
-  sql = connectDatabase(testDatabaseUrl(), { max: 6, applicationName: 'test-fairness-e2e' });
-  h = await createCoreHarness(sql);
-  redis = await startRestartableRedis();
-  const tokenKeys = await loadTokenKeys({ signingJwk: await generateSigningJwk('fair-1') });
-  roomRedis = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  roomRedis.on('error', () => {});
-  core = await startCore(
-    parseCoreConfig({ CORE_PORT: '0', ADMIN_TOKEN: ADMIN, JOBS_ENABLED: 'false', LOG_LEVEL: 'silent' }),
-    { sql, tokenKeys, admissionStore: createIoredisStore(roomRedis) },
-  );
-  edge = await startEdge(
-    parseEdgeConfig({
-      EDGE_PORT: '0',
-      EDGE_HOST: '127.0.0.1',
-      CORE_URL: core.url,
-      REDIS_URL: redis.url,
-      ADMIN_TOKEN: ADMIN,
-      DEMO_LOGIN: '1',
-      DEMO_LOGIN_PER_MINUTE: '100000',
-      SNAPSHOT_TTL_MS: '50',
-      ROOM_SYNC_MS: '200',
-      FLOOD_POINTS: '100000',
-      LOG_LEVEL: 'silent',
-    }),
-    { tokenKeys, consumeEvents: false },
-  );
+  stack = await startPrivateRedisStack({ name: 'fairness', adminToken: ADMIN });
+  ({ h, redis, roomRedis, edge } = stack);
 }, 60_000);
 afterAll(async () => {
-  await edge?.close();
-  await core?.close();
-  roomRedis?.disconnect();
-  await redis?.stop();
-  await sql?.end();
+  await stack?.close();
 });
 
 const api = (method: string, urlPath: string, init?: Parameters<typeof callJson>[3]) =>

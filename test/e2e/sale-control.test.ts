@@ -8,70 +8,32 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import type { Sql } from 'postgres';
-import { testDatabaseUrl } from '../support/env';
 import { callJson, eventually, fetchFrom, type JsonCallInit } from '../support/json-call';
-import { connectDatabase } from '../../core/src/db/connect';
-import { parseCoreConfig } from '../../core/src/config';
-import { startCore, type RunningCore } from '../../core/src/node';
-import { parseEdgeConfig } from '../../edge/src/config';
-import { startEdge, type RunningEdge } from '../../edge/src/node';
-import { createIoredisStore } from '../../queue/src/index';
-import { startRestartableRedis, type RestartableRedis } from '../../edge/test/private-servers';
-import { createCoreHarness, type CoreHarness } from '../../core/test/core-harness';
-import { generateSigningJwk, loadTokenKeys } from '../../lib/token-keys';
+import type { RunningCore } from '../../core/src/node';
+import type { RunningEdge } from '../../edge/src/node';
+import type { RestartableRedis } from '../../edge/test/private-servers';
+import type { CoreHarness } from '../../core/test/core-harness';
+import { startPrivateRedisStack, type PrivateRedisStack } from '../support/private-redis-stack';
 
 const ADMIN = 'sale-control-admin-token-0123';
 const SERVICE = 'sale-control-service-token-0123';
-let sql: Sql;
 let h: CoreHarness;
 let redis: RestartableRedis;
-let roomRedis: Redis;
+let stack: PrivateRedisStack;
 let core: RunningCore;
 let edge: RunningEdge;
 
 beforeAll(async () => {
-  sql = connectDatabase(testDatabaseUrl(), { max: 6, applicationName: 'test-sale-control-e2e' });
-  h = await createCoreHarness(sql);
-  redis = await startRestartableRedis();
-  const tokenKeys = await loadTokenKeys({ signingJwk: await generateSigningJwk('sale-1') });
-  roomRedis = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  roomRedis.on('error', () => {});
-  core = await startCore(
-    parseCoreConfig({
-      CORE_PORT: '0',
-      ADMIN_TOKEN: ADMIN,
-      CORE_SERVICE_TOKEN: SERVICE,
-      JOBS_ENABLED: 'false',
-      LOG_LEVEL: 'silent',
-    }),
-    { sql, tokenKeys, admissionStore: createIoredisStore(roomRedis) },
-  );
-  edge = await startEdge(
-    parseEdgeConfig({
-      EDGE_PORT: '0',
-      EDGE_HOST: '127.0.0.1',
-      CORE_URL: core.url,
-      CORE_SERVICE_TOKEN: SERVICE,
-      REDIS_URL: redis.url,
-      ADMIN_TOKEN: ADMIN,
-      DEMO_LOGIN: '1',
-      DEMO_LOGIN_PER_MINUTE: '100000',
-      SNAPSHOT_TTL_MS: '50',
-      ROOM_SYNC_MS: '200',
-      FLOOD_POINTS: '100000',
-      CORE_TIMEOUT_MS: '2000',
-      LOG_LEVEL: 'silent',
-    }),
-    { tokenKeys, consumeEvents: false },
-  );
+  stack = await startPrivateRedisStack({
+    name: 'sale-control',
+    adminToken: ADMIN,
+    serviceToken: SERVICE,
+    edgeEnv: { CORE_TIMEOUT_MS: '2000' },
+  });
+  ({ h, redis, core, edge } = stack);
 });
 afterAll(async () => {
-  await edge?.close();
-  await core?.close();
-  roomRedis?.disconnect();
-  await redis?.stop();
-  await sql?.end();
+  await stack?.close();
 });
 
 const api = (method: string, path: string, init?: JsonCallInit) => callJson(fetchFrom(edge.url), method, path, init);
