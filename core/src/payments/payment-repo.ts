@@ -63,15 +63,18 @@ export async function confirmHold(
       RETURNING id, showtime_id, seat_codes
     ), locked AS (
       -- LOCK: seats in seat-code order, as hold_seats and endHold take them (no deadlock).
-      SELECT s.showtime_id, s.seat_code
-        FROM show_seat s JOIN confirmed c ON s.showtime_id = c.showtime_id AND s.seat_code = ANY (c.seat_codes)
-       ORDER BY s.showtime_id, s.seat_code
-         FOR UPDATE OF s
+      -- Keyed by the parameters and a one-row subquery, not a join with the CTE (seat-repo.ts,
+      -- endHold, says why).
+      SELECT s.seat_code FROM show_seat s
+       WHERE s.showtime_id = ${args.showtimeId}
+         AND s.seat_code = ANY ((SELECT c.seat_codes FROM confirmed c)::text[])
+       ORDER BY s.seat_code
+         FOR UPDATE
     ), booked AS (
       UPDATE show_seat s SET status = 'BOOKED', booking_id = ${args.bookingId}::uuid, hold_expires_at = NULL
-        FROM locked l, confirmed c
-       WHERE s.showtime_id = l.showtime_id AND s.seat_code = l.seat_code
-         AND s.hold_id = c.id AND s.status = 'HELD'
+       WHERE s.showtime_id = ${args.showtimeId}
+         AND s.seat_code = ANY ((SELECT array_agg(l.seat_code) FROM locked l)::text[])
+         AND s.hold_id = ${args.holdId}::uuid AND s.status = 'HELD'
       RETURNING s.seat_code
     )
     SELECT EXISTS (SELECT 1 FROM confirmed) AS confirmed,

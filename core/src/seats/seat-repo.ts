@@ -130,17 +130,21 @@ export async function endHold(
       RETURNING id, showtime_id, customer_id, status, seat_codes
     ), locked AS (
       -- LOCK: the seats in seat-code order, the order hold_seats takes them in, so a cancel
-      -- racing a new hold on the same seats waits instead of deadlocking.
-      SELECT s.showtime_id, s.seat_code
-        FROM show_seat s JOIN ended e ON s.showtime_id = e.showtime_id AND s.seat_code = ANY (e.seat_codes)
-       ORDER BY s.showtime_id, s.seat_code
-         FOR UPDATE OF s
+      -- racing a new hold on the same seats waits instead of deadlocking. Keys come from the
+      -- parameters and a one-row subquery, never a join with the CTE: a generic plan then
+      -- looks the seats up by primary key in one pruned partition (a join let the planner
+      -- scan every held seat of the partition).
+      SELECT s.seat_code FROM show_seat s
+       WHERE s.showtime_id = ${args.showtimeId}
+         AND s.seat_code = ANY ((SELECT e.seat_codes FROM ended e)::text[])
+       ORDER BY s.seat_code
+         FOR UPDATE
     ), freed AS (
       UPDATE show_seat s
          SET status = 'AVAILABLE', hold_id = NULL, customer_id = NULL, hold_expires_at = NULL
-        FROM locked l, ended e
-       WHERE s.showtime_id = l.showtime_id AND s.seat_code = l.seat_code
-         AND s.hold_id = e.id AND s.status = 'HELD'
+       WHERE s.showtime_id = ${args.showtimeId}
+         AND s.seat_code = ANY ((SELECT array_agg(l.seat_code) FROM locked l)::text[])
+         AND s.hold_id = ${args.holdId}::uuid AND s.status = 'HELD'
       RETURNING s.seat_code
     ), announced AS (
       INSERT INTO outbox (type, showtime_id, payload)

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Sql } from 'postgres';
+import { isolatedDatabase } from '../../../test/support/env';
+import { connectDatabase, type Db } from '../../src/db/connect';
+import { endHold } from '../../src/seats/seat-repo';
+import { confirmHold } from '../../src/payments/payment-repo';
+import { randomUUID } from 'node:crypto';
+import { createCoreHarness, unique, type CoreHarness } from '../core-harness';
+
+/**
+ * Ending a hold reads its own seats, not every held seat of the partition. The core runs generic
+ * plans (connect.ts), planned once per connection with whatever statistics the tables had then:
+ * at an opening, statistics taken before the crowd say almost nothing is held. A cancel that
+ * found its seats by joining the hold's CTE got a hash join over a scan of every held seat's
+ * index entry (dead ones included), so each cancel grew slower with every hold the partition
+ * had seen. Counted in blocks this transaction read from show_seat and its indexes, which does
+ * not depend on the machine's speed; the old statement, kept below, is shown to read them all.
+ */
+let db: { url: string; drop(): Promise<void> };
+let sql: Sql;
+let h: CoreHarness;
+beforeAll(async () => {
+  db = await isolatedDatabase('seatlookup');
+  sql = connectDatabase(db.url, { max: 4, applicationName: 'test-seat-lookup' });
+  h = await createCoreHarness(sql);
+});
+afterAll(async () => {
+  await sql.end({ timeout: 1 });
+  await db.drop();
+});
+
+/** The cancel as it was: seats locked and freed by joining the CTE that ended the hold. */
+async function endHoldJoiningTheCte(tx: Db, args: { holdId: string; customerId: string; showtimeId: number }) {
+  await tx`
+    WITH ended AS (
+      UPDATE seat_hold SET status = 'CANCELLED', status_cause = 'cancelled by customer', ended_at = now()
+       WHERE id = ${args.holdId}::uuid AND customer_id = ${args.customerId}
+         AND showtime_id = ${args.showtimeId} AND status = 'ACTIVE'
+      RETURNING id, showtime_id, seat_codes
+    ), locked AS (
+      SELECT s.showtime_id, s.seat_code
+        FROM show_seat s JOIN ended e ON s.showtime_id = e.showtime_id AND s.seat_code = ANY (e.seat_codes)
+       ORDER BY s.showtime_id, s.seat_code
+         FOR UPDATE OF s
+    )
+    UPDATE show_seat s SET status = 'AVAILABLE', hold_id = NULL, customer_id = NULL, hold_expires_at = NULL
+      FROM locked l, ended e
+     WHERE s.showtime_id = l.showtime_id AND s.seat_code = l.seat_code AND s.hold_id = e.id AND s.status = 'HELD'`;
+}
+
+/** Blocks this transaction has read from show_seat's partitions and their indexes. */
+async function showSeatBlocksRead(tx: Db): Promise<number> {
+  const [row] = await tx<{ blocks: number }[]>`
+    SELECT coalesce(sum(pg_stat_get_xact_blocks_fetched(c.oid)), 0)::int AS blocks
+      FROM pg_class c WHERE c.relname LIKE 'show\\_seat%' AND c.relkind IN ('r', 'i')`;
+  return row!.blocks;
+}
+
+async function blocksToEnd(
+  cancel: (tx: Db, args: { holdId: string; customerId: string; showtimeId: number; cause: string }) => Promise<unknown>,
+  showtimeId: number,
+): Promise<number> {
+  const customerId = unique('buyer');
+  const held = await h.hold(showtimeId, customerId, ['A1', 'A2']);
+  expect(held.status, JSON.stringify(held.json)).toBe(201);
+  const holdId = (held.json as { holdId: string }).holdId;
+  return sql.begin(async (tx) => {
+    const before = await showSeatBlocksRead(tx);
+    await cancel(tx, { holdId, customerId, showtimeId, cause: 'cancelled by customer' });
+    const after = await showSeatBlocksRead(tx);
+    const [seats] = await tx<{ held: number }[]>`
+      SELECT count(*)::int AS held FROM show_seat WHERE showtime_id = ${showtimeId} AND hold_id = ${holdId}::uuid`;
+    expect(seats!.held, 'the cancel freed the seats').toBe(0);
+    return after - before;
+  }) as Promise<number>;
+}
+
+it('frees a hold by key while thousands of other seats in its partition are held', async () => {
+  const { showtimeId, hallId } = await h.createShowtime({ layout: { rows: 4, columns: 10 } });
+  const crowd: number[] = [];
+  for (let i = 0; i < 6; i++) crowd.push((await h.createShowtime({ layout: { rows: 20, columns: 30 } })).showtimeId);
+  // Statistics from before the opening: nothing held yet.
+  await sql`ANALYZE show_seat`;
+  // The opening: 3,600 seats of the other showtimes held, each under its own hold id.
+  await sql`
+    UPDATE show_seat SET status = 'HELD', hold_id = gen_random_uuid(), customer_id = 'crowd',
+           hold_expires_at = now() + interval '10 minutes'
+     WHERE showtime_id = ANY (${crowd}::bigint[])`;
+  expect(hallId).toBeGreaterThan(0);
+
+  const byKey = await blocksToEnd(endHold, showtimeId);
+  const joined = await blocksToEnd(endHoldJoiningTheCte, showtimeId);
+  // Two seats: index and heap pages of those seats and the index entries the update writes
+  // (about 40 here), whatever the crowd.
+  expect(byKey, `the cancel read ${byKey} blocks of show_seat`).toBeLessThan(100);
+  // The broken variant is caught: it walks the crowd's held seats (about 3,500 blocks here).
+  expect(joined, `the joining cancel read ${joined} blocks`).toBeGreaterThan(10 * byKey);
+
+  // The payment's confirmation books the seats with the same keyed lookup.
+  const buyer = unique('payer');
+  const held = await h.hold(showtimeId, buyer, ['B1', 'B2']);
+  const holdId = (held.json as { holdId: string }).holdId;
+  const confirming = await sql.begin(async (tx) => {
+    const before = await showSeatBlocksRead(tx);
+    const row = await confirmHold(tx, { holdId, showtimeId, bookingId: randomUUID(), paymentId: 'pay_plan' });
+    return { row, blocks: (await showSeatBlocksRead(tx)) - before };
+  });
+  expect(confirming.row).toMatchObject({ confirmed: true, seat_count: 2, seats_booked: 2 });
+  expect(confirming.blocks, `the confirmation read ${confirming.blocks} blocks`).toBeLessThan(100);
+});
