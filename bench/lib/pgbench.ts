@@ -6,7 +6,11 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** Runs a custom pgbench script and returns transactions per second (excluding connection time). */
+/**
+ * Runs a custom pgbench script and returns transactions per second (excluding connection time).
+ * Its sessions plan as the core's connections do (core/src/db/connect.ts: generic plans, or
+ * BENCH_PLAN_CACHE_MODE as bench-db.ts reads it), so "the same statements" are planned the same.
+ */
 export async function pgbench(options: {
   databaseUrl: string;
   script: string;
@@ -40,7 +44,11 @@ export async function pgbench(options: {
     url.pathname.slice(1),
   ];
   try {
-    const { stdout } = await run('pgbench', args, { maxBuffer: 10 * 1024 * 1024 });
+    const planCacheMode = process.env.BENCH_PLAN_CACHE_MODE ?? 'force_generic_plan';
+    const { stdout } = await run('pgbench', args, {
+      maxBuffer: 10 * 1024 * 1024,
+      env: { ...process.env, PGOPTIONS: `${process.env.PGOPTIONS ?? ''} -c plan_cache_mode=${planCacheMode}`.trim() },
+    });
     const match = /tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)/.exec(
       stdout,
     );
