@@ -23,6 +23,7 @@ beforeAll(async () => {
   app.onError(createErrorHandler(() => {}));
   app.post('/json', async (c) => c.json({ got: await readJsonBody(c, z.object({ seats: z.array(z.string()) })) }));
   app.delete('/text', async (c) => c.json({ text: await c.req.text() }));
+  app.get('/get', (c) => c.json({ ok: true }));
   server = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
   });
@@ -82,11 +83,16 @@ describe('jsonBodyLimit on Node', () => {
   });
 
   it('refuses a chunked body over the limit with 413, on any method', async () => {
-    for (const method of ['POST', 'DELETE', 'GET']) {
+    for (const method of ['POST', 'DELETE', 'PUT', 'OPTIONS']) {
       const answer = await send({ method, path: '/json', chunks: ['x'.repeat(600), 'x'.repeat(600)] });
       expect(answer.status).toBe(413);
       expect((answer.body.error as { code: string }).code).toBe('PAYLOAD_TOO_LARGE');
     }
+  });
+
+  it('leaves a chunked GET body unread, as before: nothing reads or buffers it', async () => {
+    const answer = await send({ method: 'GET', path: '/get', chunks: ['x'.repeat(600), 'x'.repeat(600)] });
+    expect(answer).toEqual({ status: 200, body: { ok: true } });
   });
 
   it('refuses a declared length over the limit with 413', async () => {

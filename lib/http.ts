@@ -68,6 +68,9 @@ export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
     }
     if (incoming) {
       if (incoming.headers['transfer-encoding'] === undefined) return next();
+      // A GET or HEAD body is never read (its web Request has none): hono's bodyLimit let it
+      // through unread, and so does this.
+      if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
       const body = await readIncomingBody(incoming, maxBytes);
       if (body === null) return respondWithError(c, tooLarge());
       // @hono/node-server answers c.req.text()/json()/body from `rawBody` when it is set.
