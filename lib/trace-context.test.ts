@@ -51,4 +51,13 @@ describe('W3C traceparent', () => {
     );
     expect(ids.size).toBe(2000);
   });
+
+  it('keeps every id well formed across refills of the random pool (24 KB of ids, a 4 KB pool)', () => {
+    for (let i = 0; i < 1000; i++) {
+      const trace = continueTrace(undefined);
+      expect(trace.traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(trace.spanId).toMatch(/^[0-9a-f]{16}$/);
+      expect(trace.traceId).not.toMatch(/^0+$/);
+    }
+  });
 });

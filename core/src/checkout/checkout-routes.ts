@@ -7,6 +7,7 @@ import { parseWith, requireJsonContentType } from '../../../lib/http';
 import type { VerifyAccessToken } from '../../../lib/access-token';
 import type { AdmissionCheck } from '../http/admission';
 import { requireAccessToken, type AccessVariables } from '../http/auth';
+import type { RequestContextVariables } from '../http/request-context';
 import { uuidParam } from '../http/params';
 import type { CheckoutService } from './checkout-service';
 import { requestFingerprint, runIdempotently } from './idempotency';
@@ -21,7 +22,7 @@ export function checkoutRoutes(deps: {
   verifyAccessToken: VerifyAccessToken;
   admission?: AdmissionCheck | null;
 }) {
-  const app = new Hono<{ Variables: AccessVariables }>();
+  const app = new Hono<{ Variables: AccessVariables & Partial<Pick<RequestContextVariables, 'trace'>> }>();
 
   app.post('/holds/:holdId/checkout', requireAccessToken(deps.verifyAccessToken), async (c) => {
     const holdId = uuidParam(c.req.param('holdId'), 'HOLD_NOT_FOUND', 'hold');
@@ -53,6 +54,7 @@ export function checkoutRoutes(deps: {
           holdId,
           access,
           idempotencyKey: key,
+          trace: c.get('trace') ?? null,
           ...(body.returnUrl ? { returnUrl: body.returnUrl } : {}),
         });
         // 200: the hold's pending session, opened by an earlier checkout (one payable session per hold).

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Sql } from 'postgres';
 import { AppError, conflict, unprocessable } from '../../../lib/errors';
 import type { AccessClaims } from '../../../lib/access-token';
+import type { TraceContext } from '../../../lib/trace-context';
 import { findShowtime } from '../catalog/showtime-repo';
 import type { PaymentGateway } from '../payments/gateway-client';
 import { insertPayment } from '../payments/payment-repo';
@@ -139,7 +140,14 @@ export function createCheckoutService(deps: {
     return new URL(`/showtimes/${showtimeId}?hold=${holdId}`, deps.config.publicBaseUrl).toString();
   }
 
-  async function checkout(input: { holdId: string; access: AccessClaims; idempotencyKey: string; returnUrl?: string }) {
+  async function checkout(input: {
+    holdId: string;
+    access: AccessClaims;
+    idempotencyKey: string;
+    returnUrl?: string;
+    /** The request's trace, passed on to the gateway (none: the call starts no trace). */
+    trace?: TraceContext | null;
+  }) {
     const hold = await deps.holds.loadOwnHold(input.holdId, input.access);
     if (hold.status === 'CONFIRMED') throw conflict('HOLD_CONFIRMED', 'This hold has already been paid for');
     if (hold.status === 'CANCELLED') throw conflict('HOLD_CANCELLED', 'This hold was cancelled');
@@ -150,7 +158,7 @@ export function createCheckoutService(deps: {
   }
 
   async function openSession(
-    input: { access: AccessClaims; idempotencyKey: string; returnUrl?: string },
+    input: { access: AccessClaims; idempotencyKey: string; returnUrl?: string; trace?: TraceContext | null },
     hold: Awaited<ReturnType<HoldService['loadOwnHold']>>,
     showtime: NonNullable<Awaited<ReturnType<typeof findShowtime>>>,
   ): Promise<CheckoutSession> {
@@ -173,7 +181,7 @@ export function createCheckoutService(deps: {
     const paymentWindowMs = hold.remaining_ms - (hold.expires_at.getTime() - request.expiresAt.getTime());
     if (paymentWindowMs < MIN_REMAINING_HOLD_MS) throw holdExpired();
     const amountCents = request.amountCents;
-    const payment = await deps.gateway.createPayment(request);
+    const payment = await deps.gateway.createPayment(request, { trace: input.trace ?? null });
     // The fault suite kills the core here: the gateway has opened the session, the core has not recorded it.
     crashPoint('after-gateway-session');
     await insertPayment(deps.sql, {

@@ -1,6 +1,5 @@
 import { AppError } from '../../../lib/errors';
-import { traceparentOf } from '../../../lib/trace-context';
-import { currentTrace } from '../http/trace';
+import { traceparentOf, type TraceContext } from '../../../lib/trace-context';
 
 /** What the core needs from a payment gateway (the sandbox in development and tests). */
 export interface GatewayPayment {
@@ -22,15 +21,18 @@ export interface GatewayRefund {
 }
 
 export interface PaymentGateway {
-  createPayment(input: {
-    idempotencyKey: string;
-    amountCents: number;
-    currency: string;
-    reference: string;
-    expiresAt: Date;
-    returnUrl: string;
-    metadata?: Record<string, string>;
-  }): Promise<GatewayPayment>;
+  createPayment(
+    input: {
+      idempotencyKey: string;
+      amountCents: number;
+      currency: string;
+      reference: string;
+      expiresAt: Date;
+      returnUrl: string;
+      metadata?: Record<string, string>;
+    },
+    options?: { trace?: TraceContext | null },
+  ): Promise<GatewayPayment>;
   getPayment(paymentId: string): Promise<GatewayPayment | null>;
   /** A full refund, or `amountCents` of it (a cancellation under a partial refund policy). */
   refund(
@@ -64,11 +66,13 @@ export function createGatewayClient(options: {
   async function call<T>(
     method: string,
     path: string,
-    init: { body?: unknown; idempotencyKey?: string } = {},
+    init: { body?: unknown; idempotencyKey?: string; trace?: TraceContext | null } = {},
   ): Promise<{ status: number; json: T }> {
     let response: Response;
-    // A call made while serving a request joins its trace, the core's span as the parent.
-    const trace = currentTrace();
+    // A call made while serving a request joins its trace, the core's span as the parent. The
+    // caller hands the trace over: an AsyncLocalStorage for it put promise hooks on every
+    // request's promises, the core's costliest code of its own after hono itself.
+    const trace = init.trace ?? null;
     try {
       response = await doFetch(`${base}${path}`, {
         method,
@@ -90,12 +94,13 @@ export function createGatewayClient(options: {
   }
 
   return {
-    async createPayment(input) {
+    async createPayment(input, options) {
       const { status, json } = await call<GatewayPayment & { error?: { code: string; message: string } }>(
         'POST',
         '/v1/payments',
         {
           idempotencyKey: input.idempotencyKey,
+          trace: options?.trace ?? null,
           body: {
             amount: input.amountCents,
             currency: input.currency,

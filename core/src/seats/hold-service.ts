@@ -58,6 +58,20 @@ const bestHoldSchema = z.object({
 export const holdRequestSchema = z.union([seatsHoldSchema, placesHoldSchema, bestHoldSchema]);
 export type HoldRequest = z.infer<typeof holdRequestSchema>;
 
+/**
+ * The body nearly every hold sends, `{"seats":["F5"]}` with valid codes, checked without zod
+ * (its union of three objects cost a hold more than routing it): returns what
+ * holdRequestSchema returns for it (the seats branch is tried first, other keys are stripped),
+ * or null for anything else, which the schema then judges and explains.
+ */
+export function acceptSeatsHold(raw: unknown): HoldRequest | null {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const seats = (raw as { seats?: unknown }).seats;
+  if (!Array.isArray(seats) || seats.length < 1 || seats.length > MAX_SEATS_PER_REQUEST) return null;
+  for (const seat of seats) if (typeof seat !== 'string' || !SEAT_CODE.test(seat)) return null;
+  return { seats: [...(seats as string[])] };
+}
+
 export interface HoldView {
   holdId: string;
   showtimeId: number;

@@ -8,7 +8,7 @@ import { assertTokenForShowtime, requireAccessToken, type AccessVariables } from
 import { showtimeIdParam, uuidParam } from '../http/params';
 import { findShowtime } from '../catalog/showtime-repo';
 import { createCouplePairs } from './couple-pairs';
-import { holdRequestSchema, type HoldService } from './hold-service';
+import { acceptSeatsHold, holdRequestSchema, type HoldService } from './hold-service';
 import { listShowSeats } from './seat-repo';
 import { seatAvailability, seatMapQuerySchema } from './seat-availability';
 import { listFareClasses } from '../fares/fare-repo';
@@ -84,7 +84,7 @@ export function seatRoutes(deps: {
     const showtimeId = showtimeIdParam(c.req.param('showtimeId'));
     const access = c.get('access');
     assertTokenForShowtime(access, showtimeId);
-    const body = await readJsonBody(c, holdRequestSchema);
+    const body = await readJsonBody(c, holdRequestSchema, acceptSeatsHold);
     await deps.admission?.(access);
     if ('seats' in body) await couplePairs.assertWholePairs(showtimeId, body.seats);
     const customerId = access.customerId;

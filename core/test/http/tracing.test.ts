@@ -14,8 +14,7 @@ import { startPaymentSandbox, type RunningPaymentSandbox } from '../../../paymen
 import { connectDatabase } from '../../src/db/connect';
 import { createGatewayClient } from '../../src/payments/gateway-client';
 import { paymentCallbackRoutes } from '../../src/payments/callback-routes';
-import { requestContext } from '../../src/http/request-context';
-import { currentTrace } from '../../src/http/trace';
+import { requestContext, type RequestContextVariables } from '../../src/http/request-context';
 import { createCoreMetrics } from '../../src/metrics';
 import { createCoreHarness, TEST_WEBHOOK_SECRET, unique, type CoreHarness } from '../core-harness';
 
@@ -98,9 +97,9 @@ describe('trace propagation in the core', () => {
         done();
       },
     });
-    const app = new Hono();
+    const app = new Hono<{ Variables: RequestContextVariables }>();
     app.use('*', requestContext({ logger: pino({ level: 'debug' }, sink), metrics: createCoreMetrics() }));
-    app.get('/probe', (c) => c.json({ inside: currentTrace() }));
+    app.get('/probe', (c) => c.json({ inside: c.get('trace') }));
     const response = await app.request('/probe', { headers: { traceparent: `00-${TRACE}-${EDGE_SPAN}-01` } });
     const { inside } = (await response.json()) as { inside: { traceId: string; spanId: string } };
     expect(inside.traceId).toBe(TRACE);
