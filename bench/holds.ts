@@ -27,6 +27,7 @@ import { rectangularLayout } from '../core/src/demo/seat-layout';
 import { createBenchDatabase } from './lib/bench-db';
 import { pgbench } from './lib/pgbench';
 import { wrkHolds } from './lib/wrk-holds';
+import { bearerClient } from './lib/bearer-client';
 
 const CLIENTS = 32;
 const ROWS = 20;
@@ -132,6 +133,19 @@ export default async function holdsBenchmark(args: string[]) {
       );
     const tokens = await tokensFor(forService.id);
     const bestTokens = await tokensFor(forBestService.id);
+    // wrk stops mid-loop: each client may leave one hold uncancelled. Left alone, it would sit on
+    // one of the client's seats in the next run (a refusal) and count against its seat limit;
+    // its owner cancels it through the core, as a buyer would.
+    const client = bearerClient(core.url, CLIENTS);
+    const releaseLeftovers = async (showtimeId: number, owners: string[]) => {
+      const rows = await db.sql<{ id: string; customer_id: string }[]>`
+        SELECT id, customer_id FROM seat_hold WHERE showtime_id = ${showtimeId} AND status = 'ACTIVE'`;
+      await Promise.all(
+        rows.map((row) =>
+          client.request('DELETE', `/holds/${row.id}`, owners[Number(row.customer_id.slice('bench-'.length))]!),
+        ),
+      );
+    };
     // Seat index order = row-major, as in the pgbench script.
     const seats = rectangularLayout({ rows: ROWS, columns: COLUMNS }).map((s) => s.code);
 
@@ -150,6 +164,7 @@ export default async function holdsBenchmark(args: string[]) {
     // at an opening has been up for hours: warm it before measuring, and discard the figures.
     console.log('warming the core up (3 s chosen seats, 3 s best available, not counted) …');
     await wrkHolds({ url: core.url, showtimeId: forService.id, tokens, seats, seconds: 3 });
+    await releaseLeftovers(forService.id, tokens);
     await wrkHolds({
       url: core.url,
       showtimeId: forBestService.id,
@@ -158,6 +173,7 @@ export default async function holdsBenchmark(args: string[]) {
       seconds: 3,
       bestBody: JSON.stringify({ count: 2, together: true }),
     });
+    await releaseLeftovers(forBestService.id, bestTokens);
     for (let round = 1; round <= rounds; round++) {
       console.log(
         `round ${round}/${rounds}: pgbench bare, pgbench same, service, pgbench best, service best (${seconds}s each) …`,
@@ -168,6 +184,7 @@ export default async function holdsBenchmark(args: string[]) {
       figures.same.push((await pg(SAME_STATEMENTS, forSame.id)).tps);
       const service = await wrkHolds({ url: core.url, showtimeId: forService.id, tokens, seats, seconds });
       figures.service.push(service.holds / seconds);
+      await releaseLeftovers(forService.id, tokens);
       figures.bestSame.push((await pg(BEST_STATEMENTS, forBestPgbench.id)).tps);
       const best = await wrkHolds({
         url: core.url,
@@ -178,6 +195,7 @@ export default async function holdsBenchmark(args: string[]) {
         bestBody: JSON.stringify({ count: 2, together: true }),
       });
       figures.bestService.push(best.holds / seconds);
+      await releaseLeftovers(forBestService.id, bestTokens);
       refusals.service += service.refused;
       refusals.bestService += best.refused;
       refusals.cancelFailed += service.cancelFailed + best.cancelFailed;
@@ -185,6 +203,7 @@ export default async function holdsBenchmark(args: string[]) {
         `  bare ${figures.bare.at(-1)!.toFixed(0)}  same ${figures.same.at(-1)!.toFixed(0)}  service ${figures.service.at(-1)!.toFixed(0)}  best pgbench ${figures.bestSame.at(-1)!.toFixed(0)}  best service ${figures.bestService.at(-1)!.toFixed(0)}`,
       );
     }
+    client.close();
     await core.close();
     if (refusals.service + refusals.bestService + refusals.cancelFailed > 0)
       console.log(

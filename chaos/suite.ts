@@ -278,7 +278,7 @@ export async function runChaosSuite(
   log(
     `chaos: stack up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (private PostgreSQL :${stack.postgres.port}, redis-server :${stack.redis.port}; logs ${stack.logDir})`,
   );
-  const sql = connectDatabase(stack.databaseUrl, { max: 3, applicationName: 'chaos-observer' });
+  const sql = connectDatabase(stack.databaseUrl, { max: 3, applicationName: 'chaos-observer', sequentialScans: true });
   const redis = new Redis(stack.redis.url, { maxRetriesPerRequest: 1 });
   redis.on('error', () => {}); // Redis is killed on purpose
   const control = await startControlProbe();

@@ -36,7 +36,7 @@ if (showtimeIds?.some((id) => !Number.isSafeInteger(id) || id <= 0)) {
   process.exit(2);
 }
 const redisUrl = values['redis-url'] ?? process.env.REDIS_URL;
-const sql = connectDatabase(databaseUrl, { max: 1, applicationName: 'loadtest-verify' });
+const sql = connectDatabase(databaseUrl, { max: 1, applicationName: 'loadtest-verify', sequentialScans: true });
 const redis = redisUrl ? new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 }) : null;
 let exitCode = 0;
 try {

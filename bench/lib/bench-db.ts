@@ -42,6 +42,8 @@ export async function createBenchDatabase(poolSize: number) {
     max: poolSize,
     applicationName: 'bench',
     ...(mode ? { planCacheMode: mode } : {}),
+    // BENCH_SEQUENTIAL_SCANS=on: the planner's default instead of the core's index-first sessions.
+    sequentialScans: process.env.BENCH_SEQUENTIAL_SCANS === 'on',
   });
   await migrate(sql, await migrationsDir(), FUNCTIONS_DIR);
   return {

@@ -8,8 +8,9 @@ const run = promisify(execFile);
 
 /**
  * Runs a custom pgbench script and returns transactions per second (excluding connection time).
- * Its sessions plan as the core's connections do (core/src/db/connect.ts: generic plans, or
- * BENCH_PLAN_CACHE_MODE as bench-db.ts reads it), so "the same statements" are planned the same.
+ * Its sessions plan as the core's connections do (core/src/db/connect.ts: generic plans and no
+ * sequential scans, or BENCH_PLAN_CACHE_MODE and BENCH_SEQUENTIAL_SCANS as bench-db.ts reads
+ * them), so "the same statements" are planned the same.
  */
 export async function pgbench(options: {
   databaseUrl: string;
@@ -47,7 +48,11 @@ export async function pgbench(options: {
     const planCacheMode = process.env.BENCH_PLAN_CACHE_MODE ?? 'force_generic_plan';
     const { stdout } = await run('pgbench', args, {
       maxBuffer: 10 * 1024 * 1024,
-      env: { ...process.env, PGOPTIONS: `${process.env.PGOPTIONS ?? ''} -c plan_cache_mode=${planCacheMode}`.trim() },
+      env: {
+        ...process.env,
+        PGOPTIONS:
+          `${process.env.PGOPTIONS ?? ''} -c plan_cache_mode=${planCacheMode} -c enable_seqscan=${process.env.BENCH_SEQUENTIAL_SCANS === 'on' ? 'on' : 'off'}`.trim(),
+      },
     });
     const match = /tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)/.exec(
       stdout,

@@ -163,7 +163,7 @@ async function killedMidAdmission(showtimeId: string, buyer: Buyer): Promise<voi
 
 beforeAll(async () => {
   stack = await startChaosStack();
-  sql = connectDatabase(stack.databaseUrl, { max: 2, applicationName: 'edge-killed-test' });
+  sql = connectDatabase(stack.databaseUrl, { max: 2, applicationName: 'edge-killed-test', sequentialScans: true });
   redis = new Redis(stack.redis.url, { maxRetriesPerRequest: 1 });
 }, 180_000);
 

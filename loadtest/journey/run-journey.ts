@@ -133,7 +133,8 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
 
     let invariants: InvariantReport | null = null;
     const sql =
-      stack?.sql ?? (options.databaseUrl ? (ownSql = connectDatabase(options.databaseUrl, { max: 1 })) : null);
+      stack?.sql ??
+      (options.databaseUrl ? (ownSql = connectDatabase(options.databaseUrl, { max: 1, sequentialScans: true })) : null);
     if (sql) {
       const redis = options.redisUrl && options.checkStream !== false ? new Redis(options.redisUrl) : null;
       try {

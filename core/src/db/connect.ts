@@ -7,6 +7,12 @@ export interface ConnectOptions {
   applicationName?: string;
   /** Generic plans by default (see below); benchmarks compare with PostgreSQL's own choice. */
   planCacheMode?: 'force_generic_plan' | 'auto' | 'force_custom_plan';
+  /**
+   * Sequential scans are off for the core (see below). Tools that read whole tables (the load
+   * test's and fault suite's invariant checks) turn them back on: through an index, a whole
+   * table is read many times slower.
+   */
+  sequentialScans?: boolean;
 }
 
 /**
@@ -33,6 +39,13 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Sql 
       // that prunes at run time): that cost a third of the hold-read-cancel rate
       // (`npm run bench -- hold-partitions`: 0.70 of the plain table, 0.98 with this).
       plan_cache_mode: options.planCacheMode ?? 'force_generic_plan',
+      // A generic plan is made once per connection and kept. Made while a table was small (a
+      // new deployment, a new partition: statistics say empty until autovacuum returns), it
+      // chose sequential scans and kept them as the table grew: every cancel read the whole
+      // partition's holds, and a sale slowed round after round (`npm run bench -- holds`: 280
+      // holds/s falling, 700 with this; core/test/seats/seat-lookup-plan.test.ts). Every
+      // statement of the core has an index to go by; a table without one is still scanned.
+      enable_seqscan: options.sequentialScans ? 'on' : 'off',
     },
     types: {
       // int8 (ids, count(*)) as numbers: they stay far below 2^53 and JSON has no bigint.

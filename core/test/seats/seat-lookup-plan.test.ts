@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Sql } from 'postgres';
 import { isolatedDatabase } from '../../../test/support/env';
 import { connectDatabase, type Db } from '../../src/db/connect';
-import { endHold } from '../../src/seats/seat-repo';
+import { endHold, holdSeats } from '../../src/seats/seat-repo';
 import { confirmHold } from '../../src/payments/payment-repo';
 import { randomUUID } from 'node:crypto';
 import { createCoreHarness, unique, type CoreHarness } from '../core-harness';
@@ -107,4 +107,70 @@ it('frees a hold by key while thousands of other seats in its partition are held
   });
   expect(confirming.row).toMatchObject({ confirmed: true, seat_count: 2, seats_booked: 2 });
   expect(confirming.blocks, `the confirmation read ${confirming.blocks} blocks`).toBeLessThan(100);
+});
+
+/** Blocks this transaction has read from seat_hold's partitions and their indexes. */
+async function seatHoldBlocksRead(tx: Db): Promise<number> {
+  const [row] = await tx<{ blocks: number }[]>`
+    SELECT coalesce(sum(pg_stat_get_xact_blocks_fetched(c.oid)), 0)::int AS blocks
+      FROM pg_class c WHERE c.relname LIKE 'seat\\_hold%' AND c.relkind IN ('r', 'i')`;
+  return row!.blocks;
+}
+
+/**
+ * The core's connections plan once (generic plans, connect.ts) and keep the plan: a plan made
+ * while seat_hold was empty (a new database, a new partition, the first hold after a deploy)
+ * read every hold of the partition, sequentially, for each hold and cancel after it, as the
+ * table grew. Measured: a sale ran at 280 holds/s and fell round after round; with sequential
+ * scans off for the core's sessions, 700. Here: a connection plans its hold and cancel on an
+ * empty seat_hold, 20,000 holds arrive, then one more hold and cancel is counted in blocks.
+ */
+it('keeps reading holds by key after seat_hold grows under plans made while it was empty', async () => {
+  const fresh = await isolatedDatabase('emptyplans');
+  const setup = connectDatabase(fresh.url, { max: 2, applicationName: 'test-empty-plans' });
+  const asCore = connectDatabase(fresh.url, { max: 1, applicationName: 'test-empty-plans-core' });
+  const withSeqScans = connectDatabase(fresh.url, { max: 1, applicationName: 'test-empty-plans-naive' });
+  try {
+    const harness = await createCoreHarness(setup);
+    const { showtimeId } = await harness.createShowtime({ layout: { rows: 2, columns: 10 } });
+    const crowd = (await harness.createShowtime({ layout: { rows: 2, columns: 10 } })).showtimeId;
+    // No autovacuum: its ANALYZE would re-plan mid-test and hide what a busy sale sees until it runs.
+    const partitions = await setup<{ name: string }[]>`
+      SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+       WHERE i.inhparent = 'seat_hold'::regclass`;
+    for (const { name } of partitions) await setup`ALTER TABLE ${setup(name)} SET (autovacuum_enabled = false)`;
+    // postgres.js learns the array types on a connection's first query; sql.array needs them.
+    await asCore`SELECT 1`;
+    await withSeqScans`SET enable_seqscan = on`; // the broken variant: the planner's own default
+
+    const holdAndCancel = async (db: Sql, seat: string) => {
+      const customerId = unique('buyer');
+      const holdId = randomUUID();
+      await holdSeats(db, { showtimeId, customerId, seatCodes: [seat], holdId });
+      return db.begin(async (tx) => {
+        const before = await seatHoldBlocksRead(tx);
+        const ended = await endHold(tx, { holdId, customerId, showtimeId, cause: 'cancelled by customer' });
+        expect(ended?.seats_freed).toBe(1);
+        return (await seatHoldBlocksRead(tx)) - before;
+      }) as Promise<number>;
+    };
+    // Statistics say empty (as after a deploy or on a new partition, until autovacuum comes
+    // back), and the plans are made now.
+    await setup`ANALYZE seat_hold`;
+    await holdAndCancel(asCore, 'A1');
+    await holdAndCancel(withSeqScans, 'A2');
+    // An hour of selling: 20,000 holds in the same partition, ended (cancelled, lapsed or paid)
+    // as most holds are.
+    await setup`
+      INSERT INTO seat_hold (id, showtime_id, customer_id, seat_codes, expires_at, status, status_cause, ended_at)
+      SELECT gen_random_uuid(), ${crowd}, 'crowd-' || n, ARRAY['A1'], now() + interval '1 minute', 'CANCELLED', 'crowd', now()
+        FROM generate_series(1, 20000) AS n`;
+    const keyed = await holdAndCancel(asCore, 'A3');
+    const scanned = await holdAndCancel(withSeqScans, 'A4');
+    expect(keyed, `the core's cancel read ${keyed} blocks of seat_hold`).toBeLessThan(50);
+    expect(scanned, `the cancel planned with sequential scans read ${scanned} blocks`).toBeGreaterThan(10 * keyed);
+  } finally {
+    await Promise.all([setup.end({ timeout: 1 }), asCore.end({ timeout: 1 }), withSeqScans.end({ timeout: 1 })]);
+    await fresh.drop();
+  }
 });
