@@ -9,8 +9,10 @@ import type { Sql } from 'postgres';
 export async function sweepExpiredHolds(sql: Sql, batchSize = 500): Promise<number> {
   const [row] = await sql<{ expired: number }[]>`
     WITH lapsed AS (
+      -- ended_at IS NULL says nothing status does not (a CHECK ties them); it is what lets
+      -- this query, and no other, use seat_hold_lapsing_idx (migration 0019).
       SELECT showtime_id, id FROM seat_hold
-       WHERE status = 'ACTIVE' AND expires_at <= now()
+       WHERE status = 'ACTIVE' AND ended_at IS NULL AND expires_at <= now()
        ORDER BY expires_at
        LIMIT ${batchSize}
          FOR UPDATE SKIP LOCKED

@@ -174,3 +174,57 @@ it('keeps reading holds by key after seat_hold grows under plans made while it w
     await fresh.drop();
   }
 });
+
+/**
+ * Without sequential scans, a plan made on an empty seat_hold must still not pick an index that
+ * lists every live hold. The sweeper's index once did (expires_at WHERE status = 'ACTIVE', which
+ * a cancel's "status = 'ACTIVE'" made a candidate); its predicate now names ended_at too, which
+ * only the sweeper states (migration 0019). Measured with 20,000 live holds in the partition; the
+ * old index, recreated, is the broken variant.
+ */
+async function cancelBlocksAmongLiveHolds(withTheOldSweeperIndex: boolean): Promise<number> {
+  const fresh = await isolatedDatabase('liveholds');
+  const setup = connectDatabase(fresh.url, { max: 2, applicationName: 'test-live-holds' });
+  const asCore = connectDatabase(fresh.url, { max: 1, applicationName: 'test-live-holds-core' });
+  try {
+    const harness = await createCoreHarness(setup);
+    const { showtimeId } = await harness.createShowtime({ layout: { rows: 2, columns: 10 } });
+    const crowd = (await harness.createShowtime({ layout: { rows: 2, columns: 10 } })).showtimeId;
+    const partitions = await setup<{ name: string }[]>`
+      SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+       WHERE i.inhparent = 'seat_hold'::regclass`;
+    for (const { name } of partitions) await setup`ALTER TABLE ${setup(name)} SET (autovacuum_enabled = false)`;
+    if (withTheOldSweeperIndex)
+      await setup`CREATE INDEX old_sweeper_idx ON seat_hold (expires_at) WHERE status = 'ACTIVE'`;
+    await setup`ANALYZE seat_hold`;
+    await asCore`SELECT 1`;
+    const holdAndCancel = async (seat: string) => {
+      const customerId = unique('buyer');
+      const holdId = randomUUID();
+      await holdSeats(asCore, { showtimeId, customerId, seatCodes: [seat], holdId });
+      return asCore.begin(async (tx) => {
+        const before = await seatHoldBlocksRead(tx);
+        const ended = await endHold(tx, { holdId, customerId, showtimeId, cause: 'cancelled by customer' });
+        expect(ended?.seats_freed).toBe(1);
+        return (await seatHoldBlocksRead(tx)) - before;
+      }) as Promise<number>;
+    };
+    await holdAndCancel('A1'); // plans made on an empty table
+    // The opening: 20,000 holds live at once in the same partition.
+    await setup`
+      INSERT INTO seat_hold (id, showtime_id, customer_id, seat_codes, expires_at)
+      SELECT gen_random_uuid(), ${crowd}, 'crowd-' || n, ARRAY['A1'], now() + interval '10 minutes'
+        FROM generate_series(1, 20000) AS n`;
+    return await holdAndCancel('A2');
+  } finally {
+    await Promise.all([setup.end({ timeout: 1 }), asCore.end({ timeout: 1 })]);
+    await fresh.drop();
+  }
+}
+
+it('keeps a cancel on the primary key among 20,000 live holds, under plans made on an empty table', async () => {
+  const keyed = await cancelBlocksAmongLiveHolds(false);
+  const throughTheOldIndex = await cancelBlocksAmongLiveHolds(true);
+  expect(keyed, `the cancel read ${keyed} blocks of seat_hold`).toBeLessThan(50);
+  expect(throughTheOldIndex, `with the old sweeper index: ${throughTheOldIndex} blocks`).toBeGreaterThan(10 * keyed);
+});
