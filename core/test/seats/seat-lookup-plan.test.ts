@@ -118,32 +118,38 @@ async function seatHoldBlocksRead(tx: Db): Promise<number> {
 }
 
 /**
- * The core's connections plan once (generic plans, connect.ts) and keep the plan: a plan made
- * while seat_hold was empty (a new database, a new partition, the first hold after a deploy)
- * read every hold of the partition, sequentially, for each hold and cancel after it, as the
- * table grew. Measured: a sale ran at 280 holds/s and fell round after round; with sequential
- * scans off for the core's sessions, 700. Here: a connection plans its hold and cancel on an
- * empty seat_hold, 20,000 holds arrive, then one more hold and cancel is counted in blocks.
+ * A database of its own with two showtimes in one seat_hold partition (the buyer's and a crowd's),
+ * autovacuum off there: its ANALYZE would re-plan mid-test and hide what a busy sale sees until
+ * it runs. Statistics say seat_hold is empty, as after a deploy or on a new partition.
  */
-it('keeps reading holds by key after seat_hold grows under plans made while it was empty', async () => {
-  const fresh = await isolatedDatabase('emptyplans');
-  const setup = connectDatabase(fresh.url, { max: 2, applicationName: 'test-empty-plans' });
-  const asCore = connectDatabase(fresh.url, { max: 1, applicationName: 'test-empty-plans-core' });
-  const withSeqScans = connectDatabase(fresh.url, { max: 1, applicationName: 'test-empty-plans-naive' });
-  try {
-    const harness = await createCoreHarness(setup);
-    const { showtimeId } = await harness.createShowtime({ layout: { rows: 2, columns: 10 } });
-    const crowd = (await harness.createShowtime({ layout: { rows: 2, columns: 10 } })).showtimeId;
-    // No autovacuum: its ANALYZE would re-plan mid-test and hide what a busy sale sees until it runs.
-    const partitions = await setup<{ name: string }[]>`
-      SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-       WHERE i.inhparent = 'seat_hold'::regclass`;
-    for (const { name } of partitions) await setup`ALTER TABLE ${setup(name)} SET (autovacuum_enabled = false)`;
-    // postgres.js learns the array types on a connection's first query; sql.array needs them.
-    await asCore`SELECT 1`;
-    await withSeqScans`SET enable_seqscan = on`; // the broken variant: the planner's own default
-
-    const holdAndCancel = async (db: Sql, seat: string) => {
+async function saleOnAnEmptySeatHold(label: string, before?: (setup: Sql) => Promise<unknown>) {
+  const fresh = await isolatedDatabase(label);
+  const setup = connectDatabase(fresh.url, { max: 2, applicationName: `test-${label}` });
+  const harness = await createCoreHarness(setup);
+  const { showtimeId } = await harness.createShowtime({ layout: { rows: 2, columns: 10 } });
+  const crowd = (await harness.createShowtime({ layout: { rows: 2, columns: 10 } })).showtimeId;
+  const partitions = await setup<{ name: string }[]>`
+    SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+     WHERE i.inhparent = 'seat_hold'::regclass`;
+  for (const { name } of partitions) await setup`ALTER TABLE ${setup(name)} SET (autovacuum_enabled = false)`;
+  await before?.(setup);
+  await setup`ANALYZE seat_hold`;
+  const connections: Sql[] = [];
+  return {
+    showtimeId,
+    crowd,
+    setup,
+    /** A connection of the core's kind (its plans are kept); `SET …` statements run first. */
+    async connection(...settings: string[]) {
+      const db = connectDatabase(fresh.url, { max: 1, applicationName: `test-${label}-core` });
+      connections.push(db);
+      // postgres.js learns the array types on a connection's first query; sql.array needs them.
+      await db`SELECT 1`;
+      for (const setting of settings) await db.unsafe(setting);
+      return db;
+    },
+    /** One buyer holds `seat` and cancels; the blocks of seat_hold the cancel read. */
+    async cancelBlocks(db: Sql, seat: string): Promise<number> {
       const customerId = unique('buyer');
       const holdId = randomUUID();
       await holdSeats(db, { showtimeId, customerId, seatCodes: [seat], holdId });
@@ -153,25 +159,41 @@ it('keeps reading holds by key after seat_hold grows under plans made while it w
         expect(ended?.seats_freed).toBe(1);
         return (await seatHoldBlocksRead(tx)) - before;
       }) as Promise<number>;
-    };
-    // Statistics say empty (as after a deploy or on a new partition, until autovacuum comes
-    // back), and the plans are made now.
-    await setup`ANALYZE seat_hold`;
-    await holdAndCancel(asCore, 'A1');
-    await holdAndCancel(withSeqScans, 'A2');
+    },
+    async close() {
+      await Promise.all([setup.end({ timeout: 1 }), ...connections.map((db) => db.end({ timeout: 1 }))]);
+      await fresh.drop();
+    },
+  };
+}
+
+/**
+ * The core's connections plan once (generic plans, connect.ts) and keep the plan: a plan made
+ * while seat_hold was empty (a new database, a new partition, the first hold after a deploy)
+ * read every hold of the partition, sequentially, for each hold and cancel after it, as the
+ * table grew. Measured: a sale ran at 280 holds/s and fell round after round; with sequential
+ * scans off for the core's sessions, 700. Here: a connection plans its hold and cancel on an
+ * empty seat_hold, 20,000 holds arrive, then one more hold and cancel is counted in blocks.
+ */
+it('keeps reading holds by key after seat_hold grows under plans made while it was empty', async () => {
+  const sale = await saleOnAnEmptySeatHold('emptyplans');
+  try {
+    const asCore = await sale.connection();
+    const withSeqScans = await sale.connection('SET enable_seqscan = on'); // the planner's default
+    await sale.cancelBlocks(asCore, 'A1'); // plans made on an empty table
+    await sale.cancelBlocks(withSeqScans, 'A2');
     // An hour of selling: 20,000 holds in the same partition, ended (cancelled, lapsed or paid)
     // as most holds are.
-    await setup`
+    await sale.setup`
       INSERT INTO seat_hold (id, showtime_id, customer_id, seat_codes, expires_at, status, status_cause, ended_at)
-      SELECT gen_random_uuid(), ${crowd}, 'crowd-' || n, ARRAY['A1'], now() + interval '1 minute', 'CANCELLED', 'crowd', now()
+      SELECT gen_random_uuid(), ${sale.crowd}, 'crowd-' || n, ARRAY['A1'], now() + interval '1 minute', 'CANCELLED', 'crowd', now()
         FROM generate_series(1, 20000) AS n`;
-    const keyed = await holdAndCancel(asCore, 'A3');
-    const scanned = await holdAndCancel(withSeqScans, 'A4');
+    const keyed = await sale.cancelBlocks(asCore, 'A3');
+    const scanned = await sale.cancelBlocks(withSeqScans, 'A4');
     expect(keyed, `the core's cancel read ${keyed} blocks of seat_hold`).toBeLessThan(50);
     expect(scanned, `the cancel planned with sequential scans read ${scanned} blocks`).toBeGreaterThan(10 * keyed);
   } finally {
-    await Promise.all([setup.end({ timeout: 1 }), asCore.end({ timeout: 1 }), withSeqScans.end({ timeout: 1 })]);
-    await fresh.drop();
+    await sale.close();
   }
 });
 
@@ -183,42 +205,22 @@ it('keeps reading holds by key after seat_hold grows under plans made while it w
  * old index, recreated, is the broken variant.
  */
 async function cancelBlocksAmongLiveHolds(withTheOldSweeperIndex: boolean): Promise<number> {
-  const fresh = await isolatedDatabase('liveholds');
-  const setup = connectDatabase(fresh.url, { max: 2, applicationName: 'test-live-holds' });
-  const asCore = connectDatabase(fresh.url, { max: 1, applicationName: 'test-live-holds-core' });
+  const sale = await saleOnAnEmptySeatHold('liveholds', (setup) =>
+    withTheOldSweeperIndex
+      ? setup`CREATE INDEX old_sweeper_idx ON seat_hold (expires_at) WHERE status = 'ACTIVE'`
+      : Promise.resolve(),
+  );
   try {
-    const harness = await createCoreHarness(setup);
-    const { showtimeId } = await harness.createShowtime({ layout: { rows: 2, columns: 10 } });
-    const crowd = (await harness.createShowtime({ layout: { rows: 2, columns: 10 } })).showtimeId;
-    const partitions = await setup<{ name: string }[]>`
-      SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-       WHERE i.inhparent = 'seat_hold'::regclass`;
-    for (const { name } of partitions) await setup`ALTER TABLE ${setup(name)} SET (autovacuum_enabled = false)`;
-    if (withTheOldSweeperIndex)
-      await setup`CREATE INDEX old_sweeper_idx ON seat_hold (expires_at) WHERE status = 'ACTIVE'`;
-    await setup`ANALYZE seat_hold`;
-    await asCore`SELECT 1`;
-    const holdAndCancel = async (seat: string) => {
-      const customerId = unique('buyer');
-      const holdId = randomUUID();
-      await holdSeats(asCore, { showtimeId, customerId, seatCodes: [seat], holdId });
-      return asCore.begin(async (tx) => {
-        const before = await seatHoldBlocksRead(tx);
-        const ended = await endHold(tx, { holdId, customerId, showtimeId, cause: 'cancelled by customer' });
-        expect(ended?.seats_freed).toBe(1);
-        return (await seatHoldBlocksRead(tx)) - before;
-      }) as Promise<number>;
-    };
-    await holdAndCancel('A1'); // plans made on an empty table
+    const asCore = await sale.connection();
+    await sale.cancelBlocks(asCore, 'A1'); // plans made on an empty table
     // The opening: 20,000 holds live at once in the same partition.
-    await setup`
+    await sale.setup`
       INSERT INTO seat_hold (id, showtime_id, customer_id, seat_codes, expires_at)
-      SELECT gen_random_uuid(), ${crowd}, 'crowd-' || n, ARRAY['A1'], now() + interval '10 minutes'
+      SELECT gen_random_uuid(), ${sale.crowd}, 'crowd-' || n, ARRAY['A1'], now() + interval '10 minutes'
         FROM generate_series(1, 20000) AS n`;
-    return await holdAndCancel('A2');
+    return await sale.cancelBlocks(asCore, 'A2');
   } finally {
-    await Promise.all([setup.end({ timeout: 1 }), asCore.end({ timeout: 1 })]);
-    await fresh.drop();
+    await sale.close();
   }
 }
 
