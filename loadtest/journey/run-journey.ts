@@ -42,6 +42,7 @@ export async function runJourney(options: JourneyRunOptions): Promise<JourneyRun
       keyPrefix: options.keyPrefix ?? `loadtest:${Date.now().toString(36)}:`,
       ...(options.adminToken ? { adminToken: options.adminToken } : {}),
       ...(options.paymentApiKey ? { paymentApiKey: options.paymentApiKey } : {}),
+      ...(options.shedLagMs !== undefined ? { shedLagMs: options.shedLagMs } : {}),
     });
   }
   const edgeUrl = stack?.edgeUrl ?? options.baseUrl!;

@@ -28,6 +28,8 @@ export interface JourneyRunOptions {
   /** The core's CORE_SERVICE_TOKEN, when the run creates its sale at a core that requires it. */
   serviceToken?: string;
   paymentApiKey?: string;
+  /** The in-process edge's SHED_LAG_MS (0: never shed); its own default when unset. */
+  shedLagMs?: number;
   databaseUrl?: string | null;
   redisUrl?: string | null;
   keyPrefix?: string;

@@ -31,6 +31,8 @@ export interface LocalStackOptions {
   adminToken?: string;
   paymentApiKey?: string;
   databasePoolSize?: number;
+  /** The edge's SHED_LAG_MS (0: never shed); the edge's default when unset. */
+  shedLagMs?: number;
   logLevel?: 'silent' | 'error' | 'warn' | 'info';
 }
 
@@ -113,6 +115,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     TRUST_PROXY: '1',
     LOG_LEVEL: level,
     EVENTS_POLL_MS: '100',
+    ...(options.shedLagMs !== undefined ? { SHED_LAG_MS: String(options.shedLagMs) } : {}),
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
   });
   const tickerRedis = redisUrl ? connectEdgeRedis(redisUrl) : null;

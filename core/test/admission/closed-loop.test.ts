@@ -65,7 +65,10 @@ function governor(everyMs = 200): AdmissionGovernor {
   // Growth four times the default so that "back up" fits a test; cuts and limits as shipped.
   return createAdmissionGovernor({
     engine,
-    readHealth: coreHealthReader({ coreUrl, adminToken: TEST_ADMIN_TOKEN, timeoutMs: 1_000 }),
+    // Longer than the core's lock_timeout (2 s): a health read queued behind holds that wait on
+    // locked seats is answered (pool waiters, slow holds) rather than taken for a core that is down,
+    // which a 1 s limit did on a machine busy with other test files.
+    readHealth: coreHealthReader({ coreUrl, adminToken: TEST_ADMIN_TOKEN, timeoutMs: 3_000 }),
     everyMs,
     tuning: { ...DEFAULT_TUNING, growSharePerSecond: 0.2 },
   });
@@ -176,17 +179,24 @@ describe('the closed loop on the core', () => {
       expect(down.ms).toBeLessThan(8_000);
       floor = await governUntil(g, show, (v) => v.effectiveAdmitPerMinute === 60, 8_000);
       expect(floor.view.floorPerMinute).toBe(60);
+    } catch (failure) {
+      // The buyers stop with the test: left running, they would make the next test's core unhealthy.
+      stop = true;
+      throw failure;
     } finally {
       release();
       await locked;
       await locker.end({ timeout: 1 });
     }
-    const back = await governUntil(g, show, (v) => v.effectiveAdmitPerMinute === 600, 20_000);
-    if (process.env.LOOP_TIMINGS)
-      console.log('loop timings', { cutMs: down.ms, floorMs: floor.ms, backMs: back.ms, reason: down.view.reason });
-    expect(back.view.reason).toBe('healthy');
-    stop = true;
-    await load;
+    try {
+      const back = await governUntil(g, show, (v) => v.effectiveAdmitPerMinute === 600, 20_000);
+      if (process.env.LOOP_TIMINGS)
+        console.log('loop timings', { cutMs: down.ms, floorMs: floor.ms, backMs: back.ms, reason: down.view.reason });
+      expect(back.view.reason).toBe('healthy');
+    } finally {
+      stop = true;
+      await load;
+    }
   }, 60_000);
 
   it('admits nobody while the core is down, and starts again from the floor', async () => {
