@@ -3,7 +3,7 @@ import { copyFile, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import { connectDatabase } from '../../core/src/db/connect';
+import { connectDatabase, type ConnectOptions } from '../../core/src/db/connect';
 import { MIGRATIONS_DIR, migrate } from '../../core/src/db/migrate';
 import { FUNCTIONS_DIR } from '../../core/src/db/function-files';
 
@@ -27,6 +27,19 @@ async function migrationsDir(): Promise<string> {
   return dir;
 }
 
+/**
+ * How the benchmarks' sessions plan: as the core's (core/src/db/connect.ts) unless asked
+ * otherwise. BENCH_PLAN_CACHE_MODE=auto: PostgreSQL's own choice of plans instead of generic
+ * ones; BENCH_SEQUENTIAL_SCANS=on: the planner's default instead of the core's index-first
+ * sessions. The pool of createBenchDatabase and pgbench's sessions (pgbench.ts) both follow it.
+ */
+export function benchPlanning(): Required<Pick<ConnectOptions, 'planCacheMode' | 'sequentialScans'>> {
+  return {
+    planCacheMode: (process.env.BENCH_PLAN_CACHE_MODE as ConnectOptions['planCacheMode']) ?? 'force_generic_plan',
+    sequentialScans: process.env.BENCH_SEQUENTIAL_SCANS === 'on',
+  };
+}
+
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A throwaway, migrated database for one benchmark run; dropped by `drop()`. */
@@ -36,15 +49,7 @@ export async function createBenchDatabase(poolSize: number) {
   await admin.unsafe(`CREATE DATABASE ${name}`);
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  // BENCH_PLAN_CACHE_MODE=auto: PostgreSQL's own choice of plans instead of the core's generic ones.
-  const mode = process.env.BENCH_PLAN_CACHE_MODE as 'auto' | 'force_generic_plan' | 'force_custom_plan' | undefined;
-  const sql = connectDatabase(url.toString(), {
-    max: poolSize,
-    applicationName: 'bench',
-    ...(mode ? { planCacheMode: mode } : {}),
-    // BENCH_SEQUENTIAL_SCANS=on: the planner's default instead of the core's index-first sessions.
-    sequentialScans: process.env.BENCH_SEQUENTIAL_SCANS === 'on',
-  });
+  const sql = connectDatabase(url.toString(), { max: poolSize, applicationName: 'bench', ...benchPlanning() });
   await migrate(sql, await migrationsDir(), FUNCTIONS_DIR);
   return {
     name,

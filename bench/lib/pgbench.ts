@@ -3,14 +3,14 @@ import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { benchPlanning } from './bench-db';
 
 const run = promisify(execFile);
 
 /**
  * Runs a custom pgbench script and returns transactions per second (excluding connection time).
- * Its sessions plan as the core's connections do (core/src/db/connect.ts: generic plans and no
- * sequential scans, or BENCH_PLAN_CACHE_MODE and BENCH_SEQUENTIAL_SCANS as bench-db.ts reads
- * them), so "the same statements" are planned the same.
+ * Its sessions plan as the core's connections do (benchPlanning), so "the same statements" are
+ * planned the same.
  */
 export async function pgbench(options: {
   databaseUrl: string;
@@ -45,14 +45,11 @@ export async function pgbench(options: {
     url.pathname.slice(1),
   ];
   try {
-    const planCacheMode = process.env.BENCH_PLAN_CACHE_MODE ?? 'force_generic_plan';
+    const { planCacheMode, sequentialScans } = benchPlanning();
+    const planning = `-c plan_cache_mode=${planCacheMode} -c enable_seqscan=${sequentialScans ? 'on' : 'off'}`;
     const { stdout } = await run('pgbench', args, {
       maxBuffer: 10 * 1024 * 1024,
-      env: {
-        ...process.env,
-        PGOPTIONS:
-          `${process.env.PGOPTIONS ?? ''} -c plan_cache_mode=${planCacheMode} -c enable_seqscan=${process.env.BENCH_SEQUENTIAL_SCANS === 'on' ? 'on' : 'off'}`.trim(),
-      },
+      env: { ...process.env, PGOPTIONS: `${process.env.PGOPTIONS ?? ''} ${planning}`.trim() },
     });
     const match = /tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)/.exec(
       stdout,

@@ -69,9 +69,8 @@ export function createGatewayClient(options: {
     init: { body?: unknown; idempotencyKey?: string; trace?: TraceContext | null } = {},
   ): Promise<{ status: number; json: T }> {
     let response: Response;
-    // A call made while serving a request joins its trace, the core's span as the parent. The
-    // caller hands the trace over: an AsyncLocalStorage for it put promise hooks on every
-    // request's promises, the core's costliest code of its own after hono itself.
+    // A call made while serving a request joins its trace, the core's span as the parent; the
+    // caller hands the trace over (http/request-context.ts says why not an AsyncLocalStorage).
     const trace = init.trace ?? null;
     try {
       response = await doFetch(`${base}${path}`, {
