@@ -24,9 +24,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Resolves once a redis-server on `port` answers PING (at most about five seconds). */
+/** Resolves once a redis-server on `port` answers PING (at most about fifteen seconds: a machine busy with the whole suite took more than five to start one). */
 export async function waitForPing(port: number): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt++) {
+  for (let attempt = 0; attempt < 300; attempt++) {
     const probe = new Redis({
       port,
       host: '127.0.0.1',
@@ -132,7 +132,7 @@ export async function startRedisCluster(): Promise<PrivateRedis> {
       '0',
       '--cluster-yes',
     ]);
-    for (let attempt = 0; attempt < 100; attempt++) {
+    for (let attempt = 0; attempt < 300; attempt++) {
       const { stdout } = await run('redis-cli', ['-p', String(servers.ports[0]), 'cluster', 'info']);
       if (stdout.includes('cluster_state:ok')) return servers;
       await new Promise((r) => setTimeout(r, 100));
