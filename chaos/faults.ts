@@ -187,7 +187,8 @@ export const FAULTS: Fault[] = [
       // A core that kills itself at the crash point (core/src/payments/crash-point.ts) on the
       // first checkout: the gateway has opened the session, the core never records it.
       await stack.core.kill9();
-      await stack.core.start({ env: { CORE_CRASH_AT: 'after-gateway-session' } });
+      // The buyers are already checking out: the crash may come before the core is seen ready.
+      await stack.core.start({ env: { CORE_CRASH_AT: 'after-gateway-session' }, mayDieBy: 'SIGKILL' });
       const crashed = await stack.core.exited(Math.max(10_000, timing.outageMs * 4));
       if (!crashed) await stack.core.kill9();
       await sleep(timing.outageMs / 2);

@@ -15,8 +15,11 @@ export interface ServiceProcess {
   /**
    * Starts the process and resolves once `ready` says yes (at most `startTimeoutMs`); `env`
    * adds to its environment for this start only (a test-only hook such as CORE_CRASH_AT).
+   * `mayDieBy` names a signal the process may die of before it is seen ready: a crash point
+   * can fire on the first request, before the 100 ms readiness poll answers; that death is
+   * the fault happening, not a failed start (any other exit still throws).
    */
-  start(options?: { env?: Record<string, string> }): Promise<void>;
+  start(options?: { env?: Record<string, string>; mayDieBy?: NodeJS.Signals }): Promise<void>;
   /** Resolves true once the process has exited by itself, false after `timeoutMs`. */
   exited(timeoutMs: number): Promise<boolean>;
   /** SIGKILL: the process dies mid-request, as with an OOM kill or a lost machine. */
@@ -74,10 +77,12 @@ export function serviceProcess(options: ServiceOptions): ServiceProcess {
       child.stderr!.pipe(log, { end: false });
       const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
       while (Date.now() < deadline) {
-        if (exited())
+        if (exited()) {
+          if (startOptions.mayDieBy && child?.signalCode === startOptions.mayDieBy) return;
           throw new Error(
             `${options.name} exited while starting:\n${logTail(join(options.logDir, `${options.name}.log`))}`,
           );
+        }
         if (await options.ready().catch(() => false)) return;
         await sleep(100);
       }
