@@ -1,17 +1,22 @@
 /**
  * `npm run bench -- holds [seconds] [rounds]`: successful holds per second through the core
  * service (HTTP, access token, hold_seats, then DELETE to release) at 32 concurrent clients on
- * a 600-seat showtime, load from wrk (bench/lib/wrk-holds.ts), next to pgbench at the same
- * concurrency on the same server, in rounds whose medians are compared:
+ * a 600-seat showtime, load from wrk (bench/lib/wrk-holds.ts), next to pgbench on the same
+ * server, in rounds; each ratio is taken within a round, its median reported
+ * (bench/lib/holds-report.ts):
  *
  * - pgbench "same statements": exactly what the service sends to PostgreSQL per success
  *   (SELECT … FROM hold_seats(…), then the cancel statement). The service/pgbench ratio is
  *   what HTTP, tokens and Node cost on top of the database's own limit: the target figure.
  * - pgbench "bare UPDATE": the conditional UPDATE alone (then a plain release), the floor
- *   of what a hold can cost. The service/bare ratio is what every guarantee costs on top
- *   (goal ≥ 0.35, docs/best-available.md).
+ *   of what a hold can cost, at 32 clients and at the core's pool size; the better of the two
+ *   is the limit. The service/bare ratio is what every guarantee costs on top (goal ≥ 0.35,
+ *   docs/best-available.md).
  * - best available beside them: {count: 2, together: true} + cancel through the service, and
  *   the same statements (hold_best_seats + cancel) in pgbench, on a showtime of its own.
+ *
+ * The core runs as deployed: its own pool of DATABASE_POOL_SIZE sessions (10 unless
+ * BENCH_CORE_POOL says otherwise), 32 buyers' requests queueing for them.
  *
  * Every loop is hold-then-release, each client on its own share of the seats (seat index ≡
  * client mod 32, the same in pgbench and in the service load), so seats never run out and
@@ -24,10 +29,12 @@ import { startCore } from '../core/src/node';
 import { insertShowtime } from '../core/src/catalog/showtime-repo';
 import { insertHallWithSeats, insertVenue } from '../core/src/catalog/venue-repo';
 import { rectangularLayout } from '../core/src/demo/seat-layout';
-import { createBenchDatabase } from './lib/bench-db';
+import { benchPlanning, createBenchDatabase } from './lib/bench-db';
+import { connectDatabase } from '../core/src/db/connect';
 import { pgbench } from './lib/pgbench';
 import { wrkHolds } from './lib/wrk-holds';
 import { bearerClient } from './lib/bearer-client';
+import { holdsReport } from './lib/holds-report';
 
 const CLIENTS = 32;
 const ROWS = 20;
@@ -116,10 +123,19 @@ export default async function holdsBenchmark(args: string[]) {
     await db.sql`VACUUM ANALYZE`;
 
     const keys = await loadTokenKeys({ signingJwk: await generateSigningJwk('bench') });
-    const core = await startCore(
-      parseCoreConfig({ CORE_PORT: '0', CORE_HOST: '127.0.0.1', LOG_LEVEL: 'warn', JOBS_ENABLED: 'false' }),
-      { sql: db.sql, tokenKeys: keys },
-    );
+    const coreConfig = parseCoreConfig({
+      CORE_PORT: '0',
+      CORE_HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      JOBS_ENABLED: 'false',
+      ...(process.env.BENCH_CORE_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_CORE_POOL } : {}),
+    });
+    const coreSql = connectDatabase(db.url, {
+      max: coreConfig.databasePoolSize,
+      applicationName: 'bench-core',
+      ...benchPlanning(),
+    });
+    const core = await startCore(coreConfig, { sql: coreSql, tokenKeys: keys });
     const tokensFor = (showtimeId: number) =>
       Promise.all(
         Array.from({ length: CLIENTS }, (_, i) =>
@@ -149,44 +165,22 @@ export default async function holdsBenchmark(args: string[]) {
     // Seat index order = row-major, as in the pgbench script.
     const seats = rectangularLayout({ rows: ROWS, columns: COLUMNS }).map((s) => s.code);
 
-    // The machine is shared and noisy: every figure is taken `rounds` times, the five runs of a
-    // round back to back, and the medians compared (ratios from the same round sit side by side).
-    const figures: Record<'bare' | 'same' | 'service' | 'bestSame' | 'bestService', number[]> = {
+    // The machine is shared and noisy: every figure is taken `rounds` times, and each ratio is
+    // taken within a round between runs that follow each other (bare, then the service, then its
+    // statements; best available, then its statements), its median over the rounds reported.
+    const figures: Record<'bare' | 'barePool' | 'same' | 'service' | 'bestSame' | 'bestService', number[]> = {
       bare: [],
+      barePool: [],
       same: [],
       service: [],
       bestSame: [],
       bestService: [],
     };
     const refusals = { service: 0, bestService: 0, cancelFailed: 0 };
-    // A fresh core opens its 32 database connections, compiles its functions and warms its JIT
-    // in the first seconds (measured: the first 2 s at two thirds of the rate after). A server
-    // at an opening has been up for hours: warm it before measuring, and discard the figures.
-    console.log('warming the core up (3 s chosen seats, 3 s best available, not counted) …');
-    await wrkHolds({ url: core.url, showtimeId: forService.id, tokens, seats, seconds: 3 });
-    await releaseLeftovers(forService.id, tokens);
-    await wrkHolds({
-      url: core.url,
-      showtimeId: forBestService.id,
-      tokens: bestTokens,
-      seats,
-      seconds: 3,
-      bestBody: JSON.stringify({ count: 2, together: true }),
-    });
-    await releaseLeftovers(forBestService.id, bestTokens);
-    for (let round = 1; round <= rounds; round++) {
-      console.log(
-        `round ${round}/${rounds}: pgbench bare, pgbench same, service, pgbench best, service best (${seconds}s each) …`,
-      );
-      const pg = (script: string, show: number) =>
-        pgbench({ databaseUrl: db.url, script, clients: CLIENTS, seconds, variables: { show } });
-      figures.bare.push((await pg(BARE_UPDATE, forBare.id)).tps);
-      figures.same.push((await pg(SAME_STATEMENTS, forSame.id)).tps);
-      const service = await wrkHolds({ url: core.url, showtimeId: forService.id, tokens, seats, seconds });
-      figures.service.push(service.holds / seconds);
-      await releaseLeftovers(forService.id, tokens);
-      figures.bestSame.push((await pg(BEST_STATEMENTS, forBestPgbench.id)).tps);
-      const best = await wrkHolds({
+    const pool = coreConfig.databasePoolSize;
+    const serviceRun = () => wrkHolds({ url: core.url, showtimeId: forService.id, tokens, seats, seconds });
+    const bestRun = () =>
+      wrkHolds({
         url: core.url,
         showtimeId: forBestService.id,
         tokens: bestTokens,
@@ -194,46 +188,48 @@ export default async function holdsBenchmark(args: string[]) {
         seconds,
         bestBody: JSON.stringify({ count: 2, together: true }),
       });
+    // A fresh core opens its database connections, plans its statements on each and warms its
+    // JIT in the first seconds (measured: a first round at three quarters of the later ones after
+    // a 3 s warm-up). A server at an opening has been up for hours: warm it for as long as a
+    // measured run, and discard the figures.
+    console.log(`warming the core up (${seconds} s chosen seats, ${seconds} s best available, not counted) …`);
+    await serviceRun();
+    await releaseLeftovers(forService.id, tokens);
+    await bestRun();
+    await releaseLeftovers(forBestService.id, bestTokens);
+    for (let round = 1; round <= rounds; round++) {
+      console.log(
+        `round ${round}/${rounds}: pgbench bare (${CLIENTS} and ${pool} clients), service, pgbench same, service best, pgbench best (${seconds}s each) …`,
+      );
+      const pg = (script: string, show: number, clients = CLIENTS) =>
+        pgbench({ databaseUrl: db.url, script, clients, seconds, variables: { show } });
+      figures.bare.push((await pg(BARE_UPDATE, forBare.id)).tps);
+      figures.barePool.push((await pg(BARE_UPDATE, forBare.id, pool)).tps);
+      const service = await serviceRun();
+      figures.service.push(service.holds / seconds);
+      await releaseLeftovers(forService.id, tokens);
+      figures.same.push((await pg(SAME_STATEMENTS, forSame.id)).tps);
+      const best = await bestRun();
       figures.bestService.push(best.holds / seconds);
       await releaseLeftovers(forBestService.id, bestTokens);
+      figures.bestSame.push((await pg(BEST_STATEMENTS, forBestPgbench.id)).tps);
       refusals.service += service.refused;
       refusals.bestService += best.refused;
       refusals.cancelFailed += service.cancelFailed + best.cancelFailed;
+      const last = (key: keyof typeof figures) => figures[key].at(-1)!.toFixed(0);
       console.log(
-        `  bare ${figures.bare.at(-1)!.toFixed(0)}  same ${figures.same.at(-1)!.toFixed(0)}  service ${figures.service.at(-1)!.toFixed(0)}  best pgbench ${figures.bestSame.at(-1)!.toFixed(0)}  best service ${figures.bestService.at(-1)!.toFixed(0)}`,
+        `  bare ${last('bare')} (${pool} clients: ${last('barePool')})  service ${last('service')}  same ${last('same')}  best service ${last('bestService')}  best pgbench ${last('bestSame')}`,
       );
     }
     client.close();
     await core.close();
+    await coreSql.end({ timeout: 2 });
     if (refusals.service + refusals.bestService + refusals.cancelFailed > 0)
       console.log(
         `  (refused holds: ${refusals.service} chosen, ${refusals.bestService} best; failed cancels: ${refusals.cancelFailed})`,
       );
-
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-    const bare = median(figures.bare);
-    const same = median(figures.same);
-    const serviceRate = median(figures.service);
-    const bestSame = median(figures.bestSame);
-    const bestRate = median(figures.bestService);
     console.log('');
-    console.log(`  medians of ${rounds} rounds, ${CLIENTS} clients, ${seconds}s each`);
-    console.log(
-      `  core service (HTTP, wrk)       ${serviceRate.toFixed(0).padStart(7)} successful holds/s (each then cancelled)`,
-    );
-    console.log(`  pgbench, same statements       ${same.toFixed(0).padStart(7)} hold+release/s`);
-    console.log(`  pgbench, bare UPDATE           ${bare.toFixed(0).padStart(7)} hold+release/s`);
-    console.log(`  ratio to the same statements   ${(serviceRate / same).toFixed(2)}   (target ≥ 0.50)`);
-    console.log(
-      `  ratio to the bare UPDATE       ${(serviceRate / bare).toFixed(2)}   (goal ≥ 0.35: what the guards, the hold record, the log and the outbox cost on top)`,
-    );
-    const perRound = figures.service.map((rate, i) => (rate / figures.bare[i]!).toFixed(2)).join(', ');
-    console.log(`  ratio to the bare UPDATE, each round: ${perRound}`);
-    console.log(`  best available (HTTP, wrk)     ${bestRate.toFixed(0).padStart(7)} successful holds/s`);
-    console.log(`  pgbench, best available        ${bestSame.toFixed(0).padStart(7)} hold+release/s`);
-    console.log(
-      `  best: ratio to its statements  ${(bestRate / bestSame).toFixed(2)};  to the bare UPDATE ${(bestRate / bare).toFixed(2)};  to chosen seats through the service ${(bestRate / serviceRate).toFixed(2)}`,
-    );
+    for (const line of holdsReport(figures, { rounds, seconds, clients: CLIENTS, pool })) console.log(line);
   } finally {
     await db.drop();
   }
