@@ -23,10 +23,12 @@
 -- all or nothing, the hold record, its logged transition and the HoldCreated event in the same
 -- transaction. What changed is how many statements the function runs for a successful hold:
 --
---   before  showtime; unknown seats; advisory lock; owned seats; owned places; lock + UPDATE;
---           result check; seat_hold INSERT; outbox INSERT                       (9 statements)
---   now     showtime; advisory lock; owned seats and places (one statement); lock + UPDATE,
---           which also reports the seats it found; seat_hold and outbox in one statement (5)
+--   first   asked seats sorted; showtime; unknown seats; advisory lock; owned seats; owned
+--           places; lock + UPDATE; result check; seat_hold INSERT; outbox INSERT;
+--           the answer                                                         (11 statements)
+--   now     showtime and advisory lock; asked seats sorted with the owned seats and places;
+--           lock + UPDATE, which also reports the seats it found; seat_hold and outbox in
+--           one statement; the answer returned without a query                  (4 statements)
 --
 -- Unknown seats are now found by the lock statement itself (a seat it cannot lock does not
 -- exist in this showtime): the answer is the same 422 UNKNOWN_SEATS, raised after the limit
@@ -40,14 +42,20 @@ CREATE OR REPLACE FUNCTION hold_seats(
 LANGUAGE plpgsql AS $$
 DECLARE
   v_show    showtime%ROWTYPE;
-  v_seats   text[] := ARRAY(SELECT DISTINCT code FROM unnest(p_seat_codes) AS code ORDER BY code);
+  v_seats   text[];
   v_owned   integer;
   v_found   text[];
   v_taken   text[];
   v_expires timestamptz;
 BEGIN
-  -- GUARD: the showtime exists and is on sale by the database clock
-  SELECT * INTO v_show FROM showtime WHERE id = p_showtime_id;
+  -- GUARD: the showtime exists and is on sale by the database clock.
+  -- LOCK (same statement): one customer's holds on one showtime run one at a time, so two
+  -- parallel requests cannot both pass the limit below. Transaction-scoped: released at commit
+  -- or rollback. The limit is read by the next statement, whose snapshot is taken after the
+  -- lock is granted; a refusal raised below gives the lock back with everything else.
+  SELECT s.* INTO v_show
+    FROM showtime s, pg_advisory_xact_lock(hashtextextended(p_showtime_id::text || '/' || p_customer_id, 0))
+   WHERE s.id = p_showtime_id;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'showtime % not found', p_showtime_id USING ERRCODE = 'WR404';
   END IF;
@@ -61,13 +69,11 @@ BEGIN
                                  'opensAt', v_show.sale_opens_at)::text;
   END IF;
 
-  -- LOCK: one customer's holds on one showtime run one at a time, so two parallel requests
-  -- cannot both pass the limit below. Transaction-scoped: released at commit or rollback.
-  PERFORM pg_advisory_xact_lock(hashtextextended(p_showtime_id::text || '/' || p_customer_id, 0));
-
   -- GUARD: the customer never holds or owns more than the showtime allows: seats held live or
-  -- booked, plus general-admission places (customer_places_owned, in one statement).
-  SELECT (SELECT count(*) FROM show_seat s
+  -- booked, plus general-admission places (customer_places_owned, in one statement). The same
+  -- statement sorts and deduplicates the asked seats.
+  SELECT ARRAY(SELECT DISTINCT code FROM unnest(p_seat_codes) AS code ORDER BY code),
+         (SELECT count(*) FROM show_seat s
            WHERE s.showtime_id = p_showtime_id AND s.customer_id = p_customer_id
              AND (s.status = 'BOOKED' OR (s.status = 'HELD' AND s.hold_expires_at > now())))
        + (SELECT coalesce(sum(h.quantity), 0) FROM seat_hold h
@@ -75,7 +81,7 @@ BEGIN
              AND ((h.status = 'ACTIVE' AND h.expires_at > now())
                   OR (h.status = 'CONFIRMED' AND EXISTS (
                         SELECT 1 FROM booking b WHERE b.hold_id = h.id AND b.status = 'CONFIRMED'))))
-    INTO v_owned;
+    INTO v_seats, v_owned;
   IF v_owned + cardinality(v_seats) > v_show.max_seats_per_customer THEN
     RAISE EXCEPTION 'seat limit of % per customer exceeded', v_show.max_seats_per_customer
       USING ERRCODE = 'WRL22',
@@ -130,6 +136,9 @@ BEGIN
     'holdId', r.id, 'customerId', p_customer_id, 'seats', v_seats, 'expiresAt', v_expires)
     FROM recorded r;
 
-  RETURN QUERY SELECT p_hold_id, v_expires, v_seats;
+  hold_id := p_hold_id;
+  expires_at := v_expires;
+  seat_codes := v_seats;
+  RETURN NEXT;
 END;
 $$;
