@@ -42,5 +42,6 @@ describe('holds report', () => {
     );
     expect(lines.find((line) => line.includes('ratio to the bare UPDATE'))).toContain('0.35');
     expect(lines.find((line) => line.includes('ratio to the same statements'))).toContain('0.70');
+    expect(lines.find((line) => line.includes('at 32 clients only'))).toContain('0.70');
   });
 });
