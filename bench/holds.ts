@@ -9,9 +9,10 @@
  *   (SELECT … FROM hold_seats(…), then the cancel statement). The service/pgbench ratio is
  *   what HTTP, tokens and Node cost on top of the database's own limit: the target figure.
  * - pgbench "bare UPDATE": the conditional UPDATE alone (then a plain release), the floor
- *   of what a hold can cost, at 32 clients and at the core's pool size; the better of the two
- *   is the limit. The service/bare ratio is what every guarantee costs on top (goal ≥ 0.35,
- *   docs/best-available.md).
+ *   of what a hold can cost. The service/bare ratio is what every guarantee costs on top
+ *   (goal ≥ 0.35, docs/best-available.md).
+ * - both pgbench figures at 32 clients and at the core's pool size, the better of the two
+ *   being the database's limit.
  * - best available beside them: {count: 2, together: true} + cancel through the service, and
  *   the same statements (hold_best_seats + cancel) in pgbench, on a showtime of its own.
  *
@@ -34,7 +35,7 @@ import { connectDatabase } from '../core/src/db/connect';
 import { pgbench } from './lib/pgbench';
 import { wrkHolds } from './lib/wrk-holds';
 import { bearerClient } from './lib/bearer-client';
-import { holdsReport } from './lib/holds-report';
+import { holdsReport, type HoldsFigures } from './lib/holds-report';
 
 const CLIENTS = 32;
 const ROWS = 20;
@@ -168,10 +169,11 @@ export default async function holdsBenchmark(args: string[]) {
     // The machine is shared and noisy: every figure is taken `rounds` times, and each ratio is
     // taken within a round between runs that follow each other (bare, then the service, then its
     // statements; best available, then its statements), its median over the rounds reported.
-    const figures: Record<'bare' | 'barePool' | 'same' | 'service' | 'bestSame' | 'bestService', number[]> = {
+    const figures: HoldsFigures = {
       bare: [],
       barePool: [],
       same: [],
+      samePool: [],
       service: [],
       bestSame: [],
       bestService: [],
@@ -199,7 +201,7 @@ export default async function holdsBenchmark(args: string[]) {
     await releaseLeftovers(forBestService.id, bestTokens);
     for (let round = 1; round <= rounds; round++) {
       console.log(
-        `round ${round}/${rounds}: pgbench bare (${CLIENTS} and ${pool} clients), service, pgbench same, service best, pgbench best (${seconds}s each) …`,
+        `round ${round}/${rounds}: pgbench bare (${CLIENTS} and ${pool} clients), service, pgbench same (${CLIENTS} and ${pool}), service best, pgbench best (${seconds}s each) …`,
       );
       const pg = (script: string, show: number, clients = CLIENTS) =>
         pgbench({ databaseUrl: db.url, script, clients, seconds, variables: { show } });
@@ -209,6 +211,7 @@ export default async function holdsBenchmark(args: string[]) {
       figures.service.push(service.holds / seconds);
       await releaseLeftovers(forService.id, tokens);
       figures.same.push((await pg(SAME_STATEMENTS, forSame.id)).tps);
+      figures.samePool.push((await pg(SAME_STATEMENTS, forSame.id, pool)).tps);
       const best = await bestRun();
       figures.bestService.push(best.holds / seconds);
       await releaseLeftovers(forBestService.id, bestTokens);
@@ -218,7 +221,7 @@ export default async function holdsBenchmark(args: string[]) {
       refusals.cancelFailed += service.cancelFailed + best.cancelFailed;
       const last = (key: keyof typeof figures) => figures[key].at(-1)!.toFixed(0);
       console.log(
-        `  bare ${last('bare')} (${pool} clients: ${last('barePool')})  service ${last('service')}  same ${last('same')}  best service ${last('bestService')}  best pgbench ${last('bestSame')}`,
+        `  bare ${last('bare')} (${pool} clients: ${last('barePool')})  service ${last('service')}  same ${last('same')} (${last('samePool')})  best service ${last('bestService')}  best pgbench ${last('bestSame')}`,
       );
     }
     client.close();

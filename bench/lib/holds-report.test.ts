@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bareLimit, holdsReport, median, pairedRatios } from './holds-report';
+import { betterOf, holdsReport, median, pairedRatios } from './holds-report';
 
 describe('holds report', () => {
   it('pairs each ratio within its round: a machine that drifts does not move it', () => {
@@ -20,7 +20,7 @@ describe('holds report', () => {
   });
 
   it('takes the better bare figure of the two client counts as the limit', () => {
-    expect(bareLimit({ bare: [1500, 2000], barePool: [1800, 1900] })).toEqual([1800, 2000]);
+    expect(betterOf([1500, 2000], [1800, 1900])).toEqual([1800, 2000]);
   });
 
   it('median of an even count is the mean of the middle two', () => {
@@ -34,6 +34,7 @@ describe('holds report', () => {
         bare: [1000, 1000, 1000],
         barePool: [2000, 2000, 2000],
         same: [1000, 1000, 1000],
+        samePool: [900, 900, 900],
         service: [700, 700, 700],
         bestSame: [200, 200, 200],
         bestService: [180, 180, 180],

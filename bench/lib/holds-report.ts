@@ -9,8 +9,10 @@ export interface HoldsFigures {
   bare: number[];
   /** The same at the core's pool size (the database sessions the service itself uses). */
   barePool: number[];
-  /** pgbench, the statements the service sends. */
+  /** pgbench, the statements the service sends, at the bench's client count. */
   same: number[];
+  /** The same at the core's pool size. */
+  samePool: number[];
   /** Successful holds per second through the core's HTTP API (each then cancelled). */
   service: number[];
   bestSame: number[];
@@ -31,22 +33,23 @@ export function pairedRatios(numerator: readonly number[], denominator: readonly
 }
 
 /**
- * The database's own limit for the bare pair in a round: the better of the bench's client count
- * and the core's pool size, so the service's smaller pool is never compared with a bare figure
- * made slower by more sessions than the service uses.
+ * The database's own limit in a round: the better of the bench's client count and the core's
+ * pool size, so the service's smaller pool is never compared with a pgbench figure made slower
+ * by more sessions than the service uses.
  */
-export function bareLimit(figures: Pick<HoldsFigures, 'bare' | 'barePool'>): number[] {
-  return figures.bare.map((rate, i) => Math.max(rate, figures.barePool[i] ?? 0));
+export function betterOf(atClients: readonly number[], atPool: readonly number[]): number[] {
+  return atClients.map((rate, i) => Math.max(rate, atPool[i] ?? 0));
 }
 
 export function holdsReport(
   figures: HoldsFigures,
   run: { rounds: number; seconds: number; clients: number; pool: number },
 ): string[] {
-  const bare = bareLimit(figures);
+  const bare = betterOf(figures.bare, figures.barePool);
+  const same = betterOf(figures.same, figures.samePool);
   const toBare = pairedRatios(figures.service, bare);
   const toBareAtClients = pairedRatios(figures.service, figures.bare);
-  const toSame = pairedRatios(figures.service, figures.same);
+  const toSame = pairedRatios(figures.service, same);
   const best = pairedRatios(figures.bestService, figures.bestSame);
   const bestToBare = pairedRatios(figures.bestService, bare);
   const bestToChosen = pairedRatios(figures.bestService, figures.service);
@@ -56,7 +59,8 @@ export function holdsReport(
   return [
     `  ${run.rounds} rounds, ${run.clients} clients, ${run.seconds}s each; the core's database pool: ${run.pool}; medians`,
     rate('core service (HTTP, wrk)', figures.service, 'successful holds/s (each then cancelled)'),
-    rate('pgbench, same statements', figures.same, 'hold+release/s'),
+    rate(`pgbench, same statements (${run.clients})`, figures.same, 'hold+release/s'),
+    rate(`pgbench, same statements (${run.pool})`, figures.samePool, 'hold+release/s'),
     rate(`pgbench, bare UPDATE (${run.clients})`, figures.bare, 'hold+release/s'),
     rate(`pgbench, bare UPDATE (${run.pool})`, figures.barePool, 'hold+release/s'),
     `  ratio to the same statements   ${toSame.median.toFixed(2)}   (target ≥ 0.50; rounds ${each(toSame)})`,
