@@ -28,6 +28,13 @@ import {
   type RoomSettingsPatch,
 } from '../../../queue/src/index';
 import { isolatedDatabase, testRedisNamespace, testRedisUrl } from '../../../test/support/env';
+import {
+  apiNameOf,
+  OPERATOR_SETTING_NAMES,
+  settingSpec,
+  toApi,
+  type RoomSettingName,
+} from '../../../lib/room-settings-registry';
 import { parseEdgeConfig } from '../../src/config';
 import { startEdge } from '../../src/node';
 import { testTokenKeys } from '../edge-harness';
@@ -58,6 +65,15 @@ export const quickRoom = (capacity: number): RoomSettingsPatch => ({
   abandonGraceMs: 60_000,
   tickGapMs: 0,
 });
+
+/** The operator API's value of a room setting, or null when an operator may not set it so. */
+function operatorValue(name: string, value: number): number | boolean | null {
+  if (!(OPERATOR_SETTING_NAMES as string[]).includes(name)) return null;
+  const apiValue = toApi(name as RoomSettingName, value);
+  const bounds = settingSpec(name as RoomSettingName).operator;
+  if (typeof apiValue === 'number' && bounds && (apiValue < bounds.min || apiValue > bounds.max)) return null;
+  return apiValue;
+}
 
 export async function startBrowserStack() {
   // A database of its own: the landing page lists the soonest showtimes, and other files'
@@ -238,18 +254,20 @@ export async function startBrowserStack() {
      * timings (offer window, tick gap…) are then written to Redis stamped with that version.
      */
     configureRoom: async (showtimeId: number, patch: RoomSettingsPatch) => {
-      const {
-        capacity,
-        admitPerMinute,
-        admitBurst,
-        sessionTtlMs,
-        state,
-        opensAtMs,
-        version: _version,
-        ...engineOnly
-      } = patch;
-      const update: Record<string, unknown> = { capacity, admitPerMinute, admitBurst, state };
-      if (sessionTtlMs !== undefined) update.sessionTtlSeconds = Math.round(sessionTtlMs / 1000);
+      // Every setting an operator may set goes through the core, so PostgreSQL holds it too:
+      // the edge's room sync copies the stored settings into Redis at the same version, and a
+      // setting written only to Redis (an inventory margin, say) was put back to its stored
+      // default whenever that sync ran after this call. Values past an operator's bounds (a
+      // test's 17-bit proof of work) can only be written to Redis.
+      const { state, opensAtMs, version: _version, ...settings } = patch;
+      const update: Record<string, unknown> = { state };
+      const engineOnly: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(settings)) {
+        if (value === undefined) continue;
+        const apiValue = operatorValue(name, value as number);
+        if (apiValue === null) engineOnly[name] = value;
+        else update[apiNameOf(name as RoomSettingName)] = apiValue;
+      }
       if (opensAtMs !== undefined && opensAtMs !== null) update.opensAt = new Date(opensAtMs).toISOString();
       for (const key of Object.keys(update)) if (update[key] === undefined) delete update[key];
       const response = await fetch(`${core.url}/admin/showtimes/${showtimeId}/room`, {
