@@ -180,6 +180,8 @@ export default async function holdsBenchmark(args: string[]) {
     };
     const refusals = { service: 0, bestService: 0, cancelFailed: 0 };
     const pool = coreConfig.databasePoolSize;
+    const pg = (script: string, show: number, clients = CLIENTS) =>
+      pgbench({ databaseUrl: db.url, script, clients, seconds, variables: { show } });
     const serviceRun = () => wrkHolds({ url: core.url, showtimeId: forService.id, tokens, seats, seconds });
     const bestRun = () =>
       wrkHolds({
@@ -203,8 +205,6 @@ export default async function holdsBenchmark(args: string[]) {
       console.log(
         `round ${round}/${rounds}: pgbench bare (${CLIENTS} and ${pool} clients), service, pgbench same (${CLIENTS} and ${pool}), service best, pgbench best (${seconds}s each) …`,
       );
-      const pg = (script: string, show: number, clients = CLIENTS) =>
-        pgbench({ databaseUrl: db.url, script, clients, seconds, variables: { show } });
       figures.bare.push((await pg(BARE_UPDATE, forBare.id)).tps);
       figures.barePool.push((await pg(BARE_UPDATE, forBare.id, pool)).tps);
       const service = await serviceRun();

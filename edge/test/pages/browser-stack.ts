@@ -28,13 +28,8 @@ import {
   type RoomSettingsPatch,
 } from '../../../queue/src/index';
 import { isolatedDatabase, testRedisNamespace, testRedisUrl } from '../../../test/support/env';
-import {
-  apiNameOf,
-  OPERATOR_SETTING_NAMES,
-  settingSpec,
-  toApi,
-  type RoomSettingName,
-} from '../../../lib/room-settings-registry';
+import { apiNameOf, OPERATOR_SETTING_NAMES, toApi, type RoomSettingName } from '../../../lib/room-settings-registry';
+import { roomUpdateSchema } from '../../../queue/src/room-update';
 import { parseEdgeConfig } from '../../src/config';
 import { startEdge } from '../../src/node';
 import { testTokenKeys } from '../edge-harness';
@@ -66,13 +61,14 @@ export const quickRoom = (capacity: number): RoomSettingsPatch => ({
   tickGapMs: 0,
 });
 
-/** The operator API's value of a room setting, or null when an operator may not set it so. */
+/**
+ * The operator API's value of a room setting, or null when an operator may not set it so (an
+ * engine-only timing, or a value past the operator's bounds as the sale control checks them).
+ */
 function operatorValue(name: string, value: number): number | boolean | null {
   if (!(OPERATOR_SETTING_NAMES as string[]).includes(name)) return null;
   const apiValue = toApi(name as RoomSettingName, value);
-  const bounds = settingSpec(name as RoomSettingName).operator;
-  if (typeof apiValue === 'number' && bounds && (apiValue < bounds.min || apiValue > bounds.max)) return null;
-  return apiValue;
+  return roomUpdateSchema.safeParse({ [apiNameOf(name as RoomSettingName)]: apiValue }).success ? apiValue : null;
 }
 
 export async function startBrowserStack() {
