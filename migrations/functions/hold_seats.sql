@@ -26,7 +26,8 @@
 --   first   asked seats sorted; showtime; unknown seats; advisory lock; owned seats; owned
 --           places; lock + UPDATE; result check; seat_hold INSERT; outbox INSERT;
 --           the answer                                                         (11 statements)
---   now     showtime and advisory lock; asked seats sorted with the owned seats and places;
+--   now     showtime and advisory lock; asked seats sorted with the owned seats (and places,
+--           by a statement of their own, only where the showtime sells general admission);
 --           lock + UPDATE, which also reports the seats it found; seat_hold and outbox in
 --           one statement; the answer returned without a query                  (4 statements)
 --
@@ -44,6 +45,7 @@ DECLARE
   v_show    showtime%ROWTYPE;
   v_seats   text[];
   v_owned   integer;
+  v_sells_places boolean;
   v_found   text[];
   v_taken   text[];
   v_expires timestamptz;
@@ -70,18 +72,21 @@ BEGIN
   END IF;
 
   -- GUARD: the customer never holds or owns more than the showtime allows: seats held live or
-  -- booked, plus general-admission places (customer_places_owned, in one statement). The same
-  -- statement sorts and deduplicates the asked seats.
+  -- booked, plus general-admission places (as customer_places_owned counts them). The same
+  -- statement sorts and deduplicates the asked seats, and says whether the showtime sells
+  -- general admission at all: only then are the customer's places counted, by a statement of
+  -- their own, so a seated-only sale never reads (nor locks) seat_hold's partitions and
+  -- booking here. A class created later is seen: this runs after the customer's lock, and a
+  -- places hold takes the same lock.
   SELECT ARRAY(SELECT DISTINCT code FROM unnest(p_seat_codes) AS code ORDER BY code),
          (SELECT count(*) FROM show_seat s
            WHERE s.showtime_id = p_showtime_id AND s.customer_id = p_customer_id
-             AND (s.status = 'BOOKED' OR (s.status = 'HELD' AND s.hold_expires_at > now())))
-       + (SELECT coalesce(sum(h.quantity), 0) FROM seat_hold h
-           WHERE h.showtime_id = p_showtime_id AND h.customer_id = p_customer_id AND h.fare_class IS NOT NULL
-             AND ((h.status = 'ACTIVE' AND h.expires_at > now())
-                  OR (h.status = 'CONFIRMED' AND EXISTS (
-                        SELECT 1 FROM booking b WHERE b.hold_id = h.id AND b.status = 'CONFIRMED'))))
-    INTO v_seats, v_owned;
+             AND (s.status = 'BOOKED' OR (s.status = 'HELD' AND s.hold_expires_at > now()))),
+         EXISTS (SELECT 1 FROM fare_class c WHERE c.showtime_id = p_showtime_id AND NOT c.seated)
+    INTO v_seats, v_owned, v_sells_places;
+  IF v_sells_places THEN
+    v_owned := v_owned + customer_places_held(p_showtime_id, p_customer_id);
+  END IF;
   IF v_owned + cardinality(v_seats) > v_show.max_seats_per_customer THEN
     RAISE EXCEPTION 'seat limit of % per customer exceeded', v_show.max_seats_per_customer
       USING ERRCODE = 'WRL22',
