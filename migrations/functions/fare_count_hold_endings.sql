@@ -6,6 +6,12 @@ CREATE OR REPLACE FUNCTION fare_count_hold_endings() RETURNS trigger LANGUAGE pl
 DECLARE
   v_row record;
 BEGIN
+  -- Seated holds (fare_class NULL: every hold of the chosen-seat and best-available paths)
+  -- have no allocation to give back; their seats are counted by the show_seat trigger. One
+  -- look at the new rows spares them the join below.
+  IF NOT EXISTS (SELECT 1 FROM new_rows WHERE fare_class IS NOT NULL) THEN
+    RETURN NULL;
+  END IF;
   FOR v_row IN
     SELECT a.showtime_id, a.fare_class::text AS fare_class, a.bucket,
            -sum(a.quantity)::int AS held,
