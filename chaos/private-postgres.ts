@@ -16,6 +16,8 @@ const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 export interface PrivatePostgres {
   port: number;
   url: string;
+  /** The cluster's data directory (owned by the postgres user when run as root). */
+  dataDir: string;
   /** `pg_ctl restart -m fast|immediate`: resolves once the server accepts connections again. */
   restart(mode: 'fast' | 'immediate'): Promise<void>;
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
@@ -24,12 +26,25 @@ export interface PrivatePostgres {
 }
 
 async function asPostgres(command: string, args: string[]): Promise<string> {
-  const asRoot = process.getuid?.() === 0;
-  const { stdout } = asRoot
-    ? await run('runuser', ['-u', 'postgres', '--', join(BIN, command), ...args], { timeout: 60_000 })
-    : await run(join(BIN, command), args, { timeout: 60_000 });
-  return stdout;
+  return (await runAsPostgres(join(BIN, command), args)).stdout;
 }
+
+/** Runs a program as the postgres user (as it is when not root), as PostgreSQL's tools insist. */
+export async function runAsPostgres(
+  program: string,
+  args: string[],
+  timeoutMs = 60_000,
+): Promise<{ stdout: string; stderr: string }> {
+  const asRoot = process.getuid?.() === 0;
+  return asRoot
+    ? await run('runuser', ['-u', 'postgres', '--', program, ...args], {
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+      })
+    : await run(program, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+}
+
+export const POSTGRES_BIN = BIN;
 
 async function postgresIds(): Promise<{ uid: number; gid: number } | null> {
   if (process.getuid?.() !== 0) return null;
@@ -66,6 +81,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const handle: PrivatePostgres = {
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    dataDir: data,
     async start() {
       await asPostgres('pg_ctl', ['-D', data, '-o', serverOptions, '-l', log, '-w', '-t', '60', 'start']);
     },

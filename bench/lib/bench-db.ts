@@ -42,12 +42,15 @@ export function benchPlanning(): Required<Pick<ConnectOptions, 'planCacheMode' |
 
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-/** A throwaway, migrated database for one benchmark run; dropped by `drop()`. */
-export async function createBenchDatabase(poolSize: number) {
+/**
+ * A throwaway, migrated database for one benchmark run; dropped by `drop()`. On the shared
+ * server (BENCH_PG_ADMIN_URL) unless a benchmark names a server of its own.
+ */
+export async function createBenchDatabase(poolSize: number, adminUrl = ADMIN_URL) {
   const name = `wr_bench_${randomBytes(4).toString('hex')}`;
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const sql = connectDatabase(url.toString(), { max: poolSize, applicationName: 'bench', ...benchPlanning() });
   await migrate(sql, await migrationsDir(), FUNCTIONS_DIR);
