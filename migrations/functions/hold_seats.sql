@@ -28,12 +28,16 @@
 --           the answer                                                         (11 statements)
 --   now     showtime and advisory lock; asked seats sorted with the owned seats (and places,
 --           by a statement of their own, only where the showtime sells general admission);
---           lock + UPDATE, which also reports the seats it found; seat_hold and outbox in
---           one statement; the answer returned without a query                  (4 statements)
+--           lock, which also reports which seats exist and which are free; seat_hold and
+--           outbox in one statement; the conditional UPDATE; the answer returned without a
+--           query                                                               (5 statements)
 --
--- Unknown seats are now found by the lock statement itself (a seat it cannot lock does not
--- exist in this showtime): the answer is the same 422 UNKNOWN_SEATS, raised after the limit
--- check instead of before it, and raising still undoes the UPDATE.
+-- Unknown seats are found by the lock statement itself (a seat it cannot lock does not exist
+-- in this showtime): the answer is the same 422 UNKNOWN_SEATS, raised after the limit check.
+-- The seat UPDATE comes last: the class counters it moves (show_seat trigger) lock a bucket
+-- row shared with every other hold and cancel of the class until commit, and written last that
+-- row is held for the commit alone. A refusal is decided on the locked rows before anything is
+-- written, so a buyer who loses a seat costs the lock and nothing else.
 CREATE OR REPLACE FUNCTION hold_seats(
   p_showtime_id bigint,
   p_customer_id text,
@@ -49,6 +53,7 @@ DECLARE
   v_found   text[];
   v_taken   text[];
   v_expires timestamptz;
+  v_count   integer;
 BEGIN
   -- GUARD: the showtime exists and is on sale by the database clock.
   -- LOCK (same statement): one customer's holds on one showtime run one at a time, so two
@@ -94,30 +99,23 @@ BEGIN
                                  'requested', cardinality(v_seats))::text;
   END IF;
 
-  -- WRITE: lock the rows in seat-code order (no deadlock between {A,B} and {B,A}), then take
-  -- only those that are free, where a lapsed hold counts as free. The same statement says
-  -- which of the asked seats exist (found) and which it took. The class counters move at the
-  -- end of this statement (show_seat trigger), after the seat locks.
+  -- LOCK: the asked rows in seat-code order (no deadlock between {A,B} and {B,A}), reading
+  -- which exist (found) and which are free (a lapsed hold counts as free). Once locked, a free
+  -- seat stays free until this transaction ends: nobody else can take it.
   v_expires := now() + make_interval(secs => v_show.hold_ttl_ms / 1000.0);
   WITH wanted AS (
-    SELECT s.seat_code FROM show_seat s
+    SELECT s.seat_code, (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.hold_expires_at <= now())) AS free
+      FROM show_seat s
      WHERE s.showtime_id = p_showtime_id AND s.seat_code = ANY (v_seats)
      ORDER BY s.seat_code
        FOR UPDATE
-  ), taken AS (
-    UPDATE show_seat s
-       SET status = 'HELD', hold_id = p_hold_id, customer_id = p_customer_id,
-           hold_expires_at = v_expires, booking_id = NULL
-      FROM wanted w
-     WHERE s.showtime_id = p_showtime_id AND s.seat_code = w.seat_code
-       AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.hold_expires_at <= now()))
-    RETURNING s.seat_code
   )
-  SELECT coalesce((SELECT array_agg(w.seat_code::text ORDER BY w.seat_code) FROM wanted w), '{}'),
-         coalesce((SELECT array_agg(t.seat_code::text ORDER BY t.seat_code) FROM taken t), '{}')
-    INTO v_found, v_taken;
+  SELECT coalesce(array_agg(w.seat_code::text ORDER BY w.seat_code), '{}'),
+         coalesce(array_agg(w.seat_code::text ORDER BY w.seat_code) FILTER (WHERE w.free), '{}')
+    INTO v_found, v_taken
+    FROM wanted w;
 
-  -- GUARD: every seat exists in this showtime's hall; raising undoes the UPDATE above
+  -- GUARD: every seat exists in this showtime's hall
   IF cardinality(v_found) <> cardinality(v_seats) THEN
     RAISE EXCEPTION 'unknown seats for showtime %', p_showtime_id USING ERRCODE = 'WR422',
       DETAIL = json_build_object('seats',
@@ -140,6 +138,21 @@ BEGIN
   SELECT 'HoldCreated', p_showtime_id, json_build_object(
     'holdId', r.id, 'customerId', p_customer_id, 'seats', v_seats, 'expiresAt', v_expires)
     FROM recorded r;
+
+  -- WRITE, last: the conditional UPDATE on the rows locked above. The class counters move at
+  -- the end of this statement (show_seat trigger) and their bucket rows stay locked until
+  -- commit: written last, they are held for the commit alone, not for the hold record too.
+  UPDATE show_seat s
+     SET status = 'HELD', hold_id = p_hold_id, customer_id = p_customer_id,
+         hold_expires_at = v_expires, booking_id = NULL
+   WHERE s.showtime_id = p_showtime_id AND s.seat_code = ANY (v_seats)
+     AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.hold_expires_at <= now()));
+  GET DIAGNOSTICS v_count = ROW_COUNT;
+  IF v_count <> cardinality(v_seats) THEN
+    -- Cannot happen while the rows are locked; refuse rather than hold part of the seats.
+    RAISE EXCEPTION 'seats not available' USING ERRCODE = 'WRC09',
+      DETAIL = json_build_object('seats', v_seats)::text;
+  END IF;
 
   hold_id := p_hold_id;
   expires_at := v_expires;
