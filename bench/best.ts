@@ -16,10 +16,10 @@ import { signAccessToken } from '../lib/access-token';
 import { generateSigningJwk, loadTokenKeys } from '../lib/token-keys';
 import { parseCoreConfig } from '../core/src/config';
 import { startCore } from '../core/src/node';
-import { insertShowtime } from '../core/src/catalog/showtime-repo';
 import { insertHallWithSeats, insertVenue } from '../core/src/catalog/venue-repo';
 import { rectangularLayout } from '../core/src/demo/seat-layout';
 import { createBenchDatabase } from './lib/bench-db';
+import { insertOnSaleShowtime } from './lib/bench-showtime';
 
 const run = promisify(execFile);
 const BUYERS = 200;
@@ -43,18 +43,7 @@ export default async function bestBenchmark(args: string[]) {
       name: 'Bench hall',
       seats: rectangularLayout({ rows: 20, columns: 30 }),
     });
-    const showtime = (title: string) =>
-      insertShowtime(db.sql, {
-        hallId: hall.id,
-        title,
-        startsAt: new Date(Date.now() + 86_400_000),
-        opensAt: new Date(Date.now() - 60_000),
-        saleState: 'OPEN',
-        priceCents: 1000,
-        currency: 'EUR',
-        maxSeatsPerCustomer: 8,
-        holdTtlMs: 600_000,
-      });
+    const showtime = (title: string) => insertOnSaleShowtime(db.sql, hall.id, title);
     const keys = await loadTokenKeys({ signingJwk: await generateSigningJwk('bench') });
     const core = await startCore(
       parseCoreConfig({ CORE_PORT: '0', CORE_HOST: '127.0.0.1', LOG_LEVEL: 'warn', JOBS_ENABLED: 'false' }),

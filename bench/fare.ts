@@ -15,7 +15,6 @@
  * the hot row the buckets exist for. Each commit waits for its WAL flush while holding that row.
  */
 import { randomUUID } from 'node:crypto';
-import { insertShowtime } from '../core/src/catalog/showtime-repo';
 import { insertHallWithSeats, insertVenue } from '../core/src/catalog/venue-repo';
 import { rectangularLayout } from '../core/src/demo/seat-layout';
 import { configurePlaces, insertPlacesClass } from '../core/src/fares/fare-repo';
@@ -23,6 +22,7 @@ import { createCoreMetrics } from '../core/src/metrics';
 import { createHoldService } from '../core/src/seats/hold-service';
 import { createBenchDatabase } from './lib/bench-db';
 import { pgbench } from './lib/pgbench';
+import { insertOnSaleShowtime } from './lib/bench-showtime';
 
 const CLIENTS = 32;
 const CAPACITY = 5_000_000;
@@ -49,17 +49,7 @@ export default async function fareBenchmark(args: string[]) {
       name: 'Bench hall',
       seats: rectangularLayout({ rows: 1, columns: 4 }),
     });
-    const { id: showtimeId } = await insertShowtime(db.sql, {
-      hallId: hall.id,
-      title: 'fare bench',
-      startsAt: new Date(Date.now() + 86_400_000),
-      opensAt: new Date(Date.now() - 60_000),
-      saleState: 'OPEN',
-      priceCents: 1000,
-      currency: 'EUR',
-      maxSeatsPerCustomer: 8,
-      holdTtlMs: 600_000,
-    });
+    const { id: showtimeId } = await insertOnSaleShowtime(db.sql, hall.id, 'fare bench');
     const classes = [
       ['ONE_SERVICE', 1],
       ['ONE_PGBENCH', 1],

@@ -19,7 +19,6 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import type { AccessClaims } from '../lib/access-token';
-import { insertShowtime } from '../core/src/catalog/showtime-repo';
 import { insertHallWithSeats, insertVenue } from '../core/src/catalog/venue-repo';
 import { rectangularLayout } from '../core/src/demo/seat-layout';
 import { createSeatGate } from '../core/src/gate/seat-gate';
@@ -30,6 +29,7 @@ import { scripts } from '../queue/src/scripts.gen';
 import { startPrivateRedis } from '../queue/test/redis-servers';
 import { createBenchDatabase } from './lib/bench-db';
 import { pgbench } from './lib/pgbench';
+import { insertOnSaleShowtime } from './lib/bench-showtime';
 
 const run = promisify(execFile);
 const CLIENTS = 64;
@@ -98,20 +98,7 @@ export default async function gateBenchmark(args: string[]) {
       name: 'Bench hall',
       seats: rectangularLayout({ rows: 15, columns: 20 }),
     });
-    const newShowtime = async (title: string) =>
-      (
-        await insertShowtime(db.sql, {
-          hallId: hall.id,
-          title,
-          startsAt: new Date(Date.now() + 86_400_000),
-          opensAt: new Date(Date.now() - 60_000),
-          saleState: 'OPEN',
-          priceCents: 1000,
-          currency: 'EUR',
-          maxSeatsPerCustomer: 50,
-          holdTtlMs: 600_000,
-        })
-      ).id;
+    const newShowtime = async (title: string) => (await insertOnSaleShowtime(db.sql, hall.id, title, 50)).id;
     const seatCodes = (
       await db.sql<
         { seat_code: string }[]

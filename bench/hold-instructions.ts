@@ -20,7 +20,6 @@ import { execFile, spawn } from 'node:child_process';
 import { chownSync, createReadStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { insertShowtime } from '../core/src/catalog/showtime-repo';
 import { insertHallWithSeats, insertVenue } from '../core/src/catalog/venue-repo';
 import { rectangularLayout } from '../core/src/demo/seat-layout';
 import { POSTGRES_BIN, runAsPostgres, startPrivatePostgres } from '../chaos/private-postgres';
@@ -28,6 +27,7 @@ import { createBenchDatabase } from './lib/bench-db';
 import { pgbench } from './lib/pgbench';
 import { BARE_UPDATE, COLUMNS, ROWS, SAME_STATEMENTS } from './lib/hold-scripts';
 import { singleUserScript, type HoldKind } from './lib/single-user-script';
+import { insertOnSaleShowtime } from './lib/bench-showtime';
 
 const run = promisify(execFile);
 const BASELINE_PAIRS = 20;
@@ -52,17 +52,7 @@ export default async function holdInstructionsBenchmark(args: string[]) {
     });
     const showtimes: Record<HoldKind, number> = { bare: 0, same: 0 };
     for (const kind of ['bare', 'same'] as const) {
-      const showtime = await insertShowtime(db.sql, {
-        hallId: hall.id,
-        title: kind,
-        startsAt: new Date(Date.now() + 30 * 86_400_000),
-        opensAt: new Date(Date.now() - 60_000),
-        saleState: 'OPEN',
-        priceCents: 1000,
-        currency: 'EUR',
-        maxSeatsPerCustomer: 8,
-        holdTtlMs: 600_000,
-      });
+      const showtime = await insertOnSaleShowtime(db.sql, hall.id, kind);
       showtimes[kind] = showtime.id;
     }
     // A steady state, as a sale in progress has: a few thousand holds made and cancelled.

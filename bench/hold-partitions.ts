@@ -15,10 +15,10 @@
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { createBenchDatabase } from './lib/bench-db';
-import { insertShowtime } from '../core/src/catalog/showtime-repo';
 import { insertHallWithSeats, insertVenue } from '../core/src/catalog/venue-repo';
 import { rectangularLayout } from '../core/src/demo/seat-layout';
 import { endHold, findHold, holdSeats } from '../core/src/seats/seat-repo';
+import { insertOnSaleShowtime } from './lib/bench-showtime';
 
 const CLIENTS = 16;
 const SEATS = rectangularLayout({ rows: 20, columns: 30 }).map((seat) => seat.code);
@@ -35,17 +35,7 @@ async function database(without: string) {
       name: 'Bench hall',
       seats: rectangularLayout({ rows: 20, columns: 30 }),
     });
-    const showtime = await insertShowtime(db.sql, {
-      hallId: hall.id,
-      title: 'hold-partitions',
-      startsAt: new Date(Date.now() + 86_400_000),
-      opensAt: new Date(Date.now() - 60_000),
-      saleState: 'OPEN',
-      priceCents: 1000,
-      currency: 'EUR',
-      maxSeatsPerCustomer: 8,
-      holdTtlMs: 600_000,
-    });
+    const showtime = await insertOnSaleShowtime(db.sql, hall.id, 'hold-partitions');
     return { db, showtimeId: showtime.id };
   } finally {
     process.env.BENCH_WITHOUT_MIGRATIONS = previous;

@@ -27,7 +27,6 @@ import { signAccessToken } from '../lib/access-token';
 import { generateSigningJwk, loadTokenKeys } from '../lib/token-keys';
 import { parseCoreConfig } from '../core/src/config';
 import { startCore } from '../core/src/node';
-import { insertShowtime } from '../core/src/catalog/showtime-repo';
 import { insertHallWithSeats, insertVenue } from '../core/src/catalog/venue-repo';
 import { rectangularLayout } from '../core/src/demo/seat-layout';
 import { benchPlanning, createBenchDatabase } from './lib/bench-db';
@@ -37,6 +36,7 @@ import { wrkHolds } from './lib/wrk-holds';
 import { bearerClient } from './lib/bearer-client';
 import { holdsReport, type HoldsFigures } from './lib/holds-report';
 import { BARE_UPDATE, BEST_STATEMENTS, CLIENTS, COLUMNS, ROWS, SAME_STATEMENTS } from './lib/hold-scripts';
+import { insertOnSaleShowtime } from './lib/bench-showtime';
 
 export default async function holdsBenchmark(args: string[]) {
   const seconds = Number(args[0] ?? 8);
@@ -49,18 +49,7 @@ export default async function holdsBenchmark(args: string[]) {
       name: 'Bench hall',
       seats: rectangularLayout({ rows: ROWS, columns: COLUMNS }),
     });
-    const showtime = (title: string) =>
-      insertShowtime(db.sql, {
-        hallId: hall.id,
-        title,
-        startsAt: new Date(Date.now() + 86_400_000),
-        opensAt: new Date(Date.now() - 60_000),
-        saleState: 'OPEN',
-        priceCents: 1000,
-        currency: 'EUR',
-        maxSeatsPerCustomer: 8,
-        holdTtlMs: 600_000,
-      });
+    const showtime = (title: string) => insertOnSaleShowtime(db.sql, hall.id, title);
     const forBare = await showtime('pgbench bare');
     const forSame = await showtime('pgbench same');
     const forService = await showtime('service');

@@ -4,10 +4,8 @@ import { isolatedDatabase } from '../../../test/support/env';
 import { connectDatabase } from '../../src/db/connect';
 import { holdAmountCents } from '../../src/fares/fare-repo';
 import { sweepExpiredHolds } from '../../src/jobs/sweeper';
-import { insertPayment } from '../../src/payments/payment-repo';
-import { settlePayment } from '../../src/payments/settlement';
 import { createCoreHarness, releasedTogether, TEST_ADMIN_TOKEN, unique, type CoreHarness } from '../core-harness';
-import { classTotals, countMismatches, createPlacesClass } from './fare-harness';
+import { classTotals, countMismatches, createPlacesClass, payHold } from './fare-harness';
 
 // A database of its own: the sweeper below acts on every lapsed hold.
 let db: Awaited<ReturnType<typeof isolatedDatabase>>;
@@ -27,20 +25,7 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 
-async function pay(holdId: string, showtimeId: number, customerId: string) {
-  const paymentId = `pay_${unique('p').replace(/\W/g, '')}`;
-  await insertPayment(sql, {
-    id: paymentId,
-    hold_id: holdId,
-    showtime_id: showtimeId,
-    customer_id: customerId,
-    amount_cents: await holdAmountCents(sql, holdId, showtimeId),
-    currency: 'EUR',
-    checkout_url: 'http://pay.test',
-    expires_at: new Date(Date.now() + 60_000),
-  });
-  return settlePayment(sql, { paymentId, outcome: 'succeeded', cause: 'test payment' });
-}
+const pay = (holdId: string, showtimeId: number, customerId: string) => payHold(sql, holdId, showtimeId, customerId);
 
 describe('class counters always equal the seats and holds', () => {
   it('seated stampede with cancels: every snapshot taken during the crowd agrees, bucket by bucket', async () => {

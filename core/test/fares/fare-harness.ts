@@ -1,5 +1,8 @@
 import type { Sql } from 'postgres';
-import { configurePlaces, insertPlacesClass } from '../../src/fares/fare-repo';
+import { configurePlaces, holdAmountCents, insertPlacesClass } from '../../src/fares/fare-repo';
+import { insertPayment } from '../../src/payments/payment-repo';
+import { settlePayment } from '../../src/payments/settlement';
+import { unique } from '../core-harness';
 
 /** A general-admission class on a showtime, set up through the same SQL the operator API uses. */
 export async function createPlacesClass(
@@ -93,4 +96,20 @@ export async function classTotals(sql: Sql, showtimeId: number, fareClass: strin
            coalesce(sum(held), 0)::int AS held, coalesce(sum(sold), 0)::int AS sold, count(*)::int AS rows
       FROM fare_inventory WHERE showtime_id = ${showtimeId} AND fare_class = ${fareClass}`;
   return row!;
+}
+
+/** Pays for a hold at its price as the gateway's callback would (a payment row, then settled). */
+export async function payHold(sql: Sql, holdId: string, showtimeId: number, customerId: string) {
+  const paymentId = `pay_${unique('p').replace(/\W/g, '')}`;
+  await insertPayment(sql, {
+    id: paymentId,
+    hold_id: holdId,
+    showtime_id: showtimeId,
+    customer_id: customerId,
+    amount_cents: await holdAmountCents(sql, holdId, showtimeId),
+    currency: 'EUR',
+    checkout_url: 'http://pay.test',
+    expires_at: new Date(Date.now() + 60_000),
+  });
+  return settlePayment(sql, { paymentId, outcome: 'succeeded', cause: 'test payment' });
 }

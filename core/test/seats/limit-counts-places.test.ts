@@ -7,10 +7,7 @@ import { isolatedDatabase } from '../../../test/support/env';
 import { connectDatabase } from '../../src/db/connect';
 import { FUNCTIONS_DIR } from '../../src/db/function-files';
 import { createCoreHarness, unique, type CoreHarness } from '../core-harness';
-import { createPlacesClass } from '../fares/fare-harness';
-import { holdAmountCents } from '../../src/fares/fare-repo';
-import { insertPayment } from '../../src/payments/payment-repo';
-import { settlePayment } from '../../src/payments/settlement';
+import { createPlacesClass, payHold } from '../fares/fare-harness';
 
 /**
  * hold_seats counts a customer's general-admission places against the per-customer limit only
@@ -69,22 +66,6 @@ async function holdPlaces(showtimeId: number, customer: string, quantity: number
   return holdId;
 }
 
-/** Pays for a hold as the gateway's callback would. */
-async function pay(holdId: string, showtimeId: number, customerId: string) {
-  const paymentId = `pay_${unique('p').replace(/\W/g, '')}`;
-  await insertPayment(sql, {
-    id: paymentId,
-    hold_id: holdId,
-    showtime_id: showtimeId,
-    customer_id: customerId,
-    amount_cents: await holdAmountCents(sql, holdId, showtimeId),
-    currency: 'EUR',
-    checkout_url: 'http://pay.test',
-    expires_at: new Date(Date.now() + 60_000),
-  });
-  return settlePayment(sql, { paymentId, outcome: 'succeeded', cause: 'test payment' });
-}
-
 describe.each<HoldFn>(['hold_seats', 'hold_seats_places_blind'])('%s', (fn) => {
   const counts = fn === 'hold_seats';
 
@@ -123,7 +104,7 @@ it('places bought and paid for count as well as places held', async () => {
   const showtimeId = await showtimeWithPlaces();
   const customer = unique('places-owned');
   const holdId = await holdPlaces(showtimeId, customer, 6);
-  expect((await pay(holdId, showtimeId, customer)).kind).toBe('booked');
+  expect((await payHold(sql, holdId, showtimeId, customer)).kind).toBe('booked');
   expect(await holdSeats('hold_seats', showtimeId, customer, ['A1', 'A2', 'A3'])).toMatchObject({
     held: false,
     code: 'WRL22',
