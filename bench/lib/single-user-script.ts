@@ -2,16 +2,20 @@
  * The `holds` bench's pgbench scripts as a script for a single-user PostgreSQL (one statement
  * per line, PREPAREd once, EXECUTEd per pair), so `hold-instructions` counts exactly the
  * statements `holds` times. pgbench's variables become parameters: $1 the showtime, $2 the
- * customer, $3 the seat, $4 the hold id (chosen here, as the core chooses it).
+ * customer, $3 the seat (unused by best available, which picks its own), $4 the hold id (chosen
+ * here, as the core chooses it).
  */
 import { createHash } from 'node:crypto';
 import { rectangularLayout } from '../../core/src/demo/seat-layout';
 import { benchPlanning } from './bench-db';
-import { BARE_UPDATE, COLUMNS, PICK_SEAT, ROWS, SAME_STATEMENTS, SEAT } from './hold-scripts';
+import { BARE_UPDATE, BEST_STATEMENTS, COLUMNS, PICK_SEAT, ROWS, SAME_STATEMENTS, SEAT } from './hold-scripts';
 
-export type HoldKind = 'bare' | 'same';
+export type HoldKind = 'bare' | 'same' | 'best';
 
-const HOLD_LINE = /^SELECT hold_id FROM hold_seats\(.*\) \\gset$/m;
+const SCRIPTS: Record<HoldKind, string> = { bare: BARE_UPDATE, same: SAME_STATEMENTS, best: BEST_STATEMENTS };
+
+// The hold, whose id pgbench draws and keeps (\gset): here it is the parameter $4.
+const HOLD_LINE = /^(SELECT hold_id FROM \w+\(.*), gen_random_uuid\(\)\) \\gset$/m;
 
 /** pgbench variables to parameters, and each statement on one line. */
 export function toStatements(script: string): string[] {
@@ -21,7 +25,7 @@ export function toStatements(script: string): string[] {
     .replaceAll("'pgbench-' || :client_id", () => '$2')
     .replaceAll(':hold_id', () => '$4')
     .replaceAll(':show', () => '$1')
-    .replace(HOLD_LINE, () => 'SELECT hold_id FROM hold_seats($1, $2, ARRAY[$3], $4);')
+    .replace(HOLD_LINE, (_, call: string) => `${call}, $4);`)
     .split(/;\s*\n/)
     .map((statement) => statement.replace(/\s+/g, ' ').trim())
     .filter(Boolean);
@@ -31,7 +35,7 @@ export function toStatements(script: string): string[] {
 }
 
 export function singleUserScript(kind: HoldKind, showtimeId: number, pairs: number): string {
-  const statements = toStatements(kind === 'bare' ? BARE_UPDATE : SAME_STATEMENTS);
+  const statements = toStatements(SCRIPTS[kind]);
   if (statements.length !== 2) throw new Error(`single-user script: expected 2 statements, got ${statements.length}`);
   const { planCacheMode, sequentialScans } = benchPlanning();
   const seats = rectangularLayout({ rows: ROWS, columns: COLUMNS }).map((seat) => seat.code);
