@@ -6,7 +6,7 @@
  *
  * Timed runs on a shared 2-core machine drift by a factor of two between minutes; instruction
  * counts do not. A private PostgreSQL is migrated and seeded as the `holds` bench seeds its
- * database, warmed with a few seconds of both scripts under pgbench (a steady state: indexes and
+ * database, warmed with some seconds of each script under pgbench (a steady state: indexes and
  * pages in use, not a fresh table), then stopped and copied. Each count restores that copy and
  * runs one single-user PostgreSQL under valgrind's callgrind on a script of PREPAREd statements:
  * exactly the statements of `holds` (bench/lib/hold-scripts.ts), planned generically as the
@@ -17,22 +17,22 @@
  * the network. Those are what `holds` measures; this one shows whether a change to the
  * statements made them cheaper, by how much, beyond the machine's noise.
  */
-import { execFile, spawn } from 'node:child_process';
-import { chownSync, createReadStream, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chownSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { insertHallWithSeats, insertVenue } from '../core/src/catalog/venue-repo';
 import { rectangularLayout } from '../core/src/demo/seat-layout';
-import { POSTGRES_BIN, runAsPostgres, startPrivatePostgres } from '../chaos/private-postgres';
+import { POSTGRES_BIN, postgresIds, runAsPostgres, startPrivatePostgres } from '../chaos/private-postgres';
 import { createBenchDatabase } from './lib/bench-db';
 import { pgbench } from './lib/pgbench';
-import { BARE_UPDATE, BEST_STATEMENTS, COLUMNS, ROWS, SAME_STATEMENTS } from './lib/hold-scripts';
-import { singleUserScript, type HoldKind } from './lib/single-user-script';
+import { COLUMNS, ROWS } from './lib/hold-scripts';
+import { HOLD_SCRIPTS, singleUserScript, type HoldKind } from './lib/single-user-script';
 import { insertOnSaleShowtime } from './lib/bench-showtime';
 
 const run = promisify(execFile);
 const BASELINE_PAIRS = 20;
-const KINDS: readonly HoldKind[] = ['bare', 'same', 'best'];
+const KINDS = Object.keys(HOLD_SCRIPTS) as HoldKind[];
 const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 10);
 
 export default async function holdInstructionsBenchmark(args: string[]) {
@@ -58,14 +58,10 @@ export default async function holdInstructionsBenchmark(args: string[]) {
       showtimes[kind] = showtime.id;
     }
     // A steady state, as a sale in progress has: a few thousand holds made and cancelled.
-    for (const [kind, script] of [
-      ['bare', BARE_UPDATE],
-      ['same', SAME_STATEMENTS],
-      ['best', BEST_STATEMENTS],
-    ] as const)
+    for (const kind of KINDS)
       await pgbench({
         databaseUrl: db.url,
-        script,
+        script: HOLD_SCRIPTS[kind],
         clients: 4,
         seconds: WARM_SECONDS,
         variables: { show: showtimes[kind] },
@@ -87,10 +83,8 @@ export default async function holdInstructionsBenchmark(args: string[]) {
       await runAsPostgres('cp', ['-a', snapshot, server.dataDir]);
       const file = join(server.dataDir, '..', `script-${kind}-${n}.sql`);
       writeFileSync(file, singleUserScript(kind, showtimes[kind], n));
-      if (process.getuid?.() === 0) {
-        const { stdout: uid } = await run('id', ['-u', 'postgres']);
-        chownSync(file, Number(uid.trim()), Number(uid.trim()));
-      }
+      const ids = await postgresIds();
+      if (ids) chownSync(file, ids.uid, ids.gid);
       return callgrindInstructions(server.dataDir, name, file);
     };
     const perPair: Record<HoldKind, number> = { bare: 0, same: 0, best: 0 };
@@ -112,8 +106,8 @@ export default async function holdInstructionsBenchmark(args: string[]) {
 }
 
 /** Runs one single-user PostgreSQL on `script` under callgrind; returns the instructions it ran. */
-function callgrindInstructions(dataDir: string, database: string, script: string): Promise<number> {
-  const args = [
+async function callgrindInstructions(dataDir: string, database: string, script: string): Promise<number> {
+  const command = [
     'valgrind',
     '--tool=callgrind',
     '--callgrind-out-file=/dev/null',
@@ -128,23 +122,15 @@ function callgrindInstructions(dataDir: string, database: string, script: string
     'fsync=off',
     database,
   ];
-  const [program, ...rest] = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', ...args] : args;
-  return new Promise((resolve, reject) => {
-    const child = spawn(program!, rest, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    let stdout = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    createReadStream(script).pipe(child.stdin);
-    child.on('error', reject);
-    child.on('close', () => {
-      if (/\bERROR:/.test(stdout + stderr)) {
-        reject(new Error(`hold-instructions: a statement failed:\n${(stdout + stderr).slice(-2000)}`));
-        return;
-      }
-      const collected = /Collected : (\d+)/.exec(stderr);
-      if (!collected) reject(new Error(`hold-instructions: no count from callgrind:\n${stderr.slice(-2000)}`));
-      else resolve(Number(collected[1]));
-    });
-  });
+  // The script is the server's standard input: a shell as the postgres user redirects it.
+  const { stdout, stderr } = await runAsPostgres(
+    'sh',
+    ['-c', 'script=$1; shift; exec "$@" < "$script"', 'sh', script, ...command],
+    30 * 60_000,
+  );
+  if (/\bERROR:/.test(stdout + stderr))
+    throw new Error(`hold-instructions: a statement failed:\n${(stdout + stderr).slice(-2000)}`);
+  const collected = /Collected : (\d+)/.exec(stderr);
+  if (!collected) throw new Error(`hold-instructions: no count from callgrind:\n${stderr.slice(-2000)}`);
+  return Number(collected[1]);
 }

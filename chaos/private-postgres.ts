@@ -46,7 +46,8 @@ export async function runAsPostgres(
 
 export const POSTGRES_BIN = BIN;
 
-async function postgresIds(): Promise<{ uid: number; gid: number } | null> {
+/** The postgres user's ids when running as root (files it must own); null otherwise. */
+export async function postgresIds(): Promise<{ uid: number; gid: number } | null> {
   if (process.getuid?.() !== 0) return null;
   const { stdout: uid } = await run('id', ['-u', 'postgres']);
   const { stdout: gid } = await run('id', ['-g', 'postgres']);

@@ -12,7 +12,12 @@ import { BARE_UPDATE, BEST_STATEMENTS, COLUMNS, PICK_SEAT, ROWS, SAME_STATEMENTS
 
 export type HoldKind = 'bare' | 'same' | 'best';
 
-const SCRIPTS: Record<HoldKind, string> = { bare: BARE_UPDATE, same: SAME_STATEMENTS, best: BEST_STATEMENTS };
+/** The pgbench script of each kind (bench/lib/hold-scripts.ts). */
+export const HOLD_SCRIPTS: Readonly<Record<HoldKind, string>> = {
+  bare: BARE_UPDATE,
+  same: SAME_STATEMENTS,
+  best: BEST_STATEMENTS,
+};
 
 // The hold, whose id pgbench draws and keeps (\gset): here it is the parameter $4.
 const HOLD_LINE = /^(SELECT hold_id FROM \w+\(.*), gen_random_uuid\(\)\) \\gset$/m;
@@ -35,7 +40,7 @@ export function toStatements(script: string): string[] {
 }
 
 export function singleUserScript(kind: HoldKind, showtimeId: number, pairs: number): string {
-  const statements = toStatements(SCRIPTS[kind]);
+  const statements = toStatements(HOLD_SCRIPTS[kind]);
   if (statements.length !== 2) throw new Error(`single-user script: expected 2 statements, got ${statements.length}`);
   const { planCacheMode, sequentialScans } = benchPlanning();
   const seats = rectangularLayout({ rows: ROWS, columns: COLUMNS }).map((seat) => seat.code);

@@ -51,7 +51,7 @@ DECLARE
   v_owned   integer;
   v_sells_places boolean;
   v_found   text[];
-  v_taken   text[];
+  v_free    text[];
   v_expires timestamptz;
   v_count   integer;
 BEGIN
@@ -112,7 +112,7 @@ BEGIN
   )
   SELECT coalesce(array_agg(w.seat_code::text ORDER BY w.seat_code), '{}'),
          coalesce(array_agg(w.seat_code::text ORDER BY w.seat_code) FILTER (WHERE w.free), '{}')
-    INTO v_found, v_taken
+    INTO v_found, v_free
     FROM wanted w;
 
   -- GUARD: every seat exists in this showtime's hall
@@ -122,10 +122,10 @@ BEGIN
         ARRAY(SELECT code FROM unnest(v_seats) AS code WHERE code <> ALL (v_found) ORDER BY code))::text;
   END IF;
   -- GUARD: all or nothing
-  IF cardinality(v_taken) <> cardinality(v_seats) THEN
+  IF cardinality(v_free) <> cardinality(v_seats) THEN
     RAISE EXCEPTION 'seats not available' USING ERRCODE = 'WRC09',
       DETAIL = json_build_object('seats',
-        ARRAY(SELECT code FROM unnest(v_seats) AS code WHERE code <> ALL (v_taken) ORDER BY code))::text;
+        ARRAY(SELECT code FROM unnest(v_seats) AS code WHERE code <> ALL (v_free) ORDER BY code))::text;
   END IF;
 
   -- The hold record (its trigger logs the transition) and its event, in one statement.

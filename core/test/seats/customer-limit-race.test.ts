@@ -1,11 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type { Sql } from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isolatedDatabase } from '../../../test/support/env';
 import { connectDatabase } from '../../src/db/connect';
-import { FUNCTIONS_DIR } from '../../src/db/function-files';
+import { loadHoldSeatsVariant } from './hold-seats-variant';
 import { createCoreHarness, releasedTogether, unique, type CoreHarness } from '../core-harness';
 
 /**
@@ -27,14 +25,12 @@ beforeAll(async () => {
   db = await isolatedDatabase('limitrace');
   sql = connectDatabase(db.url, { max: PARALLEL, applicationName: 'test-limit-race' });
   h = await createCoreHarness(sql);
-  const source = await readFile(path.join(FUNCTIONS_DIR, 'hold_seats.sql'), 'utf8');
-  const lock = /, pg_advisory_xact_lock\([^\n]*\)\)/;
-  if (!lock.test(source)) throw new Error('hold_seats no longer takes the lock where this test expects it');
-  await sql.unsafe(
-    source
-      .replace('CREATE OR REPLACE FUNCTION hold_seats(', 'CREATE OR REPLACE FUNCTION hold_seats_unlocked(')
-      .replace(lock, ''),
-  );
+  await loadHoldSeatsVariant(sql, {
+    name: 'hold_seats_unlocked',
+    piece: /, pg_advisory_xact_lock\([^\n]*\)\)/,
+    replacement: '',
+    missing: 'hold_seats no longer takes the lock where this test expects it',
+  });
 });
 afterAll(async () => {
   await sql.end({ timeout: 1 });

@@ -1,11 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isolatedDatabase } from '../../../test/support/env';
 import { connectDatabase } from '../../src/db/connect';
-import { FUNCTIONS_DIR } from '../../src/db/function-files';
+import { loadHoldSeatsVariant } from './hold-seats-variant';
 import { createCoreHarness, unique, type CoreHarness } from '../core-harness';
 import { createPlacesClass, payHold } from '../fares/fare-harness';
 
@@ -26,14 +24,12 @@ beforeAll(async () => {
   db = await isolatedDatabase('limitplaces');
   sql = connectDatabase(db.url, { max: 4, applicationName: 'test-limit-places' });
   h = await createCoreHarness(sql);
-  const source = await readFile(path.join(FUNCTIONS_DIR, 'hold_seats.sql'), 'utf8');
-  const counted = 'IF v_sells_places THEN';
-  if (!source.includes(counted)) throw new Error('hold_seats no longer counts places where this test expects it');
-  await sql.unsafe(
-    source
-      .replace('CREATE OR REPLACE FUNCTION hold_seats(', 'CREATE OR REPLACE FUNCTION hold_seats_places_blind(')
-      .replace(counted, 'IF false THEN'),
-  );
+  await loadHoldSeatsVariant(sql, {
+    name: 'hold_seats_places_blind',
+    piece: 'IF v_sells_places THEN',
+    replacement: 'IF false THEN',
+    missing: 'hold_seats no longer counts places where this test expects it',
+  });
 });
 afterAll(async () => {
   await sql.end({ timeout: 1 });
