@@ -1,20 +1,20 @@
 -- hold_best_seats: the guards of hold_seats (database clock, sale open, per-customer limit under
 -- the customer's advisory lock, all or nothing), then the choice and the write in ONE statement:
 --
---   SEATS     every seat of the showtime with its hall position; "free" as hold_seats reads
---             it (AVAILABLE, or HELD by a lapsed hold), "eligible" = free, of the asked class,
---             accessible only when asked for, and a couple seat only when its partner is too
---             (couple seats pair up in column order within a row: lib/couple-pairs.ts).
---   RUNS      eligible seats at consecutive columns of one row (gaps and islands).
---   BLOCKS    every window of N seats inside a run that cuts no couple pair (and, when
---             accessible seats are asked for, holds at least one), with its score (lower wins):
+--   BLOCKS    the hall's blocks of N seats in score order (hall_block, filled once per hall,
+--             count and ideal row by hall_blocks_ensure): N seats at consecutive columns of
+--             one row, cutting no couple pair, scored (lower wins)
 --               2 x |row - ideal row|  +  |block centre - row centre| (in seats)
 --               - 3 when N = 2 and the block is one couple pair (preferred for two)
---             ties: the front row, then the leftmost block.
---   CHOSEN    blocks in score order; for each, its seats are locked FOR UPDATE SKIP LOCKED and
---             re-checked free; the first block whose N seats were all locked wins. Seats other
+--             ties: the front row, then the leftmost block. Kept: blocks with an accessible
+--             seat when accessible seats are asked for, blocks without one otherwise.
+--   CHOSEN    for each block in that order, its seats are read: all free (AVAILABLE, or HELD
+--             by a lapsed hold) and of the asked class, they are locked FOR UPDATE SKIP LOCKED
+--             and re-checked; the first block whose N seats were all locked wins. Seats other
 --             buyers are locking right now are skipped, never waited for, so a crowd aiming at
 --             the centre spreads over the next-best blocks instead of queueing or conflicting.
+--             A couple seat is only ever in a block with its partner, so both are free or
+--             neither is taken.
 --   TAKEN     the conditional UPDATE of hold_seats on exactly those seats.
 --
 -- together = false: best N anywhere (couple pairs still whole), seat by seat in score order.
@@ -24,6 +24,10 @@
 --   WRK22 the fare class is not a seated class of this showtime
 --   55P03 every fitting block was locked by other buyers ten statements running (transient:
 --         the service retries, then answers 503 BUSY)
+--
+-- The blocks depend on the hall alone: working them out on every call (window functions over
+-- every seat of the showtime) cost some 40 M instructions for two seats in a 600-seat hall.
+-- A refusal (WRN09) still reads every seat, to say how many sit together (seats_together).
 --
 -- When every fitting block is being locked by others (the last seats, a crowd), the attempt is
 -- undone (releasing what it locked in part), the function waits for the buyer locking the best
@@ -86,6 +90,9 @@ BEGIN
                   (SELECT ceil(max(hs.row_number) * 2 / 3.0)::int FROM hall_seat hs WHERE hs.hall_id = h.id))
     INTO v_ideal FROM hall h WHERE h.id = v_show.hall_id;
   v_expires := now() + make_interval(secs => v_show.hold_ttl_ms / 1000.0);
+  IF p_together THEN
+    PERFORM hall_blocks_ensure(v_show.hall_id, p_count, v_ideal);
+  END IF;
 
   LOOP
     v_attempt := v_attempt + 1;
@@ -94,54 +101,28 @@ BEGIN
       -- locked in part are let go before this buyer waits on anyone: two buyers can never each
       -- hold half of what the other waits for.
       BEGIN
-      -- CHOOSE + LOCK + WRITE: one statement (see the header)
-      WITH seat AS (
-        SELECT hs.seat_code, hs.row_number AS r, hs.column_number AS c, hs.seat_type,
-               (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.hold_expires_at <= now()))
-                 AND (p_fare_class IS NULL OR s.fare_class = p_fare_class)
-                 AND (p_accessible OR hs.seat_type <> 'accessible') AS eligible
-          FROM show_seat s JOIN hall_seat hs ON hs.hall_id = v_show.hall_id AND hs.seat_code = s.seat_code
-         WHERE s.showtime_id = p_showtime_id
-      ), paired AS (
-        SELECT seat.*,
-               min(c) OVER (PARTITION BY r) AS row_first, max(c) OVER (PARTITION BY r) AS row_last,
-               CASE WHEN seat_type = 'couple' THEN
-                 CASE WHEN row_number() OVER w % 2 = 1 THEN lead(c) OVER w ELSE lag(c) OVER w END END AS partner_c,
-               CASE WHEN seat_type = 'couple' THEN
-                 CASE WHEN row_number() OVER w % 2 = 1 THEN lead(eligible) OVER w ELSE lag(eligible) OVER w END END AS partner_eligible
-          FROM seat
-        WINDOW w AS (PARTITION BY r, seat_type = 'couple' ORDER BY c)
-      ), eligible AS (
-        SELECT p.*, c - row_number() OVER (PARTITION BY r ORDER BY c) AS run
-          FROM paired p
-         WHERE p.eligible AND (p.partner_c IS NULL OR p.partner_eligible)
-      ), windows AS (
-        SELECT r, c AS first_c, row_first, row_last,
-               array_agg(seat_code::text) OVER f AS codes,
-               count(*) OVER f AS n,
-               max(c) OVER f AS last_c,
-               min(partner_c) OVER f AS min_partner,
-               max(partner_c) OVER f AS max_partner,
-               count(*) FILTER (WHERE seat_type = 'accessible') OVER f AS accessible_n,
-               count(*) FILTER (WHERE seat_type = 'couple') OVER f AS couple_n
-          FROM eligible
-        WINDOW f AS (PARTITION BY r, run ORDER BY c ROWS BETWEEN CURRENT ROW AND p_count - 1 FOLLOWING)
-      ), blocks AS (
-        SELECT codes, r, first_c,
-               2 * abs(r - v_ideal) + abs((first_c + last_c) / 2.0 - (row_first + row_last) / 2.0)
-                 - CASE WHEN p_count = 2 AND couple_n = 2 THEN 3 ELSE 0 END AS score
-          FROM windows
-         WHERE n = p_count
-           AND (min_partner IS NULL OR (min_partner >= first_c AND max_partner <= last_c))
-           AND (NOT p_accessible OR accessible_n > 0)
-      ), chosen AS (
+      -- CHOOSE + LOCK + WRITE: one statement (see the header). The blocks come in score order
+      -- from the hall's list (an index scan); each one's seats are read, and locked only when
+      -- all of them are free, so a buyer passing over a half-taken block locks none of it.
+      WITH chosen AS (
         SELECT l.codes
-          FROM (SELECT b.codes, b.score, b.r, b.first_c FROM blocks b ORDER BY b.score, b.r, b.first_c LIMIT 1000) b
+          FROM (SELECT b.seat_codes FROM hall_block b
+                 WHERE b.hall_id = v_show.hall_id AND b.seat_count = p_count AND b.ideal_row = v_ideal
+                   AND CASE WHEN p_accessible THEN b.accessible_seats > 0 ELSE b.accessible_seats = 0 END
+                 ORDER BY b.score, b.row_number, b.first_column) b
+          CROSS JOIN LATERAL (
+            SELECT count(*) AS free FROM show_seat s
+             WHERE s.showtime_id = p_showtime_id AND s.seat_code = ANY (b.seat_codes)
+               AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.hold_expires_at <= now()))
+               AND (p_fare_class IS NULL OR s.fare_class = p_fare_class)
+          ) f
           CROSS JOIN LATERAL (
             SELECT array_agg(x.seat_code::text ORDER BY x.seat_code) AS codes
               FROM (SELECT s.seat_code FROM show_seat s
-                     WHERE s.showtime_id = p_showtime_id AND s.seat_code = ANY (b.codes)
+                     WHERE f.free = p_count
+                       AND s.showtime_id = p_showtime_id AND s.seat_code = ANY (b.seat_codes)
                        AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.hold_expires_at <= now()))
+                       AND (p_fare_class IS NULL OR s.fare_class = p_fare_class)
                      ORDER BY s.seat_code
                        FOR UPDATE SKIP LOCKED) x
           ) l
@@ -155,22 +136,30 @@ BEGIN
          WHERE s.showtime_id = p_showtime_id AND s.seat_code = ANY (ch.codes)
            AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.hold_expires_at <= now()))
         RETURNING s.seat_code
-      ), runs AS (
-        SELECT count(*)::int AS seats FROM eligible GROUP BY r, run
       )
-      SELECT (SELECT array_agg(t.seat_code::text ORDER BY t.seat_code) FROM taken t),
-             (SELECT coalesce(max(seats), 0) FROM runs),
-             (SELECT coalesce(sum(seats), 0)::int FROM runs),
-             (SELECT b.codes FROM blocks b ORDER BY b.score, b.r, b.first_c LIMIT 1)
-        INTO v_seats, v_max_run, v_available, v_best;
+      SELECT array_agg(t.seat_code::text ORDER BY t.seat_code) INTO v_seats FROM taken t;
       IF v_seats IS NULL THEN
         RAISE EXCEPTION 'no whole block locked' USING ERRCODE = 'WRN00';
       END IF;
       EXCEPTION WHEN SQLSTATE 'WRN00' THEN
-        NULL; -- the partial locks are released; the variables keep what the attempt saw
+        NULL; -- the partial locks are released
       END;
       EXIT WHEN v_seats IS NOT NULL;
-      IF v_max_run < p_count THEN
+      -- No whole block could be locked. The best block whose seats all read free (some buyer is
+      -- locking it right now, uncommitted) is the one to wait for; none at all: none is left.
+      SELECT b.seat_codes INTO v_best
+        FROM hall_block b
+       WHERE b.hall_id = v_show.hall_id AND b.seat_count = p_count AND b.ideal_row = v_ideal
+         AND CASE WHEN p_accessible THEN b.accessible_seats > 0 ELSE b.accessible_seats = 0 END
+         AND (SELECT count(*) FROM show_seat s
+               WHERE s.showtime_id = p_showtime_id AND s.seat_code = ANY (b.seat_codes)
+                 AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.hold_expires_at <= now()))
+                 AND (p_fare_class IS NULL OR s.fare_class = p_fare_class)) = p_count
+       ORDER BY b.score, b.row_number, b.first_column
+       LIMIT 1;
+      IF v_best IS NULL THEN
+        SELECT t.max_run, t.available INTO v_max_run, v_available
+          FROM seats_together(p_showtime_id, v_show.hall_id, p_accessible, p_fare_class) t;
         RAISE EXCEPTION 'no % seats together left', p_count USING ERRCODE = 'WRN09',
           DETAIL = json_build_object('requested', p_count, 'maxTogether', v_max_run, 'available', v_available)::text;
       END IF;
