@@ -3,9 +3,11 @@
  * sale page does it: demo login, join at a given moment, poll when told to (the page's
  * cadence: pollAfterMs with ±20 % jitter, at most 30 s), and once admitted go for two seats
  * together near the centre (one when no two together are left), hold, check out and pay at
- * the payment sandbox. A 409 reloads the
- * map and tries again (as the page does); a buyer with no seats after a few tries gives the
- * turn back. Everything it was told, and when, is recorded for the report.
+ * the payment sandbox. On a laptop the buyer picks on the map: a 409 reloads the map and tries
+ * again (as the page does). On a phone the page offers "Best 2 seats" first: the buyer asks the
+ * core to choose (`{count: 2, together: true}`), and for one seat when no two sit together any
+ * more. A buyer with no seats after a few tries gives the turn back. Everything it was told,
+ * and when, is recorded for the report.
  * (Underscore prefix: not a benchmark of its own.)
  */
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -34,6 +36,8 @@ export interface OpeningBuyer {
   waiting5xx: string[];
   /** Times the buyer was told its place had lapsed (410) and joined again, as the page offers. */
   rejoins: number;
+  /** How the buyer chooses seats: on the map (a laptop) or "Best 2 seats" (a phone's default). */
+  choice: 'map' | 'best';
   outcome: 'bought' | 'no_seats' | 'sold_out' | 'closed' | 'gave_up' | 'timed_out' | 'waiting';
 }
 
@@ -109,9 +113,10 @@ export function pickPair(
   return best?.codes ?? null;
 }
 
-export function newBuyer(id: number): OpeningBuyer {
+export function newBuyer(id: number, choice: OpeningBuyer['choice'] = 'map'): OpeningBuyer {
   return {
     id,
+    choice,
     told: [],
     admittedAtMs: null,
     queueId: null,
@@ -208,6 +213,7 @@ async function buy(
     if (answer.status >= 500) buyer.admitted5xx.push(`${answer.status} ${answer.json?.error?.code ?? ''}`.trim());
   };
   const taste = 2 + Math.random() * 6;
+  let bestCount = 2;
   let hold: { holdId: string } | null = null;
   for (let attempt = 0; attempt < 6 && !hold; attempt++) {
     await sleep(jitter(attempt === 0 ? 800 : 400)); // looking at the map
@@ -217,19 +223,33 @@ async function buy(
       await sleep(map.retryAfterMs ?? 1_000);
       continue;
     }
-    const pair = pickPair(map.json.seats, context.rows, context.columns, taste);
-    if (!pair) {
-      buyer.outcome = 'no_seats';
-      break;
+    let body: object;
+    if (buyer.choice === 'best') {
+      body = { count: bestCount, together: true };
+    } else {
+      const pair = pickPair(map.json.seats, context.rows, context.columns, taste);
+      if (!pair) {
+        buyer.outcome = 'no_seats';
+        break;
+      }
+      body = { seats: pair };
     }
     const held = await call(`${context.edgeUrl}/api/showtimes/${context.showtimeId}/holds`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ seats: pair }),
+      body: JSON.stringify(body),
     });
     note(held);
     if (held.status === 201) hold = held.json;
-    else if (held.status === 409) buyer.conflicts++;
+    else if (held.status === 409 && held.json?.error?.code === 'NO_SEATS_TOGETHER') {
+      // The page says how many still sit together; the buyer settles for that many, or none.
+      const together = Number(held.json.error.maxTogether ?? 0);
+      if (together < 1) {
+        buyer.outcome = 'no_seats';
+        break;
+      }
+      bestCount = Math.min(bestCount, together);
+    } else if (held.status === 409) buyer.conflicts++;
     else if (held.retryAfterMs) await sleep(held.retryAfterMs);
   }
   if (!hold) {

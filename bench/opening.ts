@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- opening [buyers] [--stall] [--redis-restart]`: the rehearsal of an opening
+ * `npm run bench -- opening [buyers] [--phones <share>] [--stall] [--redis-restart]`: the rehearsal of an opening
  * on the real stack, as the separate services run in production (core, payment sandbox, edge,
  * queue ticker as their own processes, on a private PostgreSQL and redis-server), everything
  * over HTTP through the edge.
@@ -7,12 +7,14 @@
  * 2,000 buyers (by default) join within a second around the opening (the first half into the
  * pre-queue and the draw, the rest straight into the line), poll at the page's cadence, and
  * once admitted go for two seats together near the centre, hold, check out and pay at the
- * sandbox. `--stall` holds `LOCK TABLE show_seat` for 10 s mid-sale; `--redis-restart` kills
+ * sandbox. Half of them (`--phones`, 0.5) are on phones, where the page offers "Best 2 seats"
+ * first, and let the core choose; the others pick on the map. `--stall` holds `LOCK TABLE show_seat` for 10 s mid-sale; `--redis-restart` kills
  * redis-server (no persistence: it comes back empty) mid-sale and starts it again.
  *
  * Reported: 5xx answers to admitted buyers (goal 0 without faults), the median error of the
  * wait told at join and half-way (goals 25 % and 15 %), time from admission to a hold
- * (p50/p95) against an idle hold's round trip measured in the same run (the floor), admission
+ * (p50/p95, for everyone and for each way of choosing, with conflicts per hold) against an idle
+ * hold's round trip measured in the same run (the floor), admission
  * order inversions (a buyer still told "waiting" after someone with a later ticket was let in;
  * goal 0), seats sold, and the operator's room view polled every 500 ms (a gap: no 200 within
  * 500 ms). Ends with one line:
@@ -240,6 +242,11 @@ function inversions(buyers: OpeningBuyer[], ticketOf: Map<number, number>): { in
     const fresh = waiter.told.some((t) => t.state === 'waiting' && t.atMs <= at && t.atMs >= at - FRESH_MS);
     if (fresh) inverted++;
     else passedOver++;
+    if (process.env.REHEARSAL_DEBUG)
+      console.log(
+        `${fresh ? 'inversion' : 'passed over'}: buyer ${waiter.id} ticket ${ticket} (${waiter.choice}, ${waiter.outcome}) told waiting at ${waiter.lastWaitingAtMs}; buyer ${jumped.id} ticket ${ticketOf.get(jumped.id)} admitted at ${at}`,
+        JSON.stringify(waiter.told.slice(-4)),
+      );
   }
   return { inverted, passedOver };
 }
@@ -274,9 +281,12 @@ function waitErrors(buyers: OpeningBuyer[]) {
 }
 
 export default async function opening(args: string[]): Promise<void> {
-  const count = Number(args.find((a) => /^\d+$/.test(a)) ?? 2_000);
+  const count = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--phones') ?? 2_000);
   const withStall = args.includes('--stall');
   const withRedisRestart = args.includes('--redis-restart');
+  const phonesAt = args.indexOf('--phones');
+  const phones = phonesAt >= 0 ? Number(args[phonesAt + 1]) : 0.5;
+  if (!(phones >= 0 && phones <= 1)) throw new Error('opening: --phones takes a share between 0 and 1');
   const stack = await startChaosStack({ logLevel: 'warn' });
   try {
     const leadMs = 8_000 + count * 3; // time for every buyer to log in before the opening
@@ -287,7 +297,7 @@ export default async function opening(args: string[]): Promise<void> {
       `stack: separate processes (core, sandbox, edge, ticker) on private PostgreSQL and Redis; ${ROWS * COLUMNS} seats, capacity 40, 300 admissions/min`,
     );
     console.log(
-      `buyers: ${count}, joining from 0.5 s before to 0.5 s after the opening${withStall ? '; core stalled 10 s mid-sale' : ''}${withRedisRestart ? '; Redis restarted empty mid-sale' : ''}`,
+      `buyers: ${count} (${Math.round(phones * 100)} % on phones, "Best 2 seats"), joining from 0.5 s before to 0.5 s after the opening${withStall ? '; core stalled 10 s mid-sale' : ''}${withRedisRestart ? '; Redis restarted empty mid-sale' : ''}`,
     );
 
     const context: BuyerContext = {
@@ -299,7 +309,10 @@ export default async function opening(args: string[]): Promise<void> {
       rows: ROWS,
       columns: COLUMNS,
     };
-    const buyers = Array.from({ length: count }, (_, i) => newBuyer(i + 1));
+    // Every n-th buyer on a phone, spread evenly over the crowd (and so over the draw and the line).
+    const buyers = Array.from({ length: count }, (_, i) =>
+      newBuyer(i + 1, Math.floor((i + 1) * phones) > Math.floor(i * phones) ? 'best' : 'map'),
+    );
     const view = watchOperatorView(r);
     const runs = buyers.map((buyer, i) => runOpeningBuyer(context, buyer, opensAtMs - 500 + (1_000 * i) / count));
     const faults: Promise<void>[] = [];
@@ -350,6 +363,15 @@ export default async function opening(args: string[]): Promise<void> {
     console.log(
       `time from admission to a hold: p50 ${p50 === null ? 'n/a' : Math.round(p50)} ms, p95 ${held.length ? Math.round(percentile(held, 0.95)!) : 'n/a'} ms (includes the buyer's 0.8 s at the map); an idle hold's round trip here ${Math.round(floorMs)} ms; conflicts per hold ${(buyers.reduce((s, b) => s + b.conflicts, 0) / Math.max(1, held.length)).toFixed(2)}`,
     );
+    for (const choice of ['map', 'best'] as const) {
+      const these = buyers.filter((b) => b.choice === choice);
+      if (these.length === 0) continue;
+      const times = these.filter((b) => b.heldAtMs !== null).map((b) => b.heldAtMs! - b.admittedAtMs!);
+      const conflicts = these.reduce((s, b) => s + b.conflicts, 0);
+      console.log(
+        `  ${choice === 'map' ? 'on the map (laptops)' : 'best 2 seats (phones)'}: ${times.length} holds of ${these.filter((b) => b.admittedAtMs !== null).length} admitted, p50 ${times.length ? Math.round(median(times)!) : 'n/a'} ms, p95 ${times.length ? Math.round(percentile(times, 0.95)!) : 'n/a'} ms, conflicts per hold ${(conflicts / Math.max(1, times.length)).toFixed(2)}`,
+      );
+    }
     console.log(
       `admission order: ${inverted} inversions among ${tickets.size} buyers with a ticket (goal 0); ${passedOver} passed over while not polling (parked as walk-aways, by design)`,
     );
