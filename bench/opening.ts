@@ -397,6 +397,14 @@ export default async function opening(args: string[]): Promise<void> {
         await fetch(`${r.edgeUrl}/api/admin/showtimes/${r.showtimeId}/room`, { headers: r.admin })
       ).json()) as { stats: unknown; admission: unknown };
       console.log('room at the end:', JSON.stringify(room.stats), JSON.stringify(room.admission));
+      const edgeMetrics = await (await fetch(`${r.edgeUrl}/metrics`, { headers: r.admin })).text();
+      console.log(
+        'edge:',
+        edgeMetrics
+          .split('\n')
+          .filter((line) => /^edge_(core_errors|shed_requests)_total/.test(line))
+          .join('; ') || '(no core errors, nothing shed)',
+      );
       for (const b of buyers.filter((x) => x.outcome === 'timed_out').slice(0, 3))
         console.log(`timed out: buyer ${b.id} ticket ${tickets.get(b.id)}`, JSON.stringify(b.told.slice(-6)));
     }
