@@ -13,12 +13,7 @@ DECLARE
 BEGIN
   FOR v_unit IN
     WITH seat AS (
-      SELECT hs.seat_code, hs.row_number AS r, hs.column_number AS c, hs.seat_type,
-             (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.hold_expires_at <= now()))
-               AND (p_fare_class IS NULL OR s.fare_class = p_fare_class)
-               AND (p_accessible OR hs.seat_type <> 'accessible') AS eligible
-        FROM show_seat s JOIN hall_seat hs ON hs.hall_id = p_hall_id AND hs.seat_code = s.seat_code
-       WHERE s.showtime_id = p_showtime_id
+      SELECT * FROM seats_eligible(p_showtime_id, p_hall_id, p_accessible, p_fare_class)
     ), paired AS (
       SELECT seat.*,
              (min(c) OVER (PARTITION BY r) + max(c) OVER (PARTITION BY r)) / 2.0 AS row_centre,
