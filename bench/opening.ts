@@ -245,7 +245,8 @@ function inversions(buyers: OpeningBuyer[], ticketOf: Map<number, number>): { in
     if (process.env.REHEARSAL_DEBUG)
       console.log(
         `${fresh ? 'inversion' : 'passed over'}: buyer ${waiter.id} ticket ${ticket} (${waiter.choice}, ${waiter.outcome}) told waiting at ${waiter.lastWaitingAtMs}; buyer ${jumped.id} ticket ${ticketOf.get(jumped.id)} admitted at ${at}`,
-        JSON.stringify(waiter.told.slice(-4)),
+        JSON.stringify(waiter.told.slice(-8)),
+        `its own last answers: ${JSON.stringify(jumped.told.slice(-3))}`,
       );
   }
   return { inverted, passedOver };

@@ -117,4 +117,50 @@ describe.each(factories)('walk-aways on $name', (factory) => {
       if (admitted >= 0) ok(await room.release(show, `b${admitted}`));
     }
   });
+
+  /** A room that has seen twelve no-shows: its step offers beyond the free slots (as above). */
+  async function overOfferingRoom(capacity: number) {
+    const room = engine();
+    const show = nextShowtimeId();
+    ok(await room.configure(show, { ...fastRoom, capacity, offerWindowMs: 300 }));
+    for (let round = 0; round * capacity < 12; round++) {
+      for (let i = 0; i < capacity; i++) ok(await room.join(show, `gone${round}-${i}`));
+      await sleep(350);
+      ok(await room.tick(show));
+    }
+    ok(await room.configure(show, { offerWindowMs: 10_000 }));
+    return { room, show };
+  }
+
+  it('with more offers than free slots, the slots go in ticket order among buyers still here', async () => {
+    const capacity = 3;
+    const { room, show } = await overOfferingRoom(capacity);
+    for (let i = 0; i < 12; i++) ok(await room.join(show, `b${i}`));
+    ok(await room.tick(show));
+    const standings = await Promise.all(Array.from({ length: 12 }, (_, i) => room.poll(show, `b${i}`).then(ok)));
+    const offered = standings.flatMap((s, i) => (s.state === 'offered' ? [i] : []));
+    expect(offered.length).toBeGreaterThan(capacity);
+    // The latest tickets poll first: before, they took the slots; now they wait for those ahead.
+    const latestFirst = [...offered].reverse();
+    const admitted: number[] = [];
+    for (const i of latestFirst) if ((await room.claim(show, `b${i}`)).ok) admitted.push(i);
+    expect(admitted.sort((a, b) => a - b)).toEqual(offered.slice(0, capacity));
+    expect(ok(await room.stats(show)).active).toBe(capacity);
+  });
+
+  it('an earlier buyer who vanished after the offer stops holding the slot back within a few seconds', async () => {
+    const capacity = 2;
+    const { room, show } = await overOfferingRoom(capacity);
+    for (let i = 0; i < 8; i++) ok(await room.join(show, `b${i}`));
+    ok(await room.tick(show));
+    const standings = await Promise.all(Array.from({ length: 8 }, (_, i) => room.poll(show, `b${i}`).then(ok)));
+    const offered = standings.flatMap((s, i) => (s.state === 'offered' ? [i] : []));
+    expect(offered.length).toBeGreaterThan(capacity);
+    const last = offered.at(-1)!;
+    expect((await room.claim(show, `b${last}`)).ok).toBe(false); // those ahead are here
+    // Only the last one keeps polling; the ones ahead are not seen for 4.3 s (offers still open).
+    await sleep(4_300);
+    ok(await room.poll(show, `b${last}`));
+    expect((await room.claim(show, `b${last}`)).ok).toBe(true);
+  });
 });
