@@ -15,8 +15,7 @@ export const windowCap = (s: { admitPerMinute: number }): number =>
 const MAX_SKIPS_PER_TICK = 500;
 const TURN_DECAY_MS = 600_000;
 const BUSY_DECAY_MS = 30_000;
-/** room.lua FRESH_MS: a buyer seen this recently is here (the step offers; a claim yields to). */
-export const FRESH_MS = 4_000;
+const FRESH_MS = 4_000;
 const OUTCOME_DECAY_MS = 120_000;
 const MAX_NO_SHOW = 0.5;
 const MIN_OUTCOMES = 10;

@@ -6,7 +6,7 @@
 import { buildReply, type ReplyValue } from '../reply-fields';
 import type { ScriptName } from '../scripts.gen';
 import type { MiniRedis } from './mini-redis';
-import { FRESH_MS, RoomContext } from './room-context';
+import { RoomContext } from './room-context';
 import { describe, placeOf } from './describe';
 import { gateMemoryScripts } from './gate-scripts';
 
@@ -186,22 +186,8 @@ const claim = withRoom((room, s, [customer]) => {
     db.hincrby(room.stats, 'offersExpired', 1);
     return [-5];
   }
-  const free = s.capacity - db.zset(room.active).size;
-  // claim-10.lua: with more offers than free slots, the slots go in ticket order among buyers
-  // seen within FRESH_MS (this buyer's own offer is out of the set here, hence >=).
-  const offers = db.zset(room.offers);
-  const aheadHere = () =>
-    offers
-      .members()
-      .filter(
-        (other) =>
-          (offers.score(other) ?? 0) > nowMs &&
-          (db.hnum(room.who, other) ?? 0) > 0 &&
-          (db.hnum(room.who, other) ?? 0) < ticket &&
-          (db.hnum(room.beat, other) ?? 0) >= nowMs - FRESH_MS,
-      ).length;
-  if (free <= 0 || (offers.size >= free && aheadHere() >= free)) {
-    offers.add(customer!, Math.max(offer, nowMs + s.offerWindowMs));
+  if (db.zset(room.active).size >= s.capacity) {
+    db.zset(room.offers).add(customer!, Math.max(offer, nowMs + s.offerWindowMs));
     return [-4];
   }
   room.learnOutcomes(1, 0);
