@@ -29,6 +29,7 @@ import { seedDemo } from '../core/src/demo/seed';
 import { startCore } from '../core/src/node';
 import { configFromEnv } from '../payment-sandbox/src/config';
 import { startPaymentSandbox } from '../payment-sandbox/src/start';
+import { holdClaimOwner } from '../core/src/checkout/claim-owner';
 
 // The environment is read once: this record goes to every service's own parser (lib/env.ts),
 // and the few settings of this launcher are parsed the same way.
@@ -97,8 +98,12 @@ const eventSink = eventsRedis
 // or the in-process store.
 const tickerRedis = redisUrl ? connectEdgeRedis(redisUrl) : null;
 const roomStore = tickerRedis ? createIoredisStore(tickerRedis) : createMemoryStore();
+// On a database server, the core's lock of life (a checkout it never finished is taken over once
+// it is gone); embedded, this one process is the only owner there is.
+const claimOwner = coreConfig.databaseUrl ? await holdClaimOwner(coreConfig.databaseUrl) : null;
 const core = await startCore(coreConfig, {
   sql: database.sql,
+  claimOwner,
   defaultMetrics: true,
   tokenKeys,
   eventSink,
@@ -166,6 +171,7 @@ async function shutdown(signal: string) {
   eventsRedis?.disconnect();
   await database.close();
   if (!database.embedded) await database.sql.end({ timeout: 2 });
+  await claimOwner?.close();
   process.exit(0);
 }
 process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -58,6 +58,8 @@ export interface CoreDeps {
   serviceToken?: string | null;
   /** The Redis seat gate ahead of hold_seats (gate/seat-gate.ts); none: the database alone. */
   seatGate?: SeatGate | null;
+  /** This process's instance number on the checkout claims it takes (checkout/claim-owner.ts); none: claims wait out their lease. */
+  claimOwner?: number | null;
   /** Largest accepted request body; holds are tiny, hall layouts are the biggest bodies. */
   maxBodyBytes?: number;
   /** The rooms' fairness journals, copied into the admission log before it is published; none: the log as copied. */
@@ -74,6 +76,7 @@ export function createCoreApp(deps: CoreDeps) {
     holds,
     gateway: deps.gateway,
     config: { publicBaseUrl: deps.publicBaseUrl },
+    claimOwner: deps.claimOwner ?? null,
   });
 
   app.use('*', requestContext({ logger: deps.logger, metrics: deps.metrics }));
@@ -123,6 +126,7 @@ export function createCoreApp(deps: CoreDeps) {
       checkout,
       verifyAccessToken: deps.verifyAccessToken,
       admission: deps.admission ?? null,
+      claimOwner: deps.claimOwner ?? null,
     }),
   );
   app.route(

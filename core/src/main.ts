@@ -10,6 +10,7 @@ import { installDriverCloseRaceGuard } from './db/driver-guard';
 import pino from 'pino';
 import { createIoredisStore } from '../../queue/src/index';
 import { PatientRedis } from '../../lib/patient-redis';
+import { holdClaimOwner } from './checkout/claim-owner';
 
 const config = parseCoreConfig(process.env);
 const processLog = pino({ name: 'core', level: config.logLevel });
@@ -31,8 +32,14 @@ const roomRedis = config.redisUrl
   ? new PatientRedis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000 })
   : null;
 roomRedis?.on('error', () => {});
+// This process's lock of life: a checkout it claims and never finishes (it was killed) is taken
+// over by the buyer's next retry, not after the claim's lease.
+const claimOwner = await holdClaimOwner(config.databaseUrl, {
+  onError: (error) => processLog.warn({ err: error }, 'claim owner: keeping the instance lock failed'),
+});
 const core = await startCore(config, {
   sql,
+  claimOwner,
   defaultMetrics: true,
   // The stream lives in the same namespace as the rooms the edge and the ticker read.
   eventSink: redis ? redisStreamSink(redis, { keyPrefix: config.redisKeyPrefix }) : null,
@@ -44,6 +51,7 @@ const core = await startCore(config, {
 const shutdown = async () => {
   await core.close();
   await sql.end({ timeout: 5 });
+  await claimOwner.close();
   redis?.disconnect();
   roomRedis?.disconnect();
   process.exit(0);

@@ -20,6 +20,7 @@ import type { ScriptStore } from '../../queue/src/index';
 import { createSeatGate } from './gate/seat-gate';
 import { applyEventsToGate, createGateEventsConsumer, type GateEventsRedis } from './gate/gate-events';
 import type { BookingEvent } from '../../lib/booking-events';
+import type { ClaimOwner } from './checkout/claim-owner';
 
 export interface RunningCore {
   url: string;
@@ -43,6 +44,8 @@ export interface CoreRuntimeDeps {
   seatGateEventsRedis?: GateEventsRedis | null;
   /** Or, embedded without Redis, the in-process event sink the gate listens to. */
   seatGateEventsSource?: { subscribe(listener: (events: BookingEvent[]) => void): unknown } | null;
+  /** This process's lock of life (checkout/claim-owner.ts): a checkout it claimed and never finished is taken over once it is gone. */
+  claimOwner?: ClaimOwner | null;
 }
 
 /**
@@ -98,6 +101,7 @@ export async function startCore(config: CoreConfig, deps: CoreRuntimeDeps): Prom
       ? createAdmissionCheck({ store: deps.admissionStore, keyPrefix: config.redisKeyPrefix, metrics })
       : null,
     fairnessJournal,
+    claimOwner: deps.claimOwner?.id ?? null,
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));

@@ -49,7 +49,14 @@ export const unique = (label: string) => `${label}-${process.pid}-${Date.now().t
 /** The core app in process (`app.request()`), plus helpers to set a sale up and act as buyers. */
 export async function createCoreHarness(
   sql: Sql,
-  options: { gateway?: PaymentGateway; webhookSecrets?: string[]; admission?: AdmissionCheck; gate?: HarnessGate } = {},
+  options: {
+    gateway?: PaymentGateway;
+    webhookSecrets?: string[];
+    admission?: AdmissionCheck;
+    gate?: HarnessGate;
+    /** This "process's" instance number on its checkout claims (checkout/claim-owner.ts). */
+    claimOwner?: number | null;
+  } = {},
 ) {
   const tokenKeys = await testTokenKeys();
   const metrics = createCoreMetrics();
@@ -66,6 +73,7 @@ export async function createCoreHarness(
     publicBaseUrl: TEST_PUBLIC_URL,
     admission: options.admission ?? null,
     seatGate: gate,
+    claimOwner: options.claimOwner ?? null,
   });
 
   async function tokenFor(customerId: string, showtimeId: number, ttlMs = 600_000) {

@@ -21,6 +21,8 @@ export function checkoutRoutes(deps: {
   checkout: CheckoutService;
   verifyAccessToken: VerifyAccessToken;
   admission?: AdmissionCheck | null;
+  /** This process's instance number on the keys it claims (claim-owner.ts). */
+  claimOwner?: number | null;
 }) {
   const app = new Hono<{ Variables: AccessVariables & Partial<Pick<RequestContextVariables, 'trace'>> }>();
 
@@ -60,6 +62,7 @@ export function checkoutRoutes(deps: {
         // 200: the hold's pending session, opened by an earlier checkout (one payable session per hold).
         return { status: existing ? 200 : 201, body: JSON.stringify(session) };
       },
+      deps.claimOwner ?? null,
     );
     if (result.replayed) c.header('Idempotent-Replayed', 'true');
     c.header('Content-Type', 'application/json');

@@ -117,6 +117,8 @@ export function createCheckoutService(deps: {
   gateway: PaymentGateway;
   config: CheckoutConfig;
   sessionGuard?: SessionGuard;
+  /** This process's instance number on the hold leases it takes (claim-owner.ts). */
+  claimOwner?: number | null;
 }) {
   const sessionGuard = deps.sessionGuard ?? oneSessionPerHold;
   const publicOrigin = new URL(deps.config.publicBaseUrl).origin;
@@ -154,7 +156,7 @@ export function createCheckoutService(deps: {
     if (!hold.live) throw holdExpired();
     const showtime = await findShowtime(deps.sql, hold.showtime_id);
     if (!showtime) throw holdExpired();
-    return sessionGuard(deps.sql, hold.id, () => openSession(input, hold, showtime));
+    return sessionGuard(deps.sql, hold.id, () => openSession(input, hold, showtime), deps.claimOwner ?? null);
   }
 
   async function openSession(

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Sql } from 'postgres';
 import { AppError, errorResponseBody, isAppError, unprocessable } from '../../../lib/errors';
+import { ownerGoneCondition } from './claim-owner';
 
 export interface StoredResponse {
   status: number;
@@ -45,22 +46,25 @@ function stableStringify(value: unknown): string {
  * Runs `work` at most once per (customer, key) (pretix and Stripe semantics):
  * same key + same request → the stored response, byte for byte; same key + another request →
  * 422; same key while the first is still running → 409 with Retry-After. An IN_FLIGHT record
- * whose lease lapsed (its process died) or a record past its 24 hours can be taken over.
+ * whose lease lapsed, or whose process is gone (`owner`: this process's instance number, see
+ * claim-owner.ts), or a record past its 24 hours can be taken over.
  */
 export async function runIdempotently(
   sql: Sql,
   scope: { customerId: string; key: string; fingerprint: string },
   work: () => Promise<{ status: number; body: string }>,
+  owner: number | null = null,
 ): Promise<StoredResponse> {
   const claimed = await sql`
-    INSERT INTO idempotency_key (customer_id, key, request_hash, state, locked_until)
-    VALUES (${scope.customerId}, ${scope.key}, ${scope.fingerprint}, 'IN_FLIGHT', now() + ${IN_FLIGHT_LEASE}::interval)
+    INSERT INTO idempotency_key (customer_id, key, request_hash, state, locked_until, owner_instance)
+    VALUES (${scope.customerId}, ${scope.key}, ${scope.fingerprint}, 'IN_FLIGHT', now() + ${IN_FLIGHT_LEASE}::interval, ${owner})
     ON CONFLICT (customer_id, key) DO UPDATE
        SET request_hash = EXCLUDED.request_hash, state = 'IN_FLIGHT', locked_until = EXCLUDED.locked_until,
+           owner_instance = EXCLUDED.owner_instance,
            response_status = NULL, response_body = NULL, created_at = now(), expires_at = now() + interval '24 hours'
      WHERE idempotency_key.expires_at <= now()
-        OR (idempotency_key.state = 'IN_FLIGHT' AND idempotency_key.locked_until <= now()
-            AND idempotency_key.request_hash = EXCLUDED.request_hash)
+        OR (idempotency_key.state = 'IN_FLIGHT' AND idempotency_key.request_hash = EXCLUDED.request_hash
+            AND (idempotency_key.locked_until <= now() OR ${ownerGoneCondition(sql, 'idempotency_key', owner)}))
     RETURNING 1`;
   if (claimed.length === 0) return existing(sql, scope);
 

@@ -13,6 +13,7 @@
  */
 import type { Sql } from 'postgres';
 import { AppError } from '../../../lib/errors';
+import { ownerGoneCondition } from './claim-owner';
 
 /** What checkout answers, whether it opened the session or found it pending. */
 export interface CheckoutSession {
@@ -26,7 +27,9 @@ export interface CheckoutSession {
 
 /**
  * Longer than one checkout can take (gateway timeout 5 s), so a live winner never loses its
- * lease; a winner that died mid-call (the process was killed) blocks the hold only this long.
+ * lease; a winner that died mid-call (the process was killed) blocks the hold only this long,
+ * or only until the next checkout of the hold when its process is known to be gone (`owner`,
+ * claim-owner.ts).
  */
 const LEASE = '10 seconds';
 const LEASE_KEY = 'checkout-session';
@@ -50,12 +53,13 @@ export async function findPendingSession(sql: Sql, holdId: string): Promise<Chec
   };
 }
 
-async function takeLease(sql: Sql, holdId: string): Promise<boolean> {
+async function takeLease(sql: Sql, holdId: string, owner: number | null): Promise<boolean> {
   const rows = await sql`
-    INSERT INTO idempotency_key (customer_id, key, request_hash, state, locked_until)
-    VALUES (${`hold:${holdId}`}, ${LEASE_KEY}, 'lease', 'IN_FLIGHT', now() + ${LEASE}::interval)
-    ON CONFLICT (customer_id, key) DO UPDATE SET locked_until = EXCLUDED.locked_until, created_at = now()
-     WHERE idempotency_key.locked_until <= now()
+    INSERT INTO idempotency_key (customer_id, key, request_hash, state, locked_until, owner_instance)
+    VALUES (${`hold:${holdId}`}, ${LEASE_KEY}, 'lease', 'IN_FLIGHT', now() + ${LEASE}::interval, ${owner})
+    ON CONFLICT (customer_id, key) DO UPDATE
+       SET locked_until = EXCLUDED.locked_until, owner_instance = EXCLUDED.owner_instance, created_at = now()
+     WHERE idempotency_key.locked_until <= now() OR ${ownerGoneCondition(sql, 'idempotency_key', owner)}
     RETURNING 1`;
   return rows.length === 1;
 }
@@ -79,12 +83,13 @@ export type SessionGuard = (
   sql: Sql,
   holdId: string,
   open: () => Promise<CheckoutSession>,
+  owner?: number | null,
 ) => Promise<CheckoutSession & { existing?: boolean }>;
 
-export const oneSessionPerHold: SessionGuard = async (sql, holdId, open) => {
+export const oneSessionPerHold: SessionGuard = async (sql, holdId, open, owner = null) => {
   const pending = await findPendingSession(sql, holdId);
   if (pending) return { ...pending, existing: true };
-  if (!(await takeLease(sql, holdId))) throw checkoutInProgress();
+  if (!(await takeLease(sql, holdId, owner))) throw checkoutInProgress();
   try {
     // A winner that finished between our look and our lease left its session behind.
     const written = await findPendingSession(sql, holdId);
