@@ -3,6 +3,7 @@ import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isolatedDatabase } from '../../../test/support/env';
 import { connectDatabase } from '../../src/db/connect';
+import { attemptRolledBack } from './rolled-back';
 
 /**
  * A hold row's multi-column rules live in the hold's row trigger (guard_state_transition), not
@@ -74,22 +75,8 @@ async function formerChecksAllow(row: HoldRow): Promise<boolean> {
   return result!.allowed as boolean;
 }
 
-/** Runs `write` in a transaction that is always rolled back; what the database answered. */
-async function attempt(write: (tx: Sql) => Promise<unknown>, before?: (tx: Sql) => Promise<unknown>) {
-  const rollback = new Error('rollback');
-  try {
-    await sql.begin(async (tx) => {
-      if (before) await before(tx as unknown as Sql);
-      await write(tx as unknown as Sql);
-      throw rollback;
-    });
-  } catch (error) {
-    if (error === rollback) return { refused: false as const };
-    const e = error as { code?: string; constraint_name?: string; message?: string };
-    return { refused: true as const, code: e.code, constraint: e.constraint_name, message: e.message };
-  }
-  throw new Error('unreachable');
-}
+const attempt = (write: (tx: Sql) => Promise<unknown>, before?: (tx: Sql) => Promise<unknown>) =>
+  attemptRolledBack(sql, write, before);
 
 const dropTrigger = (tx: Sql) => tx`DROP TRIGGER seat_hold_state ON seat_hold`;
 const activeSeats: HoldRow = {

@@ -2,6 +2,7 @@ import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isolatedDatabase } from '../../../test/support/env';
 import { connectDatabase } from '../../src/db/connect';
+import { attemptRolledBack } from './rolled-back';
 
 /**
  * The hold path's single-column rules live in domains (read once per session, not re-parsed
@@ -42,22 +43,8 @@ const cases = [
   },
 ];
 
-/** Runs `write` in a transaction that is always rolled back; returns the error code, if any. */
-async function attempt(write: (tx: Sql) => Promise<unknown>, before?: (tx: Sql) => Promise<unknown>) {
-  const rollback = new Error('rollback');
-  try {
-    await sql.begin(async (tx) => {
-      if (before) await before(tx as unknown as Sql);
-      await write(tx as unknown as Sql);
-      throw rollback;
-    });
-  } catch (error) {
-    if (error === rollback) return { refused: false as const };
-    const e = error as { code?: string; constraint_name?: string };
-    return { refused: true as const, code: e.code, constraint: e.constraint_name };
-  }
-  throw new Error('unreachable');
-}
+const attempt = (write: (tx: Sql) => Promise<unknown>, before?: (tx: Sql) => Promise<unknown>) =>
+  attemptRolledBack(sql, write, before);
 
 describe.each(cases)('$domain', ({ domain, constraint, write }) => {
   it('refuses a value outside its list with check_violation', async () => {

@@ -73,19 +73,27 @@ async function checkoutCutShort(a: CoreHarness) {
   return { holdId, token, key, claims };
 }
 
+/** Core A (dies inside the gateway call; with an instance lock, or none) and core B (answers the retry). */
+async function twoCores(a: { withOwner: boolean }) {
+  const ownerA = a.withOwner ? await startOwner() : null;
+  const ownerB = await startOwner();
+  return {
+    ownerA,
+    a: await createCoreHarness(sql, { gateway: dyingGateway(), claimOwner: ownerA?.id ?? null }),
+    b: await createCoreHarness(sql, { gateway: payments.gateway, claimOwner: ownerB.id }),
+  };
+}
+
 const retryThrough = (b: CoreHarness, cut: { holdId: string; token: string; key: string }) =>
   b.call('POST', `/holds/${cut.holdId}/checkout`, { token: cut.token, headers: { 'idempotency-key': cut.key } });
 
 describe('a checkout whose core died mid-call', () => {
   it('is taken over at once by the retry once its core is gone, adopting the one session', async () => {
-    const ownerA = await startOwner();
-    const ownerB = await startOwner();
-    const a = await createCoreHarness(sql, { gateway: dyingGateway(), claimOwner: ownerA.id });
-    const b = await createCoreHarness(sql, { gateway: payments.gateway, claimOwner: ownerB.id });
+    const { a, b, ownerA } = await twoCores({ withOwner: true });
     const cut = await checkoutCutShort(a);
-    expect(cut.claims.map((claim) => claim.owner_instance)).toEqual([ownerA.id, ownerA.id]);
+    expect(cut.claims.map((claim) => claim.owner_instance)).toEqual([ownerA!.id, ownerA!.id]);
 
-    await ownerA.close(); // the process is killed: its connections close, its lock goes
+    await ownerA!.close(); // the process is killed: its connections close, its lock goes
     const retried = await retryThrough(b, cut);
     expect(retried.status, JSON.stringify(retried.json)).toBe(201);
     expect(retried.json.paymentId).toBe(sessions[0]!.id);
@@ -94,10 +102,7 @@ describe('a checkout whose core died mid-call', () => {
   });
 
   it('control: while its core lives, the retry is told to come back (the lease holds)', async () => {
-    const ownerA = await startOwner();
-    const ownerB = await startOwner();
-    const a = await createCoreHarness(sql, { gateway: dyingGateway(), claimOwner: ownerA.id });
-    const b = await createCoreHarness(sql, { gateway: payments.gateway, claimOwner: ownerB.id });
+    const { a, b } = await twoCores({ withOwner: true });
     const cut = await checkoutCutShort(a);
     const retried = await retryThrough(b, cut);
     expect(retried.status).toBe(409);
@@ -105,9 +110,7 @@ describe('a checkout whose core died mid-call', () => {
   });
 
   it('broken variant: claims with no owner recorded wait out their lease, dead core or not', async () => {
-    const ownerB = await startOwner();
-    const a = await createCoreHarness(sql, { gateway: dyingGateway(), claimOwner: null });
-    const b = await createCoreHarness(sql, { gateway: payments.gateway, claimOwner: ownerB.id });
+    const { a, b } = await twoCores({ withOwner: false });
     const cut = await checkoutCutShort(a);
     expect(cut.claims.map((claim) => claim.owner_instance)).toEqual([null, null]);
     const retried = await retryThrough(b, cut);
