@@ -14,12 +14,10 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { signAccessToken } from '../lib/access-token';
 import { generateSigningJwk, loadTokenKeys } from '../lib/token-keys';
-import { parseCoreConfig } from '../core/src/config';
-import { startCore } from '../core/src/node';
 import { insertHallWithSeats, insertVenue } from '../core/src/catalog/venue-repo';
 import { rectangularLayout } from '../core/src/demo/seat-layout';
-import { benchPlanning, createBenchDatabase } from './lib/bench-db';
-import { connectDatabase } from '../core/src/db/connect';
+import { createBenchDatabase } from './lib/bench-db';
+import { startDeployedCore } from './lib/bench-core';
 import { insertOnSaleShowtime } from './lib/bench-showtime';
 
 const run = promisify(execFile);
@@ -46,24 +44,9 @@ export default async function bestBenchmark(args: string[]) {
     });
     const showtime = (title: string) => insertOnSaleShowtime(db.sql, hall.id, title);
     const keys = await loadTokenKeys({ signingJwk: await generateSigningJwk('bench') });
-    // The core runs as deployed: its own pool of DATABASE_POOL_SIZE sessions (10; BENCH_CORE_POOL
-    // to try another), the 200 buyers' requests queueing for them. It once shared the bench's
-    // pool of 32: 32 sessions choosing blocks at once on two cores contend for the same few
-    // pages of the showtime's seats (LWLock:BufferContent), and best available ran at 130 holds/s
-    // there against 274 with 10 sessions and 435 with 4 (pgbench, a filling hall).
-    const coreConfig = parseCoreConfig({
-      CORE_PORT: '0',
-      CORE_HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      JOBS_ENABLED: 'false',
-      ...(process.env.BENCH_CORE_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_CORE_POOL } : {}),
-    });
-    const coreSql = connectDatabase(db.url, {
-      max: coreConfig.databasePoolSize,
-      applicationName: 'bench-core',
-      ...benchPlanning(),
-    });
-    const core = await startCore(coreConfig, { sql: coreSql, tokenKeys: keys });
+    // The core as deployed (bench/lib/bench-core.ts): with the bench's pool of 32 sessions, best
+    // available on a filling hall ran at half its rate (LWLock:BufferContent on the seats' pages).
+    const core = await startDeployedCore(db.url, keys);
     const loader = fileURLToPath(new URL('./_best-load.ts', import.meta.url));
     const rows: string[] = [];
     const figures: Record<string, { conflictsPer100: number; p50: number; p95: number }> = {};
@@ -118,7 +101,6 @@ export default async function bestBenchmark(args: string[]) {
       }
     } finally {
       await core.close();
-      await coreSql.end({ timeout: 2 });
     }
     console.log('');
     for (const row of rows) console.log(row);

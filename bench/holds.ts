@@ -25,12 +25,10 @@
  */
 import { signAccessToken } from '../lib/access-token';
 import { generateSigningJwk, loadTokenKeys } from '../lib/token-keys';
-import { parseCoreConfig } from '../core/src/config';
-import { startCore } from '../core/src/node';
 import { insertHallWithSeats, insertVenue } from '../core/src/catalog/venue-repo';
 import { rectangularLayout } from '../core/src/demo/seat-layout';
-import { benchPlanning, createBenchDatabase } from './lib/bench-db';
-import { connectDatabase } from '../core/src/db/connect';
+import { createBenchDatabase } from './lib/bench-db';
+import { startDeployedCore } from './lib/bench-core';
 import { pgbench } from './lib/pgbench';
 import { wrkHolds } from './lib/wrk-holds';
 import { bearerClient } from './lib/bearer-client';
@@ -60,19 +58,7 @@ export default async function holdsBenchmark(args: string[]) {
     await db.sql`VACUUM ANALYZE`;
 
     const keys = await loadTokenKeys({ signingJwk: await generateSigningJwk('bench') });
-    const coreConfig = parseCoreConfig({
-      CORE_PORT: '0',
-      CORE_HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      JOBS_ENABLED: 'false',
-      ...(process.env.BENCH_CORE_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_CORE_POOL } : {}),
-    });
-    const coreSql = connectDatabase(db.url, {
-      max: coreConfig.databasePoolSize,
-      applicationName: 'bench-core',
-      ...benchPlanning(),
-    });
-    const core = await startCore(coreConfig, { sql: coreSql, tokenKeys: keys });
+    const core = await startDeployedCore(db.url, keys);
     const tokensFor = (showtimeId: number) =>
       Promise.all(
         Array.from({ length: CLIENTS }, (_, i) =>
@@ -115,7 +101,7 @@ export default async function holdsBenchmark(args: string[]) {
       bestService: [],
     };
     const refusals = { service: 0, bestService: 0, cancelFailed: 0 };
-    const pool = coreConfig.databasePoolSize;
+    const pool = core.pool;
     const pg = (script: string, show: number, clients = CLIENTS) =>
       pgbench({ databaseUrl: db.url, script, clients, seconds, variables: { show } });
     const serviceRun = () => wrkHolds({ url: core.url, showtimeId: forService.id, tokens, seats, seconds });
@@ -162,7 +148,6 @@ export default async function holdsBenchmark(args: string[]) {
     }
     client.close();
     await core.close();
-    await coreSql.end({ timeout: 2 });
     if (refusals.service + refusals.bestService + refusals.cancelFailed > 0)
       console.log(
         `  (refused holds: ${refusals.service} chosen, ${refusals.bestService} best; failed cancels: ${refusals.cancelFailed})`,
